@@ -1,0 +1,12 @@
+import { Type } from 'typebox';
+
+/** Every error answer of the API. */
+export const ErrorResponse = Type.Object(
+  {
+    code: Type.String({ description: 'Machine-readable error code, e.g. invalid_param, unauthorized, not_found' }),
+    message: Type.String({ description: 'Human-readable explanation; for invalid_param it starts with the field name' }),
+    status: Type.Integer({ description: 'The HTTP status, repeated' }),
+    params: Type.Optional(Type.String({ description: 'The request field the error is about' })),
+  },
+  { $id: 'ErrorResponse' },
+);

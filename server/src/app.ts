@@ -1,0 +1,68 @@
+// Builds the Fastify app from its parts. main.ts only listens and shuts down; tests call
+// buildApp() and use app.inject() without a port.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerAuth } from './auth/plugin.ts';
+import { authRoutes } from './auth/routes.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { registerErrorHandling } from './error-handler.ts';
+import { healthRoutes } from './health/routes.ts';
+import { profileRoutes } from './profile/routes.ts';
+import { validatorCompiler } from './validation.ts';
+import { serveWebApp } from './web/serve-web-app.ts';
+
+export interface AppDependencies {
+  config: Config;
+  db: Database;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export type App = FastifyInstance;
+
+export async function buildApp({ config, db, logger }: AppDependencies) {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    // Slugs and ids never need case-folding; keep paths exact and allow the spec's trailing slashes.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `${config.productName} API`,
+        version: '0.1.0',
+        description:
+          'REST API of Tollbooth. Authenticate with `Authorization: Bearer <access token or API key>`. ' +
+          'Errors are JSON `{code, message, status}`. Money is integer cents in storage; fields named *_cents are cents, others are dollars.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'OIDC access token or Tollbooth API key (tb_...)' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+
+  await app.register(registerAuth, { config, db });
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes, { config, db });
+      await api.register(authRoutes, { config, db });
+      await api.register(profileRoutes, { config, db });
+    },
+    { prefix: '/api' },
+  );
+
+  await serveWebApp(app, config);
+  return app;
+}

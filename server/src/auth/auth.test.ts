@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx?.close());
+
+const profile = (token?: string) => ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+describe('bearer verification', () => {
+  it('answers 401 JSON without a token', async () => {
+    const response = await profile();
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ code: 'unauthorized', message: expect.any(String), status: 401 });
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="api"');
+  });
+
+  it('answers 401 for a malformed token', async () => {
+    const response = await profile('not-a-jwt');
+    expect(response.statusCode).toBe(401);
+    expect(response.json().code).toBe('unauthorized');
+  });
+
+  it('answers 401 for an expired token (beyond the 300 s clock tolerance)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await ctx.issuer.sign({ sub: 'expired' }, { expiresIn: now - 301 });
+    expect((await profile(token)).statusCode).toBe(401);
+  });
+
+  it('accepts a token expired within the 300 s clock tolerance', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await ctx.issuer.sign({ sub: 'tolerated' }, { expiresIn: now - 200 });
+    expect((await profile(token)).statusCode).toBe(200);
+  });
+
+  it('answers 401 for a token for another audience', async () => {
+    const token = await ctx.issuer.sign({ sub: 'aud' }, { audience: 'https://other.example/api' });
+    expect((await profile(token)).statusCode).toBe(401);
+  });
+
+  it('answers 401 for a token from another issuer', async () => {
+    const token = await ctx.issuer.sign({ sub: 'iss' }, { issuer: 'https://evil.example' });
+    expect((await profile(token)).statusCode).toBe(401);
+  });
+
+  it('answers 401 for a token signed with a key the issuer does not publish', async () => {
+    const token = await ctx.issuer.sign({ sub: 'forged' }, { foreignKey: true });
+    expect((await profile(token)).statusCode).toBe(401);
+  });
+
+  it('accepts a valid token', async () => {
+    const response = await profile(await ctx.tokenFor('valid'));
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('first sight of a subject', () => {
+  it('creates one user, one creator profile and one sign-up grant, even under concurrent first requests', async () => {
+    const token = await ctx.tokenFor('newcomer', { email: 'newcomer@example.com', name: 'New Comer' });
+    const responses = await Promise.all(Array.from({ length: 5 }, () => profile(token)));
+    for (const response of responses) expect(response.statusCode).toBe(200);
+    const body = responses[0]!.json();
+    expect(body.user).toMatchObject({ email: 'newcomer@example.com', display_name: 'New Comer', username: 'newcomer', is_active: true });
+    expect(body.creator).toEqual({ display_name: 'New Comer', plan: 'free', credits: 5, credits_cents: 500 });
+    const { db } = ctx.database;
+    const users = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM users WHERE subject = 'newcomer'");
+    expect(users.rows[0]!.count).toBe(1);
+    const grants = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM ledger_transactions WHERE kind = 'signup_grant' AND reference = $1", [
+      `signup:${body.user.id}`,
+    ]);
+    expect(grants.rows[0]!.count).toBe(1);
+  });
+
+  it('keeps the ledger balanced: entries sum to zero and balances equal their entries', async () => {
+    const { db } = ctx.database;
+    const sum = await db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    expect(sum.rows[0]!.total).toBe(0);
+    const mismatched = await db.query(
+      `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+       GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
+    );
+    expect(mismatched.rows).toEqual([]);
+  });
+
+  it('refuses an unbalanced ledger transaction at commit', async () => {
+    const { db } = ctx.database;
+    await expect(
+      db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>("INSERT INTO ledger_transactions (kind) VALUES ('test') RETURNING id");
+        await tx.query(
+          "INSERT INTO ledger_entries (transaction_id, account_id, amount_cents) SELECT $1, id, 7 FROM ledger_accounts WHERE kind = 'platform_fees'",
+          [rows[0]!.id],
+        );
+      }),
+    ).rejects.toThrow();
+  });
+
+  it('gives usernames that do not collide', async () => {
+    const a = (await profile(await ctx.tokenFor('twin-a', { email: 'twin@example.com' }))).json();
+    const b = (await profile(await ctx.tokenFor('twin-b', { email: 'twin@example.org' }))).json();
+    expect(a.user.username).toBe('twin');
+    expect(b.user.username).toBe('twin2');
+  });
+});
+
+describe('sign-in helpers and roles', () => {
+  it('tells where to start sign-in and sign-up', async () => {
+    const login = await ctx.app.inject({ method: 'POST', url: '/api/auth/login/' });
+    expect(login.statusCode).toBe(200);
+    expect(login.json()).toMatchObject({ issuer: ctx.issuer.issuer, client_id: 'test-client', prompt: 'login' });
+    const register = await ctx.app.inject({ method: 'POST', url: '/api/auth/register/' });
+    expect(register.json().prompt).toBe('create');
+  });
+
+  it('lists roles of the signed-in user', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/auth/roles/', headers: { authorization: `Bearer ${await ctx.tokenFor('roles')}` } });
+    expect(response.json()).toEqual({ roles: ['user', 'creator'] });
+  });
+
+  it('requires a token to log out', async () => {
+    expect((await ctx.app.inject({ method: 'POST', url: '/api/auth/logout/' })).statusCode).toBe(401);
+    const response = await ctx.app.inject({ method: 'POST', url: '/api/auth/logout/', headers: { authorization: `Bearer ${await ctx.tokenFor('bye')}` } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ end_session_endpoint: null });
+  });
+});

@@ -1,0 +1,89 @@
+// A user row and its creator profile are created the first time a token's subject is seen,
+// together with the sign-up credit grant, in one transaction.
+
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../billing/ledger.ts';
+import type { Database, Queryable } from '../db/client.ts';
+
+export interface UserRow {
+  id: string;
+  issuer: string;
+  subject: string;
+  email: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  is_active: boolean;
+  date_joined: Date;
+}
+
+export interface IdentityClaims {
+  issuer: string;
+  subject: string;
+  email?: string;
+  name?: string;
+  givenName?: string;
+  familyName?: string;
+  preferredUsername?: string;
+}
+
+const USER_COLUMNS = 'id, issuer, subject, email, username, first_name, last_name, display_name, is_active, date_joined';
+
+export async function findUserBySubject(db: Queryable, issuer: string, subject: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE issuer = $1 AND subject = $2`, [issuer, subject]);
+  return rows[0] ?? null;
+}
+
+/** Turns an e-mail or name into a username candidate: letters, digits and . _ - only. */
+export function usernameCandidate(claims: IdentityClaims): string {
+  const source = claims.preferredUsername || claims.email?.split('@')[0] || claims.name || 'user';
+  const cleaned = source
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '')
+    .slice(0, 30);
+  return cleaned || 'user';
+}
+
+export async function findOrCreateUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
+  const existing = await findUserBySubject(db, claims.issuer, claims.subject);
+  if (existing) return existing;
+  return db.transaction(async (tx) => {
+    const base = usernameCandidate(claims);
+    // A taken username gets a short suffix; the unique index decides races.
+    const taken = await tx.query<{ username: string }>("SELECT username FROM users WHERE lower(username) LIKE $1 || '%'", [base]);
+    const takenSet = new Set(taken.rows.map((row) => row.username.toLowerCase()));
+    let username = base;
+    for (let n = 2; takenSet.has(username); n++) username = `${base}${n}`;
+    const displayName = claims.name || [claims.givenName, claims.familyName].filter(Boolean).join(' ') || claims.email?.split('@')[0] || '';
+    const inserted = await tx.query<UserRow>(
+      `INSERT INTO users (issuer, subject, email, username, first_name, last_name, display_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (issuer, subject) DO NOTHING
+       RETURNING ${USER_COLUMNS}`,
+      [claims.issuer, claims.subject, claims.email ?? '', username, claims.givenName ?? '', claims.familyName ?? '', displayName],
+    );
+    const user = inserted.rows[0];
+    if (!user) {
+      // Another request created it first; its transaction also made the grant.
+      const raced = await findUserBySubject(tx, claims.issuer, claims.subject);
+      if (!raced) throw new Error('user vanished after a conflicting insert');
+      return raced;
+    }
+    await tx.query('INSERT INTO creators (user_id, display_name) VALUES ($1, $2)', [user.id, displayName]);
+    const credits = await findOrCreateUserAccount(tx, 'user_credits', user.id);
+    await findOrCreateUserAccount(tx, 'creator_earnings', user.id);
+    if (signupCreditsCents > 0) {
+      const funding = await findSystemAccount(tx, 'outside_funding');
+      await postLedgerTransaction(tx, {
+        kind: 'signup_grant',
+        reference: `signup:${user.id}`,
+        description: 'Sign-up credits',
+        entries: [
+          { accountId: funding, amountCents: -signupCreditsCents },
+          { accountId: credits, amountCents: signupCreditsCents },
+        ],
+      });
+    }
+    return user;
+  });
+}

@@ -1,0 +1,73 @@
+// The double-entry credits ledger. Every movement of money is one ledger transaction whose
+// entries sum to zero (a deferred trigger refuses anything else at commit), written in the same
+// database transaction as the balances it changes. Callers open the transaction and pass it in.
+import type { Queryable } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+
+export type UserAccountKind = 'user_credits' | 'creator_earnings';
+export type SystemAccountKind = 'platform_fees' | 'outside_funding';
+
+export interface LedgerEntryInput {
+  accountId: number;
+  amountCents: number;
+}
+
+export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind, userId: string): Promise<number> {
+  const inserted = await tx.query<{ id: number }>(
+    `INSERT INTO ledger_accounts (kind, user_id) VALUES ($1, $2)
+     ON CONFLICT (kind, user_id) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,
+    [kind, userId],
+  );
+  if (inserted.rows[0]) return inserted.rows[0].id;
+  const existing = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id = $2', [kind, userId]);
+  return existing.rows[0]!.id;
+}
+
+export async function findSystemAccount(tx: Queryable, kind: SystemAccountKind): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL', [kind]);
+  if (!rows[0]) throw new Error(`system ledger account ${kind} is missing`);
+  return rows[0].id;
+}
+
+/**
+ * Posts one balanced ledger transaction and applies it to the account balances.
+ * Returns null when `reference` was already posted (the movement happens at most once).
+ * A user's credits can never go below zero: that raises insufficient_credits.
+ */
+export async function postLedgerTransaction(
+  tx: Queryable,
+  movement: { kind: string; reference?: string; description?: string; entries: LedgerEntryInput[] },
+): Promise<string | null> {
+  const entries = movement.entries.filter((entry) => entry.amountCents !== 0);
+  for (const entry of entries) {
+    if (!Number.isSafeInteger(entry.amountCents)) throw new Error(`ledger amounts are integer cents (got ${entry.amountCents})`);
+  }
+  if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error('ledger transaction does not balance');
+  const created = await tx.query<{ id: string }>(
+    `INSERT INTO ledger_transactions (kind, reference, description) VALUES ($1, $2, $3)
+     ON CONFLICT (reference) DO NOTHING RETURNING id`,
+    [movement.kind, movement.reference ?? null, movement.description ?? ''],
+  );
+  const transactionId = created.rows[0]?.id;
+  if (!transactionId) return null;
+  // Lock accounts in id order so concurrent movements over the same accounts cannot deadlock.
+  for (const entry of [...entries].sort((a, b) => a.accountId - b.accountId)) {
+    try {
+      await tx.query('UPDATE ledger_accounts SET balance_cents = balance_cents + $1 WHERE id = $2', [entry.amountCents, entry.accountId]);
+    } catch (error) {
+      if ((error as { code?: string }).code === '23514') throw new AppError('insufficient_credits', 'Insufficient credits');
+      throw error;
+    }
+    await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount_cents) VALUES ($1, $2, $3)', [
+      transactionId,
+      entry.accountId,
+      entry.amountCents,
+    ]);
+  }
+  return transactionId;
+}
+
+export async function readBalanceCents(db: Queryable, kind: UserAccountKind, userId: string): Promise<number> {
+  const { rows } = await db.query<{ balance_cents: number }>('SELECT balance_cents FROM ledger_accounts WHERE kind = $1 AND user_id = $2', [kind, userId]);
+  return rows[0]?.balance_cents ?? 0;
+}

@@ -1,0 +1,186 @@
+// Every environment variable Tollbooth reads, parsed, defaulted and validated once at start-up.
+// The browser never sees this object; it gets the whitelisted subset from GET /api/config.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Directory for embedded data: PGlite files, generated secret key, uploads. */
+  dataDir: string;
+  /** node-postgres connection string; null means embedded PGlite under dataDir. */
+  databaseUrl: string | null;
+  /** Externally visible base URL of this server, without a trailing slash. */
+  publicUrl: string;
+  /** 32-byte key for encrypting secrets at rest and signing cookies. */
+  secretKey: Buffer;
+  productName: string;
+  oidc: {
+    /** True when the embedded provider serves /oidc (no OIDC_ISSUER given). */
+    embedded: boolean;
+    issuer: string;
+    clientId: string;
+    audience: string;
+    providerName: string;
+  };
+  signupCreditsCents: number;
+  platformFeeBps: number;
+  logLevel: string;
+  stripe: { secretKey: string | null; publishableKey: string | null; webhookSecret: string | null };
+  models: {
+    openaiApiKey: string | null;
+    openaiBaseUrl: string;
+    anthropicApiKey: string | null;
+    geminiApiKey: string | null;
+    demoModel: boolean;
+  };
+  redisUrl: string | null;
+  allowPrivateProviderUrls: boolean;
+  /** Directory holding the built single-page app (index.html), or null when it is not built. */
+  webDistDir: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the environment into a Config, or throws a ConfigError listing every problem at once. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | null => {
+    const value = env[name]?.trim();
+    return value ? value : null;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, fallback: string | null): string | null => {
+    const raw = text(name) ?? fallback;
+    if (raw === null) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!/^https?:$/.test(parsed.protocol) && !/^postgres(ql)?:$/.test(parsed.protocol) && !/^rediss?:$/.test(parsed.protocol)) {
+        problems.push(`${name} must be an http(s), postgres or redis URL (got "${raw}")`);
+      }
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a URL (got "${raw}")`);
+      return null;
+    }
+  };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined || raw === null) return fallback;
+    if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be on or off (got "${raw}")`);
+    return fallback;
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const dataDir = path.resolve(text('DATA_DIR') ?? './data');
+  const databaseUrl = url('DATABASE_URL', null);
+  const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
+
+  // The issuer is compared byte for byte with each token's iss claim, so it is kept as given
+  // (some providers end theirs with a slash).
+  const externalIssuer = url('OIDC_ISSUER', null) === null ? null : text('OIDC_ISSUER');
+  const oidc = externalIssuer
+    ? {
+        embedded: false,
+        issuer: externalIssuer,
+        clientId: text('OIDC_CLIENT_ID') ?? '',
+        audience: text('OIDC_AUDIENCE') ?? '',
+        providerName: text('OIDC_PROVIDER_NAME') ?? 'your identity provider',
+      }
+    : {
+        embedded: true,
+        issuer: `${publicUrl}/oidc`,
+        clientId: text('OIDC_CLIENT_ID') ?? 'tollbooth-web',
+        audience: text('OIDC_AUDIENCE') ?? `${publicUrl}/api`,
+        providerName: 'Tollbooth',
+      };
+  if (externalIssuer && !oidc.clientId) problems.push('OIDC_CLIENT_ID is required when OIDC_ISSUER is set');
+  if (externalIssuer && !oidc.audience) problems.push('OIDC_AUDIENCE is required when OIDC_ISSUER is set');
+
+  let secretKey: Buffer | null = null;
+  const rawSecret = text('SECRET_KEY');
+  if (rawSecret !== null) {
+    secretKey = parseSecretKey(rawSecret);
+    if (!secretKey) problems.push('SECRET_KEY must be 64 hex characters or base64 of 32 bytes');
+  }
+
+  const redisUrl = url('REDIS_URL', null);
+  const config: Config = {
+    port,
+    host: text('HOST') ?? '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    secretKey: secretKey ?? Buffer.alloc(0),
+    productName: 'Tollbooth',
+    oidc,
+    signupCreditsCents: integer('SIGNUP_CREDITS_CENTS', 500, 0, 100_000_000),
+    platformFeeBps: integer('PLATFORM_FEE_BPS', 0, 0, 10_000),
+    logLevel: text('LOG_LEVEL') ?? 'info',
+    stripe: {
+      secretKey: text('STRIPE_SECRET_KEY'),
+      publishableKey: text('STRIPE_PUBLISHABLE_KEY'),
+      webhookSecret: text('STRIPE_WEBHOOK_SECRET'),
+    },
+    models: {
+      openaiApiKey: text('OPENAI_API_KEY'),
+      openaiBaseUrl: url('OPENAI_BASE_URL', 'https://api.openai.com/v1') ?? 'https://api.openai.com/v1',
+      anthropicApiKey: text('ANTHROPIC_API_KEY'),
+      geminiApiKey: text('GEMINI_API_KEY'),
+      demoModel: flag('DEMO_MODEL', true),
+    },
+    redisUrl,
+    allowPrivateProviderUrls: flag('ALLOW_PRIVATE_PROVIDER_URLS', false),
+    webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
+  };
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (secretKey === null) config.secretKey = loadOrCreateSecretKey(dataDir);
+  return config;
+}
+
+function parseSecretKey(raw: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  const decoded = Buffer.from(raw, 'base64');
+  return decoded.length === 32 ? decoded : null;
+}
+
+/** Without SECRET_KEY, one is generated on first start and kept under DATA_DIR so restarts can still decrypt. */
+function loadOrCreateSecretKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, 'secret-key');
+  if (existsSync(file)) {
+    const key = parseSecretKey(readFileSync(file, 'utf8').trim());
+    if (key) return key;
+    throw new ConfigError([`${file} does not hold a valid key; remove it or set SECRET_KEY`]);
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+function resolveWebDist(explicit: string | null): string | null {
+  const candidates = explicit ? [path.resolve(explicit)] : [path.resolve(import.meta.dirname, '../../web/dist')];
+  return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
+}

@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  status: number;
+  params?: string;
+}
+
+/** Names the field of the first schema violation, e.g. "body/first_name" becomes "first_name". */
+function describeValidation(error: FastifyError): { field: string; message: string } {
+  const first = error.validation?.[0];
+  const context = error.validationContext ?? 'body';
+  if (!first) return { field: context, message: error.message };
+  const missing = (first.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
+  const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
+  if (missing.missingProperty) pathParts.push(missing.missingProperty);
+  if (missing.additionalProperty) pathParts.push(missing.additionalProperty);
+  const field = pathParts.length > 0 ? pathParts.join('.') : context;
+  let message = first.message ?? 'is invalid';
+  if (missing.missingProperty) message = 'is required';
+  else if (missing.additionalProperty) message = 'is not a known field';
+  return { field, message };
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let body: ErrorBody;
+    if (error instanceof AppError) {
+      body = { code: error.code, message: error.message, status: error.status, ...(error.params ? { params: error.params } : {}) };
+    } else if (error.validation) {
+      const { field, message } = describeValidation(error);
+      body = { code: 'invalid_param', message: `${field}: ${message}`, status: 400, params: field };
+    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      const code = (
+        { 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 404: 'not_found', 401: 'unauthorized', 403: 'forbidden' } as Record<
+          number,
+          ErrorCode
+        >
+      )[error.statusCode];
+      // Malformed JSON, empty bodies and other client mistakes Fastify catches before our code.
+      body = { code: code ?? 'invalid_param', message: error.message, status: error.statusCode };
+    } else {
+      request.log.error({ err: error }, 'unhandled error');
+      body = { code: 'internal_error', message: 'Internal server error', status: ERROR_STATUS.internal_error };
+    }
+    if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
+    return reply.status(body.status).send(body);
+  });
+}

@@ -1,0 +1,40 @@
+// One error type for the whole server. A domain error carries a code; this table maps codes to
+// HTTP statuses; the error handler in app.ts answers {code, message, status} and nothing more.
+export const ERROR_STATUS = {
+  invalid_param: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  key_limit_exceeded: 402,
+  forbidden: 403,
+  app_unavailable: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  provider_error: 502,
+  service_unavailable: 503,
+  provider_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** The request field the error is about, when there is one. */
+    readonly params?: string,
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = status ?? ERROR_STATUS[code];
+  }
+}
+
+export const invalidParam = (field: string, message: string) => new AppError('invalid_param', `${field}: ${message}`, field);
+export const notFound = (message = 'Not found') => new AppError('not_found', message);
+export const unauthorized = (message = 'Authentication required') => new AppError('unauthorized', message);

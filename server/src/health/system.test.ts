@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx?.close());
+
+describe('system endpoints', () => {
+  it('GET /api/health checks the database', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/health' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', database: ctx.database.db.kind });
+  });
+
+  it('GET /api/config exposes only public settings', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/config' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({
+      product_name: 'Tollbooth',
+      oidc: { issuer: ctx.issuer.issuer, client_id: 'test-client', embedded: false },
+      stripe_publishable_key: null,
+    });
+    expect(JSON.stringify(body)).not.toContain('a'.repeat(64));
+  });
+
+  it('serves the OpenAPI document at /api/docs', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/docs/json' });
+    expect(response.statusCode).toBe(200);
+    const paths = Object.keys(response.json().paths);
+    expect(paths).toEqual(expect.arrayContaining(['/api/auth/profile/', '/api/creators/me/', '/api/auth/roles/', '/api/health']));
+  });
+
+  it('answers JSON 404 for an unknown API path', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/nope' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
+describe('migrations', () => {
+  it('are idempotent: a second run applies nothing and keeps data', async () => {
+    const { db } = ctx.database;
+    await db.query("INSERT INTO users (issuer, subject) VALUES ('x', 'kept')");
+    expect(await migrate(db)).toEqual([]);
+    expect(await migrate(db)).toEqual([]);
+    const kept = await db.query("SELECT 1 FROM users WHERE subject = 'kept'");
+    expect(kept.rows).toHaveLength(1);
+  });
+
+  it('run once each when several processes start together', async () => {
+    const { db } = ctx.database;
+    const results = await Promise.all([migrate(db), migrate(db), migrate(db)]);
+    expect(results.flat()).toEqual([]);
+    const { rows } = await db.query<{ count: number; distinct: number }>(
+      'SELECT count(*)::int AS count, count(DISTINCT name)::int AS distinct FROM schema_migrations',
+    );
+    expect(rows[0]!.count).toBe(rows[0]!.distinct);
+  });
+});
+
+describe('configuration', () => {
+  it('lists every problem at once in a readable error', () => {
+    try {
+      loadConfig({ PORT: 'eighty', SIGNUP_CREDITS_CENTS: '-5', OIDC_ISSUER: 'https://id.example.com', SECRET_KEY: 'short' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      for (const name of ['PORT', 'SIGNUP_CREDITS_CENTS', 'OIDC_CLIENT_ID', 'OIDC_AUDIENCE', 'SECRET_KEY']) expect(message).toContain(name);
+    }
+  });
+});

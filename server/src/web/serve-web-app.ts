@@ -1,0 +1,35 @@
+// Serves the built single-page app: hashed assets with long caching, and index.html for every
+// other non-API path so client-side routes (and the SPA's own 404 page) work on reload.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+
+const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];
+
+export async function serveWebApp(app: FastifyInstance, config: Config) {
+  const dist = config.webDistDir;
+  let indexHtml: Buffer | null = null;
+  if (dist) {
+    indexHtml = readFileSync(path.join(dist, 'index.html'));
+    await app.register(fastifyStatic, {
+      root: dist,
+      wildcard: false,
+      index: false,
+      setHeaders(res, filePath) {
+        const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
+        res.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    const isApi = API_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === '/api' || pathname === '/oidc';
+    if (!isApi && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    }
+    return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404 });
+  });
+}
