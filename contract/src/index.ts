@@ -1,3 +1,4 @@
+export * from './apps.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './profile.ts';

@@ -4,6 +4,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { appsRoutes } from './apps/routes.ts';
+import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { Config } from './config.ts';
@@ -53,12 +55,14 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
   await app.register(registerAuth, { config, db });
+  const apps = createAppsService({ db, config });
 
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { config, db });
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
+      await api.register(appsRoutes, { db, apps });
     },
     { prefix: '/api' },
   );

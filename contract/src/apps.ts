@@ -1,0 +1,103 @@
+import { type Static, Type } from 'typebox';
+
+export const APP_TYPES = ['prompt', 'workflow'] as const;
+export const INTERACTION_MODES = ['completion', 'chat'] as const;
+export const VISIBILITIES = ['private', 'public', 'embed'] as const;
+export const APP_STATUSES = ['draft', 'live', 'archived'] as const;
+
+export const AppType = Type.Union([Type.Literal('prompt'), Type.Literal('workflow')]);
+export const InteractionMode = Type.Union([Type.Literal('completion'), Type.Literal('chat')]);
+export const Visibility = Type.Union([Type.Literal('private'), Type.Literal('public'), Type.Literal('embed')]);
+export const AppStatus = Type.Union([Type.Literal('draft'), Type.Literal('live'), Type.Literal('archived')]);
+
+export const ProviderConfigView = Type.Object({
+  app_id: Type.String(),
+  api_key: Type.String({ description: 'Masked: only the last 4 characters are shown' }),
+  base_url: Type.String(),
+});
+
+export const Application = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  slug: Type.String(),
+  description: Type.String(),
+  type: AppType,
+  interaction_mode: InteractionMode,
+  visibility: Visibility,
+  status: AppStatus,
+  price_cents: Type.Integer({ description: 'Price per API call in integer cents' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  creator_name: Type.String(),
+  is_owner: Type.Boolean({ description: 'True when the signed-in user owns the application' }),
+  provider_config: Type.Optional(Type.Union([ProviderConfigView, Type.Null()], { description: 'Workflow apps, owner only' })),
+});
+
+export const ApplicationList = Type.Array(Application);
+
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Description = Type.String({ maxLength: 2000 });
+
+export const ProviderConfigInput = Type.Object(
+  {
+    app_id: Type.String({ maxLength: 200 }),
+    api_key: Type.String({ maxLength: 500 }),
+    base_url: Type.Optional(Type.String({ maxLength: 500, description: 'Dify API base URL; default https://api.dify.ai/v1' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ApplicationCreate = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    type: AppType,
+    interaction_mode: Type.Optional(InteractionMode),
+    visibility: Type.Optional(Visibility),
+    price_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+    provider_config: Type.Optional(ProviderConfigInput),
+  },
+  { additionalProperties: false },
+);
+
+export const ApplicationUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    visibility: Type.Optional(Visibility),
+    status: Type.Optional(AppStatus),
+    price_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    interaction_mode: Type.Optional(InteractionMode),
+    slug: Type.Optional(Type.String({ description: 'Locked after creation: only the current slug is accepted' })),
+    provider_config: Type.Optional(Type.Partial(ProviderConfigInput)),
+  },
+  { additionalProperties: false },
+);
+
+export const StatusUpdate = Type.Object({ status: AppStatus }, { additionalProperties: false });
+
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 120 }) });
+
+export const PeriodQuery = Type.Object({
+  days: Type.Union([Type.Literal(7), Type.Literal(30), Type.Literal(90)], { default: 30, description: 'Period length in days: 7, 30 or 90' }),
+});
+
+export const UsageAnalytics = Type.Object({
+  total_invocations: Type.Integer(),
+  total_users: Type.Integer({ description: 'Distinct end users over the period' }),
+  total_revenue: Type.Number({ description: 'Dollars, from integer cents' }),
+  total_revenue_cents: Type.Integer(),
+  data: Type.Array(
+    Type.Object({
+      date: Type.String({ description: 'ISO day, UTC' }),
+      invocations: Type.Integer(),
+      revenue: Type.Number({ description: 'Dollars' }),
+    }),
+  ),
+});
+
+export type Application = Static<typeof Application>;
+export type ApplicationCreate = Static<typeof ApplicationCreate>;
+export type ApplicationUpdate = Static<typeof ApplicationUpdate>;
+export type UsageAnalytics = Static<typeof UsageAnalytics>;
+export type AppStatusValue = (typeof APP_STATUSES)[number];

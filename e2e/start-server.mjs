@@ -1,0 +1,51 @@
+// Starts a throw-away Tollbooth for the browser tests: a fresh DATA_DIR, and with DATABASE_URL a
+// fresh database on that server (dropped on exit). The web app is built first if it is stale.
+import { execSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const root = path.resolve(import.meta.dirname, '..');
+const port = process.env.E2E_PORT ?? '3100';
+execSync('node scripts/ensure-web-build.mjs', { cwd: root, stdio: 'inherit' });
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-'));
+const env = {
+  ...process.env,
+  PORT: port,
+  HOST: '127.0.0.1',
+  PUBLIC_URL: `http://localhost:${port}`,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+};
+delete env.OIDC_ISSUER;
+
+let dropDatabase = async () => {};
+if (process.env.DATABASE_URL) {
+  const name = `tb_e2e_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
+  };
+}
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: path.join(root, 'server'), env, stdio: 'inherit' });
+const stop = () => server.kill('SIGTERM');
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+server.on('exit', async (code) => {
+  await dropDatabase().catch((error) => console.error('could not drop the e2e database:', error.message));
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});

@@ -1,0 +1,79 @@
+import type { Queryable } from '../db/client.ts';
+
+export interface AppRow {
+  id: string;
+  owner_id: string;
+  name: string;
+  slug: string;
+  description: string;
+  type: 'prompt' | 'workflow';
+  interaction_mode: 'completion' | 'chat';
+  visibility: 'private' | 'public' | 'embed';
+  status: 'draft' | 'live' | 'archived';
+  price_cents: number;
+  provider_config: { app_id?: string; base_url?: string };
+  provider_secret_sealed: string | null;
+  created_at: Date;
+  updated_at: Date;
+  creator_name: string;
+}
+
+const APP_SELECT = `SELECT a.id, a.owner_id, a.name, a.slug, a.description, a.type, a.interaction_mode, a.visibility, a.status,
+  a.price_cents, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at,
+  coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name
+  FROM apps a JOIN users u ON u.id = a.owner_id LEFT JOIN creators c ON c.user_id = a.owner_id`;
+
+export async function selectAppBySlug(db: Queryable, slug: string): Promise<AppRow | null> {
+  const { rows } = await db.query<AppRow>(`${APP_SELECT} WHERE a.slug = $1 AND a.deleted_at IS NULL`, [slug]);
+  return rows[0] ?? null;
+}
+
+export async function selectAppsByOwner(db: Queryable, ownerId: string): Promise<AppRow[]> {
+  const { rows } = await db.query<AppRow>(`${APP_SELECT} WHERE a.owner_id = $1 AND a.deleted_at IS NULL ORDER BY a.created_at DESC, a.id DESC`, [ownerId]);
+  return rows;
+}
+
+/** Slugs already used by base or base-N, deleted apps included (slugs are never reused). */
+export async function selectTakenSlugs(db: Queryable, base: string): Promise<Set<string>> {
+  const { rows } = await db.query<{ slug: string }>("SELECT slug FROM apps WHERE slug = $1 OR slug ~ ('^' || $1 || '-[0-9]+$')", [base]);
+  return new Set(rows.map((row) => row.slug));
+}
+
+export interface NewApp {
+  ownerId: string;
+  name: string;
+  slug: string;
+  description: string;
+  type: string;
+  interactionMode: string;
+  visibility: string;
+  status: string;
+  priceCents: number;
+  providerConfig: Record<string, string>;
+  providerSecretSealed: string | null;
+}
+
+export async function insertApp(db: Queryable, app: NewApp): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO apps (owner_id, name, slug, description, type, interaction_mode, visibility, status, price_cents, provider_config, provider_secret_sealed)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+    [
+      app.ownerId,
+      app.name,
+      app.slug,
+      app.description,
+      app.type,
+      app.interactionMode,
+      app.visibility,
+      app.status,
+      app.priceCents,
+      JSON.stringify(app.providerConfig),
+      app.providerSecretSealed,
+    ],
+  );
+  return rows[0]!.id;
+}
+
+export async function softDeleteApp(db: Queryable, appId: string): Promise<void> {
+  await db.query('UPDATE apps SET deleted_at = now(), updated_at = now() WHERE id = $1', [appId]);
+}

@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  Application,
+  ApplicationCreate,
+  ApplicationList,
+  ApplicationUpdate,
+  ErrorResponse,
+  PeriodQuery,
+  SlugParams,
+  StatusUpdate,
+  UsageAnalytics,
+} from '@tollbooth/contract';
+import { Type } from 'typebox';
+import { readUsage } from '../analytics/service.ts';
+import { requireAuth } from '../auth/plugin.ts';
+import type { Database } from '../db/client.ts';
+import type { AppsService } from './service.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+const security = [{ bearer: [] }];
+const tags = ['applications'];
+
+export const appsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { db, apps }) => {
+  app.get(
+    '/app/',
+    {
+      preHandler: app.authenticate,
+      schema: { tags, summary: "The signed-in user's applications, newest first", security, response: { 200: ApplicationList, ...errors } },
+    },
+    async (request) => apps.listOwnApps(requireAuth(request).user.id),
+  );
+
+  app.post(
+    '/app/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Create an application',
+        description:
+          'Defaults: visibility private, interaction_mode completion, price_cents 100, status draft. The slug comes from the name and gets -2, -3… on collision; it never changes. Workflow apps need provider_config.app_id and provider_config.api_key (stored encrypted, returned masked).',
+        security,
+        body: ApplicationCreate,
+        response: { 201: Application, ...errors },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await apps.createApp(requireAuth(request).user.id, request.body)),
+  );
+
+  app.get(
+    '/app/:slug/',
+    {
+      preHandler: app.authenticateOptional,
+      schema: {
+        tags,
+        summary: 'An application by slug',
+        description: 'The owner sees everything; anyone else sees a live public or embed application without provider configuration; otherwise 404.',
+        params: SlugParams,
+        response: { 200: Application, ...errors },
+      },
+    },
+    async (request) => apps.readApp(request.params.slug, request.auth?.user.id ?? null),
+  );
+
+  app.patch(
+    '/app/:slug/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Update an application (owner only)',
+        security,
+        params: SlugParams,
+        body: ApplicationUpdate,
+        response: { 200: Application, ...errors },
+      },
+    },
+    async (request) => apps.updateApp(request.params.slug, requireAuth(request).user.id, request.body),
+  );
+
+  app.patch(
+    '/app/:slug/update_status/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Set the status: draft, live or archived (any to any)',
+        security,
+        params: SlugParams,
+        body: StatusUpdate,
+        response: { 200: Application, ...errors },
+      },
+    },
+    async (request) => apps.updateStatus(request.params.slug, requireAuth(request).user.id, request.body.status),
+  );
+
+  app.delete(
+    '/app/:slug/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Delete an application (owner only)',
+        description: 'Its invocations and money history are kept, and its slug is never reused.',
+        security,
+        params: SlugParams,
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await apps.deleteApp(request.params.slug, requireAuth(request).user.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/app/:slug/duplicate/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Duplicate an application as a draft named "{name} copy"',
+        security,
+        params: SlugParams,
+        response: { 201: Application, ...errors },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await apps.duplicateApp(request.params.slug, requireAuth(request).user.id)),
+  );
+
+  app.get(
+    '/app/:slug/analytics/usage/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags: ['analytics'],
+        summary: 'Usage of an application over a period (owner only)',
+        description: 'Totals and one entry per UTC day of the period (zero-filled). Revenue in dollars computed from integer cents.',
+        security,
+        params: SlugParams,
+        querystring: PeriodQuery,
+        response: { 200: UsageAnalytics, ...errors },
+      },
+    },
+    async (request) => {
+      const row = await apps.findOwnedApp(request.params.slug, requireAuth(request).user.id);
+      return readUsage(db, row.id, request.query.days);
+    },
+  );
+};

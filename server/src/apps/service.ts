@@ -1,0 +1,245 @@
+// Application rules: creation with the spec's defaults and slug rule, owner-only changes (anyone
+// else gets the same 404 as for a missing app), public views of live public/embed apps, and
+// soft deletion that keeps money and invocation history and never frees the slug.
+import type { Application, ApplicationCreate, ApplicationUpdate, AppStatusValue } from '@tollbooth/contract';
+import type { Config } from '../config.ts';
+import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
+import type { Database } from '../db/client.ts';
+import { AppError, invalidParam } from '../errors.ts';
+import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
+import { firstFreeSlug, slugify } from './slug.ts';
+
+export const DEFAULT_PRICE_CENTS = 100;
+export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
+
+export const appNotFound = () => new AppError('not_found', 'Application not found');
+
+/** Hooks run inside the transaction that duplicates an app, so features can copy their own configuration. */
+export type CopyAppConfiguration = (tx: Parameters<Parameters<Database['transaction']>[0]>[0], fromAppId: string, toAppId: string) => Promise<void>;
+
+export interface AppsService {
+  listOwnApps(ownerId: string): Promise<Application[]>;
+  createApp(ownerId: string, input: ApplicationCreate): Promise<Application>;
+  readApp(slug: string, viewerId: string | null): Promise<Application>;
+  findOwnedApp(slug: string, ownerId: string): Promise<AppRow>;
+  updateApp(slug: string, ownerId: string, input: ApplicationUpdate): Promise<Application>;
+  updateStatus(slug: string, ownerId: string, status: AppStatusValue): Promise<Application>;
+  deleteApp(slug: string, ownerId: string): Promise<void>;
+  duplicateApp(slug: string, ownerId: string): Promise<Application>;
+  /** The workflow provider API key in clear, for the gateway. */
+  revealProviderSecret(app: AppRow): string | null;
+}
+
+export function createAppsService({ db, config, copyHooks = [] }: { db: Database; config: Config; copyHooks?: CopyAppConfiguration[] }): AppsService {
+  const toView = (row: AppRow, viewerId: string | null): Application => {
+    const isOwner = viewerId === row.owner_id;
+    const view: Application = {
+      id: row.id,
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      type: row.type,
+      interaction_mode: row.interaction_mode,
+      visibility: row.visibility,
+      status: row.status,
+      price_cents: row.price_cents,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      creator_name: row.creator_name,
+      is_owner: isOwner,
+    };
+    if (isOwner && row.type === 'workflow') {
+      const secret = revealProviderSecret(row);
+      view.provider_config = {
+        app_id: row.provider_config.app_id ?? '',
+        api_key: secret ? maskSecret(secret) : '',
+        base_url: row.provider_config.base_url ?? DEFAULT_DIFY_BASE_URL,
+      };
+    }
+    return view;
+  };
+
+  const revealProviderSecret = (row: AppRow) => (row.provider_secret_sealed ? decryptSecret(config.secretKey, row.provider_secret_sealed) : null);
+
+  const findOwnedApp = async (slug: string, ownerId: string) => {
+    const row = await selectAppBySlug(db, slug);
+    if (!row || row.owner_id !== ownerId) throw appNotFound();
+    return row;
+  };
+
+  const reread = async (slug: string, ownerId: string) => toView(await findOwnedApp(slug, ownerId), ownerId);
+
+  /**
+   * Inserts with the first free slug. Creations from one base slug queue on an advisory lock, so
+   * they pick -2, -3… in turn; a rarer clash across bases ("a" taking "a-2" while "a 2" wants it)
+   * makes us try the next free one.
+   */
+  const insertWithFreeSlug = async (tx: Parameters<Parameters<Database['transaction']>[0]>[0], app: Omit<NewApp, 'slug'>, base: string) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('app-slug:' || $1))", [base]);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const slug = firstFreeSlug(base, await selectTakenSlugs(tx, base));
+      await tx.query('SAVEPOINT insert_app');
+      try {
+        const id = await insertApp(tx, { ...app, slug });
+        await tx.query('RELEASE SAVEPOINT insert_app');
+        return { id, slug };
+      } catch (error) {
+        await tx.query('ROLLBACK TO SAVEPOINT insert_app');
+        if ((error as { code?: string }).code !== '23505') throw error;
+      }
+    }
+    throw new AppError('conflict', 'Could not find a free slug, please try again');
+  };
+
+  const validateBaseUrl = (value: string | undefined, field: string) => {
+    if (value === undefined || value === '') return DEFAULT_DIFY_BASE_URL;
+    try {
+      const url = new URL(value);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    } catch {
+      throw invalidParam(field, 'must be an http(s) URL');
+    }
+    return value.replace(/\/+$/, '');
+  };
+
+  return {
+    revealProviderSecret,
+    findOwnedApp,
+
+    async listOwnApps(ownerId) {
+      return (await selectAppsByOwner(db, ownerId)).map((row) => toView(row, ownerId));
+    },
+
+    async createApp(ownerId, input) {
+      const name = input.name.trim();
+      if (!name) throw invalidParam('name', 'is required');
+      let providerConfig: Record<string, string> = {};
+      let providerSecretSealed: string | null = null;
+      if (input.type === 'workflow') {
+        const appId = input.provider_config?.app_id?.trim();
+        const apiKey = input.provider_config?.api_key?.trim();
+        if (!appId) throw invalidParam('provider_config.app_id', 'is required for workflow applications');
+        if (!apiKey) throw invalidParam('provider_config.api_key', 'is required for workflow applications');
+        providerConfig = { app_id: appId, base_url: validateBaseUrl(input.provider_config?.base_url, 'provider_config.base_url') };
+        providerSecretSealed = encryptSecret(config.secretKey, apiKey);
+      } else if (input.provider_config) {
+        throw invalidParam('provider_config', 'is only for workflow applications');
+      }
+      const { slug } = await db.transaction((tx) =>
+        insertWithFreeSlug(
+          tx,
+          {
+            ownerId,
+            name,
+            description: input.description?.trim() ?? '',
+            type: input.type,
+            interactionMode: input.interaction_mode ?? 'completion',
+            visibility: input.visibility ?? 'private',
+            status: 'draft',
+            priceCents: input.price_cents ?? DEFAULT_PRICE_CENTS,
+            providerConfig,
+            providerSecretSealed,
+          },
+          slugify(name),
+        ),
+      );
+      return reread(slug, ownerId);
+    },
+
+    async readApp(slug, viewerId) {
+      const row = await selectAppBySlug(db, slug);
+      if (!row) throw appNotFound();
+      if (row.owner_id === viewerId) return toView(row, viewerId);
+      if (row.status === 'live' && (row.visibility === 'public' || row.visibility === 'embed')) return toView(row, viewerId);
+      throw appNotFound();
+    },
+
+    async updateApp(slug, ownerId, input) {
+      const row = await findOwnedApp(slug, ownerId);
+      if (input.slug !== undefined && input.slug !== row.slug) throw invalidParam('slug', 'cannot be changed after creation');
+      if (input.interaction_mode !== undefined && row.type !== 'prompt') throw invalidParam('interaction_mode', 'applies to prompt applications only');
+      if (input.provider_config !== undefined && row.type !== 'workflow') throw invalidParam('provider_config', 'is only for workflow applications');
+      const name = input.name?.trim();
+      if (input.name !== undefined && !name) throw invalidParam('name', 'is required');
+      let providerConfig: Record<string, string> | null = null;
+      let sealed: string | null = null;
+      if (input.provider_config) {
+        const appId = input.provider_config.app_id?.trim();
+        if (input.provider_config.app_id !== undefined && !appId) throw invalidParam('provider_config.app_id', 'is required for workflow applications');
+        providerConfig = {
+          app_id: appId ?? row.provider_config.app_id ?? '',
+          base_url:
+            input.provider_config.base_url !== undefined
+              ? validateBaseUrl(input.provider_config.base_url, 'provider_config.base_url')
+              : (row.provider_config.base_url ?? DEFAULT_DIFY_BASE_URL),
+        };
+        const apiKey = input.provider_config.api_key?.trim();
+        // The masked value the API handed out comes back unchanged from edit forms: keep the stored key.
+        if (apiKey && !apiKey.startsWith('••••')) sealed = encryptSecret(config.secretKey, apiKey);
+        else if (apiKey === '') throw invalidParam('provider_config.api_key', 'is required for workflow applications');
+      }
+      await db.query(
+        `UPDATE apps SET
+           name = coalesce($2, name),
+           description = coalesce($3, description),
+           visibility = coalesce($4, visibility),
+           status = coalesce($5, status),
+           price_cents = coalesce($6, price_cents),
+           interaction_mode = coalesce($7, interaction_mode),
+           provider_config = coalesce($8::jsonb, provider_config),
+           provider_secret_sealed = coalesce($9, provider_secret_sealed),
+           updated_at = now()
+         WHERE id = $1`,
+        [
+          row.id,
+          name ?? null,
+          input.description?.trim() ?? null,
+          input.visibility ?? null,
+          input.status ?? null,
+          input.price_cents ?? null,
+          input.interaction_mode ?? null,
+          providerConfig ? JSON.stringify(providerConfig) : null,
+          sealed,
+        ],
+      );
+      return reread(slug, ownerId);
+    },
+
+    async updateStatus(slug, ownerId, status) {
+      const row = await findOwnedApp(slug, ownerId);
+      await db.query('UPDATE apps SET status = $2, updated_at = now() WHERE id = $1', [row.id, status]);
+      return reread(slug, ownerId);
+    },
+
+    async deleteApp(slug, ownerId) {
+      const row = await findOwnedApp(slug, ownerId);
+      await softDeleteApp(db, row.id);
+    },
+
+    async duplicateApp(slug, ownerId) {
+      const row = await findOwnedApp(slug, ownerId);
+      const name = `${row.name} copy`.slice(0, 100);
+      const { slug: newSlug } = await db.transaction(async (tx) => {
+        const created = await insertWithFreeSlug(
+          tx,
+          {
+            ownerId,
+            name,
+            description: row.description,
+            type: row.type,
+            interactionMode: row.interaction_mode,
+            visibility: row.visibility,
+            status: 'draft',
+            priceCents: row.price_cents,
+            providerConfig: row.provider_config as Record<string, string>,
+            providerSecretSealed: row.provider_secret_sealed,
+          },
+          slugify(name),
+        );
+        for (const copy of copyHooks) await copy(tx, row.id, created.id);
+        return created;
+      });
+      return reread(newSlug, ownerId);
+    },
+  };
+}
