@@ -1,9 +1,24 @@
 // Embedded OpenID Connect provider mounted at /oidc when no external issuer is configured.
-// (Placeholder signature; the implementation lands with the embedded provider.)
+//
+// Mounting: oidc-provider is a Koa application. Requests under /oidc/* reach one catch-all
+// Fastify route that hijacks the reply and hands the raw request to the provider's callback with
+// the /oidc prefix stripped from req.url (req.originalUrl keeps the full path, from which the
+// provider derives its mount path when it builds URLs). The route lives in an encapsulated
+// plugin whose only content-type parser leaves request bodies unread, since the provider parses
+// its own bodies. Our sign-in/sign-up pages are ordinary Fastify routes under
+// /oidc/interaction/:uid in the same scope (more specific than the catch-all).
+import type { IncomingMessage } from 'node:http';
+// For `schema.hide`: the provider's routes are not part of the documented REST API.
+import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import { createAccountStore } from './accounts.ts';
+import { interactionRoutes } from './interaction-routes.ts';
+import { createPostgresAdapterFactory, deleteAccountPayloads, deleteExpiredPayloads } from './postgres-adapter.ts';
+import { createProvider, OIDC_MOUNT_PATH } from './provider.ts';
+import { loadOrCreateSigningKeys } from './signing-keys.ts';
 
 export interface EmbeddedOidc {
   /** Public signing keys, used by the API to verify access tokens without an HTTP round trip. */
@@ -12,6 +27,67 @@ export interface EmbeddedOidc {
   revokeAccountSessions(accountId: string): Promise<void>;
 }
 
-export async function mountEmbeddedOidc(_app: FastifyInstance, _deps: { config: Config; db: Database }): Promise<EmbeddedOidc> {
-  throw new Error('embedded OIDC provider not available yet');
+const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
+
+export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { config: Config; db: Database }): Promise<EmbeddedOidc> {
+  const log = app.log.child({ module: 'oidc' });
+  const signingKeys = await loadOrCreateSigningKeys(db, config.secretKey);
+  const accounts = createAccountStore(db);
+  const provider = createProvider({ config, accounts, signingKeys, adapter: createPostgresAdapterFactory(db), log });
+  const handle = provider.callback();
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+    await scope.register(interactionRoutes, { provider, accounts, config, mountPath: OIDC_MOUNT_PATH });
+
+    scope.route({
+      method: ['GET', 'POST', 'OPTIONS'],
+      url: `${OIDC_MOUNT_PATH}/*`,
+      schema: { hide: true },
+      // The provider answers with its own JSON and HTML, and logs through the events in provider.ts.
+      handler: async (request, reply) => {
+        reply.hijack();
+        const raw = request.raw as IncomingMessage & { originalUrl?: string };
+        const url = raw.url ?? OIDC_MOUNT_PATH;
+        raw.originalUrl = url;
+        raw.url = url.slice(OIDC_MOUNT_PATH.length) || '/';
+        try {
+          await handle(raw, reply.raw);
+        } catch (error) {
+          request.log.error({ err: error }, 'oidc provider failed');
+          if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain' });
+          reply.raw.end();
+        } finally {
+          raw.url = url;
+          delete raw.originalUrl;
+        }
+      },
+    });
+  });
+
+  // Expired rows are already ignored by the adapter; this only keeps the table small.
+  const cleanUp = () =>
+    deleteExpiredPayloads(db).then(
+      (count) => count > 0 && log.debug({ count }, 'oidc expired rows removed'),
+      (error: unknown) => log.warn({ err: error }, 'oidc expired rows cleanup failed'),
+    );
+  const timer = setInterval(cleanUp, CLEANUP_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  await cleanUp();
+
+  log.info(
+    { issuer: config.oidc.issuer, clientId: config.oidc.clientId, signingKeys: signingKeys.publicJwks.keys.map((key) => key.kid) },
+    'embedded OIDC provider mounted',
+  );
+
+  return {
+    jwks: signingKeys.publicJwks,
+    async revokeAccountSessions(accountId) {
+      const count = await deleteAccountPayloads(db, accountId);
+      log.info({ accountId, count }, 'oidc sessions and grants revoked');
+    },
+  };
 }

@@ -1,0 +1,111 @@
+// Local accounts of the embedded provider: sign-up validation, credential checks and the claims
+// the provider hands out. The account id is the OIDC subject.
+import type { Queryable } from '../../db/client.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
+
+export interface LocalAccount {
+  id: string;
+  email: string;
+  displayName: string;
+  createdAt: Date;
+}
+
+interface AccountRow {
+  id: string;
+  email: string;
+  display_name: string;
+  created_at: Date | string;
+  password_hash: string;
+}
+
+export type SignUpField = 'email' | 'password' | 'display_name';
+export type SignUpResult = { ok: true; account: LocalAccount } | { ok: false; field: SignUpField; message: string };
+export type SignInResult = { ok: true; account: LocalAccount } | { ok: false; reason: 'unknown_email' | 'wrong_password' };
+
+export const MESSAGES = {
+  unknownEmail: 'No account found for that email.',
+  wrongPassword: 'Incorrect password.',
+  missingCredentials: 'Enter your email and password.',
+  emailTaken: 'An account with that email already exists.',
+  invalidEmail: 'Enter a valid email address.',
+  shortPassword: `Password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+  longPassword: 'Password must be at most 256 characters.',
+  missingDisplayName: 'Display name is required.',
+  longDisplayName: 'Display name must be at most 100 characters.',
+} as const;
+
+const MAX_PASSWORD_LENGTH = 256;
+const MAX_DISPLAY_NAME_LENGTH = 100;
+// Deliberately loose: one @, something on both sides, a dot in the domain, no spaces.
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const toAccount = (row: AccountRow): LocalAccount => ({
+  id: row.id,
+  email: row.email,
+  displayName: row.display_name,
+  createdAt: new Date(row.created_at),
+});
+
+export function normalizeEmail(raw: string): string {
+  return raw.trim();
+}
+
+export interface AccountStore {
+  findById(id: string): Promise<LocalAccount | null>;
+  signUp(input: { email: string; password: string; displayName: string }): Promise<SignUpResult>;
+  signIn(input: { email: string; password: string }): Promise<SignInResult>;
+}
+
+export function createAccountStore(db: Queryable): AccountStore {
+  const findRowByEmail = async (email: string) => {
+    const { rows } = await db.query<AccountRow>('SELECT * FROM oidc_accounts WHERE lower(email) = lower($1)', [email]);
+    return rows[0] ?? null;
+  };
+
+  return {
+    async findById(id) {
+      // Subjects come from cookies and tokens; anything that is not a uuid cannot be ours.
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+      const { rows } = await db.query<AccountRow>('SELECT * FROM oidc_accounts WHERE id = $1', [id]);
+      return rows[0] ? toAccount(rows[0]) : null;
+    },
+
+    async signUp(input) {
+      const email = normalizeEmail(input.email);
+      const displayName = input.displayName.trim();
+      if (email.length > 254 || !EMAIL_PATTERN.test(email)) return { ok: false, field: 'email', message: MESSAGES.invalidEmail };
+      if (input.password.length < MIN_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.shortPassword };
+      if (input.password.length > MAX_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.longPassword };
+      if (!displayName) return { ok: false, field: 'display_name', message: MESSAGES.missingDisplayName };
+      if (displayName.length > MAX_DISPLAY_NAME_LENGTH) return { ok: false, field: 'display_name', message: MESSAGES.longDisplayName };
+      // Checked before hashing so a taken email answers fast; the insert below still decides races.
+      if (await findRowByEmail(email)) return { ok: false, field: 'email', message: MESSAGES.emailTaken };
+
+      const passwordHash = await hashPassword(input.password);
+      const { rows } = await db.query<AccountRow>(
+        `INSERT INTO oidc_accounts (email, password_hash, display_name) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [email, passwordHash, displayName],
+      );
+      return rows[0] ? { ok: true, account: toAccount(rows[0]) } : { ok: false, field: 'email', message: MESSAGES.emailTaken };
+    },
+
+    async signIn(input) {
+      const row = await findRowByEmail(normalizeEmail(input.email));
+      if (!row) return { ok: false, reason: 'unknown_email' };
+      if (!(await verifyPassword(input.password, row.password_hash))) return { ok: false, reason: 'wrong_password' };
+      return { ok: true, account: toAccount(row) };
+    },
+  };
+}
+
+/** Standard claims of an account; oidc-provider keeps those the granted scopes allow. */
+export function accountClaims(account: LocalAccount) {
+  return {
+    sub: account.id,
+    email: account.email,
+    // There is no email confirmation step, so the address is not claimed to be verified.
+    email_verified: false,
+    name: account.displayName,
+  };
+}

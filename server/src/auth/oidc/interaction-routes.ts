@@ -1,0 +1,186 @@
+// The sign-in and sign-up pages oidc-provider sends the browser to during an authorization
+// request (its "interactions"). GET shows a form, POST checks it and either re-renders the form
+// with the error (HTTP 200, fields kept) or finishes the interaction and redirects back to the
+// provider, which continues to the app's callback.
+//
+// CSRF: a form is bound to its interaction by the uid in the URL and by oidc-provider's
+// interaction cookie (SameSite=Lax, path-scoped to that uid), which a cross-site POST does not
+// carry; a present Origin header must also be ours.
+// For `schema.hide`: these pages are not part of the documented REST API.
+import type {} from '@fastify/swagger';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Config } from '../../config.ts';
+import { type AccountStore, MESSAGES } from './accounts.ts';
+import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
+import { MIN_PASSWORD_LENGTH } from './password.ts';
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+type Screen = 'signin' | 'signup';
+
+export interface InteractionRouteOptions {
+  provider: Provider;
+  accounts: AccountStore;
+  config: Config;
+  mountPath: string;
+}
+
+const FORM_BODY_LIMIT = 16 * 1024;
+
+// Our pages load nothing external and run no script; forbid framing (clickjacking on a login form).
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  // Not no-referrer: with it browsers send `Origin: null` on the form posts.
+  'referrer-policy': 'same-origin',
+} as const;
+
+export async function interactionRoutes(app: FastifyInstance, { provider, accounts, config, mountPath }: InteractionRouteOptions) {
+  // Only the forms below are parsed; everything else under the mount is left for the provider.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+    done(null, new URLSearchParams(body as string));
+  });
+
+  const base = `${mountPath}/interaction`;
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin]);
+  const page = (reply: FastifyReply, title: string, body: string, status = 200) =>
+    reply
+      .status(status)
+      .headers(PAGE_HEADERS)
+      .send(renderPage({ title, productName: config.productName, homeUrl: `${config.publicUrl}/`, body }));
+
+  const urls = (uid: string) => ({
+    signIn: `${base}/${encodeURIComponent(uid)}?screen=signin`,
+    signUp: `${base}/${encodeURIComponent(uid)}?screen=signup`,
+    signInAction: `${base}/${encodeURIComponent(uid)}/login`,
+    signUpAction: `${base}/${encodeURIComponent(uid)}/signup`,
+  });
+
+  const renderSignIn = (reply: FastifyReply, uid: string, view: { email?: string; error?: { field: 'email' | 'password'; message: string } } = {}) =>
+    page(reply, 'Sign in', signInCard({ action: urls(uid).signInAction, signUpUrl: urls(uid).signUp, ...view }));
+
+  const renderSignUp = (
+    reply: FastifyReply,
+    uid: string,
+    view: { email?: string; displayName?: string; error?: { field: 'email' | 'password' | 'display_name'; message: string } } = {},
+  ) =>
+    page(reply, 'Create account', signUpCard({ action: urls(uid).signUpAction, signInUrl: urls(uid).signIn, minPasswordLength: MIN_PASSWORD_LENGTH, ...view }));
+
+  const renderExpired = (reply: FastifyReply) =>
+    page(
+      reply,
+      'Sign-in expired',
+      messageCard('This sign-in has expired', 'Your sign-in request is no longer valid. Start again from the app.', {
+        href: `${config.publicUrl}/login`,
+        label: 'Back to sign in',
+      }),
+      400,
+    );
+
+  /** The interaction of this browser for the uid in the URL, or null after answering with an error page. */
+  async function loadInteraction(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply): Promise<Interaction | null> {
+    let interaction: Interaction;
+    try {
+      interaction = await provider.interactionDetails(request.raw, reply.raw);
+    } catch (error) {
+      request.log.info({ err: error }, 'oidc interaction not found');
+      await renderExpired(reply);
+      return null;
+    }
+    if (interaction.uid !== request.params.uid) {
+      request.log.info('oidc interaction uid does not match its cookie');
+      await renderExpired(reply);
+      return null;
+    }
+    return interaction;
+  }
+
+  function checkOrigin(request: FastifyRequest, reply: FastifyReply): boolean {
+    const origin = request.headers.origin;
+    // "null" (privacy settings, sandboxed frames) says nothing; the interaction cookie still binds the form.
+    if (origin === undefined || origin === 'null' || allowedOrigins.has(origin) || origin === `${request.protocol}://${request.host}`) return true;
+    request.log.warn({ origin }, 'oidc form posted from a foreign origin');
+    void page(reply, 'Request blocked', messageCard('Request blocked', 'This form was sent from another site.'), 403);
+    return false;
+  }
+
+  /** Finishes the interaction as signed in and sends the browser back to the provider. */
+  async function finishSignedIn(request: FastifyRequest, reply: FastifyReply, interaction: Interaction, accountId: string) {
+    const prompts = String(interaction.params.prompt ?? '').split(' ');
+    const returnTo = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      // Resolving `create` too: a user sent to sign-up who signs in instead is done as well.
+      { login: { accountId }, ...(prompts.includes('create') ? { create: {} } : {}) },
+      { mergeWithLastSubmission: false },
+    );
+    return reply.redirect(returnTo, 303);
+  }
+
+  const form = (request: FastifyRequest) => (request.body instanceof URLSearchParams ? request.body : new URLSearchParams());
+
+  app.get<{ Params: { uid: string }; Querystring: { screen?: string } }>(`${base}/:uid`, { schema: { hide: true } }, async (request, reply) => {
+    const interaction = await loadInteraction(request, reply);
+    if (!interaction) return reply;
+    const { name } = interaction.prompt;
+    if (name !== 'login' && name !== 'create') {
+      // The only client is first-party and pre-granted, so consent (or anything else) means a
+      // request we do not serve: answer it as denied rather than show a consent screen.
+      request.log.warn({ prompt: name, reasons: interaction.prompt.reasons }, 'oidc interaction needs an unsupported prompt');
+      const returnTo = await provider.interactionResult(
+        request.raw,
+        reply.raw,
+        { error: 'access_denied', error_description: `${name} interaction is not supported` },
+        { mergeWithLastSubmission: false },
+      );
+      return reply.redirect(returnTo, 303);
+    }
+    const requested = request.query.screen;
+    const screen: Screen = requested === 'signup' || requested === 'signin' ? requested : name === 'create' ? 'signup' : 'signin';
+    const loginHint = typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : undefined;
+    return screen === 'signup' ? renderSignUp(reply, interaction.uid, { email: loginHint }) : renderSignIn(reply, interaction.uid, { email: loginHint });
+  });
+
+  app.post<{ Params: { uid: string } }>(`${base}/:uid/login`, { schema: { hide: true } }, async (request, reply) => {
+    if (!checkOrigin(request, reply)) return reply;
+    const interaction = await loadInteraction(request, reply);
+    if (!interaction) return reply;
+    const fields = form(request);
+    const email = (fields.get('email') ?? '').trim();
+    const password = fields.get('password') ?? '';
+    if (!email || !password) {
+      return renderSignIn(reply, interaction.uid, { email, error: { field: email ? 'password' : 'email', message: MESSAGES.missingCredentials } });
+    }
+    const result = await accounts.signIn({ email, password });
+    if (!result.ok) {
+      request.log.info({ uid: interaction.uid, reason: result.reason }, 'oidc sign-in failed');
+      return renderSignIn(
+        reply,
+        interaction.uid,
+        result.reason === 'unknown_email'
+          ? { email, error: { field: 'email', message: MESSAGES.unknownEmail } }
+          : { email, error: { field: 'password', message: MESSAGES.wrongPassword } },
+      );
+    }
+    request.log.info({ uid: interaction.uid, accountId: result.account.id }, 'oidc sign-in succeeded');
+    return finishSignedIn(request, reply, interaction, result.account.id);
+  });
+
+  app.post<{ Params: { uid: string } }>(`${base}/:uid/signup`, { schema: { hide: true } }, async (request, reply) => {
+    if (!checkOrigin(request, reply)) return reply;
+    const interaction = await loadInteraction(request, reply);
+    if (!interaction) return reply;
+    const fields = form(request);
+    const email = (fields.get('email') ?? '').trim();
+    const displayName = (fields.get('display_name') ?? '').trim();
+    const result = await accounts.signUp({ email, password: fields.get('password') ?? '', displayName });
+    if (!result.ok) {
+      request.log.info({ uid: interaction.uid, field: result.field }, 'oidc sign-up rejected');
+      return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: result.field, message: result.message } });
+    }
+    request.log.info({ uid: interaction.uid, accountId: result.account.id }, 'oidc account created');
+    return finishSignedIn(request, reply, interaction, result.account.id);
+  });
+}
