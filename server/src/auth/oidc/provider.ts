@@ -6,9 +6,9 @@ import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { Middleware } from 'koa';
 import Provider, { type Adapter, type ClientMetadata, type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
+import { deriveKey } from '../../crypto/secrets.ts';
 import { type AccountStore, accountClaims } from './accounts.ts';
 import { AUTO_SUBMIT_SCRIPT, messageCard, renderPage, signOutCard } from './pages.ts';
-import { deriveKey } from '../../crypto/secrets.ts';
 import type { SigningKeys } from './signing-keys.ts';
 
 /** Path under which the provider is served; the issuer is `${PUBLIC_URL}${OIDC_MOUNT_PATH}`. */

@@ -2,8 +2,8 @@
 // and read back by every later start and every other process, so tokens signed by one process
 // verify everywhere and survive restarts.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
-import type { Queryable } from '../../db/client.ts';
 import { decryptText, deriveKey, encryptText } from '../../crypto/secrets.ts';
+import type { Queryable } from '../../db/client.ts';
 
 export interface SigningKeys {
   /** Private JWKs for oidc-provider's `jwks` option, newest first (the first one signs). */
