@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { expect, type Page } from '@playwright/test';
+
+export interface TestAccount {
+  email: string;
+  password: string;
+  displayName: string;
+}
+
+export function newAccount(prefix = 'user'): TestAccount {
+  const id = randomBytes(4).toString('hex');
+  return { email: `${prefix}-${id}@example.com`, password: `pw-${id}-secret`, displayName: `${prefix} ${id}` };
+}
+
+/** Fills the embedded provider's sign-up form (reached from the Register page's button). */
+export async function fillSignUpForm(page: Page, account: TestAccount) {
+  await expect(page.getByRole('button', { name: 'Create account' })).toBeVisible();
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByLabel('Display name').fill(account.displayName);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+/** Fills the embedded provider's sign-in form. */
+export async function fillSignInForm(page: Page, account: Pick<TestAccount, 'email' | 'password'>) {
+  await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** Signs up a new account from the landing page and waits for the dashboard. */
+export async function signUp(page: Page, account = newAccount()) {
+  await page.goto('/register');
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await fillSignUpForm(page, account);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  return account;
+}
+
+export async function openUserMenu(page: Page) {
+  await page.getByTestId('user-menu-button').click();
+}
+
+export async function signOut(page: Page) {
+  await openUserMenu(page);
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await expect(page.getByRole('link', { name: 'Sign in' }).first()).toBeVisible();
+}

@@ -1,0 +1,22 @@
+export interface NavItem {
+  to: string;
+  label: string;
+}
+
+export const signedInLinks: NavItem[] = [
+  { to: '/dashboard', label: 'Dashboard' },
+  { to: '/applications', label: 'Applications' },
+  { to: '/analytics', label: 'Analytics' },
+  { to: '/api-test', label: 'API Test' },
+];
+
+export const userMenuLinks: NavItem[] = [
+  { to: '/profile', label: 'Profile' },
+  { to: '/analytics', label: 'Analytics' },
+];
+
+/** The upper-case first letter of the display name, else of the e-mail. */
+export function userInitial(displayName: string | null | undefined, email: string | null | undefined): string {
+  const source = displayName?.trim() || email?.trim() || '';
+  return source ? source.charAt(0).toUpperCase() : '?';
+}

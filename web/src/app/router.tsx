@@ -1,0 +1,58 @@
+// Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
+// the dashboard and analytics screens send them to / instead (spec section 6).
+import { Route, Routes } from 'react-router';
+import { RequireAuth } from '../features/auth/components/route-guards';
+import { CallbackPage } from '../features/auth/routes/callback-page';
+import { LoginPage } from '../features/auth/routes/login-page';
+import { RegisterPage } from '../features/auth/routes/register-page';
+import { DashboardPage } from '../features/dashboard/routes/dashboard-page';
+import { ProfilePage } from '../features/profile/routes/profile-page';
+import { AppLayout } from './layout/app-layout';
+import { LandingRoute } from './routes/landing-route';
+import { NotFoundPage } from './routes/not-found-page';
+import { PlaceholderPage } from './routes/placeholder-page';
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route element={<AppLayout />}>
+        <Route index element={<LandingRoute />} />
+        <Route path="login" element={<LoginPage />} />
+        <Route path="auth/login" element={<LoginPage />} />
+        <Route path="register" element={<RegisterPage />} />
+        <Route path="auth/register" element={<RegisterPage />} />
+        <Route path="auth/callback" element={<CallbackPage />} />
+        <Route path="api-test" element={<PlaceholderPage title="API Test Console" />} />
+
+        <Route element={<RequireAuth redirectTo="/" />}>
+          <Route path="dashboard" element={<DashboardPage />} />
+          <Route path="applications" element={<DashboardPage />} />
+          <Route
+            path="analytics"
+            element={<PlaceholderPage title="Global Analytics" subtitle="Comprehensive analytics and insights across all your applications." />}
+          />
+          <Route path="applications/:slug/analytics" element={<PlaceholderPage title="{slug} Analytics" />} />
+        </Route>
+
+        <Route element={<RequireAuth redirectTo="/login" />}>
+          <Route path="profile" element={<ProfilePage />} />
+          <Route path="prompt-builder" element={<PlaceholderPage title="Create New Prompt" />} />
+          <Route path="applications/create" element={<PlaceholderPage title="Create New Prompt or Workflow Application" />} />
+          <Route path="applications/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="applications/:slug/edit" element={<PlaceholderPage title="Edit: {slug}" />} />
+          <Route
+            path="applications/:appSlug/billing"
+            element={<PlaceholderPage title="Billing & Subscriptions" subtitle="Manage your subscriptions and payment methods for this application." />}
+          />
+          <Route path="prompts" element={<PlaceholderPage title="Prompt Applications" />} />
+          <Route path="prompts/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="workflows" element={<PlaceholderPage title="Workflow Applications" />} />
+          <Route path="workflows/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="billing/success" element={<PlaceholderPage title="Payment Complete" />} />
+        </Route>
+
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}

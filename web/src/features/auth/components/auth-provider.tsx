@@ -1,0 +1,231 @@
+// Holds the sign-in state, keeps tokens fresh, and clears every cached query when the user signs
+// out or loses their session, so no data of one account is ever shown to the next.
+import { useQueryClient } from '@tanstack/react-query';
+import type { User, UserManager } from 'oidc-client-ts';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { setAccessTokenGetter } from '../../../lib/api-client';
+import { endServerSessions } from '../api/logout';
+import { clearIntendedPath } from '../lib/intended-path';
+import { describeSignInError, SIGN_IN_FAILED_MESSAGE, SIGN_OUT_FAILED_MESSAGE } from '../lib/sign-in-errors';
+import { getUserManager, type OidcConfig } from '../lib/user-manager';
+import { AuthContext, type AuthContextValue, type AuthStatus, type AuthUser } from './auth-context';
+
+interface AuthProviderProps {
+  oidc: OidcConfig;
+  /** Tests pass a fake; the app uses the shared instance for this configuration. */
+  userManager?: UserManager;
+  children: ReactNode;
+}
+
+interface SessionState {
+  status: AuthStatus;
+  user: User | null;
+}
+
+export function toAuthUser(user: User): AuthUser {
+  const claims = user.profile;
+  const joinedName = [claims.given_name, claims.family_name].filter(Boolean).join(' ');
+  return {
+    id: claims.sub,
+    email: claims.email ?? null,
+    name: claims.name || joinedName || claims.preferred_username || null,
+  };
+}
+
+export function AuthProvider({ oidc, userManager: injectedManager, children }: AuthProviderProps) {
+  const userManager = injectedManager ?? getUserManager(oidc);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [session, setSession] = useState<SessionState>({ status: 'loading', user: null });
+  const [error, setError] = useState<string | null>(null);
+  // While the browser is on its way to the provider's end-session page, show neither the signed-in
+  // nor the signed-out screens (avoids a flash of the landing page and clicks that race the redirect).
+  const [signingOut, setSigningOut] = useState(false);
+  const renewal = useRef<Promise<User | null> | null>(null);
+  // Set once an event or the callback has decided the state, so the slower initial read cannot undo it.
+  const settled = useRef(false);
+  const currentUser = useRef<User | null>(null);
+
+  const applyUser = useCallback((user: User | null) => {
+    settled.current = true;
+    currentUser.current = user && !user.expired ? user : null;
+    setSession(user && !user.expired ? { status: 'authenticated', user } : { status: 'unauthenticated', user: null });
+  }, []);
+
+  const forgetSession = useCallback(() => {
+    settled.current = true;
+    currentUser.current = null;
+    queryClient.clear();
+    setSession({ status: 'unauthenticated', user: null });
+  }, [queryClient]);
+
+  /** One refresh at a time, however many requests find the token expired together. */
+  const renewSession = useCallback((): Promise<User | null> => {
+    if (!renewal.current) {
+      renewal.current = userManager.signinSilent().finally(() => {
+        renewal.current = null;
+      });
+    }
+    return renewal.current;
+  }, [userManager]);
+
+  const dropSession = useCallback(async () => {
+    try {
+      await userManager.removeUser();
+    } catch (removeError) {
+      console.warn('Could not remove the stored session', removeError);
+    }
+    forgetSession();
+  }, [userManager, forgetSession]);
+
+  const getAccessToken = useCallback(async (): Promise<string | null> => {
+    let user = await userManager.getUser();
+    if (!user) return null;
+    if (user.expired) {
+      try {
+        user = user.refresh_token ? await renewSession() : null;
+      } catch (renewError) {
+        console.warn('Session renewal failed', renewError);
+        user = null;
+      }
+      if (!user) {
+        await dropSession();
+        return null;
+      }
+    }
+    return user.access_token;
+  }, [userManager, renewSession, dropSession]);
+
+  useEffect(() => setAccessTokenGetter(getAccessToken), [getAccessToken]);
+
+  // Restore the stored session, renewing it first when its access token has expired.
+  useEffect(() => {
+    let active = true;
+    (async () => {
+      let user: User | null = null;
+      try {
+        user = await userManager.getUser();
+        if (user?.expired) {
+          user = user.refresh_token ? await renewSession().catch(() => null) : null;
+          if (!user) await userManager.removeUser();
+        }
+      } catch (loadError) {
+        console.error('Could not restore the session', loadError);
+        user = null;
+      }
+      if (active && !settled.current) applyUser(user);
+    })();
+    return () => {
+      active = false;
+    };
+  }, [userManager, renewSession, applyUser]);
+
+  useEffect(() => {
+    const { events } = userManager;
+    const unsubscribe = [
+      events.addUserLoaded((user) => {
+        applyUser(user);
+        setError(null);
+      }),
+      events.addUserUnloaded(() => forgetSession()),
+      events.addSilentRenewError(async (renewError) => {
+        console.warn('Session renewal failed', renewError);
+        // Another tab may have renewed the shared session in the meantime.
+        const stored = await userManager.getUser().catch(() => null);
+        if (stored && !stored.expired && stored.access_token !== currentUser.current?.access_token) {
+          applyUser(stored);
+          return;
+        }
+        await dropSession();
+      }),
+      events.addAccessTokenExpired(async () => {
+        const stored = await userManager.getUser().catch(() => null);
+        if (stored && !stored.expired) return applyUser(stored);
+        try {
+          const renewed = stored?.refresh_token ? await renewSession() : null;
+          if (renewed) return;
+        } catch (renewError) {
+          console.warn('Session renewal failed', renewError);
+        }
+        await dropSession();
+      }),
+    ];
+    return () => {
+      for (const remove of unsubscribe) remove();
+    };
+  }, [userManager, applyUser, forgetSession, dropSession, renewSession]);
+
+  const signIn = useCallback<AuthContextValue['signIn']>(
+    async ({ signUp = false } = {}) => {
+      setError(null);
+      try {
+        await userManager.signinRedirect(signUp ? { prompt: 'create' } : undefined);
+        return true;
+      } catch (signInError) {
+        console.error(SIGN_IN_FAILED_MESSAGE, signInError);
+        setError(describeSignInError(signInError));
+        return false;
+      }
+    },
+    [userManager],
+  );
+
+  const completeSignIn = useCallback<AuthContextValue['completeSignIn']>(
+    async (url) => {
+      try {
+        const user = await userManager.signinRedirectCallback(url);
+        setError(null);
+        applyUser(user);
+      } catch (callbackError) {
+        console.error(SIGN_IN_FAILED_MESSAGE, callbackError);
+        setError(describeSignInError(callbackError));
+        throw callbackError;
+      }
+    },
+    [userManager, applyUser],
+  );
+
+  const signOut = useCallback(async () => {
+    setSigningOut(true);
+    try {
+      await endServerSessions();
+    } catch (logoutError) {
+      // The provider redirect below still ends the browser session.
+      console.warn('Could not end the server-side sessions', logoutError);
+    }
+    queryClient.clear();
+    clearIntendedPath();
+    // Leave protected pages first, so their guards do not send the user to /login on the way out.
+    navigate('/', { replace: true });
+    try {
+      await userManager.signoutRedirect();
+    } catch (signOutError) {
+      console.error(SIGN_OUT_FAILED_MESSAGE, signOutError);
+      try {
+        await userManager.removeUser();
+      } catch (removeError) {
+        console.error(SIGN_OUT_FAILED_MESSAGE, removeError);
+        setError(SIGN_OUT_FAILED_MESSAGE);
+      }
+      forgetSession();
+      setSigningOut(false);
+    }
+  }, [userManager, queryClient, navigate, forgetSession]);
+
+  const value = useMemo<AuthContextValue>(
+    () => ({
+      status: signingOut ? 'loading' : session.status,
+      user: session.user ? toAuthUser(session.user) : null,
+      error,
+      providerName: oidc.provider_name?.trim() || 'your identity provider',
+      signIn,
+      completeSignIn,
+      signOut,
+      getAccessToken,
+    }),
+    [session, signingOut, error, oidc.provider_name, signIn, completeSignIn, signOut, getAccessToken],
+  );
+
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}

@@ -1,0 +1,53 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { primaryButton, textLink } from '../../../components/ui/styles';
+import { useRuntimeConfig } from '../../../lib/runtime-config';
+import { AuthCard, AuthErrorMessage } from '../components/auth-card';
+import { useSignInPage } from '../hooks/use-sign-in-page';
+
+export function RegisterPage() {
+  const { product_name: productName } = useRuntimeConfig();
+  const { status, error, providerName, signIn } = useSignInPage('/dashboard');
+  const [busy, setBusy] = useState(false);
+
+  async function handleCreateAccount() {
+    setBusy(true);
+    const started = await signIn({ signUp: true });
+    if (!started) setBusy(false);
+  }
+
+  return (
+    <AuthCard productName={productName} title="Create your account" subtitle="Start monetizing your AI prompts today.">
+      <AuthErrorMessage message={error} />
+      <button
+        type="button"
+        className={`${primaryButton} w-full`}
+        onClick={handleCreateAccount}
+        disabled={busy || status === 'loading'}
+        aria-describedby="register-provider-note"
+      >
+        {busy ? 'Creating account...' : 'Create Account'}
+      </button>
+      <p id="register-provider-note" className="mt-3 text-center text-xs text-gray-500">
+        Sign-up is handled securely by {providerName}.
+      </p>
+      <p className="mt-6 text-center text-sm text-gray-600">
+        Already have an account?{' '}
+        <Link to="/login" className={textLink}>
+          Sign in
+        </Link>
+      </p>
+      <p className="mt-4 text-center text-xs text-gray-500">
+        By creating an account you agree to our{' '}
+        <a href="#terms" className={textLink}>
+          Terms of Service
+        </a>{' '}
+        and{' '}
+        <a href="#privacy" className={textLink}>
+          Privacy Policy
+        </a>
+        .
+      </p>
+    </AuthCard>
+  );
+}

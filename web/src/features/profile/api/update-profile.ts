@@ -1,0 +1,41 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api-client';
+import type { Profile, ProfileUpdate } from '../../../types/api';
+import { profileQueryKey } from './get-profile';
+
+/** The fields the profile form edits. */
+export interface ProfileFormValues {
+  first_name: string;
+  last_name: string;
+  username: string;
+  display_name: string;
+}
+
+/** The PATCH body: the existing user merged with the edits, and the creator's display name (or null). */
+export function buildProfileUpdate(profile: Profile, values: ProfileFormValues): ProfileUpdate {
+  return {
+    user: {
+      ...profile.user,
+      first_name: values.first_name,
+      last_name: values.last_name,
+      display_name: values.display_name,
+      username: values.username,
+    },
+    creator: profile.creator ? { display_name: values.display_name } : null,
+  };
+}
+
+export function updateProfile(body: ProfileUpdate): Promise<Profile> {
+  return api.patch<Profile>('/auth/profile/', body, { auth: 'required' });
+}
+
+export function useUpdateProfile() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: updateProfile,
+    onSuccess: async (profile) => {
+      queryClient.setQueryData(profileQueryKey, profile);
+      await queryClient.invalidateQueries({ queryKey: profileQueryKey });
+    },
+  });
+}

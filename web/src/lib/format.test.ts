@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { formatCents, formatDate, formatDollars } from './format';
+
+describe('formatCents', () => {
+  it('shows cents as dollars with two decimals', () => {
+    expect(formatCents(100)).toBe('$1.00');
+    expect(formatCents(0)).toBe('$0.00');
+    expect(formatCents(5)).toBe('$0.05');
+    expect(formatCents(1999)).toBe('$19.99');
+    expect(formatCents(500)).toBe('$5.00');
+  });
+
+  it('groups thousands', () => {
+    expect(formatCents(123456789)).toBe('$1,234,567.89');
+  });
+
+  it('shows negative amounts with a minus sign', () => {
+    expect(formatCents(-250)).toBe('-$2.50');
+  });
+});
+
+describe('formatDollars', () => {
+  it('shows two decimals', () => {
+    expect(formatDollars(5)).toBe('$5.00');
+    expect(formatDollars(0.1)).toBe('$0.10');
+  });
+});
+
+describe('formatDate', () => {
+  it('shows N/A for a missing or invalid date', () => {
+    expect(formatDate(null)).toBe('N/A');
+    expect(formatDate('')).toBe('N/A');
+    expect(formatDate('not a date')).toBe('N/A');
+  });
+
+  it('shows a valid timestamp as a local date', () => {
+    const iso = '2024-03-15T12:00:00.000Z';
+    expect(formatDate(iso)).toBe(new Date(iso).toLocaleDateString());
+  });
+});

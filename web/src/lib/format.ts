@@ -1,0 +1,27 @@
+// Number and date formats shared by every screen (spec section 9).
+
+const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Integer cents as dollars with two decimals: 100 → "$1.00". */
+export function formatCents(cents: number): string {
+  return dollars.format(Math.round(cents) / 100);
+}
+
+/** A dollar amount with two decimals: 5 → "$5.00". */
+export function formatDollars(amount: number): string {
+  return dollars.format(amount);
+}
+
+/** An ISO timestamp as a local date, or "N/A" when it is missing or not a date. */
+export function formatDate(value: string | null | undefined, fallback = 'N/A'): string {
+  if (!value) return fallback;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? fallback : date.toLocaleDateString();
+}
+
+/** An ISO timestamp as a local date and time, or the fallback. */
+export function formatDateTime(value: string | null | undefined, fallback = 'N/A'): string {
+  if (!value) return fallback;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? fallback : date.toLocaleString();
+}

@@ -1,0 +1,74 @@
+// Test helpers: render a tree with the providers the app gives it, but a fake sign-in state.
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { MemoryRouter } from 'react-router';
+import { vi } from 'vitest';
+import { AuthContext, type AuthContextValue } from '../features/auth/components/auth-context';
+import { RuntimeConfigContext } from '../lib/runtime-config';
+import type { RuntimeConfig } from '../types/api';
+
+export const testRuntimeConfig: RuntimeConfig = {
+  product_name: 'Tollbooth',
+  oidc: {
+    issuer: 'http://localhost:3000/oidc',
+    client_id: 'tollbooth-web',
+    audience: 'http://localhost:3000/api',
+    provider_name: 'Tollbooth',
+    embedded: true,
+    scopes: 'openid profile email offline_access',
+  },
+  stripe_publishable_key: null,
+  public_url: 'http://localhost:3000',
+};
+
+export function fakeAuth(overrides: Partial<AuthContextValue> = {}): AuthContextValue {
+  return {
+    status: 'unauthenticated',
+    user: null,
+    error: null,
+    providerName: 'Tollbooth',
+    signIn: vi.fn(async () => true),
+    completeSignIn: vi.fn(async () => {}),
+    signOut: vi.fn(async () => {}),
+    getAccessToken: vi.fn(async () => null),
+    ...overrides,
+  };
+}
+
+export function signedInAuth(overrides: Partial<AuthContextValue> = {}): AuthContextValue {
+  return fakeAuth({
+    status: 'authenticated',
+    user: { id: 'user-1', email: 'ada@example.com', name: 'Ada Lovelace' },
+    getAccessToken: vi.fn(async () => 'test-token'),
+    ...overrides,
+  });
+}
+
+export function createTestQueryClient(): QueryClient {
+  return new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: Number.POSITIVE_INFINITY }, mutations: { retry: false } } });
+}
+
+interface RenderOptions {
+  route?: string;
+  auth?: AuthContextValue;
+  queryClient?: QueryClient;
+}
+
+export function renderWithProviders(ui: ReactNode, { route = '/', auth = fakeAuth(), queryClient = createTestQueryClient() }: RenderOptions = {}) {
+  const result = render(
+    <MemoryRouter initialEntries={[route]}>
+      <QueryClientProvider client={queryClient}>
+        <RuntimeConfigContext.Provider value={testRuntimeConfig}>
+          <AuthContext.Provider value={auth}>{ui}</AuthContext.Provider>
+        </RuntimeConfigContext.Provider>
+      </QueryClientProvider>
+    </MemoryRouter>,
+  );
+  return { ...result, queryClient, auth };
+}
+
+/** A fetch Response with a JSON body. */
+export function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
