@@ -2,3 +2,4 @@ export * from './apps.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './profile.ts';
+export * from './prompts.ts';

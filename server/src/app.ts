@@ -13,6 +13,8 @@ import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { healthRoutes } from './health/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { promptsRoutes } from './prompts/routes.ts';
+import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { validatorCompiler } from './validation.ts';
 import { serveWebApp } from './web/serve-web-app.ts';
 
@@ -55,7 +57,13 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
   await app.register(registerAuth, { config, db });
-  const apps = createAppsService({ db, config });
+  const apps = createAppsService({
+    db,
+    config,
+    createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : undefined)],
+    copyHooks: [copyPromptConfig],
+  });
+  const prompts = createPromptsService({ db });
 
   await app.register(
     async (api) => {
@@ -63,6 +71,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { db, apps });
+      await api.register(promptsRoutes, { apps, prompts });
     },
     { prefix: '/api' },
   );

@@ -30,7 +30,23 @@ export interface AppsService {
   revealProviderSecret(app: AppRow): string | null;
 }
 
-export function createAppsService({ db, config, copyHooks = [] }: { db: Database; config: Config; copyHooks?: CopyAppConfiguration[] }): AppsService {
+/** Hooks run inside the transaction that creates an app, so features can give it a starting configuration. */
+export type InitAppConfiguration = (
+  tx: Parameters<Parameters<Database['transaction']>[0]>[0],
+  app: { id: string; type: 'prompt' | 'workflow' },
+) => Promise<void>;
+
+export function createAppsService({
+  db,
+  config,
+  createHooks = [],
+  copyHooks = [],
+}: {
+  db: Database;
+  config: Config;
+  createHooks?: InitAppConfiguration[];
+  copyHooks?: CopyAppConfiguration[];
+}): AppsService {
   const toView = (row: AppRow, viewerId: string | null): Application => {
     const isOwner = viewerId === row.owner_id;
     const view: Application = {
@@ -125,8 +141,8 @@ export function createAppsService({ db, config, copyHooks = [] }: { db: Database
       } else if (input.provider_config) {
         throw invalidParam('provider_config', 'is only for workflow applications');
       }
-      const { slug } = await db.transaction((tx) =>
-        insertWithFreeSlug(
+      const { slug } = await db.transaction(async (tx) => {
+        const created = await insertWithFreeSlug(
           tx,
           {
             ownerId,
@@ -141,8 +157,10 @@ export function createAppsService({ db, config, copyHooks = [] }: { db: Database
             providerSecretSealed,
           },
           slugify(name),
-        ),
-      );
+        );
+        for (const init of createHooks) await init(tx, { id: created.id, type: input.type });
+        return created;
+      });
       return reread(slug, ownerId);
     },
 

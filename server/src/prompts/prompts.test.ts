@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+
+let ctx: TestContext;
+let owner: string;
+let stranger: string;
+let slug: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  owner = await ctx.tokenFor('prompt-owner');
+  stranger = await ctx.tokenFor('prompt-stranger');
+  slug = (await call('POST', '/api/app/', { name: 'Summariser', type: 'prompt' })).json().slug;
+});
+afterAll(() => ctx?.close());
+
+function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, token = owner) {
+  return ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+}
+
+describe('prompt configuration', () => {
+  it('starts a new prompt app with the builder defaults and a {{query}} template', async () => {
+    const response = await call('GET', `/api/app/${slug}/prompt/`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      model: 'gpt-4-turbo',
+      temperature: 0.7,
+      max_tokens: 2048,
+      top_p: 1,
+      frequency_penalty: 0,
+      presence_penalty: 0,
+      system_prompt: 'You are a helpful assistant.',
+      active_version: {
+        version: 1,
+        system_prompt: 'You are a helpful assistant.',
+        prompt_template: '{{query}}',
+        input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+        output_schema: null,
+      },
+    });
+  });
+
+  it('creates a new active version only when the prompt text or schemas change', async () => {
+    const settingsOnly = await call('PATCH', `/api/app/${slug}/prompt/`, { temperature: 1.2, model: 'claude-3-haiku' });
+    expect(settingsOnly.json()).toMatchObject({ temperature: 1.2, model: 'claude-3-haiku', active_version: { version: 1 } });
+    const changed = await call('PATCH', `/api/app/${slug}/prompt/`, {
+      prompt_template: 'Summarise: {{text}}',
+      input_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 5000 } }, required: ['text'], additionalProperties: false },
+      changelog: 'Updated via UI',
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().active_version).toMatchObject({ version: 2, prompt_template: 'Summarise: {{text}}', changelog: 'Updated via UI' });
+    const versions = (await call('GET', `/api/app/${slug}/prompt/versions/`)).json();
+    expect(versions.active_version).toBe(2);
+    expect(versions.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+  });
+
+  it('rolls back to an earlier version', async () => {
+    const response = await call('POST', `/api/app/${slug}/prompt/versions/1/activate/`);
+    expect(response.json().active_version).toMatchObject({ version: 1, prompt_template: '{{query}}' });
+    expect((await call('GET', `/api/app/${slug}/prompt/`)).json().active_version.version).toBe(1);
+    expect((await call('POST', `/api/app/${slug}/prompt/versions/9/activate/`)).statusCode).toBe(404);
+  });
+
+  it.each([
+    [{ temperature: 2.1 }, 'temperature'],
+    [{ temperature: -0.1 }, 'temperature'],
+    [{ top_p: 1.5 }, 'top_p'],
+    [{ frequency_penalty: -2.5 }, 'frequency_penalty'],
+    [{ presence_penalty: 3 }, 'presence_penalty'],
+    [{ max_tokens: 0 }, 'max_tokens'],
+    [{ max_tokens: 8193 }, 'max_tokens'],
+    [{ model: 'gpt-5-ultra' }, 'model'],
+    [{ input_schema: { type: 'array', properties: {} } }, 'input_schema.type'],
+    [{ input_schema: { type: 'object' } }, 'input_schema.properties'],
+    [{ input_schema: { type: 'object', properties: {}, required: ['ghost'] } }, 'input_schema.required'],
+    [{ input_schema: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } }, 'input_schema.properties.a.pattern'],
+    [{ output_schema: { type: 'object', properties: { a: { type: 'number', minimum: 5, maximum: 1 } } } }, 'output_schema.properties.a.minimum'],
+  ])('answers 400 naming the field for %j', async (payload, field) => {
+    const response = await call('PATCH', `/api/app/${slug}/prompt/`, payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().params).toBe(field);
+  });
+
+  it('is owner only and absent for workflow apps', async () => {
+    expect((await call('GET', `/api/app/${slug}/prompt/`, undefined, stranger)).statusCode).toBe(404);
+    expect((await call('PATCH', `/api/app/${slug}/prompt/`, { temperature: 1 }, stranger)).statusCode).toBe(404);
+    const flow = (await call('POST', '/api/app/', { name: 'Flow', type: 'workflow', provider_config: { app_id: 'a', api_key: 'k' } })).json();
+    const response = await call('GET', `/api/app/${flow.slug}/prompt/`);
+    expect(response.statusCode).toBe(404);
+    expect(response.json().message).toBe('Prompt not found');
+  });
+
+  it('is copied with the whole version history when the app is duplicated', async () => {
+    await call('PATCH', `/api/app/${slug}/prompt/`, { system_prompt: 'Be terse.' });
+    const copy = (await call('POST', `/api/app/${slug}/duplicate/`)).json();
+    const copied = (await call('GET', `/api/app/${copy.slug}/prompt/`)).json();
+    expect(copied).toMatchObject({ system_prompt: 'Be terse.', model: 'claude-3-haiku', temperature: 1.2 });
+    expect((await call('GET', `/api/app/${copy.slug}/prompt/versions/`)).json().versions).toHaveLength(3);
+  });
+});
+
+describe('POST /api/app/{slug}/prompt/test-config/', () => {
+  it('renders the template and lists its variables', async () => {
+    const response = await call('POST', `/api/app/${slug}/prompt/test-config/`, {
+      prompt_template: 'Write about {{topic}} for {{ audience }}; {{topic}} again',
+      test_inputs: { topic: 'owls', audience: 'kids' },
+    });
+    expect(response.json()).toEqual({
+      success: true,
+      message: 'Template rendered successfully',
+      error: null,
+      rendered_template: 'Write about owls for kids; owls again',
+      detected_variables: ['topic', 'audience'],
+    });
+  });
+
+  it('reports missing inputs and unbalanced braces as errors, not crashes', async () => {
+    const missing = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name}}', test_inputs: {} })).json();
+    expect(missing).toMatchObject({ success: false, error: 'Missing value for {{name}}', detected_variables: ['name'] });
+    const unbalanced = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name' })).json();
+    expect(unbalanced).toMatchObject({ success: false, error: expect.stringContaining('Unbalanced braces') });
+  });
+});

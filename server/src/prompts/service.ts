@@ -1,0 +1,233 @@
+// Prompt configuration: model settings plus numbered versions of the prompt text and schemas.
+// Every change of template, system prompt or schemas creates a new version and activates it.
+import type { IoSchema, PromptConfig, PromptConfigUpdate, PromptVersion } from '@tollbooth/contract';
+import { Ajv } from 'ajv';
+import type { Database, Queryable } from '../db/client.ts';
+import { AppError, invalidParam } from '../errors.ts';
+
+export const DEFAULT_MODEL_SETTINGS = {
+  model: 'gpt-4-turbo',
+  temperature: 0.7,
+  max_tokens: 2048,
+  top_p: 1,
+  frequency_penalty: 0,
+  presence_penalty: 0,
+} as const;
+
+export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant.';
+export const DEFAULT_TEMPLATE = '{{query}}';
+export const DEFAULT_INPUT_SCHEMA: IoSchema = {
+  type: 'object',
+  properties: { query: { type: 'string', description: 'The text to send to the model' } },
+  required: ['query'],
+  additionalProperties: false,
+};
+
+interface ConfigRow {
+  model: string;
+  temperature: number;
+  max_tokens: number;
+  top_p: number;
+  frequency_penalty: number;
+  presence_penalty: number;
+  active_version: number;
+}
+
+interface VersionRow {
+  version: number;
+  system_prompt: string;
+  prompt_template: string;
+  input_schema: IoSchema;
+  output_schema: IoSchema | null;
+  changelog: string;
+  created_at: Date;
+}
+
+const toVersion = (row: VersionRow): PromptVersion => ({ ...row, created_at: row.created_at.toISOString() });
+
+export const promptNotFound = () => new AppError('not_found', 'Prompt not found');
+
+const schemaChecker = new Ajv({ strict: false });
+
+/** Checks a schema is of the spec's shape and compiles as JSON Schema; throws 400 naming the field. */
+export function validateIoSchema(schema: IoSchema, field: string) {
+  const names = Object.keys(schema.properties);
+  for (const required of schema.required ?? []) {
+    if (!names.includes(required)) throw invalidParam(`${field}.required`, `"${required}" is not one of the properties`);
+  }
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const where = `${field}.properties.${name}`;
+    if (property.minLength !== undefined && property.maxLength !== undefined && property.minLength > property.maxLength) {
+      throw invalidParam(`${where}.minLength`, 'must not exceed maxLength');
+    }
+    if (property.minimum !== undefined && property.maximum !== undefined && property.minimum > property.maximum) {
+      throw invalidParam(`${where}.minimum`, 'must not exceed maximum');
+    }
+    if (property.pattern !== undefined) {
+      try {
+        new RegExp(property.pattern, 'u');
+      } catch {
+        throw invalidParam(`${where}.pattern`, 'is not a valid regular expression');
+      }
+    }
+  }
+  try {
+    schemaChecker.compile(schema);
+  } catch (error) {
+    throw invalidParam(field, `is not a valid JSON Schema: ${(error as Error).message}`);
+  }
+}
+
+export async function createDefaultPromptConfig(tx: Queryable, appId: string) {
+  await tx.query(
+    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 1) ON CONFLICT (app_id) DO NOTHING`,
+    [
+      appId,
+      DEFAULT_MODEL_SETTINGS.model,
+      DEFAULT_MODEL_SETTINGS.temperature,
+      DEFAULT_MODEL_SETTINGS.max_tokens,
+      DEFAULT_MODEL_SETTINGS.top_p,
+      DEFAULT_MODEL_SETTINGS.frequency_penalty,
+      DEFAULT_MODEL_SETTINGS.presence_penalty,
+    ],
+  );
+  await tx.query(
+    `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog)
+     VALUES ($1, 1, $2, $3, $4, NULL, 'Initial version') ON CONFLICT DO NOTHING`,
+    [appId, DEFAULT_SYSTEM_PROMPT, DEFAULT_TEMPLATE, JSON.stringify(DEFAULT_INPUT_SCHEMA)],
+  );
+}
+
+/** Copies the configuration and the whole version history to a duplicated app. */
+export async function copyPromptConfig(tx: Queryable, fromAppId: string, toAppId: string) {
+  await tx.query(
+    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version)
+     SELECT $2, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version FROM prompt_configs WHERE app_id = $1`,
+    [fromAppId, toAppId],
+  );
+  await tx.query(
+    `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at)
+     SELECT $2, version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1`,
+    [fromAppId, toAppId],
+  );
+}
+
+export function createPromptsService({ db }: { db: Database }) {
+  const readVersion = async (q: Queryable, appId: string, version: number) => {
+    const { rows } = await q.query<VersionRow>(
+      'SELECT version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1 AND version = $2',
+      [appId, version],
+    );
+    return rows[0] ?? null;
+  };
+
+  const readConfig = async (q: Queryable, appId: string, forUpdate = false): Promise<ConfigRow> => {
+    const sql = `SELECT model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version FROM prompt_configs WHERE app_id = $1${forUpdate ? ' FOR UPDATE' : ''}`;
+    let { rows } = await q.query<ConfigRow>(sql, [appId]);
+    if (!rows[0]) {
+      // Prompt apps created before configurations existed get the defaults on first use.
+      await createDefaultPromptConfig(q, appId);
+      ({ rows } = await q.query<ConfigRow>(sql, [appId]));
+    }
+    return rows[0]!;
+  };
+
+  const toConfig = (config: ConfigRow, version: VersionRow): PromptConfig => ({
+    model: config.model as PromptConfig['model'],
+    temperature: config.temperature,
+    max_tokens: config.max_tokens,
+    top_p: config.top_p,
+    frequency_penalty: config.frequency_penalty,
+    presence_penalty: config.presence_penalty,
+    system_prompt: version.system_prompt,
+    active_version: toVersion(version),
+  });
+
+  return {
+    async readPromptConfig(appId: string): Promise<PromptConfig> {
+      return db.transaction(async (tx) => {
+        const config = await readConfig(tx, appId);
+        const version = await readVersion(tx, appId, config.active_version);
+        if (!version) throw promptNotFound();
+        return toConfig(config, version);
+      });
+    },
+
+    async updatePromptConfig(appId: string, update: PromptConfigUpdate): Promise<PromptConfig> {
+      if (update.input_schema) validateIoSchema(update.input_schema, 'input_schema');
+      if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
+      return db.transaction(async (tx) => {
+        const config = await readConfig(tx, appId, true);
+        const active = await readVersion(tx, appId, config.active_version);
+        if (!active) throw promptNotFound();
+        const next = {
+          system_prompt: update.system_prompt ?? active.system_prompt,
+          prompt_template: update.prompt_template ?? active.prompt_template,
+          input_schema: update.input_schema ?? active.input_schema,
+          output_schema: update.output_schema === undefined ? active.output_schema : update.output_schema,
+        };
+        const changed =
+          next.system_prompt !== active.system_prompt ||
+          next.prompt_template !== active.prompt_template ||
+          JSON.stringify(next.input_schema) !== JSON.stringify(active.input_schema) ||
+          JSON.stringify(next.output_schema) !== JSON.stringify(active.output_schema);
+        let activeVersion = config.active_version;
+        if (changed) {
+          const { rows } = await tx.query<{ next: number }>('SELECT coalesce(max(version), 0) + 1 AS next FROM prompt_versions WHERE app_id = $1', [appId]);
+          activeVersion = rows[0]!.next;
+          await tx.query(
+            `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            [
+              appId,
+              activeVersion,
+              next.system_prompt,
+              next.prompt_template,
+              JSON.stringify(next.input_schema),
+              next.output_schema === null ? null : JSON.stringify(next.output_schema),
+              update.changelog ?? '',
+            ],
+          );
+        }
+        await tx.query(
+          `UPDATE prompt_configs SET model = $2, temperature = $3, max_tokens = $4, top_p = $5, frequency_penalty = $6,
+             presence_penalty = $7, active_version = $8, updated_at = now() WHERE app_id = $1`,
+          [
+            appId,
+            update.model ?? config.model,
+            update.temperature ?? config.temperature,
+            update.max_tokens ?? config.max_tokens,
+            update.top_p ?? config.top_p,
+            update.frequency_penalty ?? config.frequency_penalty,
+            update.presence_penalty ?? config.presence_penalty,
+            activeVersion,
+          ],
+        );
+        const config2 = await readConfig(tx, appId);
+        return toConfig(config2, (await readVersion(tx, appId, activeVersion))!);
+      });
+    },
+
+    async listVersions(appId: string): Promise<{ active_version: number; versions: PromptVersion[] }> {
+      const config = await db.transaction((tx) => readConfig(tx, appId));
+      const { rows } = await db.query<VersionRow>(
+        'SELECT version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1 ORDER BY version DESC',
+        [appId],
+      );
+      return { active_version: config.active_version, versions: rows.map(toVersion) };
+    },
+
+    async activateVersion(appId: string, version: number): Promise<PromptConfig> {
+      return db.transaction(async (tx) => {
+        const config = await readConfig(tx, appId, true);
+        const target = await readVersion(tx, appId, version);
+        if (!target) throw new AppError('not_found', `Version ${version} not found`);
+        await tx.query('UPDATE prompt_configs SET active_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
+        return toConfig({ ...config, active_version: version }, target);
+      });
+    },
+  };
+}
+
+export type PromptsService = ReturnType<typeof createPromptsService>;
