@@ -8,10 +8,13 @@ import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { healthRoutes } from './health/routes.ts';
+import { keysRoutes } from './keys/routes.ts';
+import { createApiKeysService } from './keys/service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
@@ -56,7 +59,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
-  await app.register(registerAuth, { config, db });
+  const keys = createApiKeysService({ db });
+  await app.register(registerAuth, { config, db, apiKeys: keys });
   const apps = createAppsService({
     db,
     config,
@@ -72,6 +76,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { db, apps });
       await api.register(promptsRoutes, { apps, prompts });
+      await api.register(keysRoutes, { keys });
+      await api.register(billingRoutes, { db });
     },
     { prefix: '/api' },
   );

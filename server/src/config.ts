@@ -37,6 +37,14 @@ export interface Config {
   };
   redisUrl: string | null;
   allowPrivateProviderUrls: boolean;
+  gateway: {
+    /** Calls per minute per API key (or per user for access tokens). */
+    rateLimitPerMinute: number;
+    /** Deadline of one upstream model or workflow call. */
+    providerTimeoutMs: number;
+    /** JSON overrides of the model-name → provider table, or null. */
+    modelTable: string | null;
+  };
   /** Directory holding the built single-page app (index.html), or null when it is not built. */
   webDistDir: string | null;
 }
@@ -150,6 +158,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redisUrl,
     allowPrivateProviderUrls: flag('ALLOW_PRIVATE_PROVIDER_URLS', false),
+    gateway: {
+      rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+      providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
+      modelTable: text('MODEL_TABLE'),
+    },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

@@ -28,6 +28,8 @@ export class AppError extends Error {
     /** The request field the error is about, when there is one. */
     readonly params?: string,
     status?: number,
+    /** A finer reason than the code, recorded on failed invocations (e.g. output_schema_mismatch). */
+    readonly errorType?: string,
   ) {
     super(message);
     this.name = 'AppError';

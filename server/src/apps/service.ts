@@ -22,6 +22,8 @@ export interface AppsService {
   createApp(ownerId: string, input: ApplicationCreate): Promise<Application>;
   readApp(slug: string, viewerId: string | null): Promise<Application>;
   findOwnedApp(slug: string, ownerId: string): Promise<AppRow>;
+  /** Any app that exists (not deleted), for the gateway to apply its own access rules. */
+  findCallableApp(slug: string): Promise<AppRow | null>;
   updateApp(slug: string, ownerId: string, input: ApplicationUpdate): Promise<Application>;
   updateStatus(slug: string, ownerId: string, status: AppStatusValue): Promise<Application>;
   deleteApp(slug: string, ownerId: string): Promise<void>;
@@ -121,6 +123,7 @@ export function createAppsService({
   return {
     revealProviderSecret,
     findOwnedApp,
+    findCallableApp: (slug) => selectAppBySlug(db, slug),
 
     async listOwnApps(ownerId) {
       return (await selectAppsByOwner(db, ownerId)).map((row) => toView(row, ownerId));

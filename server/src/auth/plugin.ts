@@ -5,14 +5,17 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
+import { type ApiKeysService, looksLikeApiKey } from '../keys/service.ts';
 import { type EmbeddedOidc, mountEmbeddedOidc } from './oidc/index.ts';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
-import { findOrCreateUser, type UserRow } from './users-service.ts';
+import { findOrCreateUser, findUserById, type UserRow } from './users-service.ts';
 
 export interface AuthContext {
   user: UserRow;
-  /** The OIDC subject the request was authenticated as. */
+  /** The OIDC subject of the user. */
   subject: string;
+  /** Set when the request was authenticated with an API key rather than an access token. */
+  apiKey: { id: string; monthlySpendLimitCents: number | null } | null;
 }
 
 declare module 'fastify' {
@@ -24,6 +27,8 @@ declare module 'fastify' {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     /** preHandler: sets request.auth when a valid bearer token is present, never rejects for its absence. */
     authenticateOptional: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** preHandler for paid calls: like authenticateOptional, but an API key (tb_…) is accepted too. */
+    authenticateCaller: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     embeddedOidc: EmbeddedOidc | null;
   }
 }
@@ -35,7 +40,7 @@ export function readBearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-async function authPlugin(app: FastifyInstance, { config, db }: { config: Config; db: Database }) {
+async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { config: Config; db: Database; apiKeys: ApiKeysService }) {
   const embedded = config.oidc.embedded ? await mountEmbeddedOidc(app, { config, db }) : null;
   const verifyToken: TokenVerifier = createTokenVerifier({
     issuer: config.oidc.issuer,
@@ -60,7 +65,15 @@ async function authPlugin(app: FastifyInstance, { config, db }: { config: Config
       config.signupCreditsCents,
     );
     if (!user.is_active) throw new AppError('forbidden', 'This account is inactive');
-    request.auth = { user, subject: claims.sub };
+    request.auth = { user, subject: claims.sub, apiKey: null };
+    return request.auth;
+  };
+
+  const resolveApiKey = async (request: FastifyRequest, rawKey: string): Promise<AuthContext> => {
+    const key = await apiKeys.authenticateApiKey(rawKey);
+    const user = key ? await findUserById(db, key.userId) : null;
+    if (!key || !user?.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    request.auth = { user, subject: user.subject, apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents } };
     return request.auth;
   };
 
@@ -74,6 +87,12 @@ async function authPlugin(app: FastifyInstance, { config, db }: { config: Config
   app.decorate('authenticateOptional', async (request: FastifyRequest) => {
     const token = readBearerToken(request);
     if (token) await resolve(request, token);
+  });
+  app.decorate('authenticateCaller', async (request: FastifyRequest) => {
+    const token = readBearerToken(request);
+    if (!token) return;
+    if (looksLikeApiKey(token)) await resolveApiKey(request, token);
+    else await resolve(request, token);
   });
 }
 

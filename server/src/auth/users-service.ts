@@ -34,6 +34,11 @@ export async function findUserBySubject(db: Queryable, issuer: string, subject: 
   return rows[0] ?? null;
 }
 
+export async function findUserById(db: Queryable, id: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
 /** Turns an e-mail or name into a username candidate: letters, digits and . _ - only. */
 export function usernameCandidate(claims: IdentityClaims): string {
   const source = claims.preferredUsername || claims.email?.split('@')[0] || claims.name || 'user';

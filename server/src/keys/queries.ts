@@ -1,0 +1,90 @@
+import type { Queryable } from '../db/client.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  monthly_spend_limit_cents: number | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  spent_this_month_cents: number;
+}
+
+export interface ApiKeyLookupRow {
+  id: string;
+  user_id: string;
+  monthly_spend_limit_cents: number | null;
+  last_used_at: Date | null;
+}
+
+// Start of the current calendar month in UTC, whatever the session time zone.
+const START_OF_UTC_MONTH = "(date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
+
+// Only what calls were actually charged counts: failed calls are never charged.
+const SPENT_THIS_MONTH = `coalesce((
+  SELECT sum(i.price_cents) FROM invocations i
+  WHERE i.api_key_id = k.id AND i.created_at >= ${START_OF_UTC_MONTH} AND i.status = 'success'
+), 0)::bigint`;
+
+const KEY_COLUMNS = `k.id, k.user_id, k.name, k.prefix, k.monthly_spend_limit_cents, k.created_at, k.last_used_at, k.revoked_at,
+  ${SPENT_THIS_MONTH} AS spent_this_month_cents`;
+
+export async function insertApiKey(
+  db: Queryable,
+  key: { userId: string; name: string; prefix: string; keyHash: string; monthlySpendLimitCents: number | null },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `WITH k AS (
+       INSERT INTO api_keys (user_id, name, prefix, key_hash, monthly_spend_limit_cents) VALUES ($1, $2, $3, $4, $5) RETURNING *
+     )
+     SELECT ${KEY_COLUMNS} FROM k`,
+    [key.userId, key.name, key.prefix, key.keyHash, key.monthlySpendLimitCents],
+  );
+  return rows[0]!;
+}
+
+export async function selectApiKeysByUser(db: Queryable, userId: string, includeRevoked: boolean): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k
+     WHERE k.user_id = $1 AND ($2 OR k.revoked_at IS NULL)
+     ORDER BY k.created_at DESC, k.id DESC`,
+    [userId, includeRevoked],
+  );
+  return rows;
+}
+
+/** Revokes a key of the user; revoking twice keeps the first time. Returns false when the user has no such key. */
+export async function markApiKeyRevoked(db: Queryable, keyId: string, userId: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND user_id = $2', [keyId, userId]);
+  return rowCount > 0;
+}
+
+/** A live key by hash, for authentication: not revoked, and its user still active. */
+export async function selectLiveApiKeyByHash(db: Queryable, keyHash: string): Promise<ApiKeyLookupRow | null> {
+  const { rows } = await db.query<ApiKeyLookupRow>(
+    `SELECT k.id, k.user_id, k.monthly_spend_limit_cents, k.last_used_at
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+     WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.is_active`,
+    [keyHash],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Records a use of the key unless one was recorded in the last minute. The condition lives in
+ * SQL too, so processes racing on the same key write at most once per minute between them.
+ */
+export async function touchApiKeyLastUsed(db: Queryable, keyId: string): Promise<void> {
+  await db.query(
+    `UPDATE api_keys SET last_used_at = now()
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [keyId],
+  );
+}
+
+export async function selectSpentThisMonthCents(db: Queryable, keyId: string): Promise<number> {
+  const { rows } = await db.query<{ spent: number }>(`SELECT ${SPENT_THIS_MONTH} AS spent FROM (SELECT $1::uuid AS id) k`, [keyId]);
+  return rows[0]?.spent ?? 0;
+}
