@@ -8,10 +8,16 @@ import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
+import { sweepExpiredHolds } from './billing/charges.ts';
 import { billingRoutes } from './billing/routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
+import { createIdempotencyStore } from './gateway/idempotency.ts';
+import { createModelRouter, parseModelTable } from './gateway/providers/registry.ts';
+import { createRateLimiter } from './gateway/rate-limit.ts';
+import { gatewayRoutes } from './gateway/routes.ts';
+import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
@@ -81,6 +87,28 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     },
     { prefix: '/api' },
   );
+
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
+  const gateway = createGatewayService({
+    db,
+    config,
+    apps,
+    prompts,
+    models: createModelRouter(config.models, config.gateway.modelTable ? { table: parseModelTable(config.gateway.modelTable) } : {}),
+    rateLimiter,
+    idempotency: createIdempotencyStore(db, { waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000 }),
+  });
+  await app.register(gatewayRoutes, { gateway });
+
+  // Holds left by a process that died mid-call are released once they expire.
+  const sweeper = setInterval(() => {
+    sweepExpiredHolds(db).catch((error: unknown) => app.log.error({ err: error }, 'releasing expired credit holds failed'));
+  }, 60_000);
+  sweeper.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await rateLimiter.close();
+  });
 
   await serveWebApp(app, config);
   return app;

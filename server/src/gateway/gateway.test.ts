@@ -1,0 +1,393 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+let ownerToken: string;
+const PRICE = 100;
+
+beforeAll(async () => {
+  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
+  ctx = await createTestContext({
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-test-upstream',
+    PROVIDER_TIMEOUT_MS: '15000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    PLATFORM_FEE_BPS: '1000',
+  });
+  ownerToken = await ctx.tokenFor('gateway-owner', { name: 'Creator' });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+});
+beforeEach(() => upstream.resetBehaviour());
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const api = (method: Method, url: string, token: string, payload?: object, headers: Record<string, string> = {}) =>
+  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload ? { payload } : {}) });
+
+let appCounter = 0;
+/** A live public prompt app of the owner's, priced PRICE cents. */
+async function livePublicApp(overrides: object = {}) {
+  const created = await api('POST', '/api/app/', ownerToken, {
+    name: `Paid App ${++appCounter}`,
+    type: 'prompt',
+    visibility: 'public',
+    price_cents: PRICE,
+    ...overrides,
+  });
+  expect(created.statusCode).toBe(201);
+  const slug = created.json().slug as string;
+  await api('PATCH', `/api/app/${slug}/update_status/`, ownerToken, { status: 'live' });
+  return slug;
+}
+
+let consumerCounter = 0;
+/** A new consumer with an API key; the key's owner starts with the sign-up credits (500 cents). */
+async function newConsumer(keyOptions: object = {}) {
+  const token = await ctx.tokenFor(`consumer-${++consumerCounter}`);
+  const created = await api('POST', '/api/keys/', token, { name: 'test key', ...keyOptions });
+  expect(created.statusCode).toBe(201);
+  return { token, key: created.json().key as string, keyId: created.json().id as string };
+}
+
+const callCompletion = (slug: string, key: string, inputs: object = { query: 'Hello?' }, headers: Record<string, string> = {}, extra: object = {}) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: `/api/app/${slug}/completion-messages`,
+    headers: { authorization: `Bearer ${key}`, ...headers },
+    payload: { inputs, response_mode: 'blocking', user: 'end-user-1', ...extra },
+  });
+
+const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
+
+async function ledgerIsBalanced() {
+  const { rows } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+  expect(rows[0]!.total).toBe(0);
+  const mismatched = await ctx.database.db.query(
+    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
+  );
+  expect(mismatched.rows).toEqual([]);
+}
+
+describe('a paid completion call', () => {
+  it('answers in Dify format, charges the caller, pays the creator and the platform fee, and records the invocation', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    const creatorBefore = await balance(ownerToken);
+    upstream.setBehaviour({ text: 'Owls are birds.', usage: { inputTokens: 12, outputTokens: 5 } });
+    const response = await callCompletion(slug, consumer.key, { query: 'Tell me about owls' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({
+      event: 'message',
+      mode: 'completion',
+      answer: 'Owls are birds.',
+      metadata: { usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, input_tokens: 12, output_tokens: 5 } },
+    });
+    expect(body.id).toBe(body.message_id);
+    expect(response.headers['ratelimit-limit']).toBe('100000');
+    // The upstream got the system prompt and the rendered template.
+    const sent = upstream.lastRequest().body as { model: string; messages: { role: string; content: string }[]; temperature: number; max_tokens: number };
+    expect(sent.model).toBe('gpt-4-turbo');
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: 'Tell me about owls' },
+    ]);
+    expect(sent.temperature).toBe(0.7);
+    expect(sent.max_tokens).toBe(2048);
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - PRICE);
+    expect((await balance(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - 10);
+    const invocation = await ctx.database.db.query(
+      'SELECT status, price_cents, input_tokens, output_tokens, end_user, api_key_id FROM invocations WHERE id = $1',
+      [body.id],
+    );
+    expect(invocation.rows[0]).toEqual({
+      status: 'success',
+      price_cents: PRICE,
+      input_tokens: 12,
+      output_tokens: 5,
+      end_user: 'end-user-1',
+      api_key_id: consumer.keyId,
+    });
+    await ledgerIsBalanced();
+  });
+
+  it('is free for the owner (recorded with price 0) and works on a draft private app', async () => {
+    const created = await api('POST', '/api/app/', ownerToken, { name: 'Owner Only', type: 'prompt' });
+    const slug = created.json().slug;
+    const before = await balance(ownerToken);
+    const response = await callCompletion(slug, ownerToken);
+    expect(response.statusCode).toBe(200);
+    expect((await balance(ownerToken)).credits_cents).toBe(before.credits_cents);
+    const { rows } = await ctx.database.db.query('SELECT price_cents FROM invocations WHERE id = $1', [response.json().id]);
+    expect(rows[0]).toEqual({ price_cents: 0 });
+  });
+
+  it('serves /v1/invoke/{slug} with a body of input fields', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/invoke/${slug}`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'Hi' },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().answer).toBe('Hello from the fake model.');
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - PRICE);
+  });
+});
+
+describe('access and validation', () => {
+  it('hides private apps (404), refuses apps that are not live (403) and needs credentials (401)', async () => {
+    const consumer = await newConsumer();
+    const privateSlug = (await api('POST', '/api/app/', ownerToken, { name: 'Hidden', type: 'prompt' })).json().slug;
+    await api('PATCH', `/api/app/${privateSlug}/update_status/`, ownerToken, { status: 'live' });
+    expect((await callCompletion(privateSlug, consumer.key)).json()).toMatchObject({ code: 'not_found', status: 404 });
+    const draftSlug = (await api('POST', '/api/app/', ownerToken, { name: 'Draft Public', type: 'prompt', visibility: 'public' })).json().slug;
+    expect((await callCompletion(draftSlug, consumer.key)).json()).toMatchObject({ code: 'app_unavailable', status: 403 });
+    const anonymous = await ctx.app.inject({ method: 'POST', url: `/api/app/${draftSlug}/completion-messages`, payload: { inputs: { query: 'x' } } });
+    expect(anonymous.json()).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect((await callCompletion('no-such-app', consumer.key)).statusCode).toBe(404);
+    expect((await balance(consumer.token)).credits_cents).toBe(500);
+  });
+
+  it('validates inputs against the input schema, naming the field, before charging', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    const missing = await callCompletion(slug, consumer.key, {});
+    expect(missing.json()).toMatchObject({ code: 'invalid_param', status: 400, params: 'inputs.query' });
+    const wrongType = await callCompletion(slug, consumer.key, { query: 42 });
+    expect(wrongType.json()).toMatchObject({ code: 'invalid_param', params: 'inputs.query' });
+    const extra = await callCompletion(slug, consumer.key, { query: 'x', colour: 'red' });
+    expect(extra.json()).toMatchObject({ code: 'invalid_param', params: 'inputs.colour' });
+    expect((await balance(consumer.token)).credits_cents).toBe(500);
+    const { rows } = await ctx.database.db.query<{ error_type: string }>(
+      "SELECT error_type FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1 AND i.status = 'error'",
+      [slug],
+    );
+    expect(rows.map((row) => row.error_type)).toEqual(['invalid_param', 'invalid_param', 'invalid_param']);
+  });
+
+  it('answers 401 for a revoked key at once', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    expect((await callCompletion(slug, consumer.key)).statusCode).toBe(200);
+    expect((await api('DELETE', `/api/keys/${consumer.keyId}/`, consumer.token)).statusCode).toBe(204);
+    expect((await callCompletion(slug, consumer.key)).json()).toMatchObject({ code: 'unauthorized', status: 401 });
+  });
+
+  it('enforces a key’s monthly spend limit with 402 key_limit_exceeded', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer({ monthly_spend_limit_cents: 250 });
+    expect((await callCompletion(slug, consumer.key)).statusCode).toBe(200);
+    expect((await callCompletion(slug, consumer.key)).statusCode).toBe(200);
+    const third = await callCompletion(slug, consumer.key);
+    expect(third.json()).toMatchObject({ code: 'key_limit_exceeded', status: 402 });
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - 2 * PRICE);
+  });
+});
+
+describe('failures are free', () => {
+  it.each([
+    ['upstream 500', { status: 500 }, 502, 'provider_error'],
+    ['malformed upstream answer', { malformed: true }, 502, 'provider_error'],
+  ])('%s: failed invocation recorded with its type, nothing charged', async (_name, behaviour, status, code) => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    upstream.setBehaviour(behaviour);
+    const response = await callCompletion(slug, consumer.key);
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ code, status });
+    expect((await balance(consumer.token)).credits_cents).toBe(500);
+    const { rows } = await ctx.database.db.query(
+      'SELECT i.status, i.error_type, i.price_cents FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1',
+      [slug],
+    );
+    expect(rows).toEqual([{ status: 'error', error_type: code, price_cents: 0 }]);
+    const holds = await ctx.database.db.query('SELECT 1 FROM credit_holds');
+    expect(holds.rows).toEqual([]);
+  });
+});
+
+describe('upstream timeout', () => {
+  it('answers 504 provider_timeout, records the failure and charges nothing', async () => {
+    const quick = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', PROVIDER_TIMEOUT_MS: '300' });
+    try {
+      const owner = await quick.tokenFor('timeout-owner');
+      const consumerToken = await quick.tokenFor('timeout-consumer');
+      const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+      const slug = (
+        await quick.app.inject({ method: 'POST', url: '/api/app/', headers: auth(owner), payload: { name: 'Slow', type: 'prompt', visibility: 'public' } })
+      ).json().slug;
+      await quick.app.inject({ method: 'PATCH', url: `/api/app/${slug}/update_status/`, headers: auth(owner), payload: { status: 'live' } });
+      upstream.setBehaviour({ delayMs: 1500 });
+      const response = await quick.app.inject({
+        method: 'POST',
+        url: `/api/app/${slug}/completion-messages`,
+        headers: auth(consumerToken),
+        payload: { inputs: { query: 'x' } },
+      });
+      expect(response.statusCode).toBe(504);
+      expect(response.json()).toMatchObject({ code: 'provider_timeout', status: 504 });
+      const credits = (await quick.app.inject({ method: 'GET', url: '/api/billing/balance/', headers: auth(consumerToken) })).json();
+      expect(credits.credits_cents).toBe(500);
+      const { rows } = await quick.database.db.query('SELECT status, error_type, price_cents FROM invocations');
+      expect(rows).toEqual([{ status: 'error', error_type: 'provider_timeout', price_cents: 0 }]);
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('exactly-once charging under concurrency', () => {
+  it('with credits for exactly K calls, 10·K concurrent calls give K successes and 402 for the rest', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    const K = 500 / PRICE;
+    const creatorBefore = await balance(ownerToken);
+    upstream.setBehaviour({ delayMs: 20 });
+    const responses = await Promise.all(Array.from({ length: 10 * K }, () => callCompletion(slug, consumer.key)));
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(K);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(9 * K);
+    for (const response of responses.filter((r) => r.statusCode === 402)) expect(response.json().code).toBe('insufficient_credits');
+    expect((await balance(consumer.token)).credits_cents).toBe(0);
+    expect((await balance(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(K * (PRICE - 10));
+    await ledgerIsBalanced();
+  });
+
+  it('50 idempotency keys sent 5 times each: one charge and one upstream call per key, the same body for replays', async () => {
+    const slug = await livePublicApp({ price_cents: 1 });
+    const consumer = await newConsumer();
+    const upstreamBefore = upstream.requests.length;
+    upstream.setBehaviour({ delayMs: 30, text: 'idempotent answer' });
+    const keys = Array.from({ length: 50 }, (_, i) => `key-${i}`);
+    const responses = await Promise.all(
+      keys.flatMap((key) => Array.from({ length: 5 }, () => callCompletion(slug, consumer.key, { query: 'same' }, { 'idempotency-key': key }))),
+    );
+    for (const response of responses) expect(response.statusCode).toBe(200);
+    for (const [index, key] of keys.entries()) {
+      const group = responses.slice(index * 5, index * 5 + 5).map((response) => response.body);
+      expect(new Set(group).size, key).toBe(1);
+    }
+    expect(upstream.requests.length - upstreamBefore).toBe(50);
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - 50);
+    const conflict = await callCompletion(slug, consumer.key, { query: 'different' }, { 'idempotency-key': 'key-0' });
+    expect(conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
+    await ledgerIsBalanced();
+  });
+});
+
+describe('streaming', () => {
+  it('streams message chunks then message_end, charging once', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'one two three four five', usage: { inputTokens: 3, outputTokens: 5 } });
+    const response = await callCompletion(slug, consumer.key, { query: 'count' }, {}, { response_mode: 'streaming' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/event-stream');
+    const events = response.body
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => JSON.parse(frame.slice(6)));
+    const messages = events.filter((event) => event.event === 'message');
+    expect(messages.map((event) => event.answer).join('')).toBe('one two three four five');
+    const end = events.at(-1);
+    expect(end).toMatchObject({ event: 'message_end', metadata: { usage: { input_tokens: 3, output_tokens: 5 } } });
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - PRICE);
+  });
+
+  it('sends an error event and charges nothing when the upstream fails mid-stream', async () => {
+    const slug = await livePublicApp();
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'a b c d e f g h', cutStreamAfterChunks: 2 });
+    const response = await callCompletion(slug, consumer.key, { query: 'count' }, {}, { response_mode: 'streaming' });
+    const events = response.body
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => JSON.parse(frame.slice(6)));
+    expect(events.at(-1)).toMatchObject({ event: 'error', code: 'provider_error' });
+    expect((await balance(consumer.token)).credits_cents).toBe(500);
+  });
+});
+
+describe('chat', () => {
+  it('keeps the conversation server-side and sends the history on a follow-up', async () => {
+    const slug = await livePublicApp({ interaction_mode: 'chat' });
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'Nice to meet you, Ada.' });
+    const first = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'My name is Ada.', response_mode: 'blocking', user: 'u' },
+    });
+    expect(first.statusCode).toBe(200);
+    const conversationId = first.json().conversation_id;
+    expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.json().mode).toBe('chat');
+    upstream.setBehaviour({ text: 'Your name is Ada.' });
+    const second = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'What is my name?', conversation_id: conversationId, response_mode: 'blocking', user: 'u' },
+    });
+    expect(second.json()).toMatchObject({ conversation_id: conversationId, answer: 'Your name is Ada.' });
+    const sent = upstream.lastRequest().body as { messages: { role: string; content: string }[] };
+    expect(sent.messages.map((message) => [message.role, message.content])).toEqual([
+      ['system', 'You are a helpful assistant.'],
+      ['user', 'My name is Ada.'],
+      ['assistant', 'Nice to meet you, Ada.'],
+      ['user', 'What is my name?'],
+    ]);
+    const stranger = await newConsumer();
+    const foreign = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/chat-messages`,
+      headers: { authorization: `Bearer ${stranger.key}` },
+      payload: { query: 'Hi', conversation_id: conversationId },
+    });
+    expect(foreign.json()).toMatchObject({ code: 'not_found', message: 'Conversation Not Exists.' });
+    const missingQuery = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: {},
+    });
+    expect(missingQuery.json()).toMatchObject({ code: 'invalid_param', params: 'query' });
+  });
+});
+
+describe('rate limiting', () => {
+  it('answers 429 with Retry-After and RateLimit headers past the limit', async () => {
+    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const owner = await limited.tokenFor('rl-owner');
+      const slug = (
+        await limited.app.inject({ method: 'POST', url: '/api/app/', headers: { authorization: `Bearer ${owner}` }, payload: { name: 'RL', type: 'prompt' } })
+      ).json().slug;
+      const call = () =>
+        limited.app.inject({
+          method: 'POST',
+          url: `/api/app/${slug}/completion-messages`,
+          headers: { authorization: `Bearer ${owner}` },
+          payload: { inputs: { query: 'x' } },
+        });
+      for (let i = 0; i < 3; i++) expect((await call()).statusCode).toBe(200);
+      const response = await call();
+      expect(response.statusCode).toBe(429);
+      expect(response.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+      expect(response.headers['ratelimit-remaining']).toBe('0');
+    } finally {
+      await limited.close();
+    }
+  });
+});

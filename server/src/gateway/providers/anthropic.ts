@@ -1,0 +1,163 @@
+// Anthropic Messages API (POST {base}/v1/messages, x-api-key, anthropic-version 2023-06-01).
+// The system prompt is the top-level `system`; max_tokens is required. Streaming is SSE with named
+// events: message_start (input usage), content_block_delta (text_delta), message_delta
+// (cumulative output usage), message_stop; ping is a keep-alive and error reports a failure.
+// There is no native JSON-schema mode on this API version, so a schema is asked for by instruction.
+import { AppError } from '../../errors.ts';
+import { systemPrompt } from './json-output.ts';
+import { readServerSentEvents } from './sse.ts';
+import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
+import {
+  isRecord,
+  malformedAnswer,
+  parseUpstreamJson,
+  postJson,
+  readJsonBody,
+  redactSecrets,
+  startUpstreamCall,
+  throwIfCallerAborted,
+  tokenCount,
+  trimBaseUrl,
+  type UpstreamCall,
+} from './upstream.ts';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** max_tokens is required by the API; used when the prompt sets none. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+export interface AnthropicOptions {
+  apiKey: string;
+  /** Without the /v1 segment. */
+  baseUrl?: string;
+  fetch?: FetchFunction;
+}
+
+const label = 'Anthropic';
+
+export function createAnthropicProvider(options: AnthropicOptions): ModelProvider {
+  const url = `${trimBaseUrl(options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL)}/v1/messages`;
+  const fetchImpl = options.fetch ?? fetch;
+  const headers = { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+  const secrets = [options.apiKey];
+  const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>
+    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets });
+
+  return {
+    name: 'anthropic',
+
+    async complete(request: ModelRequest): Promise<ModelResult> {
+      throwIfCallerAborted(request.signal);
+      const call = startUpstreamCall(label, request);
+      try {
+        const response = await post(call, request, false);
+        return parseMessage(await readJsonBody(response, call, label));
+      } catch (error) {
+        throw call.fail(error);
+      } finally {
+        call.dispose();
+      }
+    },
+
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+      throwIfCallerAborted(request.signal);
+      const call = startUpstreamCall(label, request);
+      let finished = false;
+      try {
+        let inputTokens: number | null = null;
+        let outputTokens: number | null = null;
+        let sawStop = false;
+        try {
+          const response = await post(call, request, true);
+          if (!response.body) throw malformedAnswer(label, 'the stream has no body');
+          for await (const event of readServerSentEvents(response.body, { isEnd: (event) => event.event === 'message_stop' })) {
+            const data = parseUpstreamJson(event.data, label);
+            if (!isRecord(data)) throw malformedAnswer(label, `the ${event.event} event is not an object`);
+            const type = typeof data.type === 'string' ? data.type : event.event;
+            if (type === 'message_start') {
+              const usage = isRecord(data.message) && isRecord(data.message.usage) ? data.message.usage : null;
+              inputTokens = usage ? inputTokenCount(usage) : null;
+              outputTokens = usage ? tokenCount(usage.output_tokens) : null;
+              if (inputTokens === null) throw malformedAnswer(label, 'message_start has no usage.input_tokens');
+            } else if (type === 'content_block_delta') {
+              const delta = isRecord(data.delta) ? data.delta : null;
+              if (delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') yield { type: 'delta', text: delta.text };
+            } else if (type === 'message_delta') {
+              // The usage on message_delta is cumulative; newer API versions repeat the input count there.
+              const usage = isRecord(data.usage) ? data.usage : null;
+              outputTokens = (usage && tokenCount(usage.output_tokens)) ?? outputTokens;
+              if (usage && usage.input_tokens !== undefined && usage.input_tokens !== null) inputTokens = inputTokenCount(usage) ?? inputTokens;
+            } else if (type === 'message_stop') {
+              sawStop = true;
+            } else if (type === 'error') {
+              const error = isRecord(data.error) ? data.error : {};
+              const message = typeof error.message === 'string' ? error.message : 'unknown error';
+              throw new AppError('provider_error', redactSecrets(`${label} reported an error mid-stream: ${message.slice(0, 300)}`, secrets));
+            }
+          }
+        } catch (error) {
+          throw call.fail(error);
+        }
+        if (!sawStop) throw malformedAnswer(label, 'the stream ended before message_stop');
+        if (inputTokens === null || outputTokens === null) throw malformedAnswer(label, 'the stream reported no usage');
+        finished = true;
+        yield { type: 'done', usage: { inputTokens, outputTokens } };
+      } finally {
+        if (!finished) call.abort();
+        call.dispose();
+      }
+    },
+  };
+}
+
+function requestBody(request: ModelRequest, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    messages: request.messages.filter((message) => message.role !== 'system').map(toAnthropicMessage),
+  };
+  const system = systemPrompt(request.messages, request.jsonSchema, true);
+  if (system) body.system = system;
+  // Anthropic's temperature runs from 0 to 1 (the spec allows up to 2), and current Claude models
+  // refuse temperature and top_p together: temperature wins, top_p is sent only without it.
+  if (request.temperature !== undefined) body.temperature = Math.min(Math.max(request.temperature, 0), 1);
+  else if (request.topP !== undefined) body.top_p = request.topP;
+  // Anthropic has no frequency or presence penalty.
+  if (stream) body.stream = true;
+  return body;
+}
+
+function toAnthropicMessage(message: ChatMessage): Record<string, unknown> {
+  if (!message.images?.length) return { role: message.role, content: message.content };
+  const content: Record<string, unknown>[] = message.images.map((image) => ({
+    type: 'image',
+    source: { type: 'base64', media_type: image.mimeType, data: image.data.toString('base64') },
+  }));
+  // Empty text blocks are refused, so an image-only message has none.
+  if (message.content !== '') content.push({ type: 'text', text: message.content });
+  return { role: message.role, content };
+}
+
+function parseMessage(body: unknown): ModelResult {
+  if (!isRecord(body)) throw malformedAnswer(label, 'the body is not an object');
+  if (!Array.isArray(body.content)) throw malformedAnswer(label, 'no content array');
+  let text = '';
+  for (const block of body.content) {
+    if (isRecord(block) && block.type === 'text') {
+      if (typeof block.text !== 'string') throw malformedAnswer(label, 'a text block has no text');
+      text += block.text;
+    }
+  }
+  const usage = isRecord(body.usage) ? body.usage : null;
+  const inputTokens = usage && inputTokenCount(usage);
+  const outputTokens = usage && tokenCount(usage.output_tokens);
+  if (inputTokens === null || outputTokens === null) throw malformedAnswer(label, 'no usage.input_tokens / usage.output_tokens');
+  return { text, usage: { inputTokens, outputTokens } satisfies ModelUsage };
+}
+
+/** input_tokens excludes prompt-cache reads and writes, which are input too. */
+function inputTokenCount(usage: Record<string, unknown>): number | null {
+  const input = tokenCount(usage.input_tokens);
+  if (input === null) return null;
+  return input + (tokenCount(usage.cache_creation_input_tokens) ?? 0) + (tokenCount(usage.cache_read_input_tokens) ?? 0);
+}

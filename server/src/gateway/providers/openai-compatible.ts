@@ -1,0 +1,165 @@
+// OpenAI Chat Completions (POST {base}/chat/completions), which OpenAI serves and so do Ollama,
+// vLLM, OpenRouter and LiteLLM. Streaming is SSE "data:" lines of chat.completion.chunk objects
+// ending with "data: [DONE]"; with stream_options.include_usage the last chunk before [DONE] has
+// empty choices and the usage for the whole request.
+import { AppError } from '../../errors.ts';
+import { readServerSentEvents } from './sse.ts';
+import { countPromptTokens, countTokens } from './tokens.ts';
+import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
+import {
+  isRecord,
+  malformedAnswer,
+  parseUpstreamJson,
+  postJson,
+  readJsonBody,
+  redactSecrets,
+  startUpstreamCall,
+  throwIfCallerAborted,
+  tokenCount,
+  trimBaseUrl,
+  type UpstreamCall,
+} from './upstream.ts';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAICompatibleOptions {
+  /** Up to and including the version segment, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
+  baseUrl: string;
+  /** Sent as a Bearer token; local servers (Ollama, vLLM) may need none. */
+  apiKey: string | null;
+  fetch?: FetchFunction;
+  /** How error messages name the upstream. */
+  label?: string;
+}
+
+export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
+  const url = `${trimBaseUrl(options.baseUrl)}/chat/completions`;
+  const label = options.label ?? (trimBaseUrl(options.baseUrl) === OPENAI_DEFAULT_BASE_URL ? 'OpenAI' : 'The OpenAI-compatible provider');
+  const fetchImpl = options.fetch ?? fetch;
+  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+  const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>
+    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets: [options.apiKey] });
+
+  return {
+    name: 'openai',
+
+    async complete(request: ModelRequest): Promise<ModelResult> {
+      throwIfCallerAborted(request.signal);
+      const call = startUpstreamCall(label, request);
+      try {
+        const response = await post(call, request, false);
+        const body = await readJsonBody(response, call, label);
+        return parseCompletion(body, request, label);
+      } catch (error) {
+        throw call.fail(error);
+      } finally {
+        call.dispose();
+      }
+    },
+
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+      throwIfCallerAborted(request.signal);
+      const call = startUpstreamCall(label, request);
+      let finished = false;
+      try {
+        let usage: ModelUsage | null = null;
+        let text = '';
+        let sawDone = false;
+        try {
+          const response = await post(call, request, true);
+          if (!response.body) throw malformedAnswer(label, 'the stream has no body');
+          for await (const event of readServerSentEvents(response.body, { isEnd: (event) => event.data === '[DONE]' })) {
+            if (event.data === '[DONE]') {
+              sawDone = true;
+              continue;
+            }
+            const chunk = parseUpstreamJson(event.data, label);
+            if (!isRecord(chunk)) throw malformedAnswer(label, 'a stream chunk is not an object');
+            if (chunk.error !== undefined) throw streamError(chunk.error, label, [options.apiKey]);
+            const delta = chunkDelta(chunk, label);
+            if (isRecord(chunk.usage)) usage = readUsage(chunk.usage) ?? usage;
+            if (delta) {
+              text += delta;
+              yield { type: 'delta', text: delta };
+            }
+          }
+        } catch (error) {
+          throw call.fail(error);
+        }
+        if (!sawDone) throw malformedAnswer(label, 'the stream ended before [DONE]');
+        finished = true;
+        yield { type: 'done', usage: usage ?? estimateUsage(request.messages, text) };
+      } finally {
+        if (!finished) call.abort();
+        call.dispose();
+      }
+    },
+  };
+}
+
+function requestBody(request: ModelRequest, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: request.model, messages: request.messages.map(toOpenAIMessage) };
+  // max_tokens rather than max_completion_tokens: every OpenAI-compatible server understands it.
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.jsonSchema) {
+    body.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: request.jsonSchema, strict: false } };
+  }
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
+  // Only user messages may carry images in Chat Completions.
+  if (message.role !== 'user' || !message.images?.length) return { role: message.role, content: message.content };
+  return {
+    role: message.role,
+    content: [
+      { type: 'text', text: message.content },
+      ...message.images.map((image) => ({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
+    ],
+  };
+}
+
+function parseCompletion(body: unknown, request: ModelRequest, label: string): ModelResult {
+  if (!isRecord(body)) throw malformedAnswer(label, 'the body is not an object');
+  const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
+  if (!isRecord(choice) || !isRecord(choice.message)) throw malformedAnswer(label, 'no choices[0].message');
+  const { content, refusal } = choice.message;
+  if (content !== null && content !== undefined && typeof content !== 'string') throw malformedAnswer(label, 'choices[0].message.content is not text');
+  const text = content ?? (typeof refusal === 'string' ? refusal : '');
+  const usage = isRecord(body.usage) ? readUsage(body.usage) : null;
+  return { text, usage: usage ?? estimateUsage(request.messages, text) };
+}
+
+function chunkDelta(chunk: Record<string, unknown>, label: string): string {
+  if (chunk.choices === undefined || chunk.choices === null) return '';
+  if (!Array.isArray(chunk.choices)) throw malformedAnswer(label, 'a stream chunk has no choices array');
+  const choice = chunk.choices[0];
+  if (choice === undefined) return '';
+  if (!isRecord(choice)) throw malformedAnswer(label, 'a stream chunk has a malformed choice');
+  const content = isRecord(choice.delta) ? choice.delta.content : undefined;
+  return typeof content === 'string' ? content : '';
+}
+
+function readUsage(usage: Record<string, unknown>): ModelUsage | null {
+  const inputTokens = tokenCount(usage.prompt_tokens);
+  const outputTokens = tokenCount(usage.completion_tokens);
+  return inputTokens === null || outputTokens === null ? null : { inputTokens, outputTokens };
+}
+
+/** Some compatible servers report no usage; then the tokens are counted here, with GPT-4's tokenizer. */
+function estimateUsage(messages: readonly ChatMessage[], text: string): ModelUsage {
+  return { inputTokens: countPromptTokens(messages), outputTokens: countTokens(text) };
+}
+
+function streamError(error: unknown, label: string, secrets: readonly (string | null)[]): AppError {
+  const message = isRecord(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'unknown error';
+  return new AppError('provider_error', redactSecrets(`${label} reported an error mid-stream: ${message.slice(0, 300)}`, secrets));
+}

@@ -1,0 +1,176 @@
+// What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
+// reading a JSON answer, and turning every failure into the error the gateway expects.
+import { AppError } from '../../errors.ts';
+import type { FetchFunction, ModelRequest } from './types.ts';
+
+/** Thrown when the caller's signal aborts; its name is 'AbortError' like fetch's own. */
+export class ProviderAbortError extends Error {
+  constructor(message = 'The caller aborted the model request', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AbortError';
+  }
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+export interface UpstreamCall {
+  /** Aborts on the deadline, on the caller's signal, or on abort(). */
+  readonly signal: AbortSignal;
+  /** The error to throw for whatever a fetch or a body read threw, given why the call ended. */
+  fail(error: unknown): Error;
+  /** Tears the upstream request down (the consumer stopped reading early). */
+  abort(): void;
+  /** Clears the deadline timer and the listener on the caller's signal; call it in a finally. */
+  dispose(): void;
+}
+
+/**
+ * One controller per upstream call, aborted by whichever comes first: the deadline or the caller.
+ * This is AbortSignal.any([signal, AbortSignal.timeout(ms)]) with two differences that matter on
+ * the hot path: the timer is cleared as soon as the call ends instead of living for timeoutMs, and
+ * the listener on the caller's (possibly long-lived) signal is removed.
+ */
+export function startUpstreamCall(label: string, request: Pick<ModelRequest, 'signal' | 'timeoutMs'>): UpstreamCall {
+  const controller = new AbortController();
+  let endedBy: 'timeout' | 'caller' | 'consumer' | null = null;
+  const end = (why: 'timeout' | 'caller' | 'consumer', reason: unknown) => {
+    if (endedBy !== null) return;
+    endedBy = why;
+    controller.abort(reason);
+  };
+  const onCallerAbort = () => end('caller', request.signal.reason);
+  // setTimeout fires at once for delays beyond 2^31 - 1 ms, so longer ones are capped there (~24 days).
+  const delay = Math.min(Math.max(Number.isFinite(request.timeoutMs) ? request.timeoutMs : 0, 0), 2_147_483_647);
+  const timer = setTimeout(() => end('timeout', new DOMException(`${label} did not answer within ${request.timeoutMs} ms`, 'TimeoutError')), delay);
+  if (request.signal.aborted) onCallerAbort();
+  else request.signal.addEventListener('abort', onCallerAbort, { once: true });
+
+  return {
+    signal: controller.signal,
+    fail(error) {
+      if (endedBy === 'timeout') return new AppError('provider_timeout', `${label} did not answer within ${request.timeoutMs} ms`);
+      if (endedBy === 'caller' || endedBy === 'consumer') return new ProviderAbortError(undefined, { cause: error });
+      if (error instanceof AppError) return error;
+      return new AppError('provider_error', `Could not reach ${label}: ${describeNetworkError(error)}`);
+    },
+    abort: () => end('consumer', new ProviderAbortError('The model answer was no longer needed')),
+    dispose() {
+      clearTimeout(timer);
+      request.signal.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}
+
+/** Throws the caller's abort before any work starts. */
+export function throwIfCallerAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new ProviderAbortError(undefined, { cause: signal.reason });
+}
+
+export interface PostJsonOptions {
+  fetch: FetchFunction;
+  call: UpstreamCall;
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Strings that must never appear in an error message (API keys). */
+  secrets: readonly (string | null | undefined)[];
+}
+
+/** POSTs a JSON body; resolves with a 2xx response, or throws provider_error naming the upstream status and message. */
+export async function postJson(options: PostJsonOptions): Promise<Response> {
+  const { call, label } = options;
+  let response: Response;
+  try {
+    response = await options.fetch(options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+      body: JSON.stringify(options.body),
+      signal: call.signal,
+    });
+  } catch (error) {
+    throw call.fail(error);
+  }
+  if (response.ok) return response;
+  let detail = '';
+  try {
+    detail = upstreamErrorMessage(await response.text());
+  } catch (error) {
+    throw call.fail(error);
+  }
+  const message = `${label} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}`;
+  throw new AppError('provider_error', redactSecrets(message, options.secrets));
+}
+
+/** Reads a whole JSON body; a body that is not JSON is a provider_error. */
+export async function readJsonBody(response: Response, call: UpstreamCall, label: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw call.fail(error);
+  }
+  return parseUpstreamJson(text, label);
+}
+
+export function parseUpstreamJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformedAnswer(label, `the body is not JSON (${JSON.stringify(text.slice(0, 60))})`);
+  }
+}
+
+export function malformedAnswer(label: string, what: string): AppError {
+  return new AppError('provider_error', `${label} answered in an unexpected format: ${what}`);
+}
+
+/** OpenAI, Anthropic and Gemini all put a readable message at error.message. */
+function upstreamErrorMessage(body: string): string {
+  let message = body;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof parsed.error === 'object' && typeof parsed.error?.message === 'string') message = parsed.error.message;
+    else if (typeof parsed.error === 'string') message = parsed.error;
+    else if (typeof parsed.message === 'string') message = parsed.message;
+  } catch {
+    // Not JSON: keep the start of the text.
+  }
+  message = message.replace(/\s+/g, ' ').trim();
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}
+
+export function redactSecrets(text: string, secrets: readonly (string | null | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]');
+  }
+  return result;
+}
+
+/** undici reports "fetch failed" with the real reason (ECONNREFUSED, ENOTFOUND…) in its cause. */
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (cause && typeof cause === 'object') {
+    if (typeof cause.code === 'string') return `${error.message} (${cause.code})`;
+    if (typeof cause.message === 'string') return `${error.message} (${cause.message})`;
+  }
+  return error.message;
+}
+
+/** The base URL without trailing slashes, so paths can be appended with one. */
+export function trimBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A usage number from an upstream body: a non-negative integer, or null when absent or wrong. */
+export function tokenCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}

@@ -1,0 +1,225 @@
+// Paid call endpoints, Dify-compatible: blocking JSON answers or Server-Sent Events.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponse, SlugParams } from '@tollbooth/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../errors.ts';
+import type { CallAnswer, CallBody, CallMode, GatewayService, PreparedCall } from './service.ts';
+import { RateLimitedError } from './service.ts';
+
+const PING_INTERVAL_MS = 10_000;
+
+const FileReference = Type.Object(
+  {
+    type: Type.Optional(Type.String({ maxLength: 50 })),
+    transfer_method: Type.Optional(Type.String({ maxLength: 50 })),
+    upload_file_id: Type.Optional(Type.String({ maxLength: 100 })),
+    url: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: true },
+);
+
+const CallRequest = Type.Object(
+  {
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values for the app input schema' })),
+    query: Type.Optional(Type.String({ description: 'The user message (chat-messages; required there)' })),
+    response_mode: Type.Optional(Type.Union([Type.Literal('blocking'), Type.Literal('streaming')], { default: 'blocking' })),
+    conversation_id: Type.Optional(Type.String({ description: 'Continue a chat conversation; empty or absent starts a new one' })),
+    user: Type.Optional(Type.String({ maxLength: 200, description: 'Your own end-user id, for analytics' })),
+    files: Type.Optional(Type.Array(FileReference, { maxItems: 10 })),
+  },
+  { additionalProperties: true },
+);
+
+const Usage = Type.Object({
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  input_tokens: Type.Integer(),
+  output_tokens: Type.Integer(),
+  latency: Type.Number({ description: 'Seconds' }),
+});
+
+const CallAnswerSchema = Type.Object({
+  event: Type.Literal('message'),
+  task_id: Type.String(),
+  id: Type.String(),
+  message_id: Type.String(),
+  conversation_id: Type.String(),
+  mode: Type.Union([Type.Literal('completion'), Type.Literal('chat')]),
+  answer: Type.String(),
+  metadata: Type.Object({ usage: Usage }),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+});
+
+const callErrors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  402: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  413: ErrorResponse,
+  429: ErrorResponse,
+  502: ErrorResponse,
+  504: ErrorResponse,
+};
+
+const CALL_DESCRIPTION = `Calls the application. Authenticate with \`Authorization: Bearer <API key>\` (or an access token).
+A call to another user's live public or embed app costs its price_cents, charged only when the call succeeds;
+the owner's own calls are free. With \`response_mode: "streaming"\` the answer is Server-Sent Events:
+\`message\` chunks, then \`message_end\` with usage (the charge happens there), or \`error\`; an \`event: ping\` every 10 s.
+A client that disconnects mid-stream aborts the upstream call and is not charged.
+Send an \`Idempotency-Key\` header to make retries safe: the same key and body within 24 h returns the stored answer
+without a second charge; the same key with a different body is a 409.
+Errors: invalid_param 400, unauthorized 401, insufficient_credits / key_limit_exceeded 402, app_unavailable 403,
+not_found 404, rate_limited 429 (with Retry-After), provider_error 502, provider_timeout 504.`;
+
+function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rateLimit'>) {
+  const { limit, remaining, resetSeconds } = call.rateLimit;
+  reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
+}
+
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService }> = async (app, { gateway }) => {
+  const authenticate = (request: FastifyRequest, reply: FastifyReply) => async () => {
+    await app.authenticateCaller(request, reply);
+    return request.auth;
+  };
+
+  /** Runs one call for any of the call routes. */
+  const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallBody) => {
+    const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
+    let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
+    try {
+      preparation = await gateway.prepare(slug, mode, authenticate(request, reply), body, idempotencyKey);
+    } catch (error) {
+      if (error instanceof RateLimitedError) {
+        reply.header('Retry-After', error.decision.resetSeconds);
+        setRateLimitHeaders(reply, { rateLimit: error.decision });
+      }
+      throw error;
+    }
+    const streaming = body.response_mode === 'streaming';
+    if (preparation.kind === 'replay') {
+      reply.header('Idempotent-Replayed', 'true');
+      if (!streaming) return reply.status(preparation.status).send(preparation.body);
+      return replayAsStream(reply, preparation.body);
+    }
+    const call = preparation.call;
+    setRateLimitHeaders(reply, call);
+    // Aborts the upstream call when the client goes away before the answer is complete.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    };
+    reply.raw.on('close', onClose);
+    if (!streaming) {
+      try {
+        return await gateway.complete(call, abort.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    }
+    return streamCall(reply, call, abort, onClose);
+  };
+
+  const openStream = (reply: FastifyReply) => {
+    reply.hijack();
+    const headers: Record<string, string | number> = {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    };
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
+    reply.raw.writeHead(200, headers);
+    return (event: object) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
+  };
+
+  const messageEnd = (answer: CallAnswer) => ({
+    event: 'message_end',
+    task_id: answer.task_id,
+    id: answer.id,
+    message_id: answer.message_id,
+    conversation_id: answer.conversation_id,
+    metadata: { ...answer.metadata, retriever_resources: [] },
+  });
+
+  const replayAsStream = (reply: FastifyReply, answer: CallAnswer) => {
+    const send = openStream(reply);
+    send({
+      event: 'message',
+      task_id: answer.task_id,
+      message_id: answer.message_id,
+      conversation_id: answer.conversation_id,
+      answer: answer.answer,
+      created_at: answer.created_at,
+    });
+    send(messageEnd(answer));
+    reply.raw.end();
+  };
+
+  const streamCall = async (reply: FastifyReply, call: PreparedCall, abort: AbortController, onClose: () => void) => {
+    const send = openStream(reply);
+    const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
+    const createdAt = Math.floor(Date.now() / 1000);
+    try {
+      const answer = await gateway.stream(call, abort.signal, (text) => {
+        send({
+          event: 'message',
+          task_id: call.taskId,
+          message_id: call.taskId,
+          conversation_id: call.conversationId ?? '',
+          answer: text,
+          created_at: createdAt,
+        });
+      });
+      send(messageEnd(answer));
+    } catch (error) {
+      if (!abort.signal.aborted) {
+        const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
+        if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
+        send({ event: 'error', task_id: call.taskId, message_id: call.taskId, status: appError.status, code: appError.code, message: appError.message });
+      }
+    } finally {
+      clearInterval(ping);
+      reply.raw.off('close', onClose);
+      reply.raw.end();
+    }
+  };
+
+  for (const mode of ['completion', 'chat'] as const) {
+    app.post(
+      `/api/app/:slug/${mode}-messages`,
+      {
+        schema: {
+          tags: ['gateway'],
+          summary: mode === 'completion' ? 'Run a completion (Dify-compatible)' : 'Send a chat message (Dify-compatible)',
+          description: CALL_DESCRIPTION,
+          security: [{ bearer: [] }],
+          params: SlugParams,
+          headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+          body: CallRequest,
+          response: { 200: CallAnswerSchema, ...callErrors },
+        },
+      },
+      async (request, reply) => handle(request, reply, request.params.slug, mode, request.body as CallBody),
+    );
+  }
+
+  app.post(
+    '/v1/invoke/:slug',
+    {
+      schema: {
+        tags: ['gateway'],
+        summary: 'Invoke a prompt with a JSON body of its input fields',
+        description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        body: Type.Record(Type.String(), Type.Unknown()),
+        response: { 200: CallAnswerSchema, ...callErrors },
+      },
+    },
+    async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),
+  );
+};

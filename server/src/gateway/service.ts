@@ -1,0 +1,438 @@
+// The paid gateway: resolve app → authenticate → check access → validate inputs → rate limit →
+// reserve → render → call the model → settle → record → answer. Every failure once the app is
+// known is recorded as a failed invocation with its type, and nothing is charged for it.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { IoSchema } from '@tollbooth/contract';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { AppRow } from '../apps/queries.ts';
+import type { AppsService } from '../apps/service.ts';
+import type { AuthContext } from '../auth/plugin.ts';
+import { type CreditHold, releaseCharge, reserveCharge, settleCharge } from '../billing/charges.ts';
+import type { Config } from '../config.ts';
+import type { Database, Queryable } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+import type { PromptsService } from '../prompts/service.ts';
+import { renderTemplate } from '../prompts/template.ts';
+import { hashRequest, type IdempotencyStore } from './idempotency.ts';
+import { recordInvocation } from './invocations.ts';
+import type { ModelRouter } from './providers/registry.ts';
+import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from './providers/types.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
+
+export type CallMode = 'completion' | 'chat';
+
+export interface FileReference {
+  type?: string;
+  transfer_method?: string;
+  upload_file_id?: string;
+  url?: string;
+}
+
+export interface CallBody {
+  inputs?: Record<string, unknown>;
+  query?: string;
+  response_mode?: 'blocking' | 'streaming';
+  conversation_id?: string;
+  user?: string;
+  files?: FileReference[];
+}
+
+export interface CallAnswer {
+  event: 'message';
+  task_id: string;
+  id: string;
+  message_id: string;
+  conversation_id: string;
+  mode: CallMode;
+  answer: string;
+  metadata: {
+    usage: {
+      prompt_tokens: number;
+      completion_tokens: number;
+      total_tokens: number;
+      input_tokens: number;
+      output_tokens: number;
+      latency: number;
+    };
+  };
+  created_at: number;
+}
+
+/** A call that passed every check and holds its reservation; run it with complete() or stream(). */
+export interface PreparedCall {
+  app: AppRow;
+  mode: CallMode;
+  auth: AuthContext;
+  endUser: string;
+  priceCents: number;
+  hold: CreditHold | null;
+  modelRequest: Omit<ModelRequest, 'signal' | 'timeoutMs'>;
+  resolved: ReturnType<ModelRouter['resolve']>;
+  outputSchema: IoSchema | null;
+  conversationId: string | null;
+  query: string | null;
+  taskId: string;
+  startedAt: number;
+  rateLimit: RateLimitDecision;
+  /** Set when the call runs under an Idempotency-Key: its answer is stored for replays. */
+  idempotency: { userId: string; key: string } | null;
+}
+
+export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay'; status: number; body: CallAnswer };
+
+const MAX_HISTORY_MESSAGES = 20;
+const MAX_QUERY_LENGTH = 100_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Error types recorded on failed invocations, from the AppError code (or a finer reason). */
+function errorTypeOf(error: unknown): string {
+  if (error instanceof AppError) return error.errorType ?? error.code;
+  if ((error as Error)?.name === 'AbortError') return 'client_disconnected';
+  return 'internal_error';
+}
+
+const inputValidator = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true });
+addFormats.default(inputValidator);
+
+export interface GatewayDependencies {
+  db: Database;
+  config: Config;
+  apps: AppsService;
+  prompts: PromptsService;
+  models: ModelRouter;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+}
+
+export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency }: GatewayDependencies) {
+  // Compiled once per prompt version; versions never change, so entries never go stale.
+  const compiledSchemas = new Map<string, ValidateFunction>();
+  const validatorFor = (key: string, schema: IoSchema) => {
+    let validate = compiledSchemas.get(key);
+    if (!validate) {
+      validate = inputValidator.compile(schema);
+      if (compiledSchemas.size > 10_000) compiledSchemas.clear();
+      compiledSchemas.set(key, validate);
+    }
+    return validate;
+  };
+
+  const recordFailure = async (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown) => {
+    await recordInvocation(db, {
+      appId: app.id,
+      callerId: auth?.user.id ?? null,
+      apiKeyId: auth?.apiKey?.id ?? null,
+      endUser,
+      mode,
+      status: 'error',
+      errorType: errorTypeOf(error),
+      latencyMs: performance.now() - startedAt,
+      inputTokens: 0,
+      outputTokens: 0,
+      priceCents: 0,
+      conversationId: null,
+    });
+  };
+
+  const loadHistory = async (conversationId: string, app: AppRow, auth: AuthContext): Promise<ChatMessage[]> => {
+    const { rows } = await db.query<{ app_id: string; caller_id: string }>('SELECT app_id, caller_id FROM conversations WHERE id = $1', [conversationId]);
+    const conversation = rows[0];
+    if (!conversation || conversation.app_id !== app.id || conversation.caller_id !== auth.user.id) {
+      throw new AppError('not_found', 'Conversation Not Exists.', 'conversation_id');
+    }
+    const history = await db.query<{ role: 'user' | 'assistant'; content: string }>(
+      `SELECT role, content FROM (SELECT id, role, content FROM conversation_messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) recent ORDER BY id`,
+      [conversationId, MAX_HISTORY_MESSAGES],
+    );
+    return history.rows.map((row) => ({ role: row.role, content: row.content }));
+  };
+
+  const loadImages = async (files: FileReference[] | undefined, auth: AuthContext): Promise<ChatImage[]> => {
+    if (!files || files.length === 0) return [];
+    if (files.length > 10) throw new AppError('invalid_param', 'files: at most 10 files per call', 'files');
+    const images: ChatImage[] = [];
+    for (const [index, file] of files.entries()) {
+      if (file.transfer_method !== 'local_file' || !file.upload_file_id) {
+        throw new AppError('invalid_param', `files.${index}: only transfer_method local_file with an upload_file_id is supported`, `files.${index}`);
+      }
+      if (!UUID.test(file.upload_file_id))
+        throw new AppError('invalid_param', `files.${index}.upload_file_id: must be an uploaded file id`, `files.${index}.upload_file_id`);
+      const { rows } = await db.query<{ mime_type: string; storage_path: string; user_id: string }>(
+        'SELECT mime_type, storage_path, user_id FROM uploaded_files WHERE id = $1',
+        [file.upload_file_id],
+      );
+      const row = rows[0];
+      if (!row || row.user_id !== auth.user.id)
+        throw new AppError('invalid_param', `files.${index}.upload_file_id: no such uploaded file`, `files.${index}.upload_file_id`);
+      if (!row.mime_type.startsWith('image/')) throw new AppError('invalid_param', `files.${index}: only images can be sent to the model`, `files.${index}`);
+      images.push({ mimeType: row.mime_type, data: await readFile(row.storage_path) });
+    }
+    return images;
+  };
+
+  /** Checks everything that can be checked before money moves, then reserves the price. */
+  const prepare = async (
+    slug: string,
+    mode: CallMode,
+    authenticate: () => Promise<AuthContext | null>,
+    body: CallBody,
+    idempotencyKey: string | null,
+  ): Promise<Preparation> => {
+    const startedAt = performance.now();
+    const app = await apps.findCallableApp(slug);
+    if (!app) throw new AppError('not_found', 'Application not found');
+    let auth: AuthContext | null = null;
+    let endUser = typeof body.user === 'string' ? body.user.slice(0, 200) : '';
+    let claimedKey: { userId: string; key: string } | null = null;
+    try {
+      auth = await authenticate();
+      endUser ||= auth?.user.id ?? '';
+      if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+      const isOwner = app.owner_id === auth.user.id;
+      if (!isOwner) {
+        if (app.visibility === 'private') throw new AppError('not_found', 'Application not found');
+        if (app.status !== 'live') throw new AppError('app_unavailable', 'This application is not live');
+      }
+      if (app.type !== 'prompt')
+        throw new AppError('app_unavailable', 'Workflow applications are called through their workflow provider, which is not connected yet');
+
+      if (idempotencyKey !== null) {
+        const started = await idempotency.begin(auth.user.id, idempotencyKey, hashRequest({ slug, mode, body }));
+        if (started.kind === 'replay') return { kind: 'replay', status: started.status, body: started.body as CallAnswer };
+        claimedKey = { userId: auth.user.id, key: idempotencyKey };
+      }
+
+      const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
+      if (!decision.allowed) throw new RateLimitedError(decision);
+
+      const config = await prompts.readPromptConfig(app.id);
+      const version = config.active_version;
+      const query = mode === 'chat' ? body.query : undefined;
+      if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');
+      if (query && query.length > MAX_QUERY_LENGTH) throw new AppError('invalid_param', `query: must be at most ${MAX_QUERY_LENGTH} characters`, 'query');
+      const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
+      // A chat query fills the {{query}} variable when the inputs do not.
+      if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
+      const validate = validatorFor(`${app.id}:${version.version}`, version.input_schema);
+      if (!validate(inputs)) {
+        const first = validate.errors?.[0];
+        const missing = (first?.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
+        const path = [
+          'inputs',
+          ...(first?.instancePath ?? '').split('/').filter(Boolean),
+          ...(missing.missingProperty ? [missing.missingProperty] : []),
+          ...(missing.additionalProperty ? [missing.additionalProperty] : []),
+        ].join('.');
+        const reason = missing.missingProperty ? 'is required' : missing.additionalProperty ? 'is not a known input' : (first?.message ?? 'is invalid');
+        throw new AppError('invalid_param', `${path}: ${reason}`, path);
+      }
+      const rendered = renderTemplate(version.prompt_template, inputs);
+      if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
+
+      const conversationId = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
+      if (conversationId && !UUID.test(conversationId)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
+      const history = conversationId ? await loadHistory(conversationId, app, auth) : [];
+      const images = await loadImages(body.files, auth);
+      const resolved = models.resolve(config.model);
+
+      const userContent = mode === 'chat' && !version.prompt_template.includes('query') ? `${rendered.text}\n\n${query}` : rendered.text;
+      const messages: ChatMessage[] = [
+        ...(version.system_prompt ? [{ role: 'system' as const, content: version.system_prompt }] : []),
+        ...history,
+        { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
+      ];
+      const priceCents = isOwner ? 0 : app.price_cents;
+      const hold =
+        priceCents > 0
+          ? await reserveCharge(db, {
+              userId: auth.user.id,
+              amountCents: priceCents,
+              apiKeyId: auth.apiKey?.id ?? null,
+              monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
+            })
+          : null;
+      const call: PreparedCall = {
+        idempotency: claimedKey,
+        app,
+        mode,
+        auth,
+        endUser,
+        priceCents,
+        hold,
+        resolved,
+        outputSchema: version.output_schema,
+        conversationId,
+        query: query ?? null,
+        taskId: randomUUID(),
+        startedAt,
+        rateLimit: decision,
+        modelRequest: {
+          model: resolved.upstreamModel,
+          messages,
+          temperature: config.temperature,
+          maxTokens: config.max_tokens,
+          topP: config.top_p,
+          frequencyPenalty: config.frequency_penalty,
+          presencePenalty: config.presence_penalty,
+          ...(version.output_schema ? { jsonSchema: version.output_schema } : {}),
+        },
+      };
+      return { kind: 'call', call };
+    } catch (error) {
+      if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
+      await recordFailure(app, mode, auth, endUser, startedAt, error);
+      throw error;
+    }
+  };
+
+  const checkOutput = (call: PreparedCall, text: string) => {
+    if (!call.outputSchema) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AppError('provider_error', 'The model answer is not JSON, but the app has an output schema', undefined, undefined, 'output_schema_mismatch');
+    }
+    const validate = validatorFor(`output:${call.app.id}:${JSON.stringify(call.outputSchema)}`, call.outputSchema);
+    if (!validate(parsed)) {
+      throw new AppError(
+        'provider_error',
+        `The model answer does not match the output schema: ${inputValidator.errorsText(validate.errors)}`,
+        undefined,
+        undefined,
+        'output_schema_mismatch',
+      );
+    }
+  };
+
+  /** Settles the charge and records the success in one transaction; returns the answer. */
+  const finish = async (call: PreparedCall, answer: string, usage: ModelUsage): Promise<CallAnswer> => {
+    const latencyMs = performance.now() - call.startedAt;
+    const { invocationId, createdAt, conversationId } = await db.transaction(async (tx) => {
+      let conversationId = call.conversationId;
+      if (call.mode === 'chat') conversationId = await saveTurn(tx, call, answer);
+      const recorded = await recordInvocation(tx, {
+        appId: call.app.id,
+        callerId: call.auth.user.id,
+        apiKeyId: call.auth.apiKey?.id ?? null,
+        endUser: call.endUser,
+        mode: call.mode,
+        status: 'success',
+        errorType: '',
+        latencyMs,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        priceCents: call.priceCents,
+        conversationId,
+      });
+      if (call.hold) {
+        await settleCharge(tx, call.hold, {
+          creatorId: call.app.owner_id,
+          platformFeeBps: config.platformFeeBps,
+          reference: `call:${recorded.id}`,
+          description: `Call to ${call.app.slug}`,
+        });
+      }
+      return { invocationId: recorded.id, createdAt: recorded.createdAt, conversationId };
+    });
+    const result: CallAnswer = {
+      event: 'message',
+      task_id: call.taskId,
+      id: invocationId,
+      message_id: invocationId,
+      conversation_id: conversationId ?? '',
+      mode: call.mode,
+      answer,
+      metadata: {
+        usage: {
+          prompt_tokens: usage.inputTokens,
+          completion_tokens: usage.outputTokens,
+          total_tokens: usage.inputTokens + usage.outputTokens,
+          input_tokens: usage.inputTokens,
+          output_tokens: usage.outputTokens,
+          latency: Math.round(latencyMs) / 1000,
+        },
+      },
+      created_at: Math.floor(createdAt.getTime() / 1000),
+    };
+    if (call.idempotency) await idempotency.complete(call.idempotency.userId, call.idempotency.key, 200, result);
+    return result;
+  };
+
+  const saveTurn = async (tx: Queryable, call: PreparedCall, answer: string): Promise<string> => {
+    let conversationId = call.conversationId;
+    if (!conversationId) {
+      const { rows } = await tx.query<{ id: string }>('INSERT INTO conversations (app_id, caller_id, end_user) VALUES ($1, $2, $3) RETURNING id', [
+        call.app.id,
+        call.auth.user.id,
+        call.endUser,
+      ]);
+      conversationId = rows[0]!.id;
+    } else {
+      await tx.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [conversationId]);
+    }
+    const userTurn = call.modelRequest.messages.at(-1)?.content ?? call.query ?? '';
+    await tx.query("INSERT INTO conversation_messages (conversation_id, role, content) VALUES ($1, 'user', $2), ($1, 'assistant', $3)", [
+      conversationId,
+      userTurn,
+      answer,
+    ]);
+    return conversationId;
+  };
+
+  /** Gives the reservation back and records the failure. */
+  const fail = async (call: PreparedCall, error: unknown) => {
+    if (call.hold) await releaseCharge(db, call.hold);
+    if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
+    await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error);
+  };
+
+  return {
+    prepare,
+
+    async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
+      try {
+        const result = await call.resolved.provider.complete({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs });
+        checkOutput(call, result.text);
+        return await finish(call, result.text, result.usage);
+      } catch (error) {
+        await fail(call, error);
+        throw error;
+      }
+    },
+
+    /**
+     * Streams the answer: onDelta for each chunk; the charge is settled only when the model
+     * finished and the client is still there (signal not aborted), right before message_end.
+     */
+    async stream(call: PreparedCall, signal: AbortSignal, onDelta: (text: string) => void): Promise<CallAnswer> {
+      let text = '';
+      try {
+        let usage: ModelUsage | null = null;
+        for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
+          if (event.type === 'delta') {
+            text += event.text;
+            onDelta(event.text);
+          } else usage = event.usage;
+        }
+        if (!usage) throw new AppError('provider_error', 'The model stream ended without usage');
+        if (signal.aborted) throw Object.assign(new Error('client disconnected'), { name: 'AbortError' });
+        checkOutput(call, text);
+        return await finish(call, text, usage);
+      } catch (error) {
+        await fail(call, error);
+        throw error;
+      }
+    },
+  };
+}
+
+export type GatewayService = ReturnType<typeof createGatewayService>;
+
+export class RateLimitedError extends AppError {
+  constructor(readonly decision: RateLimitDecision) {
+    super('rate_limited', `Rate limit of ${decision.limit} calls per minute exceeded; retry in ${decision.resetSeconds} s`);
+  }
+}

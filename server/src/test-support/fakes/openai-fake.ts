@@ -1,0 +1,74 @@
+// A loopback fake of OpenAI Chat Completions (POST /v1/chat/completions), blocking and streaming
+// (chat.completion.chunk events, the include_usage chunk with empty choices, then [DONE]).
+// Also stands in for any OpenAI-compatible server (Ollama, vLLM, OpenRouter).
+import { randomUUID } from 'node:crypto';
+import {
+  type FakeExchange,
+  type FakeProviderServer,
+  header,
+  type StreamFrame,
+  sendEventStream,
+  sendJson,
+  sendMalformedJson,
+  startFakeServer,
+} from './http-fake.ts';
+
+export interface OpenAIFakeOptions {
+  /** When set, requests without "Authorization: Bearer <apiKey>" get OpenAI's 401. */
+  apiKey?: string;
+}
+
+/** baseUrl ends in /v1, like OPENAI_BASE_URL. */
+export function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<FakeProviderServer> {
+  return startFakeServer((exchange) => answer(exchange, options), '/v1');
+}
+
+function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<void> | void {
+  const { request, behaviour, res } = exchange;
+  if (request.method !== 'POST' || request.path !== '/v1/chat/completions') {
+    return sendJson(res, 404, openAIError(`Unknown request URL: ${request.method} ${request.path}`, 'invalid_request_error', 'unknown_url'));
+  }
+  if (options.apiKey !== undefined && header(request, 'authorization') !== `Bearer ${options.apiKey}`) {
+    return sendJson(res, 401, openAIError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
+  }
+  if (behaviour.status !== 200) return sendJson(res, behaviour.status, openAIError(behaviour.errorMessage, 'server_error', null));
+  const body = (request.body ?? {}) as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const model = body.model ?? 'unknown';
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = Math.floor(Date.now() / 1000);
+  const usage = exchange.usage && {
+    prompt_tokens: exchange.usage.inputTokens,
+    completion_tokens: exchange.usage.outputTokens,
+    total_tokens: exchange.usage.inputTokens + exchange.usage.outputTokens,
+  };
+
+  if (body.stream !== true) {
+    if (behaviour.malformed) return sendMalformedJson(res);
+    return sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: exchange.text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      ...(usage ? { usage } : {}),
+    });
+  }
+
+  const includeUsage = body.stream_options?.include_usage === true;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
+  const frames: StreamFrame[] = [];
+  if (behaviour.malformed) frames.push({ frame: 'data: {"choices": [oops\n\n' });
+  frames.push({ frame: chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]) });
+  for (const text of behaviour.chunks(exchange.text)) {
+    frames.push({ frame: chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]), text: true });
+  }
+  frames.push({ frame: chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]) });
+  if (includeUsage && usage) frames.push({ frame: chunk([], { usage }) });
+  frames.push({ frame: 'data: [DONE]\n\n' });
+  return sendEventStream(exchange, frames);
+}
+
+function openAIError(message: string, type: string, code: string | null) {
+  return { error: { message, type, param: null, code } };
+}
