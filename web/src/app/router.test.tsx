@@ -72,6 +72,21 @@ describe('route guards', () => {
     expect(screen.getByText('Manage your applications and view performance insights.')).toBeTruthy();
   });
 
+  it.each([
+    ['/applications/create?type=workflow', 'Create New Prompt or Workflow Application'],
+    ['/prompts', 'Prompt Applications'],
+    ['/workflows', 'Workflow Applications'],
+  ])('shows the real screen of %s to signed-in users', (path, heading) => {
+    renderAt(path, signedInAuth());
+    expect(screen.getByRole('heading', { name: heading, level: 1 })).toBeTruthy();
+    expect(screen.queryByText('This screen is on its way in an upcoming release.')).toBeNull();
+  });
+
+  it('shows the application detail screen, here for a missing application', async () => {
+    renderAt('/applications/my-app', signedInAuth());
+    expect(await screen.findByText('Application not found')).toBeTruthy();
+  });
+
   it('shows the not-found page for unknown paths', () => {
     renderAt('/does/not/exist');
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();

@@ -1,12 +1,16 @@
 // Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
 // the dashboard and analytics screens send them to / instead (spec section 6).
 import { Route, Routes } from 'react-router';
+import { AppDetailPage } from '../features/apps/routes/app-detail-page';
+import { CreateAppPage } from '../features/apps/routes/create-app-page';
 import { RequireAuth } from '../features/auth/components/route-guards';
 import { CallbackPage } from '../features/auth/routes/callback-page';
 import { LoginPage } from '../features/auth/routes/login-page';
 import { RegisterPage } from '../features/auth/routes/register-page';
 import { DashboardPage } from '../features/dashboard/routes/dashboard-page';
 import { ProfilePage } from '../features/profile/routes/profile-page';
+import { PromptListPage } from '../features/prompts/routes/prompt-list-page';
+import { WorkflowListPage } from '../features/workflows/routes/workflow-list-page';
 import { AppLayout } from './layout/app-layout';
 import { LandingRoute } from './routes/landing-route';
 import { NotFoundPage } from './routes/not-found-page';
@@ -37,16 +41,16 @@ export function AppRoutes() {
         <Route element={<RequireAuth redirectTo="/login" />}>
           <Route path="profile" element={<ProfilePage />} />
           <Route path="prompt-builder" element={<PlaceholderPage title="Create New Prompt" />} />
-          <Route path="applications/create" element={<PlaceholderPage title="Create New Prompt or Workflow Application" />} />
-          <Route path="applications/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="applications/create" element={<CreateAppPage />} />
+          <Route path="applications/:slug" element={<AppDetailPage />} />
           <Route path="applications/:slug/edit" element={<PlaceholderPage title="Edit: {slug}" />} />
           <Route
             path="applications/:appSlug/billing"
             element={<PlaceholderPage title="Billing & Subscriptions" subtitle="Manage your subscriptions and payment methods for this application." />}
           />
-          <Route path="prompts" element={<PlaceholderPage title="Prompt Applications" />} />
+          <Route path="prompts" element={<PromptListPage />} />
           <Route path="prompts/:slug" element={<PlaceholderPage title="{slug}" />} />
-          <Route path="workflows" element={<PlaceholderPage title="Workflow Applications" />} />
+          <Route path="workflows" element={<WorkflowListPage />} />
           <Route path="workflows/:slug" element={<PlaceholderPage title="{slug}" />} />
           <Route path="billing/success" element={<PlaceholderPage title="Payment Complete" />} />
         </Route>

@@ -1,0 +1,64 @@
+import { Link } from 'react-router';
+import { textLink } from '../../../components/ui/styles';
+import { formatCents, formatDate } from '../../../lib/format';
+import type { Application } from '../../../types/api';
+import { useAppUsage } from '../api/get-app-usage';
+import { analyticsLink } from '../lib/app-endpoint';
+import { formatCount } from '../lib/format-count';
+
+function Row({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="flex items-baseline justify-between gap-4">
+      <dt className="text-sm text-gray-500">{label}</dt>
+      <dd className="text-sm font-medium break-all text-gray-900">{value}</dd>
+    </div>
+  );
+}
+
+function AnalyticsCard({ app }: { app: Application }) {
+  // Usage is owner-only; other viewers see dashes.
+  const usage = useAppUsage(app.slug, { enabled: app.is_owner });
+  const pending = usage.isPending && app.is_owner;
+  const invocations = usage.data ? formatCount(usage.data.total_invocations) : pending ? '…' : '—';
+  const revenue = usage.data ? formatCents(usage.data.total_revenue_cents) : pending ? '…' : '—';
+
+  return (
+    <section aria-labelledby="sidebar-analytics-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id="sidebar-analytics-title" className="text-lg font-semibold text-gray-900">
+        Analytics
+      </h2>
+      <dl className="mt-4 space-y-3" aria-busy={pending}>
+        <Row label="Total Invocations" value={invocations} />
+        <Row label="Total Revenue" value={revenue} />
+      </dl>
+      <Link to={analyticsLink(app.slug)} className={`${textLink} mt-4 inline-block text-sm`}>
+        View detailed analytics
+      </Link>
+    </section>
+  );
+}
+
+function DetailsCard({ app }: { app: Application }) {
+  return (
+    <section aria-labelledby="sidebar-details-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id="sidebar-details-title" className="text-lg font-semibold text-gray-900">
+        Details
+      </h2>
+      <dl className="mt-4 space-y-3">
+        <Row label="Created" value={formatDate(app.created_at)} />
+        <Row label="Updated" value={formatDate(app.updated_at)} />
+        <Row label="Price per Call" value={formatCents(app.price_cents)} />
+        <Row label="Creator" value={app.creator_name || 'N/A'} />
+      </dl>
+    </section>
+  );
+}
+
+export function AppSidebar({ app }: { app: Application }) {
+  return (
+    <aside className="space-y-6">
+      <AnalyticsCard app={app} />
+      <DetailsCard app={app} />
+    </aside>
+  );
+}

@@ -1,0 +1,218 @@
+import { type FormEvent, useId, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
+import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { formatCents } from '../../../lib/format';
+import type { AppType, InteractionMode, Visibility } from '../../../types/api';
+import { useCreateApp } from '../api/create-app';
+import {
+  buildCreateBody,
+  type CreateAppErrors,
+  type CreateAppValues,
+  hasErrors,
+  initialCreateValues,
+  parsePriceCents,
+  validateCreateApp,
+} from '../lib/app-form.utils';
+import { describedBy, FormField } from './form-field';
+
+const fieldOrder: Array<keyof CreateAppValues> = [
+  'name',
+  'description',
+  'type',
+  'interaction_mode',
+  'visibility',
+  'provider_app_id',
+  'provider_api_key',
+  'price_cents',
+];
+
+export function CreateAppForm({ initialType }: { initialType: AppType }) {
+  const id = useId();
+  const fieldId = (name: keyof CreateAppValues) => `${id}-${name}`;
+  const navigate = useNavigate();
+  const createApp = useCreateApp();
+  const [values, setValues] = useState(() => initialCreateValues(initialType));
+  const [errors, setErrors] = useState<CreateAppErrors>({});
+
+  const set = <K extends keyof CreateAppValues>(name: K, value: CreateAppValues[K]) => {
+    setValues((current) => ({ ...current, [name]: value }));
+    // A corrected field loses its message straight away; the others wait for the next submit.
+    setErrors((current) => {
+      if (!current[name]) return current;
+      const { [name]: _removed, ...rest } = current;
+      return rest;
+    });
+  };
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (createApp.isPending) return;
+    const found = validateCreateApp(values);
+    setErrors(found);
+    if (hasErrors(found)) {
+      const first = fieldOrder.find((name) => found[name]);
+      if (first) document.getElementById(fieldId(first))?.focus();
+      return;
+    }
+    createApp.mutate(buildCreateBody(values), {
+      onSuccess: (app) => navigate(`/applications/${app.slug}`),
+    });
+  }
+
+  const serverError = createApp.error && !isUnauthorizedError(createApp.error) ? getErrorMessage(createApp.error) : null;
+  const isWorkflow = values.type === 'workflow';
+  const priceText = `${formatCents(parsePriceCents(values.price_cents))} per call`;
+
+  return (
+    <form onSubmit={handleSubmit} noValidate className="space-y-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      {serverError ? (
+        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+          {serverError}
+        </div>
+      ) : null}
+
+      <FormField id={fieldId('name')} label="Name" error={errors.name}>
+        <input
+          id={fieldId('name')}
+          name="name"
+          type="text"
+          required
+          maxLength={100}
+          autoComplete="off"
+          value={values.name}
+          onChange={(event) => set('name', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('name'), { error: errors.name })}
+        />
+      </FormField>
+
+      <FormField id={fieldId('description')} label="Description" error={errors.description}>
+        <textarea
+          id={fieldId('description')}
+          name="description"
+          rows={3}
+          maxLength={2000}
+          value={values.description}
+          onChange={(event) => set('description', event.target.value)}
+          className={inputField}
+        />
+      </FormField>
+
+      <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
+        <FormField id={fieldId('type')} label="Type" error={errors.type}>
+          <select
+            id={fieldId('type')}
+            name="type"
+            required
+            value={values.type}
+            onChange={(event) => set('type', event.target.value as AppType | '')}
+            className={inputField}
+            {...describedBy(fieldId('type'), { error: errors.type })}
+          >
+            <option value="prompt">Prompt</option>
+            <option value="workflow">Workflow</option>
+          </select>
+        </FormField>
+
+        {isWorkflow ? null : (
+          <FormField id={fieldId('interaction_mode')} label="Interaction Mode" error={errors.interaction_mode}>
+            <select
+              id={fieldId('interaction_mode')}
+              name="interaction_mode"
+              required
+              value={values.interaction_mode}
+              onChange={(event) => set('interaction_mode', event.target.value as InteractionMode | '')}
+              className={inputField}
+              {...describedBy(fieldId('interaction_mode'), { error: errors.interaction_mode })}
+            >
+              <option value="completion">Completion</option>
+              <option value="chat">Chat</option>
+            </select>
+          </FormField>
+        )}
+
+        <FormField id={fieldId('visibility')} label="Visibility" error={errors.visibility}>
+          <select
+            id={fieldId('visibility')}
+            name="visibility"
+            required
+            value={values.visibility}
+            onChange={(event) => set('visibility', event.target.value as Visibility | '')}
+            className={inputField}
+            {...describedBy(fieldId('visibility'), { error: errors.visibility })}
+          >
+            <option value="private">Private</option>
+            <option value="public">Public</option>
+            <option value="embed">Embed</option>
+          </select>
+        </FormField>
+      </div>
+
+      {isWorkflow ? (
+        <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
+          <FormField id={fieldId('provider_app_id')} label="Provider App ID" error={errors.provider_app_id}>
+            <input
+              id={fieldId('provider_app_id')}
+              name="provider_app_id"
+              type="text"
+              required
+              autoComplete="off"
+              value={values.provider_app_id}
+              onChange={(event) => set('provider_app_id', event.target.value)}
+              className={inputField}
+              {...describedBy(fieldId('provider_app_id'), { error: errors.provider_app_id })}
+            />
+          </FormField>
+          <FormField id={fieldId('provider_api_key')} label="Provider API Key" error={errors.provider_api_key}>
+            <input
+              id={fieldId('provider_api_key')}
+              name="provider_api_key"
+              type="password"
+              required
+              autoComplete="new-password"
+              value={values.provider_api_key}
+              onChange={(event) => set('provider_api_key', event.target.value)}
+              className={inputField}
+              {...describedBy(fieldId('provider_api_key'), { error: errors.provider_api_key })}
+            />
+          </FormField>
+        </div>
+      ) : null}
+
+      <FormField
+        id={fieldId('price_cents')}
+        label="Price per API call (cents)"
+        error={errors.price_cents}
+        hint={
+          <output aria-live="polite" data-testid="price-display">
+            {priceText}
+          </output>
+        }
+      >
+        <input
+          id={fieldId('price_cents')}
+          name="price_cents"
+          type="number"
+          required
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={values.price_cents}
+          onChange={(event) => set('price_cents', event.target.value)}
+          className={`${inputField} sm:max-w-xs`}
+          {...describedBy(fieldId('price_cents'), { error: errors.price_cents, hint: true })}
+        />
+      </FormField>
+
+      <div className="flex justify-end gap-3 border-t border-gray-200 pt-6">
+        <Link to="/applications" className={secondaryButton}>
+          Cancel
+        </Link>
+        <button type="submit" className={primaryButton} disabled={createApp.isPending}>
+          {createApp.isPending ? 'Creating...' : 'Create Application'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,134 @@
+import { type FormEvent, useId, useState } from 'react';
+import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
+import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { formatCents } from '../../../lib/format';
+import type { Application, Visibility } from '../../../types/api';
+import { useUpdateApp } from '../api/update-app';
+import { buildUpdateBody, type EditAppErrors, type EditAppValues, hasErrors, parsePriceCents, validateEditApp } from '../lib/app-form.utils';
+import { describedBy, FormField } from './form-field';
+
+interface EditAppFormProps {
+  app: Application;
+  onDone: () => void;
+}
+
+export function EditAppForm({ app, onDone }: EditAppFormProps) {
+  const id = useId();
+  const fieldId = (name: keyof EditAppValues) => `${id}-${name}`;
+  const updateApp = useUpdateApp();
+  const [values, setValues] = useState<EditAppValues>(() => ({
+    name: app.name,
+    description: app.description,
+    visibility: app.visibility,
+    price_cents: String(app.price_cents),
+  }));
+  const [errors, setErrors] = useState<EditAppErrors>({});
+
+  const set = <K extends keyof EditAppValues>(name: K, value: EditAppValues[K]) => {
+    setValues((current) => ({ ...current, [name]: value }));
+    setErrors((current) => {
+      if (!current[name]) return current;
+      const { [name]: _removed, ...rest } = current;
+      return rest;
+    });
+  };
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (updateApp.isPending) return;
+    const found = validateEditApp(values);
+    setErrors(found);
+    if (hasErrors(found)) {
+      const first = (['name', 'price_cents'] as const).find((name) => found[name]);
+      if (first) document.getElementById(fieldId(first))?.focus();
+      return;
+    }
+    updateApp.mutate({ slug: app.slug, changes: buildUpdateBody(values) }, { onSuccess: onDone });
+  }
+
+  const serverError = updateApp.error && !isUnauthorizedError(updateApp.error) ? getErrorMessage(updateApp.error) : null;
+
+  return (
+    <form onSubmit={handleSubmit} noValidate aria-labelledby={`${id}-title`} className="space-y-5 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id={`${id}-title`} className="text-lg font-semibold text-gray-900">
+        Edit Application
+      </h2>
+      {serverError ? (
+        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+          {serverError}
+        </div>
+      ) : null}
+
+      <FormField id={fieldId('name')} label="Name" error={errors.name}>
+        <input
+          id={fieldId('name')}
+          type="text"
+          required
+          maxLength={100}
+          autoComplete="off"
+          // biome-ignore lint/a11y/noAutofocus: the form opens on the user's Edit click, so focus follows them there.
+          autoFocus
+          value={values.name}
+          onChange={(event) => set('name', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('name'), { error: errors.name })}
+        />
+      </FormField>
+
+      <FormField id={fieldId('description')} label="Description">
+        <textarea
+          id={fieldId('description')}
+          rows={3}
+          maxLength={2000}
+          value={values.description}
+          onChange={(event) => set('description', event.target.value)}
+          className={inputField}
+        />
+      </FormField>
+
+      <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
+        <FormField id={fieldId('visibility')} label="Visibility">
+          <select
+            id={fieldId('visibility')}
+            value={values.visibility}
+            onChange={(event) => set('visibility', event.target.value as Visibility)}
+            className={inputField}
+          >
+            <option value="private">Private</option>
+            <option value="public">Public</option>
+            <option value="embed">Embed</option>
+          </select>
+        </FormField>
+
+        <FormField
+          id={fieldId('price_cents')}
+          label="Price per API call (cents)"
+          error={errors.price_cents}
+          hint={<output aria-live="polite">{`${formatCents(parsePriceCents(values.price_cents))} per call`}</output>}
+        >
+          <input
+            id={fieldId('price_cents')}
+            type="number"
+            required
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={values.price_cents}
+            onChange={(event) => set('price_cents', event.target.value)}
+            className={inputField}
+            {...describedBy(fieldId('price_cents'), { error: errors.price_cents, hint: true })}
+          />
+        </FormField>
+      </div>
+
+      <div className="flex justify-end gap-3">
+        <button type="button" className={secondaryButton} onClick={onDone} disabled={updateApp.isPending}>
+          Cancel
+        </button>
+        <button type="submit" className={primaryButton} disabled={updateApp.isPending}>
+          {updateApp.isPending ? 'Saving...' : 'Save Changes'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,44 @@
+import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import type { Application, AppStatus } from '../../../types/api';
+import { useUpdateAppStatus } from '../api/update-app-status';
+import { StatusBadge } from './app-badges';
+
+const statusButtons: Array<{ status: AppStatus; label: string; className: string }> = [
+  { status: 'draft', label: 'Set as Draft', className: 'bg-yellow-500 hover:bg-yellow-400 disabled:hover:bg-yellow-500' },
+  { status: 'live', label: 'Set as Live', className: 'bg-green-600 hover:bg-green-500 disabled:hover:bg-green-600' },
+  { status: 'archived', label: 'Archive', className: 'bg-gray-600 hover:bg-gray-500 disabled:hover:bg-gray-600' },
+];
+
+export function StatusManagement({ app }: { app: Application }) {
+  const updateStatus = useUpdateAppStatus();
+  const error = updateStatus.error && !isUnauthorizedError(updateStatus.error) ? getErrorMessage(updateStatus.error) : null;
+
+  return (
+    <section aria-labelledby="status-management-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id="status-management-title" className="text-lg font-semibold text-gray-900">
+        Status Management
+      </h2>
+      <p className="mt-1 flex items-center gap-2 text-sm text-gray-600">
+        Current status: <StatusBadge status={app.status} />
+      </p>
+      <div className="mt-4 flex flex-wrap gap-3">
+        {statusButtons.map((button) => (
+          <button
+            key={button.status}
+            type="button"
+            disabled={app.status === button.status || updateStatus.isPending}
+            onClick={() => updateStatus.mutate({ slug: app.slug, status: button.status })}
+            className={`inline-flex items-center rounded-md px-4 py-2 text-sm font-semibold text-white shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50 ${button.className}`}
+          >
+            {button.label}
+          </button>
+        ))}
+      </div>
+      {error ? (
+        <p role="alert" className="mt-3 text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

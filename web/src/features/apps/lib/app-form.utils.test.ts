@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { buildCreateBody, buildUpdateBody, initialCreateValues, parsePriceCents, typeFromQuery, validateCreateApp, validateEditApp } from './app-form.utils';
+
+describe('parsePriceCents', () => {
+  it.each([
+    ['100', 100],
+    [' 42 ', 42],
+    ['2.6', 3],
+    ['', 0],
+    ['abc', 0],
+    ['-5', -5],
+  ])('reads %j as %d', (input, cents) => {
+    expect(parsePriceCents(input)).toBe(cents);
+  });
+});
+
+describe('create form', () => {
+  it('defaults to visibility private, completion mode and 100 cents', () => {
+    expect(initialCreateValues('prompt')).toMatchObject({ type: 'prompt', visibility: 'private', interaction_mode: 'completion', price_cents: '100' });
+  });
+
+  it('takes the type from ?type, prompt by default', () => {
+    expect(typeFromQuery('workflow')).toBe('workflow');
+    expect(typeFromQuery('prompt')).toBe('prompt');
+    expect(typeFromQuery(null)).toBe('prompt');
+    expect(typeFromQuery('other')).toBe('prompt');
+  });
+
+  it('requires name, type, visibility, the mode of a prompt and a price of at least 1', () => {
+    expect(validateCreateApp({ ...initialCreateValues('prompt'), name: ' ', type: '', visibility: '', price_cents: '0' })).toEqual({
+      name: 'Name is required.',
+      type: 'Type is required.',
+      visibility: 'Visibility is required.',
+      price_cents: 'Price must be at least 1 cent.',
+    });
+    expect(validateCreateApp({ ...initialCreateValues('prompt'), name: 'A', interaction_mode: '' })).toEqual({
+      interaction_mode: 'Interaction mode is required.',
+    });
+    expect(validateCreateApp({ ...initialCreateValues('prompt'), name: 'A' })).toEqual({});
+  });
+
+  it('requires the provider fields for a workflow only', () => {
+    expect(validateCreateApp({ ...initialCreateValues('workflow'), name: 'A' })).toEqual({
+      provider_app_id: 'Provider App ID is required.',
+      provider_api_key: 'Provider API Key is required.',
+    });
+    expect(validateCreateApp({ ...initialCreateValues('workflow'), name: 'A', provider_app_id: 'x', provider_api_key: 'y' })).toEqual({});
+  });
+
+  it('sends the mode only for prompts and the provider config only for workflows', () => {
+    expect(buildCreateBody({ ...initialCreateValues('prompt'), name: ' A ', provider_app_id: 'ignored' })).toEqual({
+      name: 'A',
+      description: '',
+      type: 'prompt',
+      interaction_mode: 'completion',
+      visibility: 'private',
+      price_cents: 100,
+    });
+    expect(buildCreateBody({ ...initialCreateValues('workflow'), name: 'W', provider_app_id: ' id ', provider_api_key: ' key ' })).toEqual({
+      name: 'W',
+      description: '',
+      type: 'workflow',
+      visibility: 'private',
+      price_cents: 100,
+      provider_config: { app_id: 'id', api_key: 'key' },
+    });
+  });
+});
+
+describe('edit form', () => {
+  it('needs a name and a price of at least 1', () => {
+    const values = { name: 'A', description: '', visibility: 'public' as const, price_cents: '1' };
+    expect(validateEditApp(values)).toEqual({});
+    expect(validateEditApp({ ...values, name: '', price_cents: 'x' })).toEqual({ name: 'Name is required.', price_cents: 'Price must be at least 1 cent.' });
+    expect(buildUpdateBody({ ...values, price_cents: '250' })).toEqual({ name: 'A', description: '', visibility: 'public', price_cents: 250 });
+  });
+});

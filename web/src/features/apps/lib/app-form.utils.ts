@@ -1,0 +1,101 @@
+// Client-side rules of the create and edit forms (spec section 5), kept apart from the components
+// so they can be tested on their own.
+import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '../../../types/api';
+
+export const DEFAULT_PRICE_CENTS = 100;
+export const MIN_PRICE_CENTS = 1;
+
+export const PRICE_TOO_LOW_MESSAGE = 'Price must be at least 1 cent.';
+
+/** The price input as integer cents; a non-numeric value becomes 0. */
+export function parsePriceCents(value: string): number {
+  const number = Number(value.trim());
+  return Number.isFinite(number) ? Math.round(number) : 0;
+}
+
+export interface CreateAppValues {
+  name: string;
+  description: string;
+  type: AppType | '';
+  interaction_mode: InteractionMode | '';
+  visibility: Visibility | '';
+  provider_app_id: string;
+  provider_api_key: string;
+  price_cents: string;
+}
+
+export type CreateAppErrors = Partial<Record<keyof CreateAppValues, string>>;
+
+export function initialCreateValues(type: AppType): CreateAppValues {
+  return {
+    name: '',
+    description: '',
+    type,
+    interaction_mode: 'completion',
+    visibility: 'private',
+    provider_app_id: '',
+    provider_api_key: '',
+    price_cents: String(DEFAULT_PRICE_CENTS),
+  };
+}
+
+/** `?type=workflow` opens the workflow form; anything else the prompt form. */
+export function typeFromQuery(value: string | null): AppType {
+  return value === 'workflow' ? 'workflow' : 'prompt';
+}
+
+export function validateCreateApp(values: CreateAppValues): CreateAppErrors {
+  const errors: CreateAppErrors = {};
+  if (!values.name.trim()) errors.name = 'Name is required.';
+  if (!values.type) errors.type = 'Type is required.';
+  if (!values.visibility) errors.visibility = 'Visibility is required.';
+  if (values.type === 'prompt' && !values.interaction_mode) errors.interaction_mode = 'Interaction mode is required.';
+  if (values.type === 'workflow') {
+    if (!values.provider_app_id.trim()) errors.provider_app_id = 'Provider App ID is required.';
+    if (!values.provider_api_key.trim()) errors.provider_api_key = 'Provider API Key is required.';
+  }
+  if (parsePriceCents(values.price_cents) < MIN_PRICE_CENTS) errors.price_cents = PRICE_TOO_LOW_MESSAGE;
+  return errors;
+}
+
+/** The POST body: interaction_mode only for prompts, provider_config only for workflows. */
+export function buildCreateBody(values: CreateAppValues): ApplicationCreate {
+  const type: AppType = values.type || 'prompt';
+  const body: ApplicationCreate = {
+    name: values.name.trim(),
+    description: values.description.trim(),
+    type,
+    visibility: values.visibility || 'private',
+    price_cents: parsePriceCents(values.price_cents),
+  };
+  if (type === 'prompt') body.interaction_mode = values.interaction_mode || 'completion';
+  else body.provider_config = { app_id: values.provider_app_id.trim(), api_key: values.provider_api_key.trim() };
+  return body;
+}
+
+export interface EditAppValues {
+  name: string;
+  description: string;
+  visibility: Visibility;
+  price_cents: string;
+}
+
+export type EditAppErrors = Partial<Record<keyof EditAppValues, string>>;
+
+export function validateEditApp(values: EditAppValues): EditAppErrors {
+  const errors: EditAppErrors = {};
+  if (!values.name.trim()) errors.name = 'Name is required.';
+  if (parsePriceCents(values.price_cents) < MIN_PRICE_CENTS) errors.price_cents = PRICE_TOO_LOW_MESSAGE;
+  return errors;
+}
+
+export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
+  return {
+    name: values.name.trim(),
+    description: values.description.trim(),
+    visibility: values.visibility,
+    price_cents: parsePriceCents(values.price_cents),
+  };
+}
+
+export const hasErrors = (errors: object) => Object.keys(errors).length > 0;

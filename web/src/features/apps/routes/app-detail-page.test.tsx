@@ -1,0 +1,186 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Link, Route, Routes, useLocation } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
+import type { Application } from '../../../types/api';
+import { DELETE_CONFIRM_MESSAGE } from '../components/danger-zone';
+import { fakeAppsServer, makeApp, makeUsage, withTestAccessToken } from '../testing/fake-apps-server';
+import { AppDetailPage } from './app-detail-page';
+
+withTestAccessToken();
+
+function CurrentPath() {
+  const location = useLocation();
+  return <output data-testid="path">{location.pathname}</output>;
+}
+
+function renderDetail(slug: string) {
+  return renderWithProviders(
+    <>
+      <Routes>
+        <Route path="/applications/:slug" element={<AppDetailPage />} />
+        <Route path="*" element={<Link to="/applications/haiku-writer">Open haiku-writer again</Link>} />
+      </Routes>
+      <CurrentPath />
+    </>,
+    { route: `/applications/${slug}`, auth: signedInAuth() },
+  );
+}
+
+const currentPath = () => screen.getByTestId('path').textContent;
+
+function haiku(overrides: Partial<Application> = {}) {
+  return makeApp({
+    name: 'Haiku Writer',
+    slug: 'haiku-writer',
+    description: 'Writes haiku on demand',
+    type: 'prompt',
+    status: 'draft',
+    visibility: 'embed',
+    price_cents: 250,
+    creator_name: 'Ada L.',
+    ...overrides,
+  });
+}
+
+describe('AppDetailPage', () => {
+  it('shows the application, its endpoint and the sidebar', async () => {
+    fakeAppsServer({ apps: [haiku()], usage: { 'haiku-writer': makeUsage({ total_invocations: 4321, total_revenue_cents: 1050 }) } });
+    renderDetail('haiku-writer');
+
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(screen.getByTestId('app-slug').textContent).toBe('haiku-writer');
+    expect(screen.getByText('Writes haiku on demand')).toBeTruthy();
+    const badges = within(screen.getByTestId('app-badges'));
+    expect(badges.getByText('prompt').dataset.tone).toBe('green');
+    expect(badges.getByText('draft').dataset.tone).toBe('yellow');
+    expect(badges.getByText('embed').dataset.tone).toBe('purple');
+
+    expect(screen.getByTestId('api-endpoint').textContent).toBe('POST /api/app/haiku-writer/completion-messages');
+    expect(screen.getByRole('link', { name: 'Test API' }).getAttribute('href')).toBe('/api-test?app=haiku-writer');
+
+    expect(await screen.findByText('4,321')).toBeTruthy();
+    expect(screen.getByText('$10.50')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'View detailed analytics' }).getAttribute('href')).toBe('/applications/haiku-writer/analytics');
+    expect(screen.getByText('$2.50')).toBeTruthy();
+    expect(screen.getByText('Ada L.')).toBeTruthy();
+    expect(screen.getByText(new Date('2024-05-01T10:00:00.000Z').toLocaleDateString())).toBeTruthy();
+  });
+
+  it('shows the chat-messages endpoint for a workflow', async () => {
+    fakeAppsServer({ apps: [makeApp({ name: 'Support Bot', slug: 'support-bot', type: 'workflow' })] });
+    renderDetail('support-bot');
+    expect((await screen.findByTestId('api-endpoint')).textContent).toBe('POST /api/app/support-bot/chat-messages');
+  });
+
+  it('disables the button of the current status and changes the status', async () => {
+    const server = fakeAppsServer({ apps: [haiku({ status: 'draft' })] });
+    renderDetail('haiku-writer');
+
+    const draft = await screen.findByRole('button', { name: 'Set as Draft' });
+    const live = screen.getByRole('button', { name: 'Set as Live' });
+    const archive = screen.getByRole('button', { name: 'Archive' });
+    expect([draft, live, archive].map((button) => (button as HTMLButtonElement).disabled)).toEqual([true, false, false]);
+
+    fireEvent.click(live);
+    await waitFor(() => expect((screen.getByRole('button', { name: 'Set as Live' }) as HTMLButtonElement).disabled).toBe(true));
+    expect((screen.getByRole('button', { name: 'Set as Draft' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(within(screen.getByTestId('app-badges')).getByText('live').dataset.tone).toBe('green');
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/update_status/')).toEqual({ status: 'live' });
+
+    fireEvent.click(screen.getByRole('button', { name: 'Archive' }));
+    await waitFor(() => expect(within(screen.getByTestId('app-badges')).getByText('archived').dataset.tone).toBe('gray'));
+    expect((screen.getByRole('button', { name: 'Archive' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('deletes only after the confirm dialog, then goes to /applications', async () => {
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true);
+    const server = fakeAppsServer({ apps: [haiku()] });
+    renderDetail('haiku-writer');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete Application' }));
+    expect(confirm).toHaveBeenCalledWith(DELETE_CONFIRM_MESSAGE);
+    expect(DELETE_CONFIRM_MESSAGE).toBe('Are you sure you want to delete this application? This action cannot be undone.');
+    expect(server.calls()).not.toContain('DELETE /api/app/haiku-writer/');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Delete Application' }));
+    await waitFor(() => expect(currentPath()).toBe('/applications'));
+    expect(server.calls()).toContain('DELETE /api/app/haiku-writer/');
+    expect(server.state.apps).toEqual([]);
+
+    // The cached copy of the deleted application is not shown again.
+    fireEvent.click(screen.getByRole('link', { name: 'Open haiku-writer again' }));
+    expect(within(await screen.findByRole('alert')).getByText('Application not found')).toBeTruthy();
+  });
+
+  it('edits name, description, visibility and price, checking the minimum price', async () => {
+    const server = fakeAppsServer({ apps: [haiku()] });
+    renderDetail('haiku-writer');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Edit' }));
+    const price = screen.getByLabelText('Price per API call (cents)') as HTMLInputElement;
+    expect(price.value).toBe('250');
+    expect(document.activeElement).toBe(screen.getByLabelText('Name'));
+
+    fireEvent.change(price, { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(screen.getByText('Price must be at least 1 cent.')).toBeTruthy();
+    expect(server.calls().some((call) => call.startsWith('PATCH'))).toBe(false);
+
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Haiku Master' } });
+    fireEvent.change(screen.getByLabelText('Visibility'), { target: { value: 'public' } });
+    fireEvent.change(price, { target: { value: '375' } });
+    expect(screen.getByText('$3.75 per call')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    expect(await screen.findByRole('heading', { name: 'Haiku Master', level: 1 })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Save Changes' })).toBeNull();
+    expect(screen.getByText('$3.75')).toBeTruthy();
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({
+      name: 'Haiku Master',
+      description: 'Writes haiku on demand',
+      visibility: 'public',
+      price_cents: 375,
+    });
+  });
+
+  it('cancels an edit without saving', async () => {
+    const server = fakeAppsServer({ apps: [haiku()] });
+    renderDetail('haiku-writer');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Edit' }));
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Changed' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByLabelText('Name')).toBeNull();
+    expect(screen.getByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(server.calls().some((call) => call.startsWith('PATCH'))).toBe(false);
+  });
+
+  it('duplicates and goes to the copy', async () => {
+    fakeAppsServer({ apps: [haiku({ status: 'live' })] });
+    renderDetail('haiku-writer');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Duplicate' }));
+    await waitFor(() => expect(currentPath()).toBe('/applications/haiku-writer-copy'));
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer copy', level: 1 })).toBeTruthy();
+    expect(within(screen.getByTestId('app-badges')).getByText('draft')).toBeTruthy();
+  });
+
+  it('says "Application not found" for an unknown slug', async () => {
+    fakeAppsServer({ apps: [] });
+    renderDetail('nope');
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('Application not found')).toBeTruthy();
+  });
+
+  it('shows Error with the message when loading fails', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse({ code: 'internal', message: 'Database unavailable', status: 500 }, 500)),
+    );
+    renderDetail('haiku-writer');
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('Error')).toBeTruthy();
+    expect(within(alert).getByText('Database unavailable')).toBeTruthy();
+  });
+});

@@ -1,0 +1,123 @@
+import { useRef, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { PageSpinner } from '../../../components/ui/spinner';
+import { primaryButton, secondaryButton, textLink } from '../../../components/ui/styles';
+import { ApiError, getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import type { Application } from '../../../types/api';
+import { useDownloadApp } from '../api/download-app-frontend';
+import { useDuplicateApp } from '../api/duplicate-app';
+import { useApp } from '../api/get-app';
+import { ApiEndpointPanel } from '../components/api-endpoint-panel';
+import { StatusBadge, TypeBadge, VisibilityBadge } from '../components/app-badges';
+import { AppSidebar } from '../components/app-sidebar';
+import { DangerZone } from '../components/danger-zone';
+import { DownloadButton } from '../components/download-button';
+import { EditAppForm } from '../components/edit-app-form';
+import { ErrorBox } from '../components/error-box';
+import { StatusManagement } from '../components/status-management';
+
+export const APP_NOT_FOUND_MESSAGE = 'Application not found';
+
+const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
+
+function AppDetail({ app }: { app: Application }) {
+  const navigate = useNavigate();
+  const [editing, setEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const { download, isDownloading } = useDownloadApp();
+  const duplicateApp = useDuplicateApp();
+  const duplicateError = duplicateApp.error && !isUnauthorizedError(duplicateApp.error) ? getErrorMessage(duplicateApp.error) : null;
+
+  function closeEditor() {
+    setEditing(false);
+    // Focus returns to the button that opened the form once it is back in the page.
+    window.requestAnimationFrame(() => editButton.current?.focus());
+  }
+
+  return (
+    <div className={pageClass}>
+      <Link to="/applications" className={`${textLink} text-sm`}>
+        ← Back to Applications
+      </Link>
+
+      <div className="mt-4 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0">
+          <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">{app.name}</h1>
+          <p className="mt-1 font-mono text-sm text-gray-500" data-testid="app-slug">
+            {app.slug}
+          </p>
+          {app.description ? <p className="mt-2 max-w-3xl text-gray-700">{app.description}</p> : null}
+          <div className="mt-3 flex flex-wrap gap-2" data-testid="app-badges">
+            <TypeBadge type={app.type} />
+            <StatusBadge status={app.status} />
+            <VisibilityBadge visibility={app.visibility} />
+          </div>
+        </div>
+        <div className="flex shrink-0 flex-wrap gap-3">
+          {app.is_owner ? (
+            <button ref={editButton} type="button" className={secondaryButton} onClick={() => setEditing(true)} disabled={editing} aria-expanded={editing}>
+              Edit
+            </button>
+          ) : null}
+          <DownloadButton label="Download App" busy={isDownloading(app.slug)} onClick={() => void download(app)} className={secondaryButton} />
+          {app.is_owner ? (
+            <button
+              type="button"
+              className={primaryButton}
+              disabled={duplicateApp.isPending}
+              onClick={() => duplicateApp.mutate(app.slug, { onSuccess: (copy) => navigate(`/applications/${copy.slug}`) })}
+            >
+              {duplicateApp.isPending ? 'Duplicating...' : 'Duplicate'}
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {duplicateError ? (
+        <p role="alert" className="mt-3 text-sm text-red-600">
+          {duplicateError}
+        </p>
+      ) : null}
+
+      <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
+        <div className="space-y-6 lg:col-span-2">
+          {editing ? <EditAppForm app={app} onDone={closeEditor} /> : null}
+          <ApiEndpointPanel app={app} />
+          {app.is_owner ? (
+            <>
+              <StatusManagement app={app} />
+              <DangerZone app={app} />
+            </>
+          ) : null}
+        </div>
+        <AppSidebar app={app} />
+      </div>
+    </div>
+  );
+}
+
+export function AppDetailPage() {
+  const { slug = '' } = useParams();
+  const app = useApp(slug);
+
+  // A 404 wins over cached data: the application was deleted since it was last loaded.
+  const notFound = app.error instanceof ApiError && app.error.status === 404;
+  if (app.data && !notFound) return <AppDetail key={app.data.slug} app={app.data} />;
+  if (app.isError) {
+    // A 401 is only logged (by the API client), never shown as a page error.
+    if (isUnauthorizedError(app.error)) return null;
+    return (
+      <div className={pageClass}>
+        {notFound ? (
+          <ErrorBox title={APP_NOT_FOUND_MESSAGE} message="It may have been deleted, or the address is wrong.">
+            <Link to="/applications" className={`${textLink} mt-3 inline-block text-sm`}>
+              Back to Applications
+            </Link>
+          </ErrorBox>
+        ) : (
+          <ErrorBox message={getErrorMessage(app.error)} />
+        )}
+      </div>
+    );
+  }
+  return <PageSpinner message="Loading application..." />;
+}
