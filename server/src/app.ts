@@ -74,6 +74,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     copyHooks: [copyPromptConfig],
   });
   const prompts = createPromptsService({ db });
+  const models = createModelRouter(config.models, config.gateway.modelTable ? { table: parseModelTable(config.gateway.modelTable) } : {});
 
   await app.register(
     async (api) => {
@@ -81,7 +82,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { db, apps });
-      await api.register(promptsRoutes, { apps, prompts });
+      await api.register(promptsRoutes, { apps, prompts, models, timeoutMs: config.gateway.providerTimeoutMs });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });
     },
@@ -94,11 +95,11 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     config,
     apps,
     prompts,
-    models: createModelRouter(config.models, config.gateway.modelTable ? { table: parseModelTable(config.gateway.modelTable) } : {}),
+    models,
     rateLimiter,
     idempotency: createIdempotencyStore(db, { waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000 }),
   });
-  await app.register(gatewayRoutes, { gateway });
+  await app.register(gatewayRoutes, { gateway, apps, db, dataDir: config.dataDir });
 
   // Holds left by a process that died mid-call are released once they expire.
   const sweeper = setInterval(() => {

@@ -1,7 +1,8 @@
 // Every call, successful or not, is one append-only invocation row. The per-app per-day rollups
-// (and the per-day set of end users) that dashboards read are updated in the same transaction,
-// so they can never disagree with the invocations.
-import type { Queryable } from '../db/client.ts';
+// (and the per-day set of end users, and failures by error type) that dashboards read are updated
+// in the same transaction, so they can never disagree with the invocations. Migration 0007 adds
+// a trigger on app_daily_users that keeps each end user's last active day.
+import type { Database, Queryable } from '../db/client.ts';
 
 export interface InvocationRecord {
   appId: string;
@@ -20,7 +21,16 @@ export interface InvocationRecord {
   createdAt?: Date;
 }
 
-export async function recordInvocation(tx: Queryable, record: InvocationRecord): Promise<{ id: string; createdAt: Date }> {
+/**
+ * Records one call. Given a transaction, it writes inside it; given the database itself (a failed
+ * call has no transaction of its own), it opens one, so the rollups never miss a row.
+ */
+export async function recordInvocation(db: Queryable | Database, record: InvocationRecord): Promise<{ id: string; createdAt: Date }> {
+  if ('transaction' in db) return db.transaction((tx) => writeInvocation(tx, record));
+  return writeInvocation(db, record);
+}
+
+async function writeInvocation(tx: Queryable, record: InvocationRecord): Promise<{ id: string; createdAt: Date }> {
   const createdAt = record.createdAt ?? new Date();
   const day = createdAt.toISOString().slice(0, 10);
   const success = record.status === 'success' ? 1 : 0;
@@ -59,6 +69,13 @@ export async function recordInvocation(tx: Queryable, record: InvocationRecord):
   );
   if (record.endUser) {
     await tx.query('INSERT INTO app_daily_users (app_id, day, end_user) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [record.appId, day, record.endUser]);
+  }
+  if (record.status === 'error') {
+    await tx.query(
+      `INSERT INTO app_daily_errors AS e (app_id, day, error_type, count) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (app_id, day, error_type) DO UPDATE SET count = e.count + 1`,
+      [record.appId, day, record.errorType],
+    );
   }
   return { id: rows[0]!.id, createdAt };
 }

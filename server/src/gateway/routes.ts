@@ -1,11 +1,16 @@
 // Paid call endpoints, Dify-compatible: blocking JSON answers or Server-Sent Events.
+
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse, SlugParams } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { AppsService } from '../apps/service.ts';
+import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, storeUpload } from './files.ts';
 import type { CallAnswer, CallBody, CallMode, GatewayService, PreparedCall } from './service.ts';
-import { RateLimitedError } from './service.ts';
+import { checkCallAccess, RateLimitedError } from './service.ts';
 
 const PING_INTERVAL_MS = 10_000;
 
@@ -80,7 +85,53 @@ function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rate
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
 }
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService }> = async (app, { gateway }) => {
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService; apps: AppsService; db: Database; dataDir: string }> = async (
+  app,
+  { gateway, apps, db, dataDir },
+) => {
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
+
+  app.post(
+    '/api/app/:slug/file-upload/',
+    {
+      schema: {
+        tags: ['gateway'],
+        summary: 'Upload a file to reference in a call',
+        description: `multipart/form-data with a "file" field, at most 15 MB (413 above), of type ${Object.keys(ALLOWED_UPLOADS).join(', ')} (415 otherwise). Reference it in a call as files: [{type: "image", transfer_method: "local_file", upload_file_id}]; images go to vision-capable models.`,
+        security: [{ bearer: [] }],
+        consumes: ['multipart/form-data'],
+        params: SlugParams,
+        response: {
+          201: Type.Object({
+            id: Type.String(),
+            name: Type.String(),
+            size: Type.Integer(),
+            extension: Type.String(),
+            mime_type: Type.String(),
+            created_by: Type.String(),
+            created_at: Type.Integer({ description: 'Unix seconds' }),
+          }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          413: ErrorResponse,
+          415: ErrorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      await app.authenticateCaller(request, reply);
+      const target = await apps.findCallableApp(request.params.slug);
+      if (!target) throw new AppError('not_found', 'Application not found');
+      if (!request.auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+      checkCallAccess(target, request.auth);
+      if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send multipart/form-data with a "file" field', 'file');
+      const uploaded = await storeUpload(db, dataDir, { userId: request.auth.user.id, appId: target.id }, await request.file());
+      return reply.status(201).send(uploaded);
+    },
+  );
+
   const authenticate = (request: FastifyRequest, reply: FastifyReply) => async () => {
     await app.authenticateCaller(request, reply);
     return request.auth;

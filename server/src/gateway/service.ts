@@ -190,11 +190,8 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       auth = await authenticate();
       endUser ||= auth?.user.id ?? '';
       if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+      checkCallAccess(app, auth);
       const isOwner = app.owner_id === auth.user.id;
-      if (!isOwner) {
-        if (app.visibility === 'private') throw new AppError('not_found', 'Application not found');
-        if (app.status !== 'live') throw new AppError('app_unavailable', 'This application is not live');
-      }
       if (app.type !== 'prompt')
         throw new AppError('app_unavailable', 'Workflow applications are called through their workflow provider, which is not connected yet');
 
@@ -430,6 +427,13 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
 }
 
 export type GatewayService = ReturnType<typeof createGatewayService>;
+
+/** Owners may call any status; everyone else only live public or embed apps (a private app is not even there). */
+export function checkCallAccess(app: AppRow, auth: AuthContext) {
+  if (app.owner_id === auth.user.id) return;
+  if (app.visibility === 'private') throw new AppError('not_found', 'Application not found');
+  if (app.status !== 'live') throw new AppError('app_unavailable', 'This application is not live');
+}
 
 export class RateLimitedError extends AppError {
   constructor(readonly decision: RateLimitDecision) {

@@ -122,3 +122,30 @@ describe('POST /api/app/{slug}/prompt/test-config/', () => {
     expect(unbalanced).toMatchObject({ success: false, error: expect.stringContaining('Unbalanced braces') });
   });
 });
+
+describe('POST /api/app/{slug}/prompt/test-config/ with run', () => {
+  it('also calls the model (the demo model here, no provider configured) and returns its answer and usage', async () => {
+    const response = await call('POST', `/api/app/${slug}/prompt/test-config/`, {
+      prompt_template: 'Write a haiku about {{topic}}',
+      system_prompt: 'You are a poet.',
+      test_inputs: { topic: 'owls' },
+      run: true,
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ success: true, rendered_template: 'Write a haiku about owls', detected_variables: ['topic'] });
+    expect(body.answer).toContain('demo');
+    expect(body.answer).toContain('Write a haiku about owls');
+    expect(body.usage.input_tokens).toBeGreaterThan(0);
+    expect(body.usage.output_tokens).toBeGreaterThan(0);
+    // A test run is free and not an invocation.
+    const { rows } = await ctx.database.db.query('SELECT 1 FROM invocations');
+    expect(rows).toEqual([]);
+  });
+
+  it('does not call the model when the template does not render', async () => {
+    const body = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name}}', run: true })).json();
+    expect(body.success).toBe(false);
+    expect(body.answer).toBeUndefined();
+  });
+});

@@ -1,0 +1,87 @@
+// POST /api/app/{slug}/file-upload/: a caller uploads a file (multipart field "file", at most
+// 15 MB) to reference in a later call's `files`. Files are kept under DATA_DIR/uploads.
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { MultipartFile } from '@fastify/multipart';
+import type { Database } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+
+export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
+
+/** What may be uploaded, by extension, with the MIME type we record. Images can go to vision models. */
+export const ALLOWED_UPLOADS: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+  pdf: 'application/pdf',
+};
+
+export interface UploadedFile {
+  id: string;
+  name: string;
+  size: number;
+  extension: string;
+  mime_type: string;
+  created_by: string;
+  created_at: number;
+}
+
+export async function storeUpload(
+  db: Database,
+  dataDir: string,
+  owner: { userId: string; appId: string },
+  file: MultipartFile | undefined,
+): Promise<UploadedFile> {
+  if (!file) throw new AppError('invalid_param', 'file: no file uploaded (send multipart/form-data with a "file" field)', 'file');
+  if (file.fieldname !== 'file') throw new AppError('invalid_param', `${file.fieldname}: the file field must be named "file"`, 'file');
+  const name = path.basename(file.filename || 'upload').slice(0, 255);
+  const extension = path.extname(name).slice(1).toLowerCase();
+  const mimeType = ALLOWED_UPLOADS[extension];
+  if (!mimeType) {
+    file.file.resume();
+    throw new AppError(
+      'unsupported_media_type',
+      `Files of type ".${extension || '?'}" are not supported; allowed: ${Object.keys(ALLOWED_UPLOADS).join(', ')}`,
+      'file',
+    );
+  }
+  const id = randomUUID();
+  const directory = path.join(dataDir, 'uploads', owner.userId);
+  await mkdir(directory, { recursive: true });
+  const storagePath = path.join(directory, `${id}.${extension}`);
+  const tooLarge = () => new AppError('payload_too_large', `file: larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB limit`, 'file');
+  try {
+    await pipeline(file.file, createWriteStream(storagePath));
+  } catch (error) {
+    await rm(storagePath, { force: true });
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    throw error;
+  }
+  if (file.file.truncated) {
+    await rm(storagePath, { force: true });
+    throw tooLarge();
+  }
+  const { rows } = await db.query<{ size: number; created_at: Date }>(
+    `INSERT INTO uploaded_files (id, user_id, app_id, name, size, extension, mime_type, storage_path)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING size, created_at`,
+    [id, owner.userId, owner.appId, name, file.file.bytesRead, extension, mimeType, storagePath],
+  );
+  return {
+    id,
+    name,
+    size: rows[0]!.size,
+    extension,
+    mime_type: mimeType,
+    created_by: owner.userId,
+    created_at: Math.floor(rows[0]!.created_at.getTime() / 1000),
+  };
+}

@@ -1,0 +1,131 @@
+// Two real server processes against one PostgreSQL: charging stays exact and idempotency holds
+// across processes. PGlite is one process's embedded database, so this runs with DATABASE_URL
+// (CI runs the suite both ways).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+describe.runIf(process.env.DATABASE_URL)('two server processes against one PostgreSQL', () => {
+  let database: TestDatabase;
+  let issuer: TestIssuer;
+  let upstream: FakeProviderServer;
+  const processes: ChildProcess[] = [];
+  const bases: string[] = [];
+
+  beforeAll(async () => {
+    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url!,
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
+          SECRET_KEY: 'b'.repeat(64),
+          OIDC_ISSUER: issuer.issuer,
+          OIDC_CLIENT_ID: 'test-client',
+          OIDC_AUDIENCE: issuer.audience,
+          OPENAI_BASE_URL: upstream.baseUrl,
+          OPENAI_API_KEY: 'sk-x',
+          RATE_LIMIT_PER_MINUTE: '1000000',
+          LOG_LEVEL: 'error',
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      processes.push(child);
+      const base = `http://127.0.0.1:${port}`;
+      bases.push(base);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if ((await fetch(`${base}/api/health`)).ok) break;
+        } catch {}
+        if (attempt > 200) throw new Error('server did not start');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
+  });
+
+  const send = async (base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  };
+
+  it('keeps charging exact and idempotency keys single-use across processes', async () => {
+    const [a, b] = bases as [string, string];
+    const owner = await issuer.sign({ sub: 'proc-owner', email: 'owner@example.com' });
+    const consumer = await issuer.sign({ sub: 'proc-consumer', email: 'consumer@example.com' });
+    const app = await send(a, 'POST', '/api/app/', owner, { name: 'Shared', type: 'prompt', visibility: 'public', price_cents: 50 });
+    expect(app.status).toBe(201);
+    await send(b, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
+    const key = (await send(b, 'POST', '/api/keys/', consumer, { name: 'k' })).body.key as string;
+    upstream.setBehaviour({ delayMs: 10 });
+
+    // 500 cents of sign-up credits cover exactly 10 calls at 50 cents; fire 100 across both processes.
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      send(i % 2 ? a : b, 'POST', `/api/app/${app.body.slug}/completion-messages`, key, { inputs: { query: `call ${i}` } }),
+    );
+    const results = await Promise.all(calls);
+    expect(results.filter((result) => result.status === 200)).toHaveLength(10);
+    expect(results.filter((result) => result.status === 402)).toHaveLength(90);
+    const balance = (await send(a, 'GET', '/api/billing/balance/', consumer)).body;
+    expect(balance.credits_cents).toBe(0);
+    const earnings = (await send(b, 'GET', '/api/billing/balance/', owner)).body;
+    expect(earnings.earnings_cents).toBe(500);
+    const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    expect(rows[0]!.total).toBe(0);
+
+    // The owner (free calls) sends one Idempotency-Key to both processes at once, several times.
+    const before = upstream.requests.length;
+    const replays = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        send(
+          i % 2 ? a : b,
+          'POST',
+          `/api/app/${app.body.slug}/completion-messages`,
+          owner,
+          { inputs: { query: 'once' } },
+          { 'idempotency-key': 'cross-process' },
+        ),
+      ),
+    );
+    for (const replay of replays) expect(replay.status).toBe(200);
+    expect(new Set(replays.map((replay) => replay.body.id)).size).toBe(1);
+    expect(upstream.requests.length - before).toBe(1);
+  });
+});
