@@ -40,7 +40,7 @@ beforeEach(() => upstream.resetBehaviour());
 
 const upload = (name: string, content: Buffer, token = owner) => {
   const form = new FormData();
-  form.append('file', new Blob([content]), name);
+  form.append('file', new Blob([new Uint8Array(content)]), name);
   return fetch(`${base}/api/app/${slug}/file-upload/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 };
 
