@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { type ApiKeysService, looksLikeApiKey } from '../keys/service.ts';
 import { type EmbeddedOidc, mountEmbeddedOidc } from './oidc/index.ts';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
-import { findOrCreateUser, findUserById, type UserRow } from './users-service.ts';
+import { findOrCreateUser, type UserRow } from './users-service.ts';
 
 export interface AuthContext {
   user: UserRow;
@@ -71,9 +71,8 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
 
   const resolveApiKey = async (request: FastifyRequest, rawKey: string): Promise<AuthContext> => {
     const key = await apiKeys.authenticateApiKey(rawKey);
-    const user = key ? await findUserById(db, key.userId) : null;
-    if (!key || !user?.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
-    request.auth = { user, subject: user.subject, apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents } };
+    if (!key || !key.user.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    request.auth = { user: key.user, subject: key.user.subject, apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents } };
     return request.auth;
   };
 

@@ -204,7 +204,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
       if (!decision.allowed) throw new RateLimitedError(decision);
 
-      const config = await prompts.readPromptConfig(app.id);
+      const config = await prompts.readActivePromptConfig(app.id);
       const version = config.active_version;
       const query = mode === 'chat' ? body.query : undefined;
       if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');

@@ -159,7 +159,12 @@ describe('authenticateApiKey', () => {
   it('finds a live key by its hash and records when it was used', async () => {
     const created = await createKey({ name: 'Gateway', monthly_spend_limit_cents: 900 });
     const adaId = (await call('GET', '/api/auth/profile/')).json().user.id;
-    expect(await keys.authenticateApiKey(created.key)).toEqual({ keyId: created.id, userId: adaId, monthlySpendLimitCents: 900 });
+    expect(await keys.authenticateApiKey(created.key)).toMatchObject({
+      keyId: created.id,
+      userId: adaId,
+      monthlySpendLimitCents: 900,
+      user: { id: adaId, is_active: true, date_joined: expect.any(Date) },
+    });
     const listed = (await call('GET', '/api/keys/')).json().find((key: { id: string }) => key.id === created.id);
     expect(listed.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
     expect(Date.now() - Date.parse(listed.last_used_at)).toBeLessThan(60_000);

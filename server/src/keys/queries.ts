@@ -1,3 +1,4 @@
+import type { UserRow } from '../auth/users-service.ts';
 import type { Queryable } from '../db/client.ts';
 
 export interface ApiKeyRow {
@@ -17,6 +18,8 @@ export interface ApiKeyLookupRow {
   user_id: string;
   monthly_spend_limit_cents: number | null;
   last_used_at: Date | null;
+  /** The key's user, read in the same query so a paid call needs one lookup to know its caller. */
+  user: UserRow;
 }
 
 // Start of the current calendar month in UTC, whatever the session time zone.
@@ -64,12 +67,17 @@ export async function markApiKeyRevoked(db: Queryable, keyId: string, userId: st
 /** A live key by hash, for authentication: not revoked, and its user still active. */
 export async function selectLiveApiKeyByHash(db: Queryable, keyHash: string): Promise<ApiKeyLookupRow | null> {
   const { rows } = await db.query<ApiKeyLookupRow>(
-    `SELECT k.id, k.user_id, k.monthly_spend_limit_cents, k.last_used_at
+    `SELECT k.id, k.user_id, k.monthly_spend_limit_cents, k.last_used_at,
+       json_build_object('id', u.id, 'issuer', u.issuer, 'subject', u.subject, 'email', u.email, 'username', u.username,
+         'first_name', u.first_name, 'last_name', u.last_name, 'display_name', u.display_name, 'is_active', u.is_active,
+         'date_joined', u.date_joined) AS user
      FROM api_keys k JOIN users u ON u.id = k.user_id
      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.is_active`,
     [keyHash],
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  if (!row) return null;
+  return { ...row, user: { ...row.user, date_joined: new Date(row.user.date_joined) } };
 }
 
 /**

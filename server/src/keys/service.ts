@@ -3,6 +3,7 @@
 // the hash up (an index lookup, no timing-sensitive comparison in our code).
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
+import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import {
@@ -30,6 +31,7 @@ export interface AuthenticatedApiKey {
   keyId: string;
   userId: string;
   monthlySpendLimitCents: number | null;
+  user: UserRow;
 }
 
 export interface ApiKeysService {
@@ -113,7 +115,7 @@ export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
       if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
         await touchApiKeyLastUsed(db, row.id);
       }
-      return { keyId: row.id, userId: row.user_id, monthlySpendLimitCents: row.monthly_spend_limit_cents };
+      return { keyId: row.id, userId: row.user_id, monthlySpendLimitCents: row.monthly_spend_limit_cents, user: row.user };
     },
 
     spentThisMonthCents: (keyId) => selectSpentThisMonthCents(db, keyId),

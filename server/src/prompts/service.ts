@@ -145,6 +145,20 @@ export function createPromptsService({ db }: { db: Database }) {
   });
 
   return {
+    /** The configuration with its active version in one round trip (the gateway's hot path). */
+    async readActivePromptConfig(appId: string): Promise<PromptConfig> {
+      const { rows } = await db.query<ConfigRow & VersionRow>(
+        `SELECT c.model, c.temperature, c.max_tokens, c.top_p, c.frequency_penalty, c.presence_penalty, c.active_version,
+           v.version, v.system_prompt, v.prompt_template, v.input_schema, v.output_schema, v.changelog, v.created_at
+         FROM prompt_configs c JOIN prompt_versions v ON v.app_id = c.app_id AND v.version = c.active_version
+         WHERE c.app_id = $1`,
+        [appId],
+      );
+      const row = rows[0];
+      if (!row) return this.readPromptConfig(appId);
+      return toConfig(row, row);
+    },
+
     async readPromptConfig(appId: string): Promise<PromptConfig> {
       return db.transaction(async (tx) => {
         const config = await readConfig(tx, appId);
