@@ -24,41 +24,52 @@ export function currentSpendMonth(now = new Date()): string {
 
 const isCheckViolation = (error: unknown) => (error as { code?: string }).code === '23514';
 
+/**
+ * Holds the price on the caller's credits (and on the key's monthly spend counter when the key has
+ * a limit) in one statement: one round trip, atomic, and refused by PostgreSQL's CHECKs when the
+ * available credits or the key's remaining spend do not cover it.
+ */
 export async function reserveCharge(
   db: Database,
   request: { userId: string; amountCents: number; apiKeyId: string | null; monthlySpendLimitCents: number | null },
 ): Promise<CreditHold> {
-  const accountId = await findOrCreateUserAccount(db, 'user_credits', request.userId);
+  const limited = request.apiKeyId !== null && request.monthlySpendLimitCents !== null;
   const spendMonth = request.apiKeyId ? currentSpendMonth() : null;
-  return db.transaction(async (tx) => {
-    if (request.apiKeyId && request.monthlySpendLimitCents !== null) {
-      await tx.query('INSERT INTO api_key_spend (api_key_id, month) VALUES ($1, $2) ON CONFLICT DO NOTHING', [request.apiKeyId, spendMonth]);
-      const limited = await tx.query(
-        `UPDATE api_key_spend SET held_cents = held_cents + $3
-         WHERE api_key_id = $1 AND month = $2 AND spent_cents + held_cents + $3 <= $4`,
-        [request.apiKeyId, spendMonth, request.amountCents, request.monthlySpendLimitCents],
-      );
-      if (limited.rowCount === 0) throw new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');
-    }
+  const attempt = async () => {
     try {
-      await tx.query('UPDATE ledger_accounts SET held_cents = held_cents + $2 WHERE id = $1', [accountId, request.amountCents]);
+      const { rows } = await db.query<{ id: string; account_id: number }>(
+        `WITH spend AS (
+           INSERT INTO api_key_spend AS s (api_key_id, month, held_cents)
+           SELECT $3::uuid, $4::date, $2::bigint WHERE $5::boolean AND $2::bigint <= $6::bigint
+           ON CONFLICT (api_key_id, month) DO UPDATE SET held_cents = s.held_cents + EXCLUDED.held_cents
+             WHERE s.spent_cents + s.held_cents + EXCLUDED.held_cents <= $6::bigint
+           RETURNING 1
+         ), account AS (
+           UPDATE ledger_accounts SET held_cents = held_cents + $2::bigint
+           WHERE kind = 'user_credits' AND user_id = $1::uuid AND (NOT $5::boolean OR EXISTS (SELECT 1 FROM spend))
+           RETURNING id
+         )
+         INSERT INTO credit_holds (account_id, api_key_id, spend_month, amount_cents, expires_at)
+         SELECT id, $3::uuid, CASE WHEN $5::boolean THEN $4::date END, $2::bigint, now() + make_interval(secs => $7::double precision) FROM account
+         RETURNING id, account_id`,
+        [request.userId, request.amountCents, request.apiKeyId, spendMonth, limited, request.monthlySpendLimitCents, HOLD_LIFETIME_SECONDS],
+      );
+      return rows[0] ?? null;
     } catch (error) {
       if (isCheckViolation(error)) throw new AppError('insufficient_credits', 'Insufficient credits for this call');
       throw error;
     }
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO credit_holds (account_id, api_key_id, spend_month, amount_cents, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id`,
-      [
-        accountId,
-        request.apiKeyId,
-        request.apiKeyId && request.monthlySpendLimitCents !== null ? spendMonth : null,
-        request.amountCents,
-        HOLD_LIFETIME_SECONDS,
-      ],
-    );
-    return { id: rows[0]!.id, accountId, amountCents: request.amountCents, apiKeyId: request.apiKeyId, spendMonth };
-  });
+  };
+  let hold = await attempt();
+  if (!hold) {
+    // Either the key's monthly limit refused it, or the caller has no credits account yet.
+    const { rows } = await db.query('SELECT 1 FROM ledger_accounts WHERE kind = $1 AND user_id = $2', ['user_credits', request.userId]);
+    if (rows.length > 0) throw new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');
+    await findOrCreateUserAccount(db, 'user_credits', request.userId);
+    hold = await attempt();
+    if (!hold) throw new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');
+  }
+  return { id: hold.id, accountId: hold.account_id, amountCents: request.amountCents, apiKeyId: request.apiKeyId, spendMonth };
 }
 
 /** Takes the hold away; false when it was already settled, released or swept. */
