@@ -1,11 +1,12 @@
-// Per-call charging: reserve before the upstream call, settle on success, release on failure.
+// Per-call charging: reserve before the upstream call, settle on success (gateway/settlement.ts,
+// batched with the invocation records), release on failure.
 // A reservation is a hold row plus held_cents on the caller's credits (and on the key's monthly
 // spend counter); CHECK constraints make an over-reservation fail inside PostgreSQL, so no number
 // of concurrent calls or server processes can spend a cent twice. Settling deletes the hold, so a
 // hold is settled or released exactly once; holds of a crashed process expire and are released.
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
+import { findOrCreateUserAccount } from './ledger.ts';
 
 export interface CreditHold {
   id: string;
@@ -86,39 +87,6 @@ async function removeHold(tx: Queryable, hold: CreditHold): Promise<boolean> {
     ]);
   }
   return true;
-}
-
-/**
- * Turns the hold into the charge, inside the caller's transaction (which also records the
- * invocation): caller credits down, creator earnings up, platform fee apart.
- */
-export async function settleCharge(
-  tx: Queryable,
-  hold: CreditHold,
-  charge: { creatorId: string; platformFeeBps: number; reference: string; description: string },
-): Promise<void> {
-  if (!(await removeHold(tx, hold))) {
-    // The hold expired and was swept while the call ran: charge only what is still available.
-    const { rows } = await tx.query<{ available: number }>('SELECT balance_cents - held_cents AS available FROM ledger_accounts WHERE id = $1 FOR UPDATE', [
-      hold.accountId,
-    ]);
-    if ((rows[0]?.available ?? 0) < hold.amountCents) throw new AppError('insufficient_credits', 'Insufficient credits for this call');
-  }
-  const fee = Math.floor((hold.amountCents * charge.platformFeeBps) / 10_000);
-  const earnings = await findOrCreateUserAccount(tx, 'creator_earnings', charge.creatorId);
-  const entries = [
-    { accountId: hold.accountId, amountCents: -hold.amountCents },
-    { accountId: earnings, amountCents: hold.amountCents - fee },
-  ];
-  if (fee > 0) entries.push({ accountId: await findSystemAccount(tx, 'platform_fees'), amountCents: fee });
-  await postLedgerTransaction(tx, { kind: 'call_charge', reference: charge.reference, description: charge.description, entries });
-  if (hold.apiKeyId && hold.spendMonth) {
-    await tx.query(
-      `INSERT INTO api_key_spend (api_key_id, month, spent_cents) VALUES ($1, $2, $3)
-       ON CONFLICT (api_key_id, month) DO UPDATE SET spent_cents = api_key_spend.spent_cents + EXCLUDED.spent_cents`,
-      [hold.apiKeyId, hold.spendMonth, hold.amountCents],
-    );
-  }
 }
 
 /** Gives the held credits back (the call failed or the client went away). */

@@ -9,9 +9,9 @@ import addFormats from 'ajv-formats';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import { type CreditHold, releaseCharge, reserveCharge, settleCharge } from '../billing/charges.ts';
+import { type CreditHold, releaseCharge, reserveCharge } from '../billing/charges.ts';
 import type { Config } from '../config.ts';
-import type { Database, Queryable } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { renderTemplate } from '../prompts/template.ts';
@@ -20,6 +20,7 @@ import { recordInvocation } from './invocations.ts';
 import type { ModelRouter } from './providers/registry.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from './providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
+import { createSettlementBatcher } from './settlement.ts';
 
 export type CallMode = 'completion' | 'chat';
 
@@ -107,6 +108,7 @@ export interface GatewayDependencies {
 }
 
 export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency }: GatewayDependencies) {
+  const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
   const compiledSchemas = new Map<string, ValidateFunction>();
   const validatorFor = (key: string, schema: IoSchema) => {
@@ -304,35 +306,31 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     }
   };
 
-  /** Settles the charge and records the success in one transaction; returns the answer. */
+  /** Settles the charge and records the success (batched with other calls); returns the answer. */
   const finish = async (call: PreparedCall, answer: string, usage: ModelUsage): Promise<CallAnswer> => {
     const latencyMs = performance.now() - call.startedAt;
-    const { invocationId, createdAt, conversationId } = await db.transaction(async (tx) => {
-      let conversationId = call.conversationId;
-      if (call.mode === 'chat') conversationId = await saveTurn(tx, call, answer);
-      const recorded = await recordInvocation(tx, {
-        appId: call.app.id,
-        callerId: call.auth.user.id,
-        apiKeyId: call.auth.apiKey?.id ?? null,
-        endUser: call.endUser,
-        mode: call.mode,
-        status: 'success',
-        errorType: '',
-        latencyMs,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        priceCents: call.priceCents,
-        conversationId,
-      });
-      if (call.hold) {
-        await settleCharge(tx, call.hold, {
-          creatorId: call.app.owner_id,
-          platformFeeBps: config.platformFeeBps,
-          reference: `call:${recorded.id}`,
-          description: `Call to ${call.app.slug}`,
-        });
-      }
-      return { invocationId: recorded.id, createdAt: recorded.createdAt, conversationId };
+    const invocationId = randomUUID();
+    const createdAt = new Date();
+    const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
+    const fee = Math.floor((call.priceCents * config.platformFeeBps) / 10_000);
+    await settlements.settle({
+      invocationId,
+      appId: call.app.id,
+      callerId: call.auth.user.id,
+      apiKeyId: call.auth.apiKey?.id ?? null,
+      endUser: call.endUser,
+      mode: call.mode,
+      latencyMs,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      priceCents: call.priceCents,
+      createdAt,
+      charge: call.hold
+        ? { hold: call.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
+        : null,
+      turn: conversationId
+        ? { conversationId, isNew: call.conversationId === null, userContent: call.modelRequest.messages.at(-1)?.content ?? call.query ?? '', answer }
+        : null,
     });
     const result: CallAnswer = {
       event: 'message',
@@ -356,27 +354,6 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     };
     if (call.idempotency) await idempotency.complete(call.idempotency.userId, call.idempotency.key, 200, result);
     return result;
-  };
-
-  const saveTurn = async (tx: Queryable, call: PreparedCall, answer: string): Promise<string> => {
-    let conversationId = call.conversationId;
-    if (!conversationId) {
-      const { rows } = await tx.query<{ id: string }>('INSERT INTO conversations (app_id, caller_id, end_user) VALUES ($1, $2, $3) RETURNING id', [
-        call.app.id,
-        call.auth.user.id,
-        call.endUser,
-      ]);
-      conversationId = rows[0]!.id;
-    } else {
-      await tx.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [conversationId]);
-    }
-    const userTurn = call.modelRequest.messages.at(-1)?.content ?? call.query ?? '';
-    await tx.query("INSERT INTO conversation_messages (conversation_id, role, content) VALUES ($1, 'user', $2), ($1, 'assistant', $3)", [
-      conversationId,
-      userTurn,
-      answer,
-    ]);
-    return conversationId;
   };
 
   /** Gives the reservation back and records the failure. */
