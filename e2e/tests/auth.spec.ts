@@ -10,7 +10,7 @@ test('a visitor signs up from the landing page and lands on the dashboard signed
   await page.getByRole('button', { name: 'Create Account' }).click();
   await fillSignUpForm(page, account);
   await expect(page).toHaveURL(/\/dashboard$/);
-  await expect(page.getByRole('heading', { name: 'Applications' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Applications', exact: true })).toBeVisible();
   await expect(page.getByText('Manage your applications and view performance insights.')).toBeVisible();
   await expect(page.getByTestId('user-menu-button')).toHaveText(account.displayName[0]!.toUpperCase());
 });

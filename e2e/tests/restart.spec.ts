@@ -14,7 +14,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-restart-'));
 let server: ChildProcess | null = null;
 
 async function startServer() {
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: origin, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: origin, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   delete env.DATABASE_URL;
   delete env.SECRET_KEY;
   delete env.OIDC_ISSUER;

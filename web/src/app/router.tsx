@@ -8,6 +8,7 @@ import { CallbackPage } from '../features/auth/routes/callback-page';
 import { LoginPage } from '../features/auth/routes/login-page';
 import { RegisterPage } from '../features/auth/routes/register-page';
 import { DashboardPage } from '../features/dashboard/routes/dashboard-page';
+import { ApiTestPage } from '../features/gateway/routes/api-test-page';
 import { ProfilePage } from '../features/profile/routes/profile-page';
 import { PromptListPage } from '../features/prompts/routes/prompt-list-page';
 import { WorkflowListPage } from '../features/workflows/routes/workflow-list-page';
@@ -26,7 +27,7 @@ export function AppRoutes() {
         <Route path="register" element={<RegisterPage />} />
         <Route path="auth/register" element={<RegisterPage />} />
         <Route path="auth/callback" element={<CallbackPage />} />
-        <Route path="api-test" element={<PlaceholderPage title="API Test Console" />} />
+        <Route path="api-test" element={<ApiTestPage />} />
 
         <Route element={<RequireAuth redirectTo="/" />}>
           <Route path="dashboard" element={<DashboardPage />} />

@@ -100,7 +100,7 @@ describe('ProfilePage', () => {
       creator: { display_name: 'Countess' },
     });
     // The profile query is refreshed after saving.
-    expect(calls(fetchMock, 'GET')).toHaveLength(2);
+    expect(calls(fetchMock, 'GET').filter(([url]) => url === '/api/auth/profile/')).toHaveLength(2);
 
     await act(async () => {
       vi.advanceTimersByTime(2000);

@@ -1,5 +1,6 @@
 import { PageSpinner } from '../../../components/ui/spinner';
 import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { ApiKeysSection } from '../../keys/components/api-keys-section';
 import { useProfile } from '../api/get-profile';
 import { AccountInformation } from '../components/account-information';
 import { ProfileForm } from '../components/profile-form';
@@ -26,11 +27,14 @@ export function ProfilePage() {
 
       <div className="mt-8">
         {profile.data ? (
-          <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
-            <div className="lg:col-span-2">
-              <ProfileForm key={profile.data.user.id} profile={profile.data} />
+          <div className="space-y-6">
+            <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+              <div className="lg:col-span-2">
+                <ProfileForm key={profile.data.user.id} profile={profile.data} />
+              </div>
+              <AccountInformation profile={profile.data} />
             </div>
-            <AccountInformation profile={profile.data} />
+            <ApiKeysSection />
           </div>
         ) : profile.isError ? (
           // A 401 is only logged (by the API client), never shown as a page error.

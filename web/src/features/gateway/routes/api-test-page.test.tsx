@@ -1,0 +1,310 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { type ReactNode, useState } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
+import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { AuthContext, type AuthContextValue } from '../../auth/components/auth-context';
+import { FAKE_CREATED_AT, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
+import { ApiTestPage } from './api-test-page';
+
+withTestAccessToken();
+
+const haiku = () => makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt', status: 'live', visibility: 'public', price_cents: 100 });
+const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250 });
+
+function renderConsole({ route = '/api-test', signedIn = true } = {}) {
+  return renderWithProviders(<ApiTestPage />, { route, auth: signedIn ? signedInAuth() : fakeAuth() });
+}
+
+const completionSection = () => screen.getByRole('region', { name: 'Test Completion API' });
+const chatSection = () => screen.getByRole('region', { name: 'Test Chat API' });
+
+async function testCompletion(text: string) {
+  fireEvent.change(within(completionSection()).getByLabelText('Input Text'), { target: { value: text } });
+  fireEvent.click(within(completionSection()).getByRole('button', { name: 'Test Completion' }));
+}
+
+async function testChat(query: string) {
+  fireEvent.change(within(chatSection()).getByLabelText('Chat Query'), { target: { value: query } });
+  fireEvent.click(within(chatSection()).getByRole('button', { name: 'Test Chat' }));
+}
+
+describe('ApiTestPage', () => {
+  it('shows anonymous visitors the notice, the slug and API key inputs, and no app dropdown', async () => {
+    fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ route: '/api-test?app=haiku-writer', signedIn: false });
+
+    expect(screen.getByRole('heading', { name: 'API Test Console', level: 1 })).toBeTruthy();
+    expect(screen.getByText('Authentication Required')).toBeTruthy();
+    expect(screen.getByText('Please log in to access your applications and test APIs.')).toBeTruthy();
+    expect(screen.queryByLabelText('Application')).toBeNull();
+    expect((screen.getByLabelText('App Slug') as HTMLInputElement).value).toBe('haiku-writer');
+    expect((screen.getByLabelText('API Key') as HTMLInputElement).type).toBe('password');
+    expect(await screen.findByRole('heading', { name: 'Application Details' })).toBeTruthy();
+  });
+
+  it('lists the signed-in user’s apps and shows the chosen one’s details', async () => {
+    const server = fakeGatewayServer({ apps: [haiku(), flow()] });
+    renderConsole();
+
+    expect(screen.queryByText('Authentication Required')).toBeNull();
+    const dropdown = screen.getByLabelText('Application') as HTMLSelectElement;
+    await screen.findByRole('option', { name: 'Haiku Writer (prompt)' });
+    expect(Array.from(dropdown.options).map((option) => option.text)).toEqual(['Select an application...', 'Haiku Writer (prompt)', 'Support Flow (workflow)']);
+
+    fireEvent.change(dropdown, { target: { value: 'haiku-writer' } });
+    expect((screen.getByLabelText('App Slug') as HTMLInputElement).value).toBe('haiku-writer');
+    const details = await screen.findByRole('region', { name: 'Application Details' });
+    expect(details.textContent).toContain('Haiku Writer');
+    expect(details.textContent).toContain('live');
+    expect(details.textContent).toContain('$1.00 per call');
+    expect(within(details).getByText('/api/app/haiku-writer/completion-messages')).toBeTruthy();
+
+    fireEvent.change(dropdown, { target: { value: 'support-flow' } });
+    await waitFor(() =>
+      expect(within(screen.getByRole('region', { name: 'Application Details' })).getByText('/api/app/support-flow/chat-messages')).toBeTruthy(),
+    );
+    expect(screen.getByRole('region', { name: 'Application Details' }).textContent).toContain('$2.50 per call');
+    expect(server.calls()).toContain('GET /api/app/');
+  });
+
+  it('waits for the sign-in state before loading the app, so an owner’s private app is not cached as not found', async () => {
+    const server = fakeGatewayServer({ apps: [haiku()] });
+    let signIn: () => void = () => {};
+    function SwitchableAuth({ children }: { children: ReactNode }) {
+      const [auth, setAuth] = useState<AuthContextValue>(() => fakeAuth({ status: 'loading' }));
+      signIn = () => setAuth(signedInAuth());
+      return <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;
+    }
+    renderWithProviders(
+      <SwitchableAuth>
+        <ApiTestPage />
+      </SwitchableAuth>,
+      { route: '/api-test?app=haiku-writer' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(server.calls()).not.toContain('GET /api/app/haiku-writer/');
+    expect(screen.queryByText('Authentication Required')).toBeNull();
+
+    act(() => signIn());
+    expect(await screen.findByRole('region', { name: 'Application Details' })).toBeTruthy();
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/');
+  });
+
+  it('only logs a failure to load the application list', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    fakeGatewayServer({ apps: [] }).fetchMock.mockImplementation(async () => jsonResponse({ code: 'internal', message: 'Boom', status: 500 }, 500));
+    renderConsole();
+
+    await waitFor(() => expect(error).toHaveBeenCalledWith('Failed to load applications', expect.anything()));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByLabelText('Application')).toBeTruthy();
+  });
+
+  it('disables the buttons until slug and text are given, and validates blank text', async () => {
+    fakeGatewayServer({ apps: [haiku()] });
+    renderConsole();
+    const completionButton = within(completionSection()).getByRole('button', { name: 'Test Completion' }) as HTMLButtonElement;
+    const chatButton = within(chatSection()).getByRole('button', { name: 'Test Chat' }) as HTMLButtonElement;
+
+    fireEvent.change(within(completionSection()).getByLabelText('Input Text'), { target: { value: 'Hello' } });
+    fireEvent.change(within(chatSection()).getByLabelText('Chat Query'), { target: { value: 'Hi' } });
+    expect(completionButton.disabled).toBe(true);
+    expect(chatButton.disabled).toBe(true);
+
+    fireEvent.change(screen.getByLabelText('App Slug'), { target: { value: 'haiku-writer' } });
+    expect(completionButton.disabled).toBe(false);
+    expect(chatButton.disabled).toBe(false);
+
+    fireEvent.change(within(completionSection()).getByLabelText('Input Text'), { target: { value: '' } });
+    expect(completionButton.disabled).toBe(true);
+
+    fireEvent.change(within(completionSection()).getByLabelText('Input Text'), { target: { value: '   ' } });
+    fireEvent.click(completionButton);
+    expect(within(completionSection()).getByRole('alert').textContent).toBe('Please provide app slug and input');
+
+    fireEvent.change(within(chatSection()).getByLabelText('Chat Query'), { target: { value: '  ' } });
+    fireEvent.click(chatButton);
+    expect(within(chatSection()).getByRole('alert').textContent).toBe('Please provide app slug and chat query');
+  });
+
+  it('runs a completion with the session token and shows the response', async () => {
+    const server = fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    await testCompletion('Write about owls');
+    expect(within(completionSection()).getByRole('button', { name: 'Testing...' })).toBeTruthy();
+    expect((within(completionSection()).getByRole('button', { name: 'Testing...' }) as HTMLButtonElement).disabled).toBe(true);
+
+    const result = await within(completionSection()).findByText('Response Received');
+    const box = result.parentElement as HTMLElement;
+    expect(within(box).getByTestId('result-answer').textContent).toBe('You said: Write about owls');
+    expect(within(box).getByTestId('result-id').textContent).toBe('msg-1');
+    expect(within(box).getByTestId('result-created').textContent).toBe(new Date(FAKE_CREATED_AT * 1000).toLocaleString());
+    expect(within(box).getByText('Input Tokens')).toBeTruthy();
+    expect(within(box).getByTestId('result-input-tokens').textContent).toBe('12');
+    expect(within(box).getByTestId('result-output-tokens').textContent).toBe('34');
+    expect(within(box).queryByText('Conversation ID')).toBeNull();
+    expect(within(completionSection()).getByRole('button', { name: 'Test Completion' })).toBeTruthy();
+
+    expect(server.gatewayCalls).toEqual([
+      {
+        slug: 'haiku-writer',
+        action: 'completion-messages',
+        body: { inputs: { query: 'Write about owls' }, response_mode: 'blocking' },
+        authorization: 'Bearer test-token',
+      },
+    ]);
+  });
+
+  it('renders the other fields of the owner’s input schema and sends them all', async () => {
+    const server = fakeGatewayServer({
+      apps: [haiku()],
+      inputSchemas: {
+        'haiku-writer': {
+          type: 'object',
+          properties: {
+            query: { type: 'string', description: 'The request' },
+            topic: { type: 'string', description: 'What the haiku is about' },
+            lines: { type: 'integer' },
+          },
+          required: ['query', 'topic'],
+          additionalProperties: false,
+        },
+      },
+    });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    fireEvent.change(await screen.findByLabelText(/^topic/), { target: { value: 'owls' } });
+    fireEvent.change(screen.getByLabelText('lines'), { target: { value: '3' } });
+    expect(screen.getByText('What the haiku is about')).toBeTruthy();
+    await testCompletion('Write one');
+    await within(completionSection()).findByText('Response Received');
+
+    expect(server.gatewayCalls[0]?.body).toEqual({ inputs: { topic: 'owls', lines: 3, query: 'Write one' }, response_mode: 'blocking' });
+  });
+
+  it('continues a chat in the same conversation until it is reset', async () => {
+    const server = fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    await testChat('Hello');
+    expect(await within(chatSection()).findByText('Response Received')).toBeTruthy();
+    expect(within(chatSection()).getByTestId('result-conversation-id').textContent).toBe('conv-1');
+    expect(within(chatSection()).getByText('Conversation ID')).toBeTruthy();
+    expect(within(chatSection()).getByTestId('current-conversation-id').textContent).toBe('conv-1');
+
+    await testChat('And again');
+    await waitFor(() => expect(within(chatSection()).getByTestId('result-answer').textContent).toBe('You said: And again'));
+    expect(server.gatewayCalls.map((call) => call.body)).toEqual([
+      { query: 'Hello', response_mode: 'blocking' },
+      { query: 'And again', conversation_id: 'conv-1', response_mode: 'blocking' },
+    ]);
+
+    fireEvent.click(within(chatSection()).getByRole('button', { name: 'Reset Conversation' }));
+    expect(within(chatSection()).queryByTestId('current-conversation-id')).toBeNull();
+    await testChat('Fresh start');
+    await waitFor(() => expect(within(chatSection()).getByTestId('result-conversation-id').textContent).toBe('conv-2'));
+    expect(server.gatewayCalls[2]?.body).toEqual({ query: 'Fresh start', response_mode: 'blocking' });
+  });
+
+  it('streams the answer and assembles the chunks', async () => {
+    const server = fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    fireEvent.click(screen.getByLabelText('Stream response'));
+    await testCompletion('stream me please');
+    await within(completionSection()).findByText('Response Received');
+    expect(within(completionSection()).getByTestId('result-answer').textContent).toBe('You said: stream me please');
+    expect(within(completionSection()).getByTestId('result-id').textContent).toBe('msg-1');
+    expect(within(completionSection()).getByTestId('result-input-tokens').textContent).toBe('12');
+    expect(within(completionSection()).getByTestId('result-output-tokens').textContent).toBe('34');
+    expect(server.gatewayCalls[0]?.body.response_mode).toBe('streaming');
+
+    await testChat('chat stream');
+    await within(chatSection()).findByText('Response Received');
+    expect(within(chatSection()).getByTestId('result-answer').textContent).toBe('You said: chat stream');
+    expect(within(chatSection()).getByTestId('result-conversation-id').textContent).toBe('conv-1');
+  });
+
+  it('shows the answer while it streams in', async () => {
+    let finish: (() => void) | undefined;
+    fakeGatewayServer({
+      apps: [haiku()],
+      answerCall: () => {
+        const encoder = new TextEncoder();
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode('data: {"event":"message","answer":"Partial ","created_at":1}\n\nevent: ping\n\n'));
+            finish = () => {
+              controller.enqueue(encoder.encode('data: {"event":"message","answer":"answer"}\n\n'));
+              controller.enqueue(
+                encoder.encode(
+                  'data: {"event":"message_end","id":"m-1","message_id":"m-1","conversation_id":"","metadata":{"usage":{"input_tokens":1,"output_tokens":2}}}\n\n',
+                ),
+              );
+              controller.close();
+            };
+          },
+        });
+        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+      },
+    });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    fireEvent.click(screen.getByLabelText('Stream response'));
+    await testCompletion('go');
+    await waitFor(() => expect(screen.getByTestId('streaming-answer').textContent).toBe('Partial '));
+    finish?.();
+    await within(completionSection()).findByText('Response Received');
+    expect(within(completionSection()).getByTestId('result-answer').textContent).toBe('Partial answer');
+    expect(screen.queryByTestId('streaming-answer')).toBeNull();
+  });
+
+  it('calls with a pasted API key when there is one, even for anonymous visitors', async () => {
+    const server = fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ signedIn: false });
+
+    fireEvent.change(screen.getByLabelText('App Slug'), { target: { value: 'haiku-writer' } });
+    fireEvent.change(screen.getByLabelText('API Key'), { target: { value: ' tb_secretKey123 ' } });
+    await testCompletion('Paid call');
+    await within(completionSection()).findByText('Response Received');
+
+    expect(server.gatewayCalls[0]?.authorization).toBe('Bearer tb_secretKey123');
+  });
+
+  it('explains failures with the spec’s texts', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    fakeGatewayServer({
+      apps: [haiku()],
+      answerCall: (call) =>
+        call.body.response_mode === 'streaming'
+          ? sseResponse([
+              'data: {"event":"message","answer":"Hal"}\n\n',
+              'data: {"event":"error","code":"provider_error","message":"The model provider failed","status":502}\n\n',
+            ])
+          : jsonResponse({ code: 'insufficient_credits', message: 'Insufficient credits: this call costs $1.00', status: 402 }, 402),
+    });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    await testCompletion('No money');
+    expect((await within(completionSection()).findByRole('alert')).textContent).toBe('Completion test failed: Insufficient credits: this call costs $1.00');
+
+    fireEvent.click(screen.getByLabelText('Stream response'));
+    await testChat('Break');
+    expect((await within(chatSection()).findByRole('alert')).textContent).toBe('Chat test failed: The model provider failed');
+    expect(within(chatSection()).queryByText('Response Received')).toBeNull();
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('says what is missing when an anonymous visitor calls without a key', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    fakeGatewayServer({ apps: [haiku()] });
+    renderConsole({ route: '/api-test?app=haiku-writer', signedIn: false });
+
+    await testChat('Hi');
+    expect((await within(chatSection()).findByRole('alert')).textContent).toBe(
+      'Chat test failed: Authentication credentials were not provided: send Authorization: Bearer <API key>',
+    );
+  });
+});

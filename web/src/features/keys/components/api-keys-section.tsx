@@ -1,0 +1,39 @@
+import type { ApiKeyCreated } from '@tollbooth/contract';
+import { useState } from 'react';
+import { Spinner } from '../../../components/ui/spinner';
+import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { useApiKeys } from '../api/get-api-keys';
+import { ApiKeyTable } from './api-key-table';
+import { CreateApiKeyForm } from './create-api-key-form';
+import { NewApiKeyNotice } from './new-api-key-notice';
+
+function KeyList() {
+  const keys = useApiKeys();
+  if (keys.data) return <ApiKeyTable keys={keys.data} />;
+  if (keys.isError) {
+    // A 401 is only logged (by the API client). A load failure is no alert: nothing was asked of the user yet.
+    if (isUnauthorizedError(keys.error)) return null;
+    return <p className="text-sm text-red-700">Failed to load API keys: {getErrorMessage(keys.error)}</p>;
+  }
+  return <Spinner label="Loading API keys" />;
+}
+
+/** Create, list and revoke the keys that call paid applications on this account's credits. */
+export function ApiKeysSection() {
+  const [created, setCreated] = useState<ApiKeyCreated | null>(null);
+  return (
+    <section aria-labelledby="api-keys-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id="api-keys-title" className="text-lg font-semibold text-gray-900">
+        API Keys
+      </h2>
+      <p className="mt-1 text-sm text-gray-600">
+        Call applications with <code className="font-mono">Authorization: Bearer &lt;key&gt;</code>. Calls to other creators' apps are paid from your credits.
+      </p>
+      <div className="mt-6 space-y-6">
+        <CreateApiKeyForm onCreated={setCreated} />
+        {created ? <NewApiKeyNotice key={created.id} created={created} onDismiss={() => setCreated(null)} /> : null}
+        <KeyList />
+      </div>
+    </section>
+  );
+}
