@@ -71,7 +71,7 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
 
   const resolveApiKey = async (request: FastifyRequest, rawKey: string): Promise<AuthContext> => {
     const key = await apiKeys.authenticateApiKey(rawKey);
-    if (!key || !key.user.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    if (!key?.user.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
     request.auth = { user: key.user, subject: key.user.subject, apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents } };
     return request.auth;
   };
