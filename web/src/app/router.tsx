@@ -10,6 +10,8 @@ import { RegisterPage } from '../features/auth/routes/register-page';
 import { DashboardPage } from '../features/dashboard/routes/dashboard-page';
 import { ApiTestPage } from '../features/gateway/routes/api-test-page';
 import { ProfilePage } from '../features/profile/routes/profile-page';
+import { PromptBuilderPage } from '../features/prompts/routes/prompt-builder-page';
+import { PromptDetailPage } from '../features/prompts/routes/prompt-detail-page';
 import { PromptListPage } from '../features/prompts/routes/prompt-list-page';
 import { WorkflowListPage } from '../features/workflows/routes/workflow-list-page';
 import { AppLayout } from './layout/app-layout';
@@ -41,16 +43,16 @@ export function AppRoutes() {
 
         <Route element={<RequireAuth redirectTo="/login" />}>
           <Route path="profile" element={<ProfilePage />} />
-          <Route path="prompt-builder" element={<PlaceholderPage title="Create New Prompt" />} />
+          <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
           <Route path="applications/create" element={<CreateAppPage />} />
           <Route path="applications/:slug" element={<AppDetailPage />} />
-          <Route path="applications/:slug/edit" element={<PlaceholderPage title="Edit: {slug}" />} />
+          <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
           <Route
             path="applications/:appSlug/billing"
             element={<PlaceholderPage title="Billing & Subscriptions" subtitle="Manage your subscriptions and payment methods for this application." />}
           />
           <Route path="prompts" element={<PromptListPage />} />
-          <Route path="prompts/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="prompts/:slug" element={<PromptDetailPage />} />
           <Route path="workflows" element={<WorkflowListPage />} />
           <Route path="workflows/:slug" element={<PlaceholderPage title="{slug}" />} />
           <Route path="billing/success" element={<PlaceholderPage title="Payment Complete" />} />

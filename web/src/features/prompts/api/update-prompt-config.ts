@@ -1,0 +1,8 @@
+import type { PromptConfig, PromptConfigUpdate } from '@tollbooth/contract';
+import { api } from '../../../lib/api-client';
+import { promptPath } from './prompt-keys';
+
+/** PATCH /api/app/{slug}/prompt/ — a changed template, system prompt or schema becomes a new active version. */
+export function updatePromptConfig(slug: string, body: PromptConfigUpdate): Promise<PromptConfig> {
+  return api.patch<PromptConfig>(promptPath(slug), body, { auth: 'required' });
+}

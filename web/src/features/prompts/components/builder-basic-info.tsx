@@ -1,0 +1,142 @@
+import { type Dispatch, type SetStateAction, useId } from 'react';
+import { inputField } from '../../../components/ui/styles';
+import { formatCents } from '../../../lib/format';
+import type { AppStatus, Visibility } from '../../../types/api';
+import { describedBy, FormField } from '../../apps/components/form-field';
+import { dollarsToCents, type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
+import { slugify } from '../lib/slug';
+import type { DeclaredField } from '../lib/template-variables';
+import { PromptEditor } from './prompt-editor';
+
+interface BuilderBasicInfoProps {
+  draft: PromptDraft;
+  /** Takes an update of the current draft, so quick successive edits never work on a stale copy. */
+  onChange: Dispatch<SetStateAction<PromptDraft>>;
+  /** The application's slug once it exists: the slug is then locked. */
+  savedSlug: string | null;
+  fields: readonly DeclaredField[];
+}
+
+function slugHint(draft: PromptDraft, savedSlug: string | null) {
+  if (savedSlug) return SLUG_LOCKED_HINT;
+  const fromName = slugify(draft.name);
+  // The server derives the slug from the name; an edited slug is shown for reference only.
+  if (draft.slugEdited && fromName && draft.slug !== fromName) return `Slugs follow the name: this prompt will be saved as ${fromName}.`;
+  return 'Generated from the name; a number is added when it is already taken.';
+}
+
+export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: BuilderBasicInfoProps) {
+  const id = useId();
+  const fieldId = (name: string) => `${id}-${name}`;
+  const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+
+  return (
+    <div className="space-y-6">
+      <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
+        <FormField id={fieldId('name')} label="Prompt Name">
+          <input
+            id={fieldId('name')}
+            type="text"
+            maxLength={100}
+            autoComplete="off"
+            value={draft.name}
+            onChange={(event) => {
+              const name = event.target.value;
+              onChange((current) => withName(current, name));
+            }}
+            className={inputField}
+          />
+        </FormField>
+        <FormField id={fieldId('slug')} label="URL Slug" hint={slugHint(draft, savedSlug)}>
+          <input
+            id={fieldId('slug')}
+            type="text"
+            autoComplete="off"
+            value={savedSlug ?? draft.slug}
+            disabled={savedSlug !== null}
+            onChange={(event) => {
+              const slug = event.target.value;
+              onChange((current) => ({ ...current, slug, slugEdited: true }));
+            }}
+            className={`${inputField} font-mono`}
+            {...describedBy(fieldId('slug'), { hint: true })}
+          />
+        </FormField>
+      </div>
+
+      <FormField id={fieldId('description')} label="Description">
+        <textarea
+          id={fieldId('description')}
+          rows={3}
+          maxLength={2000}
+          value={draft.description}
+          onChange={(event) => set('description', event.target.value)}
+          className={inputField}
+        />
+      </FormField>
+
+      <div className="grid grid-cols-1 gap-5 sm:grid-cols-3">
+        <FormField id={fieldId('status')} label="Status">
+          <select id={fieldId('status')} value={draft.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
+            <option value="draft">Draft</option>
+            <option value="live">Live</option>
+            <option value="archived">Archived</option>
+          </select>
+        </FormField>
+        <FormField id={fieldId('visibility')} label="Visibility">
+          <select
+            id={fieldId('visibility')}
+            value={draft.visibility}
+            onChange={(event) => set('visibility', event.target.value as Visibility)}
+            className={inputField}
+          >
+            <option value="private">Private</option>
+            <option value="public">Public</option>
+            <option value="embed">Embeddable</option>
+          </select>
+        </FormField>
+        <FormField
+          id={fieldId('price')}
+          label="Price per Call (USD)"
+          hint={<output aria-live="polite">{`${formatCents(dollarsToCents(draft.price))} per call`}</output>}
+        >
+          <input
+            id={fieldId('price')}
+            type="number"
+            min={0.01}
+            step={0.01}
+            inputMode="decimal"
+            value={draft.price}
+            onChange={(event) => set('price', event.target.value)}
+            className={inputField}
+            {...describedBy(fieldId('price'), { hint: true })}
+          />
+        </FormField>
+      </div>
+
+      <PromptEditor
+        id={fieldId('system-prompt')}
+        label="System Prompt"
+        height={160}
+        value={draft.system_prompt}
+        onChange={(value) => set('system_prompt', value)}
+        fields={fields}
+        hint="Instructions sent to the model as they are, before the user prompt."
+      />
+      <PromptEditor
+        id={fieldId('template')}
+        label="User Prompt Template"
+        height={220}
+        value={draft.user_prompt_template}
+        onChange={(value) => set('user_prompt_template', value)}
+        fields={fields}
+        hint={
+          <>
+            Write <code className="font-mono">{'{{field}}'}</code> where a call's input field goes; type <code className="font-mono">{'{{'}</code> to pick a
+            declared field.
+          </>
+        }
+      />
+    </div>
+  );
+}

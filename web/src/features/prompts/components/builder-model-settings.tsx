@@ -1,0 +1,71 @@
+import { type Dispatch, type SetStateAction, useId } from 'react';
+import { inputField } from '../../../components/ui/styles';
+import { describedBy, FormField } from '../../apps/components/form-field';
+import { BUILDER_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
+import type { PromptDraft } from '../lib/prompt-builder.utils';
+
+interface BuilderModelSettingsProps {
+  draft: PromptDraft;
+  /** Takes an update of the current draft, so quick successive edits never work on a stale copy. */
+  onChange: Dispatch<SetStateAction<PromptDraft>>;
+}
+
+type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
+
+export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsProps) {
+  const id = useId();
+  const fieldId = (name: string) => `${id}-${name}`;
+  const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+
+  const slider = (name: SliderName, label: string, range: { min: number; max: number; step: number }, hint?: string) => (
+    <FormField id={fieldId(name)} label={label} hint={hint}>
+      <div className="flex items-center gap-3">
+        <input
+          id={fieldId(name)}
+          type="range"
+          min={range.min}
+          max={range.max}
+          step={range.step}
+          value={draft[name]}
+          onChange={(event) => set(name, event.target.value)}
+          className="w-full accent-indigo-600"
+          {...describedBy(fieldId(name), { hint: Boolean(hint) })}
+        />
+        <output htmlFor={fieldId(name)} className="w-12 text-right font-mono text-sm text-gray-900">
+          {draft[name]}
+        </output>
+      </div>
+    </FormField>
+  );
+
+  return (
+    <div className="grid max-w-2xl grid-cols-1 gap-6">
+      <FormField id={fieldId('model')} label="Model">
+        <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
+          {modelOptionsWith(BUILDER_MODEL_OPTIONS, draft.model).map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      {slider('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
+      <FormField id={fieldId('max-tokens')} label="Max Tokens" hint="1 to 8192">
+        <input
+          id={fieldId('max-tokens')}
+          type="number"
+          min={1}
+          max={8192}
+          step={1}
+          inputMode="numeric"
+          value={draft.max_tokens}
+          onChange={(event) => set('max_tokens', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('max-tokens'), { hint: true })}
+        />
+      </FormField>
+      {slider('top_p', 'Top P', { min: 0, max: 1, step: 0.05 })}
+      {slider('frequency_penalty', 'Frequency Penalty', { min: -2, max: 2, step: 0.1 })}
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+import type { IoSchema, PromptTestResult } from '@tollbooth/contract';
+import { useId } from 'react';
+import { inputField, primaryButton } from '../../../components/ui/styles';
+import { sampleInputs } from '../lib/curl-example';
+import type { PromptDraft } from '../lib/prompt-builder.utils';
+import { buildTestInputs } from '../lib/test-inputs';
+import { CurlExample } from './curl-example';
+import { TemplateTestResult } from './template-test-result';
+
+interface BuilderPreviewTestProps {
+  draft: PromptDraft;
+  inputSchema: IoSchema;
+  variables: readonly string[];
+  testTexts: Record<string, string>;
+  onTestTextsChange: (texts: Record<string, string>) => void;
+  onTest: () => void;
+  testing: boolean;
+  result: PromptTestResult | null;
+  testError: string | null;
+  /** The application's slug once saved; before that, the draft's slug. */
+  slug: string;
+  saved: boolean;
+}
+
+function PromptPreview({ title, text }: { title: string; text: string }) {
+  return (
+    <div>
+      <h3 className="text-sm font-medium text-gray-700">{title}</h3>
+      <pre className="mt-1 min-h-12 rounded-md bg-gray-50 p-3 font-mono text-sm whitespace-pre-wrap text-gray-900 ring-1 ring-gray-200">
+        {text || <span className="text-gray-400">Empty</span>}
+      </pre>
+    </div>
+  );
+}
+
+export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
+  const { draft, inputSchema, variables, testTexts, onTestTextsChange, onTest, testing, result, testError, slug, saved } = props;
+  const id = useId();
+  const typedInputs = buildTestInputs(testTexts, variables, inputSchema);
+
+  return (
+    <div className="space-y-6">
+      <PromptPreview title="System Prompt" text={draft.system_prompt} />
+      <PromptPreview title="User Prompt Template" text={draft.user_prompt_template} />
+
+      <section aria-labelledby={`${id}-inputs`} className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+        <h3 id={`${id}-inputs`} className="text-base font-semibold text-gray-900">
+          Test Inputs
+        </h3>
+        {variables.length === 0 ? (
+          <p className="mt-2 text-sm text-gray-600">The template has no {'{{variables}}'}.</p>
+        ) : (
+          <div className="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-2">
+            {variables.map((name) => {
+              const property = inputSchema.properties[name];
+              const inputId = `${id}-test-${name}`;
+              const value = testTexts[name] ?? '';
+              const change = (text: string) => onTestTextsChange({ ...testTexts, [name]: text });
+              return (
+                <div key={name}>
+                  <label htmlFor={inputId} className="block font-mono text-sm font-medium text-gray-700">
+                    {name}
+                  </label>
+                  {property?.type === 'boolean' ? (
+                    <select id={inputId} value={value} onChange={(event) => change(event.target.value)} className={`${inputField} mt-1`}>
+                      <option value="">(no value)</option>
+                      <option value="true">true</option>
+                      <option value="false">false</option>
+                    </select>
+                  ) : (
+                    <input
+                      id={inputId}
+                      type={property?.type === 'number' || property?.type === 'integer' ? 'number' : 'text'}
+                      step="any"
+                      value={value}
+                      placeholder={property?.description ?? ''}
+                      onChange={(event) => change(event.target.value)}
+                      className={`${inputField} mt-1`}
+                    />
+                  )}
+                  {property ? null : <p className="mt-1 text-xs text-gray-500">Not declared in the input schema</p>}
+                </div>
+              );
+            })}
+          </div>
+        )}
+        <div className="mt-4 flex flex-wrap items-center gap-3">
+          <button type="button" className={primaryButton} onClick={onTest} disabled={testing}>
+            {testing ? 'Testing...' : 'Test Prompt'}
+          </button>
+          {saved ? null : <p className="text-sm text-gray-600">Testing saves this prompt as a draft first.</p>}
+        </div>
+        <div className="mt-4 space-y-3" aria-live="polite">
+          {testError ? (
+            <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+              {testError}
+            </p>
+          ) : null}
+          {result ? <TemplateTestResult result={result} /> : null}
+        </div>
+      </section>
+
+      <CurlExample slug={slug} saved={saved} inputs={sampleInputs(inputSchema, variables, typedInputs)} />
+    </div>
+  );
+}

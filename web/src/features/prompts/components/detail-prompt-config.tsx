@@ -1,0 +1,124 @@
+import type { PromptTestResult } from '@tollbooth/contract';
+import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
+import { inputField, primaryButton } from '../../../components/ui/styles';
+import { describedBy, FormField } from '../../apps/components/form-field';
+import { DETAIL_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
+import type { DetailConfigValues } from '../lib/prompt-detail.utils';
+import type { DeclaredField } from '../lib/template-variables';
+import { JsonSchemaEditor } from './json-schema-editor';
+import { PromptEditor } from './prompt-editor';
+import { TemplateTestResult } from './template-test-result';
+
+interface DetailPromptConfigProps {
+  values: DetailConfigValues;
+  /** Takes an update of the current values, so quick successive edits never work on a stale copy. */
+  onChange: Dispatch<SetStateAction<DetailConfigValues>>;
+  onTest: () => void;
+  testing: boolean;
+  result: PromptTestResult | null;
+  testError: string | null;
+}
+
+type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';
+
+export function DetailPromptConfig({ values, onChange, onTest, testing, result, testError }: DetailPromptConfigProps) {
+  const id = useId();
+  const fieldId = (name: string) => `${id}-${name}`;
+  const set = <K extends keyof DetailConfigValues>(name: K, value: DetailConfigValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+
+  const fields = useMemo<DeclaredField[]>(
+    () =>
+      Object.entries(values.input_schema.properties ?? {}).map(([name, property]) => ({
+        name,
+        type: property.type,
+        description: property.description ?? '',
+        required: values.input_schema.required?.includes(name) ?? false,
+      })),
+    [values.input_schema],
+  );
+
+  const numberInput = (name: NumberName, label: string, range: { min: number; max: number; step: number }, hint?: string) => (
+    <FormField id={fieldId(name)} label={label} hint={hint}>
+      <input
+        id={fieldId(name)}
+        type="number"
+        min={range.min}
+        max={range.max}
+        step={range.step}
+        value={values[name]}
+        onChange={(event) => set(name, event.target.value)}
+        className={inputField}
+        {...describedBy(fieldId(name), { hint: Boolean(hint) })}
+      />
+    </FormField>
+  );
+
+  return (
+    <div className="space-y-8">
+      <div className="flex flex-wrap items-center gap-3">
+        <button type="button" className={primaryButton} onClick={onTest} disabled={testing}>
+          {testing ? 'Testing...' : 'Test Prompt'}
+        </button>
+        <p className="text-sm text-gray-600">Renders the template below with sample inputs.</p>
+      </div>
+      <div aria-live="polite" className="space-y-3">
+        {testError ? (
+          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+            {testError}
+          </p>
+        ) : null}
+        {result ? <TemplateTestResult result={result} /> : null}
+      </div>
+
+      <section aria-labelledby={`${id}-model-settings`}>
+        <h2 id={`${id}-model-settings`} className="text-lg font-semibold text-gray-900">
+          Model Settings
+        </h2>
+        <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
+          <FormField id={fieldId('model')} label="Model">
+            <select id={fieldId('model')} value={values.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
+              {modelOptionsWith(DETAIL_MODEL_OPTIONS, values.model).map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </FormField>
+          {numberInput('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
+          {numberInput('max_tokens', 'Max Tokens', { min: 1, max: 8192, step: 1 })}
+          {numberInput('top_p', 'Top P', { min: 0, max: 1, step: 0.05 })}
+          {numberInput('frequency_penalty', 'Frequency Penalty', { min: 0, max: 1, step: 0.05 })}
+          {numberInput('presence_penalty', 'Presence Penalty', { min: 0, max: 1, step: 0.05 })}
+        </div>
+      </section>
+
+      <PromptEditor
+        id={fieldId('template')}
+        label="Prompt Template"
+        height={220}
+        value={values.prompt_template}
+        onChange={(value) => set('prompt_template', value)}
+        fields={fields}
+      />
+
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+        <JsonSchemaEditor
+          id={fieldId('input-schema')}
+          label="Input Schema (JSON)"
+          schema={values.input_schema}
+          onChange={(schema) => {
+            if (schema) set('input_schema', schema);
+          }}
+        />
+        <JsonSchemaEditor
+          id={fieldId('output-schema')}
+          label="Output Schema (JSON)"
+          schema={values.output_schema}
+          nullable
+          hint="null for a free-text answer."
+          onChange={(schema) => set('output_schema', schema)}
+        />
+      </div>
+    </div>
+  );
+}

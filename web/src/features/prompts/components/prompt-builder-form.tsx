@@ -1,0 +1,180 @@
+// The prompt builder (spec: Prompt builder): four tabs over one local draft, saved through the API.
+// Create mode posts the application and then its prompt configuration; edit mode patches both.
+// Test Prompt runs the draft's template and settings against the model; a new prompt is first
+// saved as a draft, because tests run against an existing application.
+import type { PromptTestResult } from '@tollbooth/contract';
+import { useMemo, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { primaryButton, secondaryButton } from '../../../components/ui/styles';
+import { ApiError, getErrorMessage } from '../../../lib/errors';
+import { useSavePromptApp } from '../api/save-prompt-app';
+import { useTestPromptConfig } from '../api/test-prompt-config';
+import { buildModelSettings, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
+import { buildSchema } from '../lib/schema-fields.utils';
+import { type DeclaredField, detectVariables } from '../lib/template-variables';
+import { buildTestInputs } from '../lib/test-inputs';
+import { BuilderBasicInfo } from './builder-basic-info';
+import { BuilderModelSettings } from './builder-model-settings';
+import { BuilderPreviewTest } from './builder-preview-test';
+import { BuilderSchemaTab } from './builder-schema-tab';
+import { type TabItem, Tabs } from './tabs';
+
+type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
+
+interface PromptBuilderFormProps {
+  mode: 'create' | 'edit';
+  initialDraft: PromptDraft;
+  /** Edit mode: the application's slug. */
+  slug?: string;
+  /** Edit mode: the saved name, for the header. */
+  savedName?: string;
+}
+
+/** A failed save: the server's own words when it answered, else the spec's generic message. */
+function saveErrorMessage(error: unknown): string {
+  return error instanceof ApiError && error.status !== 401 ? getErrorMessage(error) : SAVE_FAILED_MESSAGE;
+}
+
+export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: PromptBuilderFormProps) {
+  const navigate = useNavigate();
+  const [draft, setDraft] = useState(initialDraft);
+  const [tab, setTab] = useState<BuilderTab>('basic');
+  const [error, setError] = useState<string | null>(null);
+  const [savedSlug, setSavedSlug] = useState<string | null>(slug ?? null);
+  const [testTexts, setTestTexts] = useState<Record<string, string>>({});
+  const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
+  const [testError, setTestError] = useState<string | null>(null);
+  const savePrompt = useSavePromptApp();
+  const testPrompt = useTestPromptConfig();
+
+  const inputSchema = useMemo(() => buildSchema(draft.input_fields), [draft.input_fields]);
+  const declaredFields = useMemo<DeclaredField[]>(
+    () =>
+      Object.entries(inputSchema.properties).map(([name, property]) => ({
+        name,
+        type: property.type,
+        description: property.description ?? '',
+        required: inputSchema.required?.includes(name) ?? false,
+      })),
+    [inputSchema],
+  );
+  const variables = useMemo(() => detectVariables(draft.user_prompt_template), [draft.user_prompt_template]);
+  const busy = savePrompt.isPending || testPrompt.isPending;
+
+  /** Checks the spec's save rules; shows the first problem on the Basic Info tab. */
+  function checkDraft(candidate: PromptDraft): boolean {
+    const problem = validateDraft(candidate);
+    setError(problem);
+    if (problem) setTab('basic');
+    return problem === null;
+  }
+
+  function save(publish: boolean) {
+    if (busy) return;
+    const next: PromptDraft = publish ? { ...draft, status: 'live' } : draft;
+    if (publish) setDraft(next);
+    if (!checkDraft(next)) return;
+    savePrompt.mutate(
+      { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
+      {
+        onSuccess: () => navigate('/applications'),
+        onError: (caught) => setError(saveErrorMessage(caught)),
+      },
+    );
+  }
+
+  async function runTest() {
+    if (busy) return;
+    setTestError(null);
+    setTestResult(null);
+    let slugToTest = savedSlug;
+    if (slugToTest === null) {
+      if (!checkDraft(draft)) return;
+      try {
+        const saved = await savePrompt.mutateAsync({ draft, savedSlug: null, applyStatus: false, onCreated: (app) => setSavedSlug(app.slug) });
+        slugToTest = saved.app.slug;
+      } catch (caught) {
+        setError(saveErrorMessage(caught));
+        return;
+      }
+    } else if (!draft.user_prompt_template.trim()) {
+      setTestError(TEMPLATE_REQUIRED);
+      return;
+    }
+    try {
+      const result = await testPrompt.mutateAsync({
+        slug: slugToTest,
+        body: {
+          prompt_template: draft.user_prompt_template,
+          system_prompt: draft.system_prompt,
+          ...buildModelSettings(draft),
+          test_inputs: buildTestInputs(testTexts, variables, inputSchema),
+          run: true,
+        },
+      });
+      setTestResult(result);
+    } catch (caught) {
+      setTestError(`Test failed: ${getErrorMessage(caught)}`);
+    }
+  }
+
+  const tabs: TabItem<BuilderTab>[] = [
+    { id: 'basic', label: 'Basic Info', content: <BuilderBasicInfo draft={draft} onChange={setDraft} savedSlug={savedSlug} fields={declaredFields} /> },
+    { id: 'schema', label: 'Input/Output Schema', content: <BuilderSchemaTab draft={draft} onChange={setDraft} /> },
+    { id: 'model', label: 'Model Settings', content: <BuilderModelSettings draft={draft} onChange={setDraft} /> },
+    {
+      id: 'preview',
+      label: 'Preview & Test',
+      content: (
+        <BuilderPreviewTest
+          draft={draft}
+          inputSchema={inputSchema}
+          variables={variables}
+          testTexts={testTexts}
+          onTestTextsChange={setTestTexts}
+          onTest={() => void runTest()}
+          testing={busy}
+          result={testResult}
+          testError={testError}
+          slug={savedSlug ?? draft.slug}
+          saved={savedSlug !== null}
+        />
+      ),
+    },
+  ];
+
+  const saveLabel = mode === 'create' ? 'Save Draft' : 'Update Prompt';
+
+  return (
+    <div className="mx-auto max-w-5xl px-4 py-8 sm:px-6 lg:px-8">
+      <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">
+        {mode === 'create' ? 'Create New Prompt' : `Edit: ${savedName ?? draft.name}`}
+      </h1>
+      <p className="mt-1 text-sm text-gray-600">Write the prompt, declare its inputs, pick the model, then test and publish it as a paid API endpoint.</p>
+
+      {error ? (
+        <div role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+          {error}
+        </div>
+      ) : null}
+
+      <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+        <Tabs label="Prompt builder" tabs={tabs} selected={tab} onSelect={setTab} />
+      </div>
+
+      <div className="mt-6 flex flex-wrap justify-end gap-3">
+        <Link to="/applications" className={secondaryButton}>
+          Cancel
+        </Link>
+        {draft.status === 'draft' ? (
+          <button type="button" className={secondaryButton} onClick={() => save(true)} disabled={busy}>
+            Save &amp; Publish
+          </button>
+        ) : null}
+        <button type="button" className={primaryButton} onClick={() => save(false)} disabled={busy}>
+          {savePrompt.isPending ? 'Saving...' : saveLabel}
+        </button>
+      </div>
+    </div>
+  );
+}

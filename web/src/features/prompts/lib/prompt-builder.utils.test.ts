@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { makeApp } from '../../apps/testing/fake-apps-server';
+import { makePromptConfig } from '../testing/fake-prompts-server';
+import { buildPromptConfigBody, centsToDollars, dollarsToCents, draftFromSaved, initialDraft, validateDraft, withName } from './prompt-builder.utils';
+import { slugify } from './slug';
+
+describe('slugify', () => {
+  it('lowercases, turns runs of non-alphanumerics into one hyphen and trims hyphens', () => {
+    expect(slugify('  Hello, World!! ')).toBe('hello-world');
+    expect(slugify('A--B__C  d')).toBe('a-b-c-d');
+    expect(slugify('Émile & Co')).toBe('mile-co');
+    expect(slugify('!!!')).toBe('');
+  });
+});
+
+describe('withName', () => {
+  it('moves the slug with the name until the slug was edited', () => {
+    const draft = withName(initialDraft(), 'My Prompt');
+    expect(draft.slug).toBe('my-prompt');
+    expect(withName({ ...draft, slug: 'mine', slugEdited: true }, 'Other').slug).toBe('mine');
+  });
+});
+
+describe('price conversion', () => {
+  it('converts dollars to integer cents by rounding', () => {
+    expect(dollarsToCents('1')).toBe(100);
+    expect(dollarsToCents('0.01')).toBe(1);
+    expect(dollarsToCents('2.675')).toBe(268);
+    expect(dollarsToCents('1.005')).toBe(101);
+    expect(dollarsToCents('0.004')).toBe(0);
+    expect(dollarsToCents('19.99')).toBe(1999);
+    expect(dollarsToCents('')).toBe(0);
+    expect(dollarsToCents('abc')).toBe(0);
+  });
+
+  it('shows cents as dollars with two decimals', () => {
+    expect(centsToDollars(100)).toBe('1.00');
+    expect(centsToDollars(5)).toBe('0.05');
+  });
+});
+
+describe('validateDraft', () => {
+  it('reports the first missing field with the spec text', () => {
+    expect(validateDraft({ name: ' ', system_prompt: '', user_prompt_template: '' })).toBe('Prompt name is required');
+    expect(validateDraft({ name: 'A', system_prompt: ' \n', user_prompt_template: '' })).toBe('System prompt is required');
+    expect(validateDraft({ name: 'A', system_prompt: 'S', user_prompt_template: '  ' })).toBe('User prompt template is required');
+    expect(validateDraft({ name: 'A', system_prompt: 'S', user_prompt_template: 'T' })).toBeNull();
+  });
+});
+
+describe('initialDraft', () => {
+  it("has the spec's builder defaults", () => {
+    const body = buildPromptConfigBody(initialDraft());
+    expect(body).toMatchObject({ model: 'gpt-4-turbo', temperature: 0.7, max_tokens: 2048, top_p: 1, frequency_penalty: 0, presence_penalty: 0 });
+    expect(initialDraft()).toMatchObject({ status: 'draft', visibility: 'private', price: '1.00' });
+  });
+});
+
+describe('draftFromSaved', () => {
+  it('sends back what it loaded when nothing changed', () => {
+    const config = makePromptConfig({
+      model: 'gemini',
+      temperature: 1.1,
+      presence_penalty: -1,
+      version: { output_schema: { type: 'object', properties: { a: { type: 'string' } }, required: [], additionalProperties: false } },
+    });
+    const draft = draftFromSaved(makeApp({ price_cents: 1234 }), config);
+    expect(draft.price).toBe('12.34');
+    expect(buildPromptConfigBody(draft)).toEqual({
+      model: 'gemini',
+      temperature: 1.1,
+      max_tokens: 2048,
+      top_p: 1,
+      frequency_penalty: 0,
+      presence_penalty: -1,
+      system_prompt: config.active_version.system_prompt,
+      prompt_template: config.active_version.prompt_template,
+      input_schema: config.active_version.input_schema,
+      output_schema: config.active_version.output_schema,
+      changelog: 'Updated via UI',
+    });
+  });
+});

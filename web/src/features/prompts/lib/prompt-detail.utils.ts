@@ -1,0 +1,122 @@
+// The prompt detail page's form (spec: Prompt detail; section 5, detail pages): its values, the
+// JSON schema editors' rule, the test inputs and the two request bodies of Save Changes.
+import type { Application, IoSchema, PromptConfig, PromptConfigUpdate } from '@tollbooth/contract';
+import type { ApplicationUpdate, AppStatus, InteractionMode, Visibility } from '../../../types/api';
+import { parsePriceCents } from '../../apps/lib/app-form.utils';
+import type { ModelName } from './model-options';
+import { numberOr, UI_CHANGELOG } from './prompt-builder.utils';
+import { sampleValue } from './schema-fields.utils';
+import { detectVariables } from './template-variables';
+
+export const PROMPT_NOT_FOUND_MESSAGE = 'Prompt not found';
+export const INVALID_JSON_HINT = 'Invalid JSON — not applied';
+export const NOT_AN_OBJECT_HINT = 'Must be a JSON object — not applied';
+
+export interface DetailBasicValues {
+  name: string;
+  description: string;
+  status: AppStatus;
+  visibility: Visibility;
+  interaction_mode: InteractionMode;
+  /** Integer cents, as typed. */
+  price_cents: string;
+}
+
+export interface DetailConfigValues {
+  model: ModelName;
+  temperature: string;
+  max_tokens: string;
+  top_p: string;
+  frequency_penalty: string;
+  presence_penalty: string;
+  prompt_template: string;
+  input_schema: IoSchema;
+  output_schema: IoSchema | null;
+}
+
+export function basicValuesOf(app: Application): DetailBasicValues {
+  return {
+    name: app.name,
+    description: app.description,
+    status: app.status,
+    visibility: app.visibility,
+    interaction_mode: app.interaction_mode,
+    price_cents: String(app.price_cents),
+  };
+}
+
+export function configValuesOf(config: PromptConfig): DetailConfigValues {
+  return {
+    model: config.model,
+    temperature: String(config.temperature),
+    max_tokens: String(config.max_tokens),
+    top_p: String(config.top_p),
+    frequency_penalty: String(config.frequency_penalty),
+    presence_penalty: String(config.presence_penalty),
+    prompt_template: config.active_version.prompt_template,
+    input_schema: config.active_version.input_schema,
+    output_schema: config.active_version.output_schema,
+  };
+}
+
+/** PATCH /api/app/{slug}/ — a non-numeric price becomes 0 (the detail page's minimum). */
+export function buildDetailAppBody(values: DetailBasicValues): ApplicationUpdate {
+  return {
+    name: values.name.trim(),
+    description: values.description.trim(),
+    visibility: values.visibility,
+    status: values.status,
+    price_cents: Math.max(0, parsePriceCents(values.price_cents)),
+    interaction_mode: values.interaction_mode,
+  };
+}
+
+/** The model settings as numbers; an empty or non-numeric input keeps the saved value. */
+export function detailModelSettings(values: DetailConfigValues, saved: PromptConfig) {
+  return {
+    model: values.model,
+    temperature: numberOr(values.temperature, saved.temperature),
+    max_tokens: Math.round(numberOr(values.max_tokens, saved.max_tokens)),
+    top_p: numberOr(values.top_p, saved.top_p),
+    frequency_penalty: numberOr(values.frequency_penalty, saved.frequency_penalty),
+    presence_penalty: numberOr(values.presence_penalty, saved.presence_penalty),
+  };
+}
+
+/** PATCH /api/app/{slug}/prompt/ */
+export function buildDetailConfigBody(values: DetailConfigValues, saved: PromptConfig): PromptConfigUpdate {
+  return {
+    ...detailModelSettings(values, saved),
+    prompt_template: values.prompt_template,
+    input_schema: values.input_schema,
+    output_schema: values.output_schema,
+    changelog: UI_CHANGELOG,
+  };
+}
+
+export type SchemaTextResult = { ok: true; schema: IoSchema | null } | { ok: false; hint: string };
+
+/**
+ * A JSON schema editor's text: applied only when it parses as JSON — an object, or null where the
+ * schema is optional. Anything else is ignored and the previous schema stays.
+ */
+export function parseSchemaText(text: string, { nullable }: { nullable: boolean }): SchemaTextResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, hint: INVALID_JSON_HINT };
+  }
+  if (value === null && nullable) return { ok: true, schema: null };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, hint: NOT_AN_OBJECT_HINT };
+  return { ok: true, schema: value as IoSchema };
+}
+
+/** The spec's sample test inputs (topic, message, query), plus a sample for every variable of the template. */
+export function detailTestInputs(template: string, schema: IoSchema): Record<string, unknown> {
+  const inputs: Record<string, unknown> = { topic: 'sample topic', message: 'sample message', query: 'sample query' };
+  for (const name of detectVariables(template)) {
+    if (!(name in inputs) || schema.properties?.[name]) inputs[name] = sampleValue(name, schema.properties?.[name]);
+  }
+  return inputs;
+}

@@ -1,0 +1,237 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Route, Routes } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
+import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
+import { PromptDetailPage } from './prompt-detail-page';
+
+vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
+
+withTestAccessToken();
+
+const app = makeApp({
+  name: 'Haiku Writer',
+  slug: 'haiku-writer',
+  description: 'Writes haiku',
+  interaction_mode: 'chat',
+  status: 'live',
+  visibility: 'public',
+});
+const inputSchema = {
+  type: 'object' as const,
+  properties: { topic: { type: 'string' as const, description: 'Subject' } },
+  required: ['topic'],
+  additionalProperties: false,
+};
+const config = makePromptConfig({
+  model: 'gpt-4-turbo',
+  version: { prompt_template: 'A haiku about {{topic}}', input_schema: inputSchema },
+});
+
+function renderDetail(options: Parameters<typeof fakePromptsServer>[0] = {}, route = '/prompts/haiku-writer') {
+  const server = fakePromptsServer({ apps: [{ ...app }], configs: { 'haiku-writer': config }, ...options });
+  renderWithProviders(
+    <Routes>
+      <Route path="/prompts/:slug" element={<PromptDetailPage />} />
+    </Routes>,
+    { route, auth: signedInAuth() },
+  );
+  return server;
+}
+
+const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+const change = (label: string, value: string) => fireEvent.change(field(label), { target: { value } });
+const openConfig = () => fireEvent.click(screen.getByRole('tab', { name: 'Prompt Config' }));
+
+describe('PromptDetailPage', () => {
+  it('shows the header, badges, buttons and the basic settings', async () => {
+    renderDetail();
+
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(screen.getByTestId('prompt-slug').textContent).toBe('haiku-writer');
+    expect(screen.getByText('Writes haiku', { selector: 'p' })).toBeTruthy();
+    const badges = within(screen.getByTestId('prompt-badges'));
+    expect(badges.getByText('prompt')).toBeTruthy();
+    expect(badges.getByText('Chat')).toBeTruthy();
+    expect(badges.getByText('live').dataset.tone).toBe('green');
+    expect(badges.getByText('public').dataset.tone).toBe('green');
+    expect(screen.getByRole('link', { name: 'Back to List' }).getAttribute('href')).toBe('/prompts');
+    expect(screen.getByRole('button', { name: 'Download App' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save Changes' })).toBeTruthy();
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['Basic Settings', 'Prompt Config']);
+
+    expect(field('Application Name').value).toBe('Haiku Writer');
+    expect(field('Status').value).toBe('live');
+    expect(field('Description').value).toBe('Writes haiku');
+    const mode = field('Interaction Mode') as unknown as HTMLSelectElement;
+    expect(mode.value).toBe('chat');
+    expect(Array.from(mode.options).map((option) => option.text)).toEqual(['Text Completion - Single input/output', 'Chat Conversation - Multi-turn dialogue']);
+    expect(screen.getByText(/Affects the frontend app template you download and the API interface/)).toBeTruthy();
+    expect(field('Visibility').value).toBe('public');
+    expect(field('Price per Call (cents)').value).toBe('100');
+    expect(field('Price per Call (cents)').min).toBe('0');
+  });
+
+  it('offers the detail model options plus the stored builder model, with the detail ranges', async () => {
+    renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+
+    const model = field('Model') as unknown as HTMLSelectElement;
+    expect(model.value).toBe('gpt-4-turbo');
+    expect(Array.from(model.options).map((option) => option.value)).toEqual(['gpt4', 'claude3', 'gemini', 'mixtral', 'gpt-4-turbo']);
+    for (const label of ['Frequency Penalty', 'Presence Penalty']) {
+      expect([field(label).min, field(label).max, field(label).step]).toEqual(['0', '1', '0.05']);
+    }
+    expect([field('Temperature').min, field('Temperature').max, field('Temperature').step]).toEqual(['0', '2', '0.1']);
+    expect([field('Top P').min, field('Top P').max, field('Top P').step]).toEqual(['0', '1', '0.05']);
+    expect([field('Max Tokens').min, field('Max Tokens').max]).toEqual(['1', '8192']);
+  });
+
+  it('applies the JSON schema editors only when the text parses, and saves app and prompt', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+
+    change('Application Name', 'Haiku Writer Pro');
+    change('Interaction Mode', 'completion');
+    change('Price per Call (cents)', 'abc');
+    expect(screen.getByText('$0.00 per call')).toBeTruthy();
+    openConfig();
+    change('Model', 'claude3');
+    change('Presence Penalty', '0.5');
+    fireEvent.change(await screen.findByLabelText('Prompt Template'), { target: { value: 'Two haiku about {{topic}}' } });
+
+    const valid = { ...inputSchema, properties: { topic: { type: 'string', maxLength: 40 } } };
+    change('Input Schema (JSON)', JSON.stringify(valid));
+    expect(screen.queryByText('Invalid JSON — not applied')).toBeNull();
+    change('Input Schema (JSON)', '{"type": "object", "properties": ');
+    expect(screen.getByText('Invalid JSON — not applied')).toBeTruthy();
+    expect(field('Input Schema (JSON)').getAttribute('aria-invalid')).toBe('true');
+    change('Output Schema (JSON)', '[1, 2');
+    expect(screen.getAllByText('Invalid JSON — not applied')).toHaveLength(2);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.calls().slice(-2)).toEqual(['PATCH /api/app/haiku-writer/', 'PATCH /api/app/haiku-writer/prompt/']);
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({
+      name: 'Haiku Writer Pro',
+      description: 'Writes haiku',
+      visibility: 'public',
+      status: 'live',
+      price_cents: 0,
+      interaction_mode: 'completion',
+    });
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toEqual({
+      model: 'claude3',
+      temperature: 0.7,
+      max_tokens: 2048,
+      top_p: 1,
+      frequency_penalty: 0,
+      presence_penalty: 0.5,
+      prompt_template: 'Two haiku about {{topic}}',
+      // The last valid text is what was applied; the invalid ones were ignored.
+      input_schema: valid,
+      output_schema: null,
+      changelog: 'Updated via UI',
+    });
+    // The header follows the saved app.
+    expect(screen.getByRole('heading', { name: 'Haiku Writer Pro', level: 1 })).toBeTruthy();
+  });
+
+  it('sets the output schema to null with the text null, and ignores valid JSON that is not an object', async () => {
+    const server = renderDetail({ configs: { 'haiku-writer': makePromptConfig({ version: { output_schema: { type: 'object', properties: {} } } }) } });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    change('Input Schema (JSON)', '42');
+    expect(screen.getByText('Must be a JSON object — not applied')).toBeTruthy();
+    change('Output Schema (JSON)', 'null');
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText('Changes saved');
+    const body = server.bodyOf('PATCH /api/app/haiku-writer/prompt/');
+    expect(body.output_schema).toBeNull();
+    expect(body.input_schema.properties).toHaveProperty('query');
+  });
+
+  it('Test Prompt shows "Template Valid" with the message, rendered template and variables', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+
+    const result = await screen.findByTestId('test-result');
+    expect(within(result).getByText('Template Valid')).toBeTruthy();
+    expect(within(result).getByText('Template rendered successfully')).toBeTruthy();
+    expect(within(result).getByTestId('rendered-template').textContent).toBe('A haiku about sample topic');
+    expect(within(result).getByRole('list', { name: 'Detected variables' }).textContent).toBe('topic');
+    const body = server.bodyOf('POST /api/app/haiku-writer/prompt/test-config/');
+    expect(body).toMatchObject({ prompt_template: 'A haiku about {{topic}}', model: 'gpt-4-turbo', temperature: 0.7, max_tokens: 2048 });
+    expect(body.test_inputs).toEqual({ topic: 'sample topic', message: 'sample message', query: 'sample query' });
+    expect(body.run).toBeUndefined();
+  });
+
+  it('Test Prompt shows "Template Error" with the error', async () => {
+    renderDetail({
+      override: (url) =>
+        url.pathname.endsWith('/test-config/')
+          ? jsonResponse({
+              success: false,
+              message: 'Template has problems',
+              error: 'Unbalanced braces: "{{" at position 3 does not close a {{variable}}',
+              rendered_template: 'A {{ haiku',
+              detected_variables: [],
+            })
+          : undefined,
+    });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+    const result = await screen.findByTestId('test-result');
+    expect(within(result).getByText('Template Error')).toBeTruthy();
+    expect(within(result).getByText('Template has problems')).toBeTruthy();
+    expect(within(result).getByText(/Unbalanced braces/)).toBeTruthy();
+    expect(within(result).getByText('None')).toBeTruthy();
+  });
+
+  it('shows "Test failed: {reason}" when the call fails', async () => {
+    renderDetail({
+      override: (url) =>
+        url.pathname.endsWith('/test-config/') ? jsonResponse({ code: 'invalid_param', message: 'model: must be a known model', status: 400 }, 400) : undefined,
+    });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+    expect(await screen.findByText('Test failed: model: must be a known model')).toBeTruthy();
+  });
+
+  it('shows the server message when saving fails', async () => {
+    renderDetail({
+      override: (url, init) =>
+        url.pathname === '/api/app/haiku-writer/' && init?.method === 'PATCH'
+          ? jsonResponse({ code: 'invalid_param', message: 'name: must NOT have fewer than 1 characters', status: 400 }, 400)
+          : undefined,
+    });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    change('Application Name', '');
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('name: must NOT have fewer than 1 characters'));
+  });
+
+  it('shows "Prompt not found" for an unknown slug or a workflow', async () => {
+    renderDetail({}, '/prompts/missing');
+    expect(await screen.findByText('Prompt not found')).toBeTruthy();
+  });
+
+  it('shows "Prompt not found" for a workflow app', async () => {
+    renderDetail({ apps: [makeApp({ name: 'Flow', slug: 'flow', type: 'workflow' })] }, '/prompts/flow');
+    expect(await screen.findByText('Prompt not found')).toBeTruthy();
+  });
+
+  it('shows the error text of other failures', async () => {
+    renderDetail({
+      override: (url) =>
+        url.pathname === '/api/app/haiku-writer/' ? jsonResponse({ code: 'internal', message: 'Database down', status: 500 }, 500) : undefined,
+    });
+    expect(await screen.findByText('Database down')).toBeTruthy();
+  });
+});

@@ -1,0 +1,185 @@
+// /prompts/{slug}: the prompt app's settings and its prompt configuration, edited together and
+// saved with Save Changes (PATCH the application, then the configuration).
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/contract';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { PageSpinner } from '../../../components/ui/spinner';
+import { primaryButton, secondaryButton, textLink } from '../../../components/ui/styles';
+import { ApiError, getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { appKeys } from '../../apps/api/app-keys';
+import { useDownloadApp } from '../../apps/api/download-app-frontend';
+import { useApp } from '../../apps/api/get-app';
+import { updateApp } from '../../apps/api/update-app';
+import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '../../apps/components/app-badges';
+import { DownloadButton } from '../../apps/components/download-button';
+import { ErrorBox } from '../../apps/components/error-box';
+import { usePromptConfig } from '../api/get-prompt-config';
+import { promptKeys } from '../api/prompt-keys';
+import { useTestPromptConfig } from '../api/test-prompt-config';
+import { updatePromptConfig } from '../api/update-prompt-config';
+import { DetailBasicSettings } from '../components/detail-basic-settings';
+import { DetailPromptConfig } from '../components/detail-prompt-config';
+import { Tabs } from '../components/tabs';
+import {
+  basicValuesOf,
+  buildDetailAppBody,
+  buildDetailConfigBody,
+  configValuesOf,
+  type DetailBasicValues,
+  type DetailConfigValues,
+  detailModelSettings,
+  detailTestInputs,
+  PROMPT_NOT_FOUND_MESSAGE,
+} from '../lib/prompt-detail.utils';
+
+const pageClass = 'mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8';
+
+type DetailTab = 'basic' | 'config';
+
+function useSavePromptDetail(slug: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ basic, config, saved }: { basic: DetailBasicValues; config: DetailConfigValues; saved: PromptConfig }) => {
+      const app = await updateApp({ slug, changes: buildDetailAppBody(basic) });
+      const savedConfig = await updatePromptConfig(slug, buildDetailConfigBody(config, saved));
+      return { app, config: savedConfig };
+    },
+    onSuccess: async ({ app, config }) => {
+      queryClient.setQueryData(appKeys.detail(app.slug), app);
+      queryClient.setQueryData(promptKeys.config(app.slug), config);
+      await queryClient.invalidateQueries({ queryKey: appKeys.lists() });
+    },
+  });
+}
+
+function PromptDetail({ app, config }: { app: Application; config: PromptConfig }) {
+  const [tab, setTab] = useState<DetailTab>('basic');
+  const [basic, setBasic] = useState(() => basicValuesOf(app));
+  const [configValues, setConfigValues] = useState(() => configValuesOf(config));
+  const [saved, setSaved] = useState(false);
+  const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
+  const [testError, setTestError] = useState<string | null>(null);
+  const { download, isDownloading } = useDownloadApp();
+  const save = useSavePromptDetail(app.slug);
+  const test = useTestPromptConfig();
+
+  const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
+
+  function saveChanges() {
+    if (save.isPending) return;
+    setSaved(false);
+    save.mutate({ basic, config: configValues, saved: config }, { onSuccess: () => setSaved(true) });
+  }
+
+  function runTest() {
+    if (test.isPending) return;
+    setTestError(null);
+    setTestResult(null);
+    test.mutate(
+      {
+        slug: app.slug,
+        body: {
+          prompt_template: configValues.prompt_template,
+          ...detailModelSettings(configValues, config),
+          test_inputs: detailTestInputs(configValues.prompt_template, configValues.input_schema),
+        },
+      },
+      {
+        onSuccess: setTestResult,
+        onError: (caught) => setTestError(`Test failed: ${getErrorMessage(caught)}`),
+      },
+    );
+  }
+
+  return (
+    <div className={pageClass}>
+      <div className="flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0">
+          <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">{app.name}</h1>
+          <p className="mt-1 font-mono text-sm text-gray-500" data-testid="prompt-slug">
+            {app.slug}
+          </p>
+          {app.description ? <p className="mt-2 max-w-3xl text-gray-700">{app.description}</p> : null}
+          <div className="mt-3 flex flex-wrap gap-2" data-testid="prompt-badges">
+            <TypeBadge type={app.type} />
+            <ModeBadge mode={app.interaction_mode} />
+            <StatusBadge status={app.status} />
+            <VisibilityBadge visibility={app.visibility} />
+          </div>
+          <Link to={`/applications/${app.slug}/edit`} className={`${textLink} mt-3 inline-block text-sm`}>
+            Open in Prompt Builder
+          </Link>
+        </div>
+        <div className="flex shrink-0 flex-wrap gap-3">
+          <Link to="/prompts" className={secondaryButton}>
+            Back to List
+          </Link>
+          <DownloadButton label="Download App" busy={isDownloading(app.slug)} onClick={() => void download(app)} className={secondaryButton} />
+          <button type="button" className={primaryButton} onClick={saveChanges} disabled={save.isPending}>
+            {save.isPending ? 'Saving...' : 'Save Changes'}
+          </button>
+        </div>
+      </div>
+
+      <div aria-live="polite" className="mt-4">
+        {saveError ? (
+          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+            {saveError}
+          </p>
+        ) : null}
+        {saved && !save.isPending ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
+      </div>
+
+      <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+        <Tabs
+          label="Prompt settings"
+          selected={tab}
+          onSelect={setTab}
+          tabs={[
+            { id: 'basic', label: 'Basic Settings', content: <DetailBasicSettings values={basic} onChange={setBasic} /> },
+            {
+              id: 'config',
+              label: 'Prompt Config',
+              content: (
+                <DetailPromptConfig
+                  values={configValues}
+                  onChange={setConfigValues}
+                  onTest={runTest}
+                  testing={test.isPending}
+                  result={testResult}
+                  testError={testError}
+                />
+              ),
+            },
+          ]}
+        />
+      </div>
+    </div>
+  );
+}
+
+export function PromptDetailPage() {
+  const { slug = '' } = useParams();
+  const app = useApp(slug);
+  const config = usePromptConfig(slug, { enabled: app.data?.type !== 'workflow' });
+
+  const failure = app.error ?? config.error;
+  const notFound = (failure instanceof ApiError && failure.status === 404) || app.data?.type === 'workflow';
+  if (app.data && config.data && !notFound) return <PromptDetail key={app.data.slug} app={app.data} config={config.data} />;
+  if (failure || notFound) {
+    // A 401 is only logged (by the API client), never shown as a page error.
+    if (isUnauthorizedError(failure)) return null;
+    return (
+      <div className={pageClass}>
+        <ErrorBox title="Error" message={notFound ? PROMPT_NOT_FOUND_MESSAGE : getErrorMessage(failure)}>
+          <Link to="/prompts" className={`${textLink} mt-3 inline-block text-sm`}>
+            Back to List
+          </Link>
+        </ErrorBox>
+      </div>
+    );
+  }
+  return <PageSpinner message="Loading prompt..." />;
+}

@@ -1,0 +1,123 @@
+// A fake of the prompt configuration endpoints on top of the fake /api/app/ server: configurations
+// in memory per slug (created with the server's defaults), PATCH applies the body like the server,
+// and test-config renders {{variables}} with the server's rules.
+import type { IoSchema, PromptConfig, PromptTestResult } from '@tollbooth/contract';
+import { jsonResponse } from '../../../testing/test-utils';
+import type { Application } from '../../../types/api';
+import { fakeAppsServer } from '../../apps/testing/fake-apps-server';
+import { detectVariables } from '../lib/template-variables';
+
+export const DEFAULT_INPUT_SCHEMA: IoSchema = {
+  type: 'object',
+  properties: { query: { type: 'string', description: 'The text to send to the model' } },
+  required: ['query'],
+  additionalProperties: false,
+};
+
+export function makePromptConfig(overrides: Partial<PromptConfig> & { version?: Partial<PromptConfig['active_version']> } = {}): PromptConfig {
+  const { version, ...rest } = overrides;
+  const active = {
+    version: 1,
+    system_prompt: 'You are a helpful assistant.',
+    prompt_template: '{{query}}',
+    input_schema: DEFAULT_INPUT_SCHEMA,
+    output_schema: null,
+    changelog: 'Initial version',
+    created_at: '2024-05-01T10:00:00.000Z',
+    ...version,
+  };
+  return {
+    model: 'gpt-4-turbo',
+    temperature: 0.7,
+    max_tokens: 2048,
+    top_p: 1,
+    frequency_penalty: 0,
+    presence_penalty: 0,
+    system_prompt: active.system_prompt,
+    active_version: active,
+    ...rest,
+  };
+}
+
+/** The server's rendering: {{ word }} replaced, missing values and stray braces reported. */
+export function renderLikeServer(template: string, inputs: Record<string, unknown>): PromptTestResult {
+  const variables = detectVariables(template);
+  const missing = variables.filter((name) => inputs[name] === undefined || inputs[name] === null);
+  const text = template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => {
+    const value = inputs[name];
+    if (value === undefined || value === null) return whole;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+  const ok = missing.length === 0;
+  return {
+    success: ok,
+    message: ok ? 'Template rendered successfully' : 'Template has problems',
+    error: ok ? null : `Missing value for ${missing.map((name) => `{{${name}}}`).join(', ')}`,
+    rendered_template: text,
+    detected_variables: variables,
+  };
+}
+
+type Handler = (url: URL, init: RequestInit | undefined) => Response | undefined | Promise<Response | undefined>;
+type AppsOverride = NonNullable<Parameters<typeof fakeAppsServer>[0]>['override'];
+
+interface FakePromptsServerOptions {
+  apps?: Application[];
+  configs?: Record<string, PromptConfig>;
+  /** Runs first; answer a Response to override the fake for one call. */
+  override?: Handler;
+}
+
+export function fakePromptsServer({ apps = [], configs = {}, override }: FakePromptsServerOptions = {}) {
+  const state = { configs: { ...configs } };
+
+  const promptHandler: Handler = async (url, init) => {
+    const overridden = await override?.(url, init);
+    if (overridden) return overridden;
+    const match = /^\/api\/app\/([^/]+)\/prompt\/(.*)$/.exec(url.pathname);
+    if (!match) return undefined;
+    const slug = decodeURIComponent(match[1] as string);
+    const rest = match[2];
+    const method = init?.method ?? 'GET';
+    if (!server.state.apps.some((app) => app.slug === slug && app.type === 'prompt')) {
+      return jsonResponse({ code: 'not_found', message: 'Prompt not found', status: 404 }, 404);
+    }
+    state.configs[slug] ??= makePromptConfig();
+    const config = state.configs[slug];
+    const body = init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : {};
+
+    if (rest === '' && method === 'GET') return jsonResponse(config);
+    if (rest === '' && method === 'PATCH') {
+      const { system_prompt, prompt_template, input_schema, output_schema, changelog, ...settings } = body;
+      const active = config.active_version;
+      const next = {
+        ...active,
+        system_prompt: (system_prompt as string | undefined) ?? active.system_prompt,
+        prompt_template: (prompt_template as string | undefined) ?? active.prompt_template,
+        input_schema: (input_schema as IoSchema | undefined) ?? active.input_schema,
+        output_schema: output_schema === undefined ? active.output_schema : (output_schema as IoSchema | null),
+        changelog: (changelog as string | undefined) ?? '',
+        version: active.version + 1,
+      };
+      state.configs[slug] = { ...config, ...(settings as Partial<PromptConfig>), system_prompt: next.system_prompt, active_version: next };
+      return jsonResponse(state.configs[slug]);
+    }
+    if (rest === 'test-config/' && method === 'POST') {
+      const result = renderLikeServer(String(body.prompt_template ?? ''), (body.test_inputs ?? {}) as Record<string, unknown>);
+      if (body.run && result.success) {
+        return jsonResponse({
+          ...result,
+          message: 'Template rendered and the model answered',
+          answer: `Demo answer to: ${result.rendered_template}`,
+          usage: { input_tokens: 12, output_tokens: 34 },
+        });
+      }
+      return jsonResponse(result);
+    }
+    return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
+  };
+
+  // The apps fake awaits its override and falls through when the answer is undefined.
+  const server = fakeAppsServer({ apps, override: promptHandler as AppsOverride });
+  return { ...server, promptState: state };
+}
