@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { analyticsRoutes } from './analytics/routes.ts';
 import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
@@ -82,6 +83,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { db, apps });
+      await api.register(analyticsRoutes, { db, apps });
       await api.register(promptsRoutes, { apps, prompts, models, timeoutMs: config.gateway.providerTimeoutMs });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });

@@ -1,32 +1,215 @@
-// Analytics read the per-app per-day rollups kept as calls are recorded, never the invocations.
-import type { UsageAnalytics } from '@tollbooth/contract';
+// Analytics read the per-app per-day rollups kept as calls are recorded, never the invocations
+// (except the newest few, by index). Per-app answers are for the app's owner only: anyone else
+// gets the same 404 as for an app that does not exist.
+import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
+import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
-import { centsToDollars, periodDays } from './period.ts';
+import { toCsv } from './csv.ts';
+import { analyticsPeriod, centsToDollars, meanSeconds, msToSeconds, type Period, percent } from './period.ts';
+import {
+  countAppUsersSince,
+  countOwnerUsersSince,
+  type DailyTotals,
+  selectAppDailyStats,
+  selectAppDailyUserCounts,
+  selectOwnedApps,
+  selectOwnerErrors,
+  selectOwnerTotals,
+  selectRecentInvocations,
+} from './queries.ts';
 
-export async function readUsage(db: Queryable, appId: string, days: number): Promise<UsageAnalytics> {
-  const period = periodDays(days);
-  const start = period[0]!;
-  const [stats, users] = await Promise.all([
-    db.query<{ day: string; invocations: number; revenue_cents: number }>(
-      'SELECT day, invocations, revenue_cents FROM app_daily_stats WHERE app_id = $1 AND day >= $2::date ORDER BY day',
-      [appId, start],
-    ),
-    db.query<{ count: number }>('SELECT count(DISTINCT end_user)::int AS count FROM app_daily_users WHERE app_id = $1 AND day >= $2::date', [appId, start]),
-  ]);
-  const byDay = new Map(stats.rows.map((row) => [row.day, row]));
-  let totalInvocations = 0;
-  let totalRevenueCents = 0;
-  const data = period.map((date) => {
-    const row = byDay.get(date);
-    totalInvocations += row?.invocations ?? 0;
-    totalRevenueCents += row?.revenue_cents ?? 0;
-    return { date, invocations: row?.invocations ?? 0, revenue: centsToDollars(row?.revenue_cents ?? 0) };
-  });
+export interface AnalyticsDependencies {
+  db: Queryable;
+  apps: Pick<AppsService, 'findOwnedApp'>;
+  /** The clock that decides which day is today; tests may pin it. */
+  now?: () => Date;
+}
+
+export interface CsvExport {
+  filename: string;
+  csv: string;
+}
+
+const ZERO: DailyTotals = { invocations: 0, successes: 0, errors: 0, latency_ms_sum: 0, input_tokens: 0, output_tokens: 0, revenue_cents: 0 };
+
+function sumTotals(rows: readonly DailyTotals[]): DailyTotals {
+  const total = { ...ZERO };
+  for (const row of rows) {
+    for (const key of Object.keys(ZERO) as (keyof DailyTotals)[]) total[key] += row[key];
+  }
+  return total;
+}
+
+/** One entry per day of the period, zero where no rollup row exists. */
+function zeroFilled(period: Period, rows: readonly (DailyTotals & { day: string | null })[]): { date: string; totals: DailyTotals }[] {
+  const byDay = new Map(rows.map((row) => [row.day, row]));
+  return period.days.map((date) => ({ date, totals: byDay.get(date) ?? ZERO }));
+}
+
+export function createAnalyticsService({ db, apps, now = () => new Date() }: AnalyticsDependencies) {
+  const periodOf = (days: number) => analyticsPeriod(days, now());
+
+  const appDays = async (appId: string, period: Period) => zeroFilled(period, await selectAppDailyStats(db, appId, period.start, period.end));
+
+  const readUsageOf = async (appId: string, days: number): Promise<UsageAnalytics> => {
+    const period = periodOf(days);
+    const [series, users] = await Promise.all([appDays(appId, period), countAppUsersSince(db, appId, period.start)]);
+    const total = sumTotals(series.map((entry) => entry.totals));
+    return {
+      total_invocations: total.invocations,
+      total_users: users,
+      total_revenue: centsToDollars(total.revenue_cents),
+      total_revenue_cents: total.revenue_cents,
+      data: series.map(({ date, totals }) => ({ date, invocations: totals.invocations, revenue: centsToDollars(totals.revenue_cents) })),
+    };
+  };
+
   return {
-    total_invocations: totalInvocations,
-    total_users: users.rows[0]?.count ?? 0,
-    total_revenue: centsToDollars(totalRevenueCents),
-    total_revenue_cents: totalRevenueCents,
-    data,
+    /** Everything the Global Analytics screen shows, over the owner's live applications. */
+    async readDashboard(ownerId: string, days: number): Promise<DashboardAnalytics> {
+      const period = periodOf(days);
+      const [owned, totals, errors, users] = await Promise.all([
+        selectOwnedApps(db, ownerId),
+        selectOwnerTotals(db, ownerId, period.start, period.end),
+        selectOwnerErrors(db, ownerId, period.start, period.end),
+        countOwnerUsersSince(db, ownerId, period.start),
+      ]);
+      const perApp = new Map(totals.filter((row) => row.app_id !== null).map((row) => [row.app_id, row]));
+      const perDay = zeroFilled(
+        period,
+        totals.filter((row) => row.app_id === null),
+      );
+      const overall = sumTotals(perDay.map((entry) => entry.totals));
+      const applications = owned.map((app) => {
+        const stats = perApp.get(app.id) ?? ZERO;
+        return {
+          application_name: app.name,
+          application_slug: app.slug,
+          application_type: app.type,
+          invocations: stats.invocations,
+          success_rate: percent(stats.successes, stats.invocations),
+          avg_response_time: meanSeconds(stats.latency_ms_sum, stats.invocations),
+          last_used: app.last_used_at ? new Date(app.last_used_at).toISOString() : null,
+        };
+      });
+      // Most called first; ties keep the newest application first.
+      applications.sort((a, b) => b.invocations - a.invocations);
+      return {
+        overview: {
+          total_applications: owned.length,
+          total_invocations: overall.invocations,
+          total_users: users,
+          success_rate: percent(overall.successes, overall.invocations),
+        },
+        time_series: {
+          data: perDay.map(({ date, totals: day }) => ({
+            date,
+            invocations: day.invocations,
+            success_count: day.successes,
+            error_count: day.errors,
+            avg_response_time: meanSeconds(day.latency_ms_sum, day.invocations),
+            input_tokens: day.input_tokens,
+            output_tokens: day.output_tokens,
+          })),
+        },
+        applications,
+        errors: errors.map((row) => ({ error_type: row.error_type, count: row.count })),
+      };
+    },
+
+    async readUsage(slug: string, ownerId: string, days: number): Promise<UsageAnalytics> {
+      const app = await apps.findOwnedApp(slug, ownerId);
+      return readUsageOf(app.id, days);
+    },
+
+    async readPerformance(slug: string, ownerId: string, days: number): Promise<PerformanceAnalytics> {
+      const app = await apps.findOwnedApp(slug, ownerId);
+      const series = await appDays(app.id, periodOf(days));
+      const total = sumTotals(series.map((entry) => entry.totals));
+      return {
+        success_rate: percent(total.successes, total.invocations),
+        average_response_time: meanSeconds(total.latency_ms_sum, total.invocations),
+        data: series.map(({ date, totals }) => ({
+          date,
+          success_count: totals.successes,
+          error_count: totals.errors,
+          response_time: meanSeconds(totals.latency_ms_sum, totals.invocations),
+        })),
+      };
+    },
+
+    async readRecentInvocations(slug: string, ownerId: string, limit: number): Promise<RecentInvocations> {
+      const app = await apps.findOwnedApp(slug, ownerId);
+      const rows = await selectRecentInvocations(db, app.id, limit);
+      return rows.map((row) => ({
+        id: row.id,
+        end_user: row.end_user === '' ? null : row.end_user,
+        status: row.status,
+        error_type: row.error_type,
+        response_time: msToSeconds(row.latency_ms),
+        input_tokens: row.input_tokens,
+        output_tokens: row.output_tokens,
+        created_at: new Date(row.created_at).toISOString(),
+      }));
+    },
+
+    /** The newest `limit` calls as CSV, newest first. */
+    async exportInvocationsCsv(slug: string, ownerId: string, limit: number): Promise<CsvExport> {
+      const app = await apps.findOwnedApp(slug, ownerId);
+      const rows = await selectRecentInvocations(db, app.id, limit);
+      const csv = toCsv(
+        ['id', 'created_at', 'end_user', 'status', 'error_type', 'response_time_seconds', 'input_tokens', 'output_tokens'],
+        rows.map((row) => [
+          row.id,
+          new Date(row.created_at).toISOString(),
+          row.end_user,
+          row.status,
+          row.error_type,
+          msToSeconds(row.latency_ms),
+          row.input_tokens,
+          row.output_tokens,
+        ]),
+      );
+      return { filename: `${app.slug}-invocations.csv`, csv };
+    },
+
+    /** One row per UTC day of the period, with every daily figure the rollups keep. */
+    async exportUsageCsv(slug: string, ownerId: string, days: number): Promise<CsvExport> {
+      const app = await apps.findOwnedApp(slug, ownerId);
+      const period = periodOf(days);
+      const [series, dailyUsers] = await Promise.all([appDays(app.id, period), selectAppDailyUserCounts(db, app.id, period.start, period.end)]);
+      const usersByDay = new Map(dailyUsers.map((row) => [row.day, row.users]));
+      const csv = toCsv(
+        [
+          'date',
+          'invocations',
+          'success_count',
+          'error_count',
+          'success_rate_percent',
+          'avg_response_time_seconds',
+          'input_tokens',
+          'output_tokens',
+          'revenue_dollars',
+          'revenue_cents',
+          'unique_users',
+        ],
+        series.map(({ date, totals }) => [
+          date,
+          totals.invocations,
+          totals.successes,
+          totals.errors,
+          percent(totals.successes, totals.invocations),
+          meanSeconds(totals.latency_ms_sum, totals.invocations),
+          totals.input_tokens,
+          totals.output_tokens,
+          centsToDollars(totals.revenue_cents).toFixed(2),
+          totals.revenue_cents,
+          usersByDay.get(date) ?? 0,
+        ]),
+      );
+      return { filename: `${app.slug}-usage-${days}d.csv`, csv };
+    },
   };
 }
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;

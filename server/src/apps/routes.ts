@@ -1,17 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  Application,
-  ApplicationCreate,
-  ApplicationList,
-  ApplicationUpdate,
-  ErrorResponse,
-  PeriodQuery,
-  SlugParams,
-  StatusUpdate,
-  UsageAnalytics,
-} from '@tollbooth/contract';
+import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, ErrorResponse, SlugParams, StatusUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
-import { readUsage } from '../analytics/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
 import type { Database } from '../db/client.ts';
 import type { AppsService } from './service.ts';
@@ -20,7 +9,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['applications'];
 
-export const appsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { db, apps }) => {
+export const appsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { apps }) => {
   app.get(
     '/app/',
     {
@@ -126,25 +115,5 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsSer
       },
     },
     async (request, reply) => reply.status(201).send(await apps.duplicateApp(request.params.slug, requireAuth(request).user.id)),
-  );
-
-  app.get(
-    '/app/:slug/analytics/usage/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags: ['analytics'],
-        summary: 'Usage of an application over a period (owner only)',
-        description: 'Totals and one entry per UTC day of the period (zero-filled). Revenue in dollars computed from integer cents.',
-        security,
-        params: SlugParams,
-        querystring: PeriodQuery,
-        response: { 200: UsageAnalytics, ...errors },
-      },
-    },
-    async (request) => {
-      const row = await apps.findOwnedApp(request.params.slug, requireAuth(request).user.id);
-      return readUsage(db, row.id, request.query.days);
-    },
   );
 };

@@ -1,6 +1,7 @@
 // Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
 // the dashboard and analytics screens send them to / instead (spec section 6).
 import { Route, Routes } from 'react-router';
+import { AppAnalyticsRoute, GlobalAnalyticsRoute } from '../features/analytics/routes/lazy-analytics-routes';
 import { AppDetailPage } from '../features/apps/routes/app-detail-page';
 import { CreateAppPage } from '../features/apps/routes/create-app-page';
 import { RequireAuth } from '../features/auth/components/route-guards';
@@ -34,11 +35,8 @@ export function AppRoutes() {
         <Route element={<RequireAuth redirectTo="/" />}>
           <Route path="dashboard" element={<DashboardPage />} />
           <Route path="applications" element={<DashboardPage />} />
-          <Route
-            path="analytics"
-            element={<PlaceholderPage title="Global Analytics" subtitle="Comprehensive analytics and insights across all your applications." />}
-          />
-          <Route path="applications/:slug/analytics" element={<PlaceholderPage title="{slug} Analytics" />} />
+          <Route path="analytics" element={<GlobalAnalyticsRoute />} />
+          <Route path="applications/:slug/analytics" element={<AppAnalyticsRoute />} />
         </Route>
 
         <Route element={<RequireAuth redirectTo="/login" />}>

@@ -1,0 +1,109 @@
+// Analytics answers. Units are part of the contract: response times in seconds, success rates in
+// percent (0–100), revenue in dollars computed from integer cents, dates as ISO days (YYYY-MM-DD)
+// in UTC. Every series has one entry per day of the period, oldest first, zero-filled. The period
+// query (days = 7, 30 or 90) is PeriodQuery in apps.ts.
+import { type Static, Type } from 'typebox';
+
+const IsoDay = Type.String({ description: 'ISO day (YYYY-MM-DD), UTC' });
+const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description: `${description}, in percent (0–100), two decimals` });
+const Seconds = (description: string) => Type.Number({ minimum: 0, description: `${description}, in seconds, millisecond precision` });
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const RECENT_INVOCATIONS_DEFAULT_LIMIT = 20;
+export const RECENT_INVOCATIONS_MAX_LIMIT = 100;
+export const INVOCATIONS_CSV_DEFAULT_LIMIT = 1000;
+export const INVOCATIONS_CSV_MAX_LIMIT = 10_000;
+
+export const DashboardAnalytics = Type.Object({
+  overview: Type.Object({
+    total_applications: Count("The signed-in user's applications (deleted ones excluded)"),
+    total_invocations: Count('Calls over the period, successful or not'),
+    total_users: Count('Distinct end users over the period, across all the applications'),
+    success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
+  }),
+  time_series: Type.Object({
+    data: Type.Array(
+      Type.Object({
+        date: IsoDay,
+        invocations: Count('Calls that day'),
+        success_count: Count('Successful calls that day'),
+        error_count: Count('Failed calls that day'),
+        avg_response_time: Seconds('Mean response time of that day’s calls; 0 without calls'),
+        input_tokens: Count('Input (prompt) tokens that day'),
+        output_tokens: Count('Output (completion) tokens that day'),
+      }),
+      { description: 'One entry per UTC day of the period, oldest first, zero-filled' },
+    ),
+  }),
+  applications: Type.Array(
+    Type.Object({
+      application_name: Type.String(),
+      application_slug: Type.String(),
+      application_type: Type.Union([Type.Literal('prompt'), Type.Literal('workflow')]),
+      invocations: Count('Calls over the period'),
+      success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
+      avg_response_time: Seconds('Mean response time over the period; 0 without calls'),
+      last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When the application was last called (any time), or null if never',
+      }),
+    }),
+    { description: 'Every application of the user, most called first' },
+  ),
+  errors: Type.Array(
+    Type.Object({
+      error_type: Type.String({ description: 'The error code or finer reason, e.g. provider_timeout; empty when unknown' }),
+      count: Count('Failed calls of this type over the period'),
+    }),
+    { description: 'Failed calls over the period grouped by error type, most frequent first' },
+  ),
+});
+
+export const PerformanceAnalytics = Type.Object({
+  success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
+  average_response_time: Seconds('Mean response time over the period; 0 without calls'),
+  data: Type.Array(
+    Type.Object({
+      date: IsoDay,
+      success_count: Count('Successful calls that day'),
+      error_count: Count('Failed calls that day'),
+      response_time: Seconds('Mean response time of that day’s calls; 0 without calls'),
+    }),
+    { description: 'One entry per UTC day of the period, oldest first, zero-filled' },
+  ),
+});
+
+export const RecentInvocationsQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: RECENT_INVOCATIONS_MAX_LIMIT,
+    default: RECENT_INVOCATIONS_DEFAULT_LIMIT,
+    description: `How many of the newest calls (1–${RECENT_INVOCATIONS_MAX_LIMIT})`,
+  }),
+});
+
+export const RecentInvocation = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  end_user: Type.Union([Type.String(), Type.Null()], { description: 'The end-user id the caller sent (or the caller’s user id); null when none' }),
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  error_type: Type.String({ description: 'Why the call failed; empty for successful calls' }),
+  response_time: Seconds('Time from receiving the call to answering it'),
+  input_tokens: Count('Input (prompt) tokens'),
+  output_tokens: Count('Output (completion) tokens'),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+export const RecentInvocations = Type.Array(RecentInvocation, { description: 'Newest first' });
+
+export const InvocationsCsvQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: INVOCATIONS_CSV_MAX_LIMIT,
+    default: INVOCATIONS_CSV_DEFAULT_LIMIT,
+    description: `How many of the newest calls to export (1–${INVOCATIONS_CSV_MAX_LIMIT})`,
+  }),
+});
+
+export type DashboardAnalytics = Static<typeof DashboardAnalytics>;
+export type PerformanceAnalytics = Static<typeof PerformanceAnalytics>;
+export type RecentInvocation = Static<typeof RecentInvocation>;
+export type RecentInvocations = Static<typeof RecentInvocations>;

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { expect, type Page, test } from '@playwright/test';
+import { signUp } from './support.ts';
+
+/** The signed-in user's access token, as the web app keeps it (oidc-client-ts in localStorage). */
+async function accessToken(page: Page): Promise<string> {
+  const token = await page.evaluate(() => {
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i);
+      if (key?.startsWith('oidc.user:')) return (JSON.parse(window.localStorage.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? null;
+    }
+    return null;
+  });
+  expect(token, 'an access token in localStorage').toBeTruthy();
+  return token as string;
+}
+
+test('after calls through the gateway, both analytics screens show them', async ({ page }) => {
+  await signUp(page);
+  const token = await accessToken(page);
+  const headers = { authorization: `Bearer ${token}` };
+  const name = `Analytics ${randomBytes(3).toString('hex')}`;
+
+  const created = await page.request.post('/api/app/', { headers, data: { name, type: 'prompt' } });
+  expect(created.status()).toBe(201);
+  const { slug } = (await created.json()) as { slug: string };
+
+  // Three answered calls by two end users (the built-in demo model answers), and one refused
+  // for a missing input: 4 invocations, 3 successful, 2 distinct users.
+  const call = (inputs: object, user: string) =>
+    page.request.post(`/api/app/${slug}/completion-messages`, { headers, data: { inputs, response_mode: 'blocking', user } });
+  for (const user of ['reader-one', 'reader-two', 'reader-one']) {
+    const response = await call({ query: 'hi' }, user);
+    expect(response.status(), await response.text()).toBe(200);
+  }
+  expect((await call({}, 'reader-two')).status()).toBe(400);
+
+  // Global Analytics.
+  await page.goto('/analytics');
+  await expect(page.getByRole('heading', { name: 'Global Analytics', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('stat-Applications')).toContainText('1');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+  await expect(page.getByTestId('stat-Active Users')).toContainText('2');
+  await expect(page.getByTestId('stat-Success Rate')).toContainText('75.0%');
+  for (const title of ['Invocations Over Time', 'Success vs Error Rate', 'Response Time Trend', 'Token Usage']) {
+    await expect(page.getByRole('region', { name: title }).locator('.recharts-surface').first()).toBeVisible();
+  }
+  const row = page.getByTestId(`performance-row-${slug}`);
+  await expect(row).toContainText(name);
+  await expect(row).toContainText('prompt');
+  await expect(row).toContainText('75.0%');
+  await expect(row).toContainText(await page.evaluate(() => new Date().toLocaleDateString()));
+  await expect(page.getByRole('region', { name: 'Top Errors' })).toContainText('invalid_param');
+
+  // Switching the period loads it again.
+  await expect(page.getByRole('button', { name: '30d' })).toHaveAttribute('aria-pressed', 'true');
+  const sevenDays = page.waitForRequest((request) => request.url().includes('/api/analytics/dashboard/?days=7'));
+  await page.getByRole('button', { name: '7d' }).click();
+  await sevenDays;
+  await expect(page.getByRole('button', { name: '7d' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+
+  // Per-application analytics, from the table.
+  await row.getByRole('link', { name }).click();
+  await expect(page).toHaveURL(new RegExp(`/applications/${slug}/analytics$`));
+  await expect(page.getByRole('heading', { name: `${name} Analytics`, level: 1 })).toBeVisible();
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+  await expect(page.getByTestId('stat-Unique Users')).toContainText('2');
+  await expect(page.getByTestId('stat-Success Rate')).toContainText('75.0%');
+  await expect(page.getByTestId('stat-Avg Response Time')).toContainText(/^Avg Response Time\d+\.\d{2}s$/);
+  for (const title of ['Usage Over Time', 'Performance Metrics', 'Response Time Trend', 'Revenue Trend']) {
+    await expect(page.getByRole('region', { name: title }).locator('.recharts-surface').first()).toBeVisible();
+  }
+
+  const invocations = page.getByRole('region', { name: 'Recent Invocations' }).getByTestId('invocation-row');
+  await expect(invocations).toHaveCount(4);
+  // Newest first: the refused call, then the three answered ones.
+  await expect(invocations.nth(0)).toContainText('reader-two');
+  await expect(invocations.nth(0)).toContainText('error');
+  await expect(invocations.nth(1)).toContainText('reader-one');
+  await expect(invocations.nth(1)).toContainText('success');
+  await expect(invocations.nth(0).locator('td').first()).toHaveText(/^[0-9a-f]{8}\.\.\.$/);
+
+  const usageSevenDays = page.waitForRequest((request) => request.url().includes(`/api/app/${slug}/analytics/usage/?days=7`));
+  await page.getByRole('button', { name: '7d' }).click();
+  await usageSevenDays;
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+
+  // CSV export downloads the calls.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export Invocations CSV' }).click();
+  expect((await download).suggestedFilename()).toBe(`${slug}-invocations.csv`);
+});

@@ -1,0 +1,149 @@
+// The SQL of analytics. Every dashboard query reads the rollups kept by recordInvocation (and the
+// last-day tables of migration 0007), bounded by the app and the period; only the recent
+// invocations read the invocations table, through its (app_id, created_at DESC, id DESC) index.
+import type { Queryable } from '../db/client.ts';
+
+export interface DailyTotals {
+  invocations: number;
+  successes: number;
+  errors: number;
+  latency_ms_sum: number;
+  input_tokens: number;
+  output_tokens: number;
+  revenue_cents: number;
+}
+
+export interface DailyStatsRow extends DailyTotals {
+  day: string;
+}
+
+const TOTALS = `sum(s.invocations)::bigint AS invocations, sum(s.successes)::bigint AS successes, sum(s.errors)::bigint AS errors,
+  sum(s.latency_ms_sum)::bigint AS latency_ms_sum, sum(s.input_tokens)::bigint AS input_tokens,
+  sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents`;
+
+/** The owner's live (not deleted) applications. */
+const OWNED_APP_IDS = 'SELECT a.id FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL';
+
+export async function selectAppDailyStats(db: Queryable, appId: string, start: string, end: string): Promise<DailyStatsRow[]> {
+  const { rows } = await db.query<DailyStatsRow>(
+    `SELECT day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents
+     FROM app_daily_stats WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+    [appId, start, end],
+  );
+  return rows;
+}
+
+/** Distinct end users of one app since `start` (periods always end today). */
+export async function countAppUsersSince(db: Queryable, appId: string, start: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM app_end_users WHERE app_id = $1 AND last_day >= $2::date', [
+    appId,
+    start,
+  ]);
+  return rows[0]?.count ?? 0;
+}
+
+/** Distinct end users per day of one app (the CSV export's column). */
+export async function selectAppDailyUserCounts(db: Queryable, appId: string, start: string, end: string): Promise<{ day: string; users: number }[]> {
+  const { rows } = await db.query<{ day: string; users: number }>(
+    'SELECT day, count(*)::int AS users FROM app_daily_users WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY day',
+    [appId, start, end],
+  );
+  return rows;
+}
+
+export interface OwnedAppRow {
+  id: string;
+  name: string;
+  slug: string;
+  type: 'prompt' | 'workflow';
+  last_used_at: Date | null;
+}
+
+/** The owner's applications, each with when it was last called (the newest rollup day's last call). */
+export async function selectOwnedApps(db: Queryable, ownerId: string): Promise<OwnedAppRow[]> {
+  const { rows } = await db.query<OwnedAppRow>(
+    `SELECT a.id, a.name, a.slug, a.type,
+       (SELECT s.last_used_at FROM app_daily_stats s WHERE s.app_id = a.id AND s.last_used_at IS NOT NULL ORDER BY s.day DESC LIMIT 1) AS last_used_at
+     FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL
+     ORDER BY a.created_at DESC, a.id`,
+    [ownerId],
+  );
+  return rows;
+}
+
+export interface OwnerTotalsRow extends DailyTotals {
+  /** Set on per-app rows, null on per-day rows. */
+  app_id: string | null;
+  /** Set on per-day rows, null on per-app rows. */
+  day: string | null;
+}
+
+/** One pass over the owner's rollups for the period, totalled both per app and per day. */
+export async function selectOwnerTotals(db: Queryable, ownerId: string, start: string, end: string): Promise<OwnerTotalsRow[]> {
+  const { rows } = await db.query<OwnerTotalsRow>(
+    `SELECT s.app_id, s.day, ${TOTALS}
+     FROM app_daily_stats s
+     WHERE s.app_id IN (${OWNED_APP_IDS}) AND s.day BETWEEN $2::date AND $3::date
+     GROUP BY GROUPING SETS ((s.app_id), (s.day))`,
+    [ownerId, start, end],
+  );
+  return rows;
+}
+
+/** Failed calls by type over the owner's live apps, from the per-owner totals (deleted apps already taken out). */
+export async function selectOwnerErrors(db: Queryable, ownerId: string, start: string, end: string): Promise<{ error_type: string; count: number }[]> {
+  const { rows } = await db.query<{ error_type: string; count: number }>(
+    `SELECT error_type, sum(count)::bigint AS count
+     FROM owner_daily_errors
+     WHERE owner_id = $1 AND day BETWEEN $2::date AND $3::date
+     GROUP BY error_type
+     HAVING sum(count) > 0
+     ORDER BY count DESC, error_type`,
+    [ownerId, start, end],
+  );
+  return rows;
+}
+
+/**
+ * Distinct end users across the owner's live applications since `start`. The per-owner last-day
+ * table answers it from one index range; only when a deleted app of the owner was used in the
+ * period (its users must not count) does it fall back to de-duplicating the per-app sets.
+ * The CASE's sub-selects are init plans, evaluated only for the branch taken.
+ */
+export async function countOwnerUsersSince(db: Queryable, ownerId: string, start: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT CASE
+       WHEN EXISTS (
+         SELECT 1 FROM apps d JOIN app_end_users du ON du.app_id = d.id
+         WHERE d.owner_id = $1 AND d.deleted_at IS NOT NULL AND du.last_day >= $2::date
+       )
+       THEN (SELECT count(DISTINCT u.end_user) FROM app_end_users u WHERE u.app_id IN (${OWNED_APP_IDS}) AND u.last_day >= $2::date)
+       ELSE (SELECT count(*) FROM owner_end_users o WHERE o.owner_id = $1 AND o.last_day >= $2::date)
+     END::int AS count`,
+    [ownerId, start],
+  );
+  return rows[0]?.count ?? 0;
+}
+
+export interface InvocationRow {
+  id: string;
+  end_user: string;
+  status: 'success' | 'error';
+  error_type: string;
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  created_at: Date;
+}
+
+/** The newest calls of an app, read backwards along invocations_app_created. */
+export async function selectRecentInvocations(db: Queryable, appId: string, limit: number): Promise<InvocationRow[]> {
+  const { rows } = await db.query<InvocationRow>(
+    `SELECT id, end_user, status, error_type, latency_ms, input_tokens, output_tokens, created_at
+     FROM invocations WHERE app_id = $1
+     ORDER BY created_at DESC, id DESC
+     LIMIT $2`,
+    [appId, limit],
+  );
+  return rows;
+}

@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  DashboardAnalytics,
+  ErrorResponse,
+  InvocationsCsvQuery,
+  PerformanceAnalytics,
+  PeriodQuery,
+  RecentInvocations,
+  RecentInvocationsQuery,
+  SlugParams,
+  UsageAnalytics,
+} from '@tollbooth/contract';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { AppsService } from '../apps/service.ts';
+import { requireAuth } from '../auth/plugin.ts';
+import type { Database } from '../db/client.ts';
+import { type CsvExport, createAnalyticsService } from './service.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+const security = [{ bearer: [] }];
+const tags = ['analytics'];
+const UNITS = 'Response times in seconds, success rates in percent (0–100), revenue in dollars computed from integer cents, dates as ISO days in UTC.';
+const OWNER_ONLY = 'Owner only: anyone else gets 404, as for an application that does not exist.';
+const csvResponse = (description: string) => ({
+  description,
+  content: { 'text/csv': { schema: Type.String({ description: 'CSV (RFC 4180) with a header row' }) } },
+});
+
+const sendCsv = (reply: FastifyReply, { filename, csv }: CsvExport) =>
+  reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(csv);
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { db, apps }) => {
+  const analytics = createAnalyticsService({ db, apps });
+
+  app.get(
+    '/analytics/dashboard/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: "Global analytics over the signed-in user's applications",
+        description: `Totals, a daily series, per-application figures and failures by error type over the last \`days\` UTC days (today included), for the user's own applications (deleted ones excluded). Read from the daily rollups. ${UNITS}`,
+        security,
+        querystring: PeriodQuery,
+        response: { 200: DashboardAnalytics, ...errors },
+      },
+    },
+    async (request) => analytics.readDashboard(requireAuth(request).user.id, request.query.days),
+  );
+
+  app.get(
+    '/app/:slug/analytics/usage/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Usage of an application over a period (owner only)',
+        description: `Totals and one entry per UTC day of the period (zero-filled). ${UNITS} ${OWNER_ONLY}`,
+        security,
+        params: SlugParams,
+        querystring: PeriodQuery,
+        response: { 200: UsageAnalytics, ...errors },
+      },
+    },
+    async (request) => analytics.readUsage(request.params.slug, requireAuth(request).user.id, request.query.days),
+  );
+
+  app.get(
+    '/app/:slug/analytics/performance/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Success rate and response times of an application over a period (owner only)',
+        description: `Period figures and one entry per UTC day of the period (zero-filled). ${UNITS} ${OWNER_ONLY}`,
+        security,
+        params: SlugParams,
+        querystring: PeriodQuery,
+        response: { 200: PerformanceAnalytics, ...errors },
+      },
+    },
+    async (request) => analytics.readPerformance(request.params.slug, requireAuth(request).user.id, request.query.days),
+  );
+
+  app.get(
+    '/app/:slug/analytics/invocations/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'The newest calls of an application (owner only)',
+        description: `Newest first. Response times in seconds, timestamps in ISO 8601 UTC. ${OWNER_ONLY}`,
+        security,
+        params: SlugParams,
+        querystring: RecentInvocationsQuery,
+        response: { 200: RecentInvocations, ...errors },
+      },
+    },
+    async (request) => analytics.readRecentInvocations(request.params.slug, requireAuth(request).user.id, request.query.limit),
+  );
+
+  app.get(
+    '/app/:slug/analytics/invocations.csv',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'The newest calls of an application as CSV (owner only)',
+        description: `Columns id, created_at (ISO 8601 UTC), end_user, status, error_type, response_time_seconds, input_tokens, output_tokens; newest first. Saved as {slug}-invocations.csv. ${OWNER_ONLY}`,
+        security,
+        params: SlugParams,
+        querystring: InvocationsCsvQuery,
+        response: { 200: csvResponse('The calls, one per line'), ...errors },
+      },
+    },
+    async (request, reply) => sendCsv(reply, await analytics.exportInvocationsCsv(request.params.slug, requireAuth(request).user.id, request.query.limit)),
+  );
+
+  app.get(
+    '/app/:slug/analytics/usage.csv',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'The daily figures of an application as CSV (owner only)',
+        description: `One line per UTC day of the period (zero-filled): date, invocations, success_count, error_count, success_rate_percent, avg_response_time_seconds, input_tokens, output_tokens, revenue_dollars, revenue_cents, unique_users. Saved as {slug}-usage-{days}d.csv. ${OWNER_ONLY}`,
+        security,
+        params: SlugParams,
+        querystring: PeriodQuery,
+        response: { 200: csvResponse('The daily figures, one day per line'), ...errors },
+      },
+    },
+    async (request, reply) => sendCsv(reply, await analytics.exportUsageCsv(request.params.slug, requireAuth(request).user.id, request.query.days)),
+  );
+};

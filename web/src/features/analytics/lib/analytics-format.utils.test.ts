@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import {
+  endUserLabel,
+  formatCount,
+  formatDayLabel,
+  formatDayTick,
+  formatLastUsed,
+  formatPercent,
+  formatRevenue,
+  formatSeconds,
+  invocationStatusClass,
+  totalTokens,
+  truncateId,
+} from './analytics-format.utils';
+
+describe('analytics formats', () => {
+  it('groups thousands in counts', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(1234)).toBe('1,234');
+    expect(formatCount(10_000_000)).toBe('10,000,000');
+  });
+
+  it('shows success rates with one decimal and %', () => {
+    expect(formatPercent(66.67)).toBe('66.7%');
+    expect(formatPercent(100)).toBe('100.0%');
+    expect(formatPercent(0)).toBe('0.0%');
+    expect(formatPercent(71.43)).toBe('71.4%');
+  });
+
+  it('shows seconds with three decimals in tables and two on the card', () => {
+    expect(formatSeconds(1.32, 3)).toBe('1.320s');
+    expect(formatSeconds(0.0005, 3)).toBe('0.001s');
+    expect(formatSeconds(1.32, 2)).toBe('1.32s');
+    expect(formatSeconds(2, 2)).toBe('2.00s');
+  });
+
+  it('shows revenue in dollars with two decimals', () => {
+    expect(formatRevenue(4.5)).toBe('$4.50');
+    expect(formatRevenue(1234.5)).toBe('$1,234.50');
+  });
+
+  it('shows Never for an app never used, else a local date', () => {
+    expect(formatLastUsed(null)).toBe('Never');
+    expect(formatLastUsed('')).toBe('Never');
+    expect(formatLastUsed('2024-05-30T12:00:00.000Z')).toBe(new Date('2024-05-30T12:00:00.000Z').toLocaleDateString());
+  });
+
+  it('cuts invocation ids to eight characters and an ellipsis', () => {
+    expect(truncateId('0123456789abcdef')).toBe('01234567...');
+  });
+
+  it('names anonymous users, adds up tokens and colours statuses', () => {
+    expect(endUserLabel(null)).toBe('Anonymous');
+    expect(endUserLabel('')).toBe('Anonymous');
+    expect(endUserLabel('ada')).toBe('ada');
+    expect(totalTokens({ input_tokens: 1200, output_tokens: 34 })).toBe('1,234');
+    expect(invocationStatusClass('success')).toContain('green');
+    expect(invocationStatusClass('error')).toContain('red');
+  });
+
+  it('labels chart days in UTC', () => {
+    expect(formatDayTick('2024-03-05')).toBe('Mar 5');
+    expect(formatDayLabel('2024-03-05')).toBe('Mar 5, 2024');
+    expect(formatDayTick('not a day')).toBe('not a day');
+  });
+});

@@ -1,0 +1,72 @@
+// The analytics screens' number and date formats (spec sections 2 and 9): counts with thousands
+// separators, success rates with one decimal and %, response times in seconds (three decimals in
+// tables, two on the per-application card), local dates, ids cut to eight characters.
+import { formatDate, formatDateTime } from '../../../lib/format';
+import { formatCount } from '../../apps/lib/format-count';
+
+export { formatCount };
+
+const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export const INVOCATION_ID_LENGTH = 8;
+export const NEVER_USED = 'Never';
+export const ANONYMOUS_USER = 'Anonymous';
+
+/** A percentage with one decimal: 66.67 → "66.7%". */
+export function formatPercent(value: number): string {
+  return `${value.toFixed(1)}%`;
+}
+
+/** Seconds with a fixed number of decimals and an s suffix: (1.2345, 3) → "1.235s". */
+export function formatSeconds(value: number, decimals: 2 | 3): string {
+  return `${value.toFixed(decimals)}s`;
+}
+
+/** Dollars with two decimals: 4.5 → "$4.50". */
+export function formatRevenue(value: number): string {
+  return dollars.format(value);
+}
+
+/** The Last Used column: a local date, or Never. */
+export function formatLastUsed(value: string | null | undefined): string {
+  return formatDate(value, NEVER_USED);
+}
+
+/** The Created At column: a local date and time. */
+export function formatCreatedAt(value: string): string {
+  return formatDateTime(value, '');
+}
+
+/** An invocation id as its first eight characters and an ellipsis. */
+export function truncateId(id: string): string {
+  return `${id.slice(0, INVOCATION_ID_LENGTH)}...`;
+}
+
+export function endUserLabel(endUser: string | null | undefined): string {
+  return endUser || ANONYMOUS_USER;
+}
+
+/** Tokens of one call: input plus output. */
+export function totalTokens(invocation: { input_tokens: number; output_tokens: number }): string {
+  return formatCount(invocation.input_tokens + invocation.output_tokens);
+}
+
+/** Green for success, red for anything else. */
+export function invocationStatusClass(status: string): string {
+  return status === 'success' ? 'bg-green-100 text-green-800' : 'bg-red-100 text-red-800';
+}
+
+const shortDay = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const longDay = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** An ISO day (UTC) as a chart tick: "2024-03-05" → "Mar 5". Days are UTC, so they are shown in UTC. */
+export function formatDayTick(isoDay: string): string {
+  const date = new Date(`${isoDay}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? isoDay : shortDay.format(date);
+}
+
+/** An ISO day (UTC) in a chart tooltip: "Mar 5, 2024". */
+export function formatDayLabel(isoDay: string): string {
+  const date = new Date(`${isoDay}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? isoDay : longDay.format(date);
+}

@@ -1,0 +1,158 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import type { RecentInvocations } from '@tollbooth/contract';
+import { Route, Routes } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
+import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { fakeAnalyticsServer, makePerformance, makeUsage } from '../testing/fake-analytics-server';
+import { AppAnalyticsPage } from './app-analytics-page';
+
+withTestAccessToken();
+
+const app = makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt' });
+const createdAt = '2024-05-30T12:34:56.000Z';
+const invocations: RecentInvocations = [
+  {
+    id: '0123456789abcdef-0000',
+    end_user: 'ada',
+    status: 'success',
+    error_type: '',
+    response_time: 1.2345,
+    input_tokens: 1200,
+    output_tokens: 34,
+    created_at: createdAt,
+  },
+  {
+    id: 'fedcba9876543210-0000',
+    end_user: null,
+    status: 'error',
+    error_type: 'provider_timeout',
+    response_time: 60,
+    input_tokens: 0,
+    output_tokens: 0,
+    created_at: createdAt,
+  },
+];
+const usage = (days: number) => makeUsage(days, { total_invocations: 12345, total_users: 1234, total_revenue: 45.6, total_revenue_cents: 4560 });
+const performance = (days: number) => makePerformance(days, { success_rate: 99.95, average_response_time: 1.2345 });
+
+function renderPage(slug = 'haiku-writer') {
+  return renderWithProviders(
+    <Routes>
+      <Route path="/applications/:slug/analytics" element={<AppAnalyticsPage />} />
+    </Routes>,
+    { route: `/applications/${slug}/analytics`, auth: signedInAuth() },
+  );
+}
+
+const card = (label: string) => screen.getByTestId(`stat-${label}`);
+
+describe('AppAnalyticsPage', () => {
+  it('loads the app, then usage, performance and invocations together, and shows the cards', async () => {
+    const server = fakeAnalyticsServer({ app, usage, performance, invocations, hold: true });
+    renderPage();
+    expect(screen.getByText('Loading analytics...')).toBeTruthy();
+    server.release();
+
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer Analytics', level: 1 })).toBeTruthy();
+    expect(screen.getByText('Haiku Writer · prompt')).toBeTruthy();
+    await screen.findByText('12,345');
+    expect(within(card('Total Invocations')).getByText('12,345')).toBeTruthy();
+    expect(within(card('Unique Users')).getByText('1,234')).toBeTruthy();
+    expect(within(card('Success Rate')).getByText('100.0%')).toBeTruthy();
+    expect(within(card('Avg Response Time')).getByText('1.23s')).toBeTruthy();
+    expect(server.calls()[0]).toBe('GET /api/app/haiku-writer/');
+    expect(server.calls().slice(1).sort()).toEqual([
+      'GET /api/app/haiku-writer/analytics/invocations/?limit=20',
+      'GET /api/app/haiku-writer/analytics/performance/?days=30',
+      'GET /api/app/haiku-writer/analytics/usage/?days=30',
+    ]);
+  });
+
+  it('draws the four charts', async () => {
+    fakeAnalyticsServer({ app, usage, performance, invocations });
+    renderPage();
+    await screen.findByText('12,345');
+    const titles = ['Usage Over Time', 'Performance Metrics', 'Response Time Trend', 'Revenue Trend'];
+    expect(titles.map((title) => screen.getByRole('region', { name: title }).dataset.chartKind)).toEqual(['area', 'bar', 'line', 'area']);
+  });
+
+  it('highlights the period and reloads usage and performance when it changes', async () => {
+    const server = fakeAnalyticsServer({ app, usage, performance, invocations });
+    renderPage();
+    await screen.findByText('12,345');
+    const period = within(screen.getByRole('group', { name: 'Period' }));
+    expect(period.getByRole('button', { name: '30d' }).getAttribute('aria-pressed')).toBe('true');
+    fireEvent.click(period.getByRole('button', { name: '7d' }));
+    expect(period.getByRole('button', { name: '7d' }).getAttribute('aria-pressed')).toBe('true');
+    expect(period.getByRole('button', { name: '30d' }).getAttribute('aria-pressed')).toBe('false');
+    await waitFor(() => expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/usage/?days=7'));
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/performance/?days=7');
+    await screen.findByText('12,345');
+  });
+
+  it('lists recent invocations with truncated ids, users, coloured statuses, seconds, tokens and local times', async () => {
+    fakeAnalyticsServer({ app, usage, performance, invocations });
+    renderPage();
+    const table = within(await screen.findByRole('region', { name: 'Recent Invocations' }));
+    expect(table.getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['ID', 'User', 'Status', 'Response Time', 'Tokens', 'Created At']);
+    const [first, second] = table.getAllByTestId('invocation-row').map((row) => within(row));
+    expect(first!.getByText('01234567...')).toBeTruthy();
+    expect(first!.getByText('ada')).toBeTruthy();
+    expect(first!.getByText('success').className).toContain('green');
+    expect(first!.getByText('1.234s')).toBeTruthy();
+    expect(first!.getByText('1,234')).toBeTruthy();
+    expect(first!.getByText(new Date(createdAt).toLocaleString())).toBeTruthy();
+    expect(second!.getByText('fedcba98...')).toBeTruthy();
+    expect(second!.getByText('Anonymous')).toBeTruthy();
+    expect(second!.getByText('error').className).toContain('red');
+    expect(second!.getByText('60.000s')).toBeTruthy();
+    expect(second!.getByText('0')).toBeTruthy();
+  });
+
+  it('says No invocations found. without calls', async () => {
+    fakeAnalyticsServer({ app, usage, performance, invocations: [] });
+    renderPage();
+    expect(await screen.findByText('No invocations found.')).toBeTruthy();
+    expect(screen.queryByTestId('invocation-row')).toBeNull();
+  });
+
+  it('exports both CSV files with the bearer token and the period', async () => {
+    const server = fakeAnalyticsServer({ app, usage, performance, invocations, csv: 'id,created_at\r\n' });
+    URL.createObjectURL = vi.fn(() => 'blob:csv');
+    URL.revokeObjectURL = vi.fn();
+    const clicks: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicks.push(this.download);
+    });
+    renderPage();
+    await screen.findByText('12,345');
+    fireEvent.click(within(screen.getByRole('group', { name: 'Period' })).getByRole('button', { name: '90d' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Export Usage CSV' }));
+    await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv']));
+    fireEvent.click(screen.getByRole('button', { name: 'Export Invocations CSV' }));
+    await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv', 'haiku-writer-invocations.csv']));
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/usage.csv?days=90');
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/invocations.csv');
+    const csvCall = server.fetchMock.mock.calls.find(([input]) => String(input).includes('.csv'));
+    expect((csvCall?.[1]?.headers as Record<string, string> | undefined)?.Authorization).toBe('Bearer test-token');
+  });
+
+  it('shows the Error box when a call fails, or when the app is not found', async () => {
+    fakeAnalyticsServer({ app, usage, performance: 'error', invocations });
+    const { unmount } = renderPage();
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('Failed to load analytics data')).toBeTruthy();
+    unmount();
+
+    fakeAnalyticsServer({ app });
+    renderPage('someone-elses-app');
+    expect(within(await screen.findByRole('alert')).getByText('Failed to load analytics data')).toBeTruthy();
+  });
+
+  it('says No data available when usage or performance is missing', async () => {
+    fakeAnalyticsServer({ app, usage, invocations, performance: () => null as never });
+    renderPage();
+    expect(await screen.findByText('No data available')).toBeTruthy();
+  });
+});
