@@ -2,6 +2,7 @@
 // page options) maps to a provider and the upstream model id it is served by. The router hands the
 // gateway a provider per model name, falling back to the demo model when that provider has no key
 // and DEMO_MODEL is on.
+import { MODEL_NAMES } from '@tollbooth/contract';
 import type { Config } from '../../config.ts';
 import { AppError, invalidParam } from '../../errors.ts';
 import { createAnthropicProvider } from './anthropic.ts';
@@ -21,19 +22,8 @@ export interface ModelTableEntry {
 
 export type ModelTable = Readonly<Record<string, ModelTableEntry>>;
 
-/** The spec's model names: the prompt builder's options, then the prompt detail page's. */
-export const KNOWN_MODELS = [
-  'gpt-4-turbo',
-  'gpt-4',
-  'claude-3-opus',
-  'claude-3-sonnet',
-  'claude-3-haiku',
-  'gemini-pro',
-  'gpt4',
-  'claude3',
-  'gemini',
-  'mixtral',
-] as const;
+/** The spec's model names (the prompt builder's options, then the prompt detail page's), from the shared contract. */
+export const KNOWN_MODELS = MODEL_NAMES;
 export type KnownModel = (typeof KNOWN_MODELS)[number];
 
 // The names are the product's labels, so a label whose original upstream model has been retired
