@@ -174,6 +174,22 @@ describe('access and validation', () => {
     expect(rows.map((row) => row.error_type)).toEqual(['invalid_param', 'invalid_param', 'invalid_param']);
   });
 
+  it('answers 413 for a body over the limit and 400 for an over-long query, charging nothing', async () => {
+    const slug = await livePublicApp({ interaction_mode: 'chat' });
+    const consumer = await newConsumer();
+    const huge = await callCompletion(slug, consumer.key, { query: 'x'.repeat(1024 * 1024 + 10) });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toMatchObject({ code: 'payload_too_large', status: 413 });
+    const longQuery = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'y'.repeat(100_001) },
+    });
+    expect(longQuery.json()).toMatchObject({ code: 'invalid_param', params: 'query' });
+    expect((await balance(consumer.token)).credits_cents).toBe(500);
+  });
+
   it('answers 401 for a revoked key at once', async () => {
     const slug = await livePublicApp();
     const consumer = await newConsumer();
