@@ -130,7 +130,10 @@ describe('AppAnalyticsPage', () => {
     fireEvent.click(within(screen.getByRole('group', { name: 'Period' })).getByRole('button', { name: '90d' }));
     fireEvent.click(screen.getByRole('button', { name: 'Export Usage CSV' }));
     await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv']));
-    fireEvent.click(screen.getByRole('button', { name: 'Export Invocations CSV' }));
+    // Both buttons stay disabled until the first export has finished.
+    const exportInvocations = screen.getByRole('button', { name: 'Export Invocations CSV' });
+    await waitFor(() => expect((exportInvocations as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(exportInvocations);
     await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv', 'haiku-writer-invocations.csv']));
     expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/usage.csv?days=90');
     expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/invocations.csv');
