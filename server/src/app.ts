@@ -14,6 +14,7 @@ import { billingRoutes } from './billing/routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
+import { createCallTargetCache } from './gateway/call-target-cache.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { createModelRouter, parseModelTable } from './gateway/providers/registry.ts';
 import { createRateLimiter } from './gateway/rate-limit.ts';
@@ -68,13 +69,15 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   const keys = createApiKeysService({ db });
   await app.register(registerAuth, { config, db, apiKeys: keys });
+  const callTargets = createCallTargetCache();
   const apps = createAppsService({
     db,
     config,
+    onChange: (slug) => callTargets.invalidate({ slug }),
     createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : undefined)],
     copyHooks: [copyPromptConfig],
   });
-  const prompts = createPromptsService({ db });
+  const prompts = createPromptsService({ db, onChange: (appId) => callTargets.invalidate({ appId }) });
   const models = createModelRouter(config.models, config.gateway.modelTable ? { table: parseModelTable(config.gateway.modelTable) } : {});
 
   await app.register(
@@ -99,6 +102,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     prompts,
     models,
     rateLimiter,
+    callTargets,
     idempotency: createIdempotencyStore(db, { waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000 }),
   });
   await app.register(gatewayRoutes, { gateway, apps, db, dataDir: config.dataDir });

@@ -43,11 +43,14 @@ export function createAppsService({
   config,
   createHooks = [],
   copyHooks = [],
+  onChange = () => {},
 }: {
   db: Database;
   config: Config;
   createHooks?: InitAppConfiguration[];
   copyHooks?: CopyAppConfiguration[];
+  /** Told after an app changed or was deleted (caches forget it). */
+  onChange?: (slug: string) => void;
 }): AppsService {
   const toView = (row: AppRow, viewerId: string | null): Application => {
     const isOwner = viewerId === row.owner_id;
@@ -223,18 +226,21 @@ export function createAppsService({
           sealed,
         ],
       );
+      onChange(slug);
       return reread(slug, ownerId);
     },
 
     async updateStatus(slug, ownerId, status) {
       const row = await findOwnedApp(slug, ownerId);
       await db.query('UPDATE apps SET status = $2, updated_at = now() WHERE id = $1', [row.id, status]);
+      onChange(slug);
       return reread(slug, ownerId);
     },
 
     async deleteApp(slug, ownerId) {
       const row = await findOwnedApp(slug, ownerId);
       await softDeleteApp(db, row.id);
+      onChange(slug);
     },
 
     async duplicateApp(slug, ownerId) {

@@ -15,6 +15,7 @@ import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { renderTemplate } from '../prompts/template.ts';
+import type { CallTargetCache } from './call-target-cache.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
 import type { ModelRouter } from './providers/registry.ts';
@@ -105,9 +106,10 @@ export interface GatewayDependencies {
   models: ModelRouter;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
+  callTargets: CallTargetCache;
 }
 
-export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency }: GatewayDependencies) {
+export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency, callTargets }: GatewayDependencies) {
   const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
   const compiledSchemas = new Map<string, ValidateFunction>();
@@ -183,8 +185,12 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     idempotencyKey: string | null,
   ): Promise<Preparation> => {
     const startedAt = performance.now();
-    const app = await apps.findCallableApp(slug);
-    if (!app) throw new AppError('not_found', 'Application not found');
+    const target = await callTargets.get(slug, async () => {
+      const found = await apps.findCallableApp(slug);
+      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
+    });
+    if (!target) throw new AppError('not_found', 'Application not found');
+    const app = target.app;
     let auth: AuthContext | null = null;
     let endUser = typeof body.user === 'string' ? body.user.slice(0, 200) : '';
     let claimedKey: { userId: string; key: string } | null = null;
@@ -206,7 +212,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
       if (!decision.allowed) throw new RateLimitedError(decision);
 
-      const config = await prompts.readActivePromptConfig(app.id);
+      const config = target.config!;
       const version = config.active_version;
       const query = mode === 'chat' ? body.query : undefined;
       if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');

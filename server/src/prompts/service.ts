@@ -113,7 +113,13 @@ export async function copyPromptConfig(tx: Queryable, fromAppId: string, toAppId
   );
 }
 
-export function createPromptsService({ db }: { db: Database }) {
+export function createPromptsService({
+  db,
+  onChange = () => {},
+}: {
+  db: Database /** Told after an app's configuration changed. */;
+  onChange?: (appId: string) => void;
+}) {
   const readVersion = async (q: Queryable, appId: string, version: number) => {
     const { rows } = await q.query<VersionRow>(
       'SELECT version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1 AND version = $2',
@@ -171,7 +177,7 @@ export function createPromptsService({ db }: { db: Database }) {
     async updatePromptConfig(appId: string, update: PromptConfigUpdate): Promise<PromptConfig> {
       if (update.input_schema) validateIoSchema(update.input_schema, 'input_schema');
       if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
-      return db.transaction(async (tx) => {
+      const updated = await db.transaction(async (tx) => {
         const config = await readConfig(tx, appId, true);
         const active = await readVersion(tx, appId, config.active_version);
         if (!active) throw promptNotFound();
@@ -221,6 +227,8 @@ export function createPromptsService({ db }: { db: Database }) {
         const config2 = await readConfig(tx, appId);
         return toConfig(config2, (await readVersion(tx, appId, activeVersion))!);
       });
+      onChange(appId);
+      return updated;
     },
 
     async listVersions(appId: string): Promise<{ active_version: number; versions: PromptVersion[] }> {
@@ -233,13 +241,15 @@ export function createPromptsService({ db }: { db: Database }) {
     },
 
     async activateVersion(appId: string, version: number): Promise<PromptConfig> {
-      return db.transaction(async (tx) => {
+      const activated = await db.transaction(async (tx) => {
         const config = await readConfig(tx, appId, true);
         const target = await readVersion(tx, appId, version);
         if (!target) throw new AppError('not_found', `Version ${version} not found`);
         await tx.query('UPDATE prompt_configs SET active_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
         return toConfig({ ...config, active_version: version }, target);
       });
+      onChange(appId);
+      return activated;
     },
   };
 }
