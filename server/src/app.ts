@@ -10,6 +10,7 @@ import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
 import { sweepExpiredHolds } from './billing/charges.ts';
+import { createCreditLeases } from './billing/credit-leases.ts';
 import { billingRoutes } from './billing/routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -95,7 +96,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   );
 
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
+  const leases = createCreditLeases(db);
   const gateway = createGatewayService({
+    leases,
     db,
     config,
     apps,
@@ -114,6 +117,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   sweeper.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    await leases.close();
     await rateLimiter.close();
   });
 

@@ -29,31 +29,51 @@ const isCheckViolation = (error: unknown) => (error as { code?: string }).code =
  * Holds the price on the caller's credits (and on the key's monthly spend counter when the key has
  * a limit) in one statement: one round trip, atomic, and refused by PostgreSQL's CHECKs when the
  * available credits or the key's remaining spend do not cover it.
+ *
+ * With `leaseCents` above the price, it holds that much instead when the caller has plenty (at
+ * least twice the lease available, on the credits and on the key), so one process can serve many
+ * calls from one hold; with less, it holds exactly the price, so credits near their end are never
+ * tied up where another process cannot use them.
  */
 export async function reserveCharge(
   db: Database,
-  request: { userId: string; amountCents: number; apiKeyId: string | null; monthlySpendLimitCents: number | null },
+  request: { userId: string; amountCents: number; leaseCents?: number; apiKeyId: string | null; monthlySpendLimitCents: number | null },
 ): Promise<CreditHold> {
   const limited = request.apiKeyId !== null && request.monthlySpendLimitCents !== null;
   const spendMonth = request.apiKeyId ? currentSpendMonth() : null;
   const attempt = async () => {
     try {
-      const { rows } = await db.query<{ id: string; account_id: number }>(
-        `WITH spend AS (
+      const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(
+        `WITH size AS (
+           SELECT CASE
+             WHEN $8::bigint > $2::bigint
+               AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid) >= 2 * $8::bigint
+               AND (NOT $5::boolean OR $6::bigint - coalesce((SELECT spent_cents + held_cents FROM api_key_spend WHERE api_key_id = $3::uuid AND month = $4::date), 0) >= 2 * $8::bigint)
+             THEN $8::bigint ELSE $2::bigint END AS amount
+         ), spend AS (
            INSERT INTO api_key_spend AS s (api_key_id, month, held_cents)
-           SELECT $3::uuid, $4::date, $2::bigint WHERE $5::boolean AND $2::bigint <= $6::bigint
+           SELECT $3::uuid, $4::date, amount FROM size WHERE $5::boolean AND amount <= $6::bigint
            ON CONFLICT (api_key_id, month) DO UPDATE SET held_cents = s.held_cents + EXCLUDED.held_cents
              WHERE s.spent_cents + s.held_cents + EXCLUDED.held_cents <= $6::bigint
            RETURNING 1
          ), account AS (
-           UPDATE ledger_accounts SET held_cents = held_cents + $2::bigint
+           UPDATE ledger_accounts SET held_cents = held_cents + (SELECT amount FROM size)
            WHERE kind = 'user_credits' AND user_id = $1::uuid AND (NOT $5::boolean OR EXISTS (SELECT 1 FROM spend))
            RETURNING id
          )
          INSERT INTO credit_holds (account_id, api_key_id, spend_month, amount_cents, expires_at)
-         SELECT id, $3::uuid, CASE WHEN $5::boolean THEN $4::date END, $2::bigint, now() + make_interval(secs => $7::double precision) FROM account
-         RETURNING id, account_id`,
-        [request.userId, request.amountCents, request.apiKeyId, spendMonth, limited, request.monthlySpendLimitCents, HOLD_LIFETIME_SECONDS],
+         SELECT id, $3::uuid, CASE WHEN $5::boolean THEN $4::date END, (SELECT amount FROM size), now() + make_interval(secs => $7::double precision) FROM account
+         RETURNING id, account_id, amount_cents`,
+        [
+          request.userId,
+          request.amountCents,
+          request.apiKeyId,
+          spendMonth,
+          limited,
+          request.monthlySpendLimitCents,
+          HOLD_LIFETIME_SECONDS,
+          request.leaseCents ?? request.amountCents,
+        ],
       );
       return rows[0] ?? null;
     } catch (error) {
@@ -70,21 +90,26 @@ export async function reserveCharge(
     hold = await attempt();
     if (!hold) throw new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');
   }
-  return { id: hold.id, accountId: hold.account_id, amountCents: request.amountCents, apiKeyId: request.apiKeyId, spendMonth };
+  return { id: hold.id, accountId: hold.account_id, amountCents: hold.amount_cents, apiKeyId: request.apiKeyId, spendMonth };
 }
 
-/** Takes the hold away; false when it was already settled, released or swept. */
-async function removeHold(tx: Queryable, hold: CreditHold): Promise<boolean> {
-  const removed = await tx.query<{ spend_month: string | null }>('DELETE FROM credit_holds WHERE id = $1 RETURNING spend_month', [hold.id]);
+/** Takes the hold away with what is left of it; false when it was already released or swept. */
+async function removeHold(tx: Queryable, hold: Pick<CreditHold, 'id' | 'accountId' | 'apiKeyId'>): Promise<boolean> {
+  const removed = await tx.query<{ spend_month: string | null; amount_cents: number }>(
+    'DELETE FROM credit_holds WHERE id = $1 RETURNING spend_month, amount_cents',
+    [hold.id],
+  );
   const row = removed.rows[0];
   if (!row) return false;
-  await tx.query('UPDATE ledger_accounts SET held_cents = held_cents - $2 WHERE id = $1', [hold.accountId, hold.amountCents]);
-  if (row.spend_month) {
-    await tx.query('UPDATE api_key_spend SET held_cents = held_cents - $3 WHERE api_key_id = $1 AND month = $2', [
-      hold.apiKeyId,
-      row.spend_month,
-      hold.amountCents,
-    ]);
+  if (row.amount_cents > 0) {
+    await tx.query('UPDATE ledger_accounts SET held_cents = held_cents - $2 WHERE id = $1', [hold.accountId, row.amount_cents]);
+    if (row.spend_month) {
+      await tx.query('UPDATE api_key_spend SET held_cents = held_cents - $3 WHERE api_key_id = $1 AND month = $2', [
+        hold.apiKeyId,
+        row.spend_month,
+        row.amount_cents,
+      ]);
+    }
   }
   return true;
 }

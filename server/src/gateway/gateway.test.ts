@@ -287,7 +287,7 @@ describe('exactly-once charging under concurrency', () => {
     const responses = await Promise.all(
       keys.flatMap((key) => Array.from({ length: 5 }, () => callCompletion(slug, consumer.key, { query: 'same' }, { 'idempotency-key': key }))),
     );
-    for (const response of responses) expect(response.statusCode).toBe(200);
+    for (const response of responses) expect(response.statusCode, response.body).toBe(200);
     for (const [index, key] of keys.entries()) {
       const group = responses.slice(index * 5, index * 5 + 5).map((response) => response.body);
       expect(new Set(group).size, key).toBe(1);

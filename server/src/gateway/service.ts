@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import { type CreditHold, releaseCharge, reserveCharge } from '../billing/charges.ts';
+import type { CreditLeases, LeasedCharge } from '../billing/credit-leases.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -69,7 +69,8 @@ export interface PreparedCall {
   auth: AuthContext;
   endUser: string;
   priceCents: number;
-  hold: CreditHold | null;
+  /** The call's share of a credit lease; null for free calls. */
+  charge: LeasedCharge | null;
   modelRequest: Omit<ModelRequest, 'signal' | 'timeoutMs'>;
   resolved: ReturnType<ModelRouter['resolve']>;
   outputSchema: IoSchema | null;
@@ -107,9 +108,10 @@ export interface GatewayDependencies {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   callTargets: CallTargetCache;
+  leases: CreditLeases;
 }
 
-export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency, callTargets }: GatewayDependencies) {
+export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency, callTargets, leases }: GatewayDependencies) {
   const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
   const compiledSchemas = new Map<string, ValidateFunction>();
@@ -249,11 +251,11 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
         { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
       ];
       const priceCents = isOwner ? 0 : app.price_cents;
-      const hold =
+      const charge =
         priceCents > 0
-          ? await reserveCharge(db, {
+          ? await leases.take({
               userId: auth.user.id,
-              amountCents: priceCents,
+              priceCents,
               apiKeyId: auth.apiKey?.id ?? null,
               monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
             })
@@ -265,7 +267,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
         auth,
         endUser,
         priceCents,
-        hold,
+        charge,
         resolved,
         outputSchema: version.output_schema,
         conversationId,
@@ -331,13 +333,18 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       outputTokens: usage.outputTokens,
       priceCents: call.priceCents,
       createdAt,
-      charge: call.hold
-        ? { hold: call.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
+      charge: call.charge
+        ? { hold: call.charge.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
         : null,
       turn: conversationId
         ? { conversationId, isNew: call.conversationId === null, userContent: call.modelRequest.messages.at(-1)?.content ?? call.query ?? '', answer }
         : null,
     });
+    if (call.charge) {
+      // Settled: the price came off the hold, so a later failure must not give it back.
+      leases.settled(call.charge);
+      call.charge = null;
+    }
     const result: CallAnswer = {
       event: 'message',
       task_id: call.taskId,
@@ -364,7 +371,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
 
   /** Gives the reservation back and records the failure. */
   const fail = async (call: PreparedCall, error: unknown) => {
-    if (call.hold) await releaseCharge(db, call.hold);
+    if (call.charge) leases.giveBack(call.charge);
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
     await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error);
   };

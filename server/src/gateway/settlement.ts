@@ -2,7 +2,8 @@
 // and go into the next one, so under load many calls share one statement and one commit, and a
 // lone call is written at once. A batch is ONE SQL statement: the holds are taken away, the
 // caller credits, creator earnings and platform fee move, one balanced ledger transaction per call
-// is written, key spend counters advance, the invocations and their rollups are recorded and chat
+// is written (each call's price comes off its hold, which may be a lease serving several calls),
+// key spend counters advance, the invocations and their rollups are recorded and chat
 // turns are saved — all or nothing. A call's answer is sent only after its batch committed, so an
 // acknowledged charge is never lost; a process that dies first leaves holds that expire unused.
 
@@ -42,8 +43,10 @@ WITH items AS (
          conversation_id, new_conversation, user_turn, answer, position)
 ),
 released AS (
-  DELETE FROM credit_holds h USING items i WHERE h.id = i.hold_id
-  RETURNING h.id, h.account_id, h.amount_cents, h.api_key_id, h.spend_month
+  UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
+  FROM (SELECT hold_id, sum(price_cents) AS amount FROM items WHERE hold_id IS NOT NULL GROUP BY hold_id) d
+  WHERE h.id = d.hold_id
+  RETURNING h.id, h.account_id, d.amount AS amount_cents, h.api_key_id, h.spend_month
 ),
 credits AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents - d.amount, held_cents = a.held_cents - d.amount
@@ -119,7 +122,7 @@ turns AS (
     SELECT conversation_id, 'assistant', answer, position, 1 FROM items WHERE conversation_id IS NOT NULL
   ) t ORDER BY position, part
 )
-SELECT tollbooth_assert((SELECT count(*) FROM released) = (SELECT count(*) FROM items WHERE hold_id IS NOT NULL), 'a hold was already settled or released')
+SELECT tollbooth_assert((SELECT count(*) FROM released) = (SELECT count(DISTINCT hold_id) FROM items WHERE hold_id IS NOT NULL), 'a hold was already released')
    AND tollbooth_assert((SELECT count(*) FROM earnings) = (SELECT count(DISTINCT creator_id) FROM items WHERE hold_id IS NOT NULL), 'a creator has no earnings account')
    AS ok`;
 

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createCreditLeases } from './credit-leases.ts';
+
+let ctx: TestContext;
+let userId: string;
+beforeAll(async () => {
+  ctx = await createTestContext({ SIGNUP_CREDITS_CENTS: '10000' });
+  const token = await ctx.tokenFor('lease-user');
+  userId = (await ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: { authorization: `Bearer ${token}` } })).json().user.id;
+});
+afterAll(() => ctx?.close());
+
+const account = async () =>
+  (
+    await ctx.database.db.query<{ balance_cents: number; held_cents: number }>(
+      "SELECT balance_cents, held_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+      [userId],
+    )
+  ).rows[0]!;
+const holds = async () => (await ctx.database.db.query<{ amount_cents: number }>('SELECT amount_cents FROM credit_holds ORDER BY created_at')).rows;
+
+describe('credit leases', () => {
+  it('serves many concurrent calls from few holds, and gives everything back when released', async () => {
+    const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20, idleReleaseMs: 60_000 });
+    const charges = await Promise.all(Array.from({ length: 30 }, () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 })));
+    expect(charges.every((charge) => charge.amountCents === 10)).toBe(true);
+    // 30 calls at 10 cents from leases of 200 cents: two holds, 400 cents held in all.
+    expect((await holds()).map((hold) => hold.amount_cents)).toEqual([200, 200]);
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 400 });
+    for (const charge of charges) leases.giveBack(charge);
+    await leases.close();
+    expect(await holds()).toEqual([]);
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+  });
+
+  it('holds exactly one call when credits are scarce, so another process can use the rest', async () => {
+    await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 9950 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
+    const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20 });
+    const charge = await leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    expect((await holds()).map((hold) => hold.amount_cents)).toEqual([10]);
+    leases.giveBack(charge);
+    await leases.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await holds()).toEqual([]);
+    expect((await account()).held_cents).toBe(9_950);
+    await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 0 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
+  });
+
+  it('refuses with insufficient_credits when not even one call fits', async () => {
+    await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 9995 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
+    const leases = createCreditLeases(ctx.database.db);
+    await expect(leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 })).rejects.toMatchObject({ code: 'insufficient_credits' });
+    await leases.close();
+    await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 0 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
+  });
+});

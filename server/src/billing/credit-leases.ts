@@ -1,0 +1,167 @@
+// Credit leases: a process holds a slice of a caller's credits (one hold row) and serves several
+// paid calls from it in memory, so most calls need no reservation round trip and do not queue on
+// the caller's account row. The hold is in PostgreSQL, so the money is never spendable twice:
+//
+//   hold amount in the database = what the lease has left + what its calls in flight took
+//
+// A settled call takes its price off the hold (gateway/settlement.ts); a failed call gives its
+// price back to the lease; an idle lease is released, returning what is left. A lease is only as
+// large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
+// price), and it retires well before its hold would expire. If the process dies, the hold expires
+// and the sweeper returns it: calls that were answered had already been settled.
+import type { Database } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, reserveCharge } from './charges.ts';
+
+export const CALLS_PER_LEASE = 20;
+const IDLE_RELEASE_MS = 1000;
+/** A lease stops serving new calls this long before its hold expires. */
+const RETIRE_BEFORE_EXPIRY_MS = 5 * 60_000;
+
+interface Lease {
+  key: string;
+  hold: CreditHold;
+  remaining: number;
+  inFlight: number;
+  lastUsedAt: number;
+  retireAt: number;
+  retired: boolean;
+}
+
+/** One call's share of a lease. */
+export interface LeasedCharge {
+  hold: CreditHold;
+  amountCents: number;
+  lease: Lease;
+}
+
+export interface ChargeRequest {
+  userId: string;
+  apiKeyId: string | null;
+  monthlySpendLimitCents: number | null;
+  priceCents: number;
+}
+
+export function createCreditLeases(db: Database, options: { callsPerLease?: number; idleReleaseMs?: number } = {}) {
+  const callsPerLease = options.callsPerLease ?? CALLS_PER_LEASE;
+  const idleReleaseMs = options.idleReleaseMs ?? IDLE_RELEASE_MS;
+  const leases = new Map<string, Lease>();
+  const acquiring = new Map<string, Promise<unknown>>();
+  const releasing = new Set<Promise<void>>();
+
+  const release = (lease: Lease) => {
+    const done = releaseCharge(db, lease.hold)
+      .catch(() => {
+        // The hold stays until it expires; the sweeper then returns it.
+      })
+      .finally(() => releasing.delete(done));
+    releasing.add(done);
+  };
+
+  const retire = (lease: Lease) => {
+    lease.retired = true;
+    if (leases.get(lease.key) === lease) leases.delete(lease.key);
+    if (lease.inFlight === 0) release(lease);
+  };
+
+  const takeFrom = (lease: Lease, priceCents: number): LeasedCharge => {
+    lease.remaining -= priceCents;
+    lease.inFlight++;
+    lease.lastUsedAt = Date.now();
+    return { hold: lease.hold, amountCents: priceCents, lease };
+  };
+
+  const usable = (lease: Lease | undefined, priceCents: number): lease is Lease =>
+    lease !== undefined && !lease.retired && lease.remaining >= priceCents && Date.now() < lease.retireAt;
+
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const lease of leases.values()) {
+        if (lease.inFlight === 0 && (now - lease.lastUsedAt >= idleReleaseMs || now >= lease.retireAt)) retire(lease);
+      }
+    },
+    Math.max(50, Math.floor(idleReleaseMs / 2)),
+  );
+  sweeper.unref();
+
+  return {
+    /** Takes the price from this process's lease for the caller, reserving a new one when needed. */
+    async take(request: ChargeRequest): Promise<LeasedCharge> {
+      const key = `${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}`;
+      for (;;) {
+        const lease = leases.get(key);
+        if (usable(lease, request.priceCents)) return takeFrom(lease, request.priceCents);
+        if (lease) retire(lease);
+        // One reservation at a time per caller in this process; the others wait and use its lease.
+        const pending = acquiring.get(key);
+        if (pending) {
+          await pending.catch(() => undefined);
+          continue;
+        }
+        const reserve = (leaseCents: number) =>
+          reserveCharge(db, {
+            userId: request.userId,
+            amountCents: request.priceCents,
+            leaseCents,
+            apiKeyId: request.apiKeyId,
+            monthlySpendLimitCents: request.monthlySpendLimitCents,
+          });
+        // The lease size is chosen from a snapshot; if another process reserved meanwhile and the
+        // slice no longer fits, try again for just this call.
+        const reservation = reserve(request.priceCents * callsPerLease).catch((error: unknown) => {
+          if (callsPerLease > 1 && error instanceof AppError && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded')) {
+            return reserve(request.priceCents);
+          }
+          throw error;
+        });
+        acquiring.set(key, reservation);
+        let hold: CreditHold;
+        try {
+          hold = await reservation;
+        } finally {
+          if (acquiring.get(key) === reservation) acquiring.delete(key);
+        }
+        const now = Date.now();
+        const created: Lease = {
+          key,
+          hold,
+          remaining: hold.amountCents,
+          inFlight: 0,
+          lastUsedAt: now,
+          retireAt: now + HOLD_LIFETIME_SECONDS * 1000 - RETIRE_BEFORE_EXPIRY_MS,
+          retired: false,
+        };
+        const charge = takeFrom(created, request.priceCents);
+        // A single-call hold is not shared: it is released once its call is over.
+        if (created.remaining >= request.priceCents) leases.set(key, created);
+        else created.retired = true;
+        return charge;
+      }
+    },
+
+    /** The call failed: its price goes back to the lease. */
+    giveBack(charge: LeasedCharge) {
+      const { lease } = charge;
+      lease.remaining += charge.amountCents;
+      lease.inFlight--;
+      if (lease.retired && lease.inFlight === 0) release(lease);
+    },
+
+    /** The call's settlement committed (its price came off the hold). */
+    settled(charge: LeasedCharge) {
+      const { lease } = charge;
+      lease.inFlight--;
+      if (lease.retired && lease.inFlight === 0) release(lease);
+    },
+
+    /** Releases every lease (at shutdown, once calls are over). */
+    async close() {
+      clearInterval(sweeper);
+      for (const lease of [...leases.values()]) retire(lease);
+      await Promise.all([...releasing]);
+    },
+  };
+}
+
+export type CreditLeases = ReturnType<typeof createCreditLeases>;
