@@ -3,8 +3,10 @@
 // events: message_start (input usage), content_block_delta (text_delta), message_delta
 // (cumulative output usage), message_stop; ping is a keep-alive and error reports a failure.
 // There is no native JSON-schema mode on this API version, so a schema is asked for by instruction.
+
 import { AppError } from '../../errors.ts';
 import { systemPrompt } from './json-output.ts';
+import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
 import {
@@ -37,7 +39,7 @@ const label = 'Anthropic';
 
 export function createAnthropicProvider(options: AnthropicOptions): ModelProvider {
   const url = `${trimBaseUrl(options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL)}/v1/messages`;
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? pooledFetch;
   const headers = { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
   const secrets = [options.apiKey];
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>

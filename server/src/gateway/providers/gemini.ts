@@ -3,8 +3,10 @@
 // systemInstruction; roles are user and model. Streamed chunks have the same shape as the
 // blocking answer; the stream has no end marker, so the chunk with a finishReason is the last.
 // usageMetadata: promptTokenCount, candidatesTokenCount, thoughtsTokenCount (billed as output).
+
 import { AppError } from '../../errors.ts';
 import { systemPrompt } from './json-output.ts';
+import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
 import {
@@ -36,7 +38,7 @@ const ANSWERED = new Set(['STOP', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED']);
 
 export function createGeminiProvider(options: GeminiOptions): ModelProvider {
   const base = `${trimBaseUrl(options.baseUrl ?? GEMINI_DEFAULT_BASE_URL)}/v1beta/models/`;
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? pooledFetch;
   const headers = { 'x-goog-api-key': options.apiKey };
   const secrets = [options.apiKey];
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) => {

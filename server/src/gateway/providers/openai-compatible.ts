@@ -2,7 +2,9 @@
 // vLLM, OpenRouter and LiteLLM. Streaming is SSE "data:" lines of chat.completion.chunk objects
 // ending with "data: [DONE]"; with stream_options.include_usage the last chunk before [DONE] has
 // empty choices and the usage for the whole request.
+
 import { AppError } from '../../errors.ts';
+import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import { countPromptTokens, countTokens } from './tokens.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
@@ -35,7 +37,7 @@ export interface OpenAICompatibleOptions {
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
   const url = `${trimBaseUrl(options.baseUrl)}/chat/completions`;
   const label = options.label ?? (trimBaseUrl(options.baseUrl) === OPENAI_DEFAULT_BASE_URL ? 'OpenAI' : 'The OpenAI-compatible provider');
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? pooledFetch;
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>
     postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets: [options.apiKey] });
