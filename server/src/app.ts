@@ -86,7 +86,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(healthRoutes, { config, db });
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
-      await api.register(appsRoutes, { db, apps });
+      await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { db, apps });
       await api.register(promptsRoutes, { apps, prompts, models, timeoutMs: config.gateway.providerTimeoutMs });
       await api.register(keysRoutes, { keys });

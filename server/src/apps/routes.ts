@@ -2,14 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, ErrorResponse, SlugParams, StatusUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
-import type { Database } from '../db/client.ts';
 import type { AppsService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['applications'];
 
-export const appsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { apps }) => {
+export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = async (app, { apps }) => {
   app.get(
     '/app/',
     {
