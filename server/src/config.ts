@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseModelTable } from './gateway/providers/registry.ts';
 
 export interface Config {
   port: number;
@@ -165,6 +166,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
   };
+  if (config.gateway.modelTable !== null) {
+    try {
+      parseModelTable(config.gateway.modelTable);
+    } catch (error) {
+      problems.push(`MODEL_TABLE: ${(error as Error).message}`);
+    }
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }

@@ -66,12 +66,12 @@ describe('migrations', () => {
 describe('configuration', () => {
   it('lists every problem at once in a readable error', () => {
     try {
-      loadConfig({ PORT: 'eighty', SIGNUP_CREDITS_CENTS: '-5', OIDC_ISSUER: 'https://id.example.com', SECRET_KEY: 'short' });
+      loadConfig({ PORT: 'eighty', SIGNUP_CREDITS_CENTS: '-5', OIDC_ISSUER: 'https://id.example.com', SECRET_KEY: 'short', MODEL_TABLE: '{"gpt4": 5}' });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const message = (error as Error).message;
-      for (const name of ['PORT', 'SIGNUP_CREDITS_CENTS', 'OIDC_CLIENT_ID', 'OIDC_AUDIENCE', 'SECRET_KEY']) expect(message).toContain(name);
+      for (const name of ['PORT', 'SIGNUP_CREDITS_CENTS', 'OIDC_CLIENT_ID', 'OIDC_AUDIENCE', 'SECRET_KEY', 'MODEL_TABLE']) expect(message).toContain(name);
     }
   });
 });
