@@ -100,7 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const port = integer('PORT', 3000, 0, 65535);
-  const dataDir = path.resolve(text('DATA_DIR') ?? './data');
+  // Unset, it is ./data at the repository root, wherever `npm start` runs the server from.
+  const dataDir = text('DATA_DIR') ? path.resolve(text('DATA_DIR')!) : path.resolve(import.meta.dirname, '../../data');
   const databaseUrl = url('DATABASE_URL', null);
   const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
 
