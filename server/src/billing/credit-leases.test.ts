@@ -28,7 +28,7 @@ describe('credit leases', () => {
     // 30 calls at 10 cents from leases of 200 cents: two holds, 400 cents held in all.
     expect((await holds()).map((hold) => hold.amount_cents)).toEqual([200, 200]);
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 400 });
-    for (const charge of charges) leases.giveBack(charge);
+    for (const charge of charges) await leases.giveBack(charge);
     await leases.close();
     expect(await holds()).toEqual([]);
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
@@ -39,9 +39,8 @@ describe('credit leases', () => {
     const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20 });
     const charge = await leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
     expect((await holds()).map((hold) => hold.amount_cents)).toEqual([10]);
-    leases.giveBack(charge);
+    await leases.giveBack(charge);
     await leases.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await holds()).toEqual([]);
     expect((await account()).held_cents).toBe(9_950);
     await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 0 WHERE kind = 'user_credits' AND user_id = $1", [userId]);

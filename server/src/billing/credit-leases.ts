@@ -49,19 +49,20 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
   const acquiring = new Map<string, Promise<unknown>>();
   const releasing = new Set<Promise<void>>();
 
-  const release = (lease: Lease) => {
+  const release = (lease: Lease): Promise<void> => {
     const done = releaseCharge(db, lease.hold)
       .catch(() => {
         // The hold stays until it expires; the sweeper then returns it.
       })
       .finally(() => releasing.delete(done));
     releasing.add(done);
+    return done;
   };
 
   const retire = (lease: Lease) => {
     lease.retired = true;
     if (leases.get(lease.key) === lease) leases.delete(lease.key);
-    if (lease.inFlight === 0) release(lease);
+    if (lease.inFlight === 0) void release(lease);
   };
 
   const takeFrom = (lease: Lease, priceCents: number): LeasedCharge => {
@@ -140,19 +141,19 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
       }
     },
 
-    /** The call failed: its price goes back to the lease. */
-    giveBack(charge: LeasedCharge) {
+    /** The call failed: its price goes back to the lease (and a spent lease back to the caller before this resolves). */
+    async giveBack(charge: LeasedCharge): Promise<void> {
       const { lease } = charge;
       lease.remaining += charge.amountCents;
       lease.inFlight--;
-      if (lease.retired && lease.inFlight === 0) release(lease);
+      if (lease.retired && lease.inFlight === 0) await release(lease);
     },
 
     /** The call's settlement committed (its price came off the hold). */
     settled(charge: LeasedCharge) {
       const { lease } = charge;
       lease.inFlight--;
-      if (lease.retired && lease.inFlight === 0) release(lease);
+      if (lease.retired && lease.inFlight === 0) void release(lease);
     },
 
     /** Releases every lease (at shutdown, once calls are over). */

@@ -164,7 +164,9 @@ describe('a client that disconnects mid-stream', () => {
     expect(rows).toEqual([{ status: 'error', price_cents: 0 }]);
     const balance = await (await fetch(`${base}/api/billing/balance/`, { headers: { authorization: `Bearer ${consumer}` } })).json();
     expect(balance.credits_cents).toBe(500);
-    const holds = await ctx.database.db.query('SELECT 1 FROM credit_holds');
+    const holds = await ctx.database.db.query(
+      "SELECT 1 FROM credit_holds h JOIN ledger_accounts a ON a.id = h.account_id JOIN users u ON u.id = a.user_id WHERE u.subject = 'stream-quitter'",
+    );
     expect(holds.rows).toEqual([]);
   });
 });

@@ -226,7 +226,10 @@ describe('failures are free', () => {
       [slug],
     );
     expect(rows).toEqual([{ status: 'error', error_type: code, price_cents: 0 }]);
-    const holds = await ctx.database.db.query('SELECT 1 FROM credit_holds');
+    const holds = await ctx.database.db.query(
+      'SELECT 1 FROM credit_holds h JOIN ledger_accounts a ON a.id = h.account_id JOIN api_keys k ON k.user_id = a.user_id WHERE k.id = $1',
+      [consumer.keyId],
+    );
     expect(holds.rows).toEqual([]);
   });
 });

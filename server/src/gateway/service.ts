@@ -371,7 +371,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
 
   /** Gives the reservation back and records the failure. */
   const fail = async (call: PreparedCall, error: unknown) => {
-    if (call.charge) leases.giveBack(call.charge);
+    if (call.charge) await leases.giveBack(call.charge);
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
     await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error);
   };
