@@ -97,6 +97,14 @@ describe('first sight of a subject', () => {
     ).rejects.toThrow();
   });
 
+  it('gives distinct usernames to new users who arrive at the same instant with the same e-mail name', async () => {
+    const tokens = await Promise.all(Array.from({ length: 4 }, (_, i) => ctx.tokenFor(`rush-${i}`, { email: `rush@example-${i}.com` })));
+    const responses = await Promise.all(tokens.map((token) => profile(token)));
+    for (const response of responses) expect(response.statusCode).toBe(200);
+    const usernames = responses.map((response) => response.json().user.username).sort();
+    expect(usernames).toEqual(['rush', 'rush2', 'rush3', 'rush4']);
+  });
+
   it('gives usernames that do not collide', async () => {
     const a = (await profile(await ctx.tokenFor('twin-a', { email: 'twin@example.com' }))).json();
     const b = (await profile(await ctx.tokenFor('twin-b', { email: 'twin@example.org' }))).json();

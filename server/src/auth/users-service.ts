@@ -52,6 +52,20 @@ export function usernameCandidate(claims: IdentityClaims): string {
 export async function findOrCreateUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
   const existing = await findUserBySubject(db, claims.issuer, claims.subject);
   if (existing) return existing;
+  // Two new users whose e-mails share a local part may pick the same username at the same
+  // instant: the unique index refuses the second, which then picks again.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await createUser(db, claims, signupCreditsCents);
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (attempt < 5 && code === '23505' && constraint === 'users_username_unique') continue;
+      throw error;
+    }
+  }
+}
+
+async function createUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
   return db.transaction(async (tx) => {
     const base = usernameCandidate(claims);
     // A taken username gets a short suffix; the unique index decides races.
