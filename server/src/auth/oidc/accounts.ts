@@ -25,6 +25,7 @@ export type SignInResult = { ok: true; account: LocalAccount } | { ok: false; re
 export const MESSAGES = {
   unknownEmail: 'No account found for that email.',
   wrongPassword: 'Incorrect password.',
+  tooManyAttempts: 'Too many sign-in attempts for this email. Please wait a minute and try again.',
   missingCredentials: 'Enter your email and password.',
   emailTaken: 'An account with that email already exists.',
   invalidEmail: 'Enter a valid email address.',

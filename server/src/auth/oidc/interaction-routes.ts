@@ -11,6 +11,7 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
+import { createRateLimiter } from '../../gateway/rate-limit.ts';
 import { type AccountStore, MESSAGES } from './accounts.ts';
 import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
 import { MIN_PASSWORD_LENGTH } from './password.ts';
@@ -37,7 +38,12 @@ const PAGE_HEADERS = {
   'referrer-policy': 'same-origin',
 } as const;
 
+/** Sign-in attempts per email per minute (shared through Redis when REDIS_URL is set): slows password guessing. */
+export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+
 export async function interactionRoutes(app: FastifyInstance, { provider, accounts, config, mountPath }: InteractionRouteOptions) {
+  const signInLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: SIGN_IN_ATTEMPTS_PER_MINUTE });
+  app.addHook('onClose', () => signInLimiter.close());
   // Only the forms below are parsed; everything else under the mount is left for the provider.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
     done(null, new URLSearchParams(body as string));
@@ -58,8 +64,12 @@ export async function interactionRoutes(app: FastifyInstance, { provider, accoun
     signUpAction: `${base}/${encodeURIComponent(uid)}/signup`,
   });
 
-  const renderSignIn = (reply: FastifyReply, uid: string, view: { email?: string; error?: { field: 'email' | 'password'; message: string } } = {}) =>
-    page(reply, 'Sign in', signInCard({ action: urls(uid).signInAction, signUpUrl: urls(uid).signUp, ...view }));
+  const renderSignIn = (
+    reply: FastifyReply,
+    uid: string,
+    view: { email?: string; error?: { field: 'email' | 'password'; message: string } } = {},
+    status?: number,
+  ) => page(reply, 'Sign in', signInCard({ action: urls(uid).signInAction, signUpUrl: urls(uid).signUp, ...view }), status);
 
   const renderSignUp = (
     reply: FastifyReply,
@@ -152,6 +162,10 @@ export async function interactionRoutes(app: FastifyInstance, { provider, accoun
     const password = fields.get('password') ?? '';
     if (!email || !password) {
       return renderSignIn(reply, interaction.uid, { email, error: { field: email ? 'password' : 'email', message: MESSAGES.missingCredentials } });
+    }
+    if (!(await signInLimiter.hit(`signin:${email.toLowerCase()}`)).allowed) {
+      request.log.warn({ uid: interaction.uid }, 'oidc sign-in rate limited');
+      return renderSignIn(reply, interaction.uid, { email, error: { field: 'password', message: MESSAGES.tooManyAttempts } }, 429);
     }
     const result = await accounts.signIn({ email, password });
     if (!result.ok) {

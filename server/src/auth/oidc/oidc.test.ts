@@ -221,6 +221,20 @@ describe('sign-up (prompt=create)', () => {
 });
 
 describe('sign-in', () => {
+  it('slows password guessing: past 10 attempts a minute for one email, even the right password waits', async () => {
+    const email = uniqueEmail();
+    await signInThroughProvider(app, config, { email, password: 'the right one', displayName: 'Target' });
+    const browser = new TestBrowser(app, config.publicUrl);
+    let { page } = await openAuthorization(browser);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      page = await browser.submitForm(page, { email, password: `guess ${attempt}` });
+      expect(page.body).toContain('Incorrect password.');
+    }
+    const limited = await browser.submitForm(page, { email, password: 'the right one' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toContain('Too many sign-in attempts for this email.');
+  });
+
   it('explains a wrong password or an unknown email, then signs in', async () => {
     const email = uniqueEmail();
     const created = await signInThroughProvider(app, config, { email, password: 'right password', displayName: 'Grace' });
