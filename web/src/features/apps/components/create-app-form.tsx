@@ -1,19 +1,12 @@
-import { type FormEvent, useId, useState } from 'react';
+import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
 import { formatCents } from '../../../lib/format';
 import type { AppType, InteractionMode, Visibility } from '../../../types/api';
 import { useCreateApp } from '../api/create-app';
-import {
-  buildCreateBody,
-  type CreateAppErrors,
-  type CreateAppValues,
-  hasErrors,
-  initialCreateValues,
-  parsePriceCents,
-  validateCreateApp,
-} from '../lib/app-form.utils';
+import { buildCreateBody, type CreateAppValues, initialCreateValues, parsePriceCents, validateCreateApp } from '../lib/app-form.utils';
+import { useAppForm } from '../lib/use-app-form';
 import { describedBy, FormField } from './form-field';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
@@ -28,33 +21,14 @@ const fieldOrder: Array<keyof CreateAppValues> = [
 ];
 
 export function CreateAppForm({ initialType }: { initialType: AppType }) {
-  const id = useId();
-  const fieldId = (name: keyof CreateAppValues) => `${id}-${name}`;
   const navigate = useNavigate();
   const createApp = useCreateApp();
-  const [values, setValues] = useState(() => initialCreateValues(initialType));
-  const [errors, setErrors] = useState<CreateAppErrors>({});
-
-  const set = <K extends keyof CreateAppValues>(name: K, value: CreateAppValues[K]) => {
-    setValues((current) => ({ ...current, [name]: value }));
-    // A corrected field loses its message straight away; the others wait for the next submit.
-    setErrors((current) => {
-      if (!current[name]) return current;
-      const { [name]: _removed, ...rest } = current;
-      return rest;
-    });
-  };
+  const { fieldId, values, errors, set, accept } = useAppForm(() => initialCreateValues(initialType), fieldOrder);
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (createApp.isPending) return;
-    const found = validateCreateApp(values);
-    setErrors(found);
-    if (hasErrors(found)) {
-      const first = fieldOrder.find((name) => found[name]);
-      if (first) document.getElementById(fieldId(first))?.focus();
-      return;
-    }
+    if (!accept(validateCreateApp(values))) return;
     createApp.mutate(buildCreateBody(values), {
       onSuccess: (app) => navigate(`/applications/${app.slug}`),
     });

@@ -1,10 +1,11 @@
-import { type FormEvent, useId, useState } from 'react';
+import type { FormEvent } from 'react';
 import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
 import { formatCents } from '../../../lib/format';
 import type { Application, Visibility } from '../../../types/api';
 import { useUpdateApp } from '../api/update-app';
-import { buildUpdateBody, type EditAppErrors, type EditAppValues, hasErrors, parsePriceCents, validateEditApp } from '../lib/app-form.utils';
+import { buildUpdateBody, type EditAppValues, parsePriceCents, validateEditApp } from '../lib/app-form.utils';
+import { useAppForm } from '../lib/use-app-form';
 import { describedBy, FormField } from './form-field';
 
 interface EditAppFormProps {
@@ -13,36 +14,16 @@ interface EditAppFormProps {
 }
 
 export function EditAppForm({ app, onDone }: EditAppFormProps) {
-  const id = useId();
-  const fieldId = (name: keyof EditAppValues) => `${id}-${name}`;
   const updateApp = useUpdateApp();
-  const [values, setValues] = useState<EditAppValues>(() => ({
-    name: app.name,
-    description: app.description,
-    visibility: app.visibility,
-    price_cents: String(app.price_cents),
-  }));
-  const [errors, setErrors] = useState<EditAppErrors>({});
-
-  const set = <K extends keyof EditAppValues>(name: K, value: EditAppValues[K]) => {
-    setValues((current) => ({ ...current, [name]: value }));
-    setErrors((current) => {
-      if (!current[name]) return current;
-      const { [name]: _removed, ...rest } = current;
-      return rest;
-    });
-  };
+  const { id, fieldId, values, errors, set, accept } = useAppForm<EditAppValues>(
+    () => ({ name: app.name, description: app.description, visibility: app.visibility, price_cents: String(app.price_cents) }),
+    ['name', 'price_cents'],
+  );
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (updateApp.isPending) return;
-    const found = validateEditApp(values);
-    setErrors(found);
-    if (hasErrors(found)) {
-      const first = (['name', 'price_cents'] as const).find((name) => found[name]);
-      if (first) document.getElementById(fieldId(first))?.focus();
-      return;
-    }
+    if (!accept(validateEditApp(values))) return;
     updateApp.mutate({ slug: app.slug, changes: buildUpdateBody(values) }, { onSuccess: onDone });
   }
 

@@ -98,4 +98,3 @@ export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
   };
 }
 
-export const hasErrors = (errors: object) => Object.keys(errors).length > 0;
