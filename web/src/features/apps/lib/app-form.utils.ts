@@ -97,4 +97,3 @@ export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
     price_cents: parsePriceCents(values.price_cents),
   };
 }
-
