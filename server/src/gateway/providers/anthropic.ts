@@ -10,11 +10,11 @@ import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
 import {
+  completeUpstream,
   isRecord,
   malformedAnswer,
   parseUpstreamJson,
   postJson,
-  readJsonBody,
   redactSecrets,
   startUpstreamCall,
   throwIfCallerAborted,
@@ -48,18 +48,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   return {
     name: 'anthropic',
 
-    async complete(request: ModelRequest): Promise<ModelResult> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      try {
-        const response = await post(call, request, false);
-        return parseMessage(await readJsonBody(response, call, label));
-      } catch (error) {
-        throw call.fail(error);
-      } finally {
-        call.dispose();
-      }
-    },
+    complete: (request: ModelRequest): Promise<ModelResult> => completeUpstream(label, request, (call) => post(call, request, false), parseMessage),
 
     async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
       throwIfCallerAborted(request.signal);

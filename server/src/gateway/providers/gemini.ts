@@ -10,11 +10,11 @@ import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
 import {
+  completeUpstream,
   isRecord,
   malformedAnswer,
   parseUpstreamJson,
   postJson,
-  readJsonBody,
   redactSecrets,
   startUpstreamCall,
   throwIfCallerAborted,
@@ -50,21 +50,18 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
   return {
     name: 'gemini',
 
-    async complete(request: ModelRequest): Promise<ModelResult> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      try {
-        const response = await post(call, request, false);
-        const chunk = readResponse(await readJsonBody(response, call, label), secrets);
-        if (!chunk.usage) throw malformedAnswer(label, 'no usageMetadata.promptTokenCount');
-        if (chunk.text === '' && chunk.finishReason !== null && !ANSWERED.has(chunk.finishReason)) throw refused(chunk.finishReason);
-        return { text: chunk.text, usage: chunk.usage };
-      } catch (error) {
-        throw call.fail(error);
-      } finally {
-        call.dispose();
-      }
-    },
+    complete: (request: ModelRequest): Promise<ModelResult> =>
+      completeUpstream(
+        label,
+        request,
+        (call) => post(call, request, false),
+        (body) => {
+          const chunk = readResponse(body, secrets);
+          if (!chunk.usage) throw malformedAnswer(label, 'no usageMetadata.promptTokenCount');
+          if (chunk.text === '' && chunk.finishReason !== null && !ANSWERED.has(chunk.finishReason)) throw refused(chunk.finishReason);
+          return { text: chunk.text, usage: chunk.usage };
+        },
+      ),
 
     async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
       throwIfCallerAborted(request.signal);

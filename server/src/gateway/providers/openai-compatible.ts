@@ -9,11 +9,11 @@ import { readServerSentEvents } from './sse.ts';
 import { countPromptTokens, countTokens } from './tokens.ts';
 import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
 import {
+  completeUpstream,
   isRecord,
   malformedAnswer,
   parseUpstreamJson,
   postJson,
-  readJsonBody,
   redactSecrets,
   startUpstreamCall,
   throwIfCallerAborted,
@@ -45,19 +45,13 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
   return {
     name: 'openai',
 
-    async complete(request: ModelRequest): Promise<ModelResult> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      try {
-        const response = await post(call, request, false);
-        const body = await readJsonBody(response, call, label);
-        return parseCompletion(body, request, label);
-      } catch (error) {
-        throw call.fail(error);
-      } finally {
-        call.dispose();
-      }
-    },
+    complete: (request: ModelRequest): Promise<ModelResult> =>
+      completeUpstream(
+        label,
+        request,
+        (call) => post(call, request, false),
+        (body) => parseCompletion(body, request, label),
+      ),
 
     async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
       throwIfCallerAborted(request.signal);

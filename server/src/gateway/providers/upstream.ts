@@ -104,6 +104,27 @@ export async function postJson(options: PostJsonOptions): Promise<Response> {
   throw new AppError('provider_error', redactSecrets(message, options.secrets));
 }
 
+/**
+ * One blocking upstream call, the same for every provider: deadline and cancellation, the POST,
+ * the JSON body, and every failure turned into the gateway's error.
+ */
+export async function completeUpstream<T>(
+  label: string,
+  request: Pick<ModelRequest, 'signal' | 'timeoutMs'>,
+  post: (call: UpstreamCall) => Promise<Response>,
+  parse: (body: unknown) => T,
+): Promise<T> {
+  throwIfCallerAborted(request.signal);
+  const call = startUpstreamCall(label, request);
+  try {
+    return parse(await readJsonBody(await post(call), call, label));
+  } catch (error) {
+    throw call.fail(error);
+  } finally {
+    call.dispose();
+  }
+}
+
 /** Reads a whole JSON body; a body that is not JSON is a provider_error. */
 export async function readJsonBody(response: Response, call: UpstreamCall, label: string): Promise<unknown> {
   let text: string;
