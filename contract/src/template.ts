@@ -1,0 +1,41 @@
+// The spec's template syntax (section 9), once for server and web: {{variable}} with word
+// characters, whitespace inside the braces tolerated. The server renders with it; the web detects
+// variables with it while the template is typed. Rendering reports problems as values, never by
+// crashing on odd input.
+
+/** A {{variable}}; group 1 is its name. Global: use with matchAll/replace, never exec in a loop. */
+export const TEMPLATE_VARIABLE = /\{\{\s*(\w+)\s*\}\}/g;
+
+/** Distinct variable names in order of first appearance. */
+export function detectVariables(template: string): string[] {
+  const seen = new Set<string>();
+  for (const match of template.matchAll(TEMPLATE_VARIABLE)) seen.add(match[1]!);
+  return [...seen];
+}
+
+/** Describes a stray "{{" or "}}" that is not part of a well-formed {{variable}}, or null. */
+export function findBraceProblem(template: string): string | null {
+  const stripped = template.replace(TEMPLATE_VARIABLE, '');
+  const open = stripped.indexOf('{{');
+  if (open !== -1) return `Unbalanced braces: "{{" at position ${open + 1} does not close a {{variable}}`;
+  const close = stripped.indexOf('}}');
+  if (close !== -1) return `Unbalanced braces: "}}" at position ${close + 1} does not open a {{variable}}`;
+  return null;
+}
+
+export type RenderResult = { ok: true; text: string; variables: string[] } | { ok: false; error: string; variables: string[]; text: string };
+
+/** Replaces each {{variable}} with its input; objects and arrays become JSON. */
+export function renderTemplate(template: string, inputs: Record<string, unknown>): RenderResult {
+  const variables = detectVariables(template);
+  const braceProblem = findBraceProblem(template);
+  const missing = variables.filter((name) => inputs[name] === undefined || inputs[name] === null);
+  const text = template.replace(TEMPLATE_VARIABLE, (whole, name: string) => {
+    const value = inputs[name];
+    if (value === undefined || value === null) return whole;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+  if (braceProblem) return { ok: false, error: braceProblem, variables, text };
+  if (missing.length > 0) return { ok: false, error: `Missing value for ${missing.map((name) => `{{${name}}}`).join(', ')}`, variables, text };
+  return { ok: true, text, variables };
+}
