@@ -1,4 +1,6 @@
 /// <reference types="vitest/config" />
+
+import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
@@ -9,6 +11,8 @@ const serverUrl = 'http://localhost:3000';
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],
+  // @/ is web/src: code outside a feature is imported through it (a feature never imports another feature).
+  resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: {
     proxy: {
       '/api': { target: serverUrl },

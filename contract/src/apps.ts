@@ -96,6 +96,10 @@ export const UsageAnalytics = Type.Object({
   ),
 });
 
+export type AppType = Static<typeof AppType>;
+export type InteractionMode = Static<typeof InteractionMode>;
+export type Visibility = Static<typeof Visibility>;
+export type AppStatus = Static<typeof AppStatus>;
 export type Application = Static<typeof Application>;
 export type ApplicationCreate = Static<typeof ApplicationCreate>;
 export type ApplicationUpdate = Static<typeof ApplicationUpdate>;

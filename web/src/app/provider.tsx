@@ -5,8 +5,7 @@ import { AuthNotConfigured } from '../features/auth/components/auth-not-configur
 import { AuthProvider } from '../features/auth/components/auth-provider';
 import { getErrorMessage } from '../lib/errors';
 import { createQueryClient } from '../lib/query-client';
-import { fetchRuntimeConfig, isAuthConfigured, RuntimeConfigContext } from '../lib/runtime-config';
-import type { RuntimeConfig } from '../types/api';
+import { fetchRuntimeConfig, isAuthConfigured, type RuntimeConfig, RuntimeConfigContext } from '../lib/runtime-config';
 
 type ConfigState = { status: 'loading' } | { status: 'ready'; config: RuntimeConfig } | { status: 'failed'; reason: string | null };
 

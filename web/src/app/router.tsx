@@ -1,6 +1,7 @@
 // Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
 // the dashboard and analytics screens send them to / instead (spec section 6).
 import { Route, Routes } from 'react-router';
+import { DashboardPage } from '@/features/app-overview/routes/app-overview-page';
 import { AppAnalyticsRoute, GlobalAnalyticsRoute } from '../features/analytics/routes/lazy-analytics-routes';
 import { AppDetailPage } from '../features/apps/routes/app-detail-page';
 import { CreateAppPage } from '../features/apps/routes/create-app-page';
@@ -8,8 +9,8 @@ import { RequireAuth } from '../features/auth/components/route-guards';
 import { CallbackPage } from '../features/auth/routes/callback-page';
 import { LoginPage } from '../features/auth/routes/login-page';
 import { RegisterPage } from '../features/auth/routes/register-page';
-import { DashboardPage } from '../features/dashboard/routes/dashboard-page';
 import { ApiTestPage } from '../features/gateway/routes/api-test-page';
+import { ApiKeysSection } from '../features/keys/components/api-keys-section';
 import { ProfilePage } from '../features/profile/routes/profile-page';
 import { PromptBuilderPage } from '../features/prompts/routes/prompt-builder-page';
 import { PromptDetailPage } from '../features/prompts/routes/prompt-detail-page';
@@ -40,7 +41,7 @@ export function AppRoutes() {
         </Route>
 
         <Route element={<RequireAuth redirectTo="/login" />}>
-          <Route path="profile" element={<ProfilePage />} />
+          <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
           <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
           <Route path="applications/create" element={<CreateAppPage />} />
           <Route path="applications/:slug" element={<AppDetailPage />} />

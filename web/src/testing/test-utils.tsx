@@ -4,9 +4,8 @@ import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { vi } from 'vitest';
-import { AuthContext, type AuthContextValue } from '../features/auth/components/auth-context';
-import { RuntimeConfigContext } from '../lib/runtime-config';
-import type { RuntimeConfig } from '../types/api';
+import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
+import { type RuntimeConfig, RuntimeConfigContext } from '../lib/runtime-config';
 
 export const testRuntimeConfig: RuntimeConfig = {
   product_name: 'Tollbooth',

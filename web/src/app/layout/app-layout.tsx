@@ -1,9 +1,9 @@
 import { useId, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { useProfile } from '@/lib/api/profile/get-profile';
+import { useAuth } from '@/lib/auth/use-auth';
 import { Spinner } from '../../components/ui/spinner';
 import { primaryButton } from '../../components/ui/styles';
-import { useAuth } from '../../features/auth/hooks/use-auth';
-import { useProfile } from '../../features/profile/api/get-profile';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { MobileMenu } from './mobile-menu';
 import { signedInLinks, userInitial } from './nav-items';

@@ -1,4 +1,4 @@
-import { useAuth } from '../../features/auth/hooks/use-auth';
+import { useAuth } from '@/lib/auth/use-auth';
 import { LandingPage } from '../../features/landing/routes/landing-page';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 

@@ -2,10 +2,10 @@
 // a Blob (not through the JSON client) and handed to the browser as a download. The file name
 // comes from the server's Content-Disposition, with a sensible fallback.
 import { useCallback, useState } from 'react';
-import { buildApiUrl } from '../../../lib/api-client';
-import { ApiError, getErrorMessage } from '../../../lib/errors';
-import { saveBlob } from '../../apps/api/download-app-frontend';
-import { useAuth } from '../../auth/hooks/use-auth';
+import { saveBlob } from '@/lib/api/apps/download-app-frontend';
+import { buildApiUrl } from '@/lib/api-client';
+import { useAuth } from '@/lib/auth/use-auth';
+import { ApiError, getErrorMessage } from '@/lib/errors';
 import type { AnalyticsPeriod } from '../lib/chart.utils';
 import { appAnalyticsPath } from './analytics-keys';
 

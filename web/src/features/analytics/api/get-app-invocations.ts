@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { RecentInvocations } from '@tollbooth/contract';
-import { api } from '../../../lib/api-client';
+import { api } from '@/lib/api-client';
 import { analyticsKeys, appAnalyticsPath } from './analytics-keys';
 
 /** Recent invocations limit (spec section 9). */

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { UsageAnalytics } from '@tollbooth/contract';
-import { api } from '../../../lib/api-client';
+import { api } from '@/lib/api-client';
 import type { AnalyticsPeriod } from '../lib/chart.utils';
 import { analyticsKeys, appAnalyticsPath } from './analytics-keys';
 

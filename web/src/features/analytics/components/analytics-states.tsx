@@ -1,7 +1,8 @@
 // The three non-data states both analytics screens share (spec sections 2 and 8).
-import { PageSpinner } from '../../../components/ui/spinner';
-import { isUnauthorizedError } from '../../../lib/errors';
-import { ErrorBox } from '../../apps/components/error-box';
+
+import { ErrorBox } from '@/components/ui/error-box';
+import { PageSpinner } from '@/components/ui/spinner';
+import { isUnauthorizedError } from '@/lib/errors';
 
 export const ANALYTICS_LOAD_ERROR = 'Failed to load analytics data';
 export const NO_DATA_MESSAGE = 'No data available';

@@ -1,6 +1,6 @@
 import type { DashboardAnalytics } from '@tollbooth/contract';
 import { Link } from 'react-router';
-import { Badge, typeTone } from '../../apps/components/app-badges';
+import { Badge, typeTone } from '@/components/ui/badges';
 import { formatCount, formatLastUsed, formatPercent, formatSeconds } from '../lib/analytics-format.utils';
 
 const COLUMNS = ['Application', 'Type', 'Invocations', 'Success Rate', 'Avg Response Time', 'Last Used'];

@@ -1,4 +1,4 @@
-import { secondaryButton } from '../../../components/ui/styles';
+import { secondaryButton } from '@/components/ui/styles';
 import { useAnalyticsCsvExport } from '../api/export-analytics-csv';
 import type { AnalyticsPeriod } from '../lib/chart.utils';
 

@@ -1,8 +1,8 @@
 // The analytics screens' number and date formats (spec sections 2 and 9): counts with thousands
 // separators, success rates with one decimal and %, response times in seconds (three decimals in
 // tables, two on the per-application card), local dates, ids cut to eight characters.
-import { formatDate, formatDateTime } from '../../../lib/format';
-import { formatCount } from '../../apps/lib/format-count';
+import { formatDate, formatDateTime } from '@/lib/format';
+import { formatCount } from '@/lib/format-count';
 
 export { formatCount };
 

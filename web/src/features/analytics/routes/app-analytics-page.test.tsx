@@ -2,8 +2,8 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { RecentInvocations } from '@tollbooth/contract';
 import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakeAnalyticsServer, makePerformance, makeUsage } from '../testing/fake-analytics-server';
 import { AppAnalyticsPage } from './app-analytics-page';
 

@@ -1,9 +1,8 @@
-import type { PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
+import type { Application, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
 import { type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { textLink } from '../../../components/ui/styles';
-import type { Application } from '../../../types/api';
-import { useApp } from '../../apps/api/get-app';
+import { textLink } from '@/components/ui/styles';
+import { useApp } from '@/lib/api/apps/get-app';
 import { useAppInvocations } from '../api/get-app-invocations';
 import { useAppPerformance } from '../api/get-app-performance';
 import { useAppUsageAnalytics } from '../api/get-app-usage-analytics';

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { withTestAccessToken } from '@/testing/fake-apps-server';
+import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakeAnalyticsServer, makeDashboard } from '../testing/fake-analytics-server';
 import { GlobalAnalyticsPage } from './global-analytics-page';
 

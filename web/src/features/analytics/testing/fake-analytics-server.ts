@@ -1,9 +1,8 @@
 // A fake of the analytics endpoints (and GET /api/app/{slug}/) over a stubbed fetch, for the
 // screens' tests. Answers are given per period; every call is recorded as "METHOD /path?query".
-import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
+import type { Application, DashboardAnalytics, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
 import { vi } from 'vitest';
-import { jsonResponse } from '../../../testing/test-utils';
-import type { Application } from '../../../types/api';
+import { jsonResponse } from '@/testing/test-utils';
 
 const DAY_MS = 86_400_000;
 

@@ -1,7 +1,7 @@
+import type { Application } from '@tollbooth/contract';
 import { Link } from 'react-router';
-import { secondaryButton } from '../../../components/ui/styles';
-import type { Application } from '../../../types/api';
-import { appEndpointPath } from '../lib/app-endpoint';
+import { secondaryButton } from '@/components/ui/styles';
+import { appEndpointPath } from '@/lib/app-endpoint';
 
 export function ApiEndpointPanel({ app }: { app: Application }) {
   return (

@@ -1,6 +1,6 @@
+import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '@tollbooth/contract';
 import { useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
-import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '../../../types/api';
+import { inputField } from '@/components/ui/styles';
 import type { AppFilterValues } from '../lib/filter-apps';
 
 interface AppFiltersProps {

@@ -1,10 +1,10 @@
+import type { Application } from '@tollbooth/contract';
 import { Link } from 'react-router';
-import { textLink } from '../../../components/ui/styles';
-import { formatCents, formatDate } from '../../../lib/format';
-import type { Application } from '../../../types/api';
-import { useAppUsage } from '../api/get-app-usage';
-import { analyticsLink } from '../lib/app-endpoint';
-import { formatCount } from '../lib/format-count';
+import { textLink } from '@/components/ui/styles';
+import { useAppUsage } from '@/lib/api/apps/get-app-usage';
+import { analyticsLink } from '@/lib/app-endpoint';
+import { formatCents, formatDate } from '@/lib/format';
+import { formatCount } from '@/lib/format-count';
 
 function Row({ label, value }: { label: string; value: string }) {
   return (

@@ -1,13 +1,14 @@
+import type { AppType, InteractionMode, Visibility } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import { formatCents } from '../../../lib/format';
-import type { AppType, InteractionMode, Visibility } from '../../../types/api';
-import { useCreateApp } from '../api/create-app';
-import { buildCreateBody, type CreateAppValues, initialCreateValues, parsePriceCents, validateCreateApp } from '../lib/app-form.utils';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { useCreateApp } from '@/lib/api/apps/create-app';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatCents } from '@/lib/format';
+import { parsePriceCents } from '@/lib/price';
+import { buildCreateBody, type CreateAppValues, initialCreateValues, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
-import { describedBy, FormField } from './form-field';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
   'name',

@@ -1,7 +1,7 @@
+import type { Application } from '@tollbooth/contract';
 import { useNavigate } from 'react-router';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import type { Application } from '../../../types/api';
-import { useDeleteApp } from '../api/delete-app';
+import { useDeleteApp } from '@/lib/api/apps/delete-app';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 
 export const DELETE_CONFIRM_MESSAGE = 'Are you sure you want to delete this application? This action cannot be undone.';
 

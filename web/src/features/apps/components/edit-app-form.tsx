@@ -1,12 +1,13 @@
+import type { Application, Visibility } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
-import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import { formatCents } from '../../../lib/format';
-import type { Application, Visibility } from '../../../types/api';
-import { useUpdateApp } from '../api/update-app';
-import { buildUpdateBody, type EditAppValues, parsePriceCents, validateEditApp } from '../lib/app-form.utils';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { useUpdateApp } from '@/lib/api/apps/update-app';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatCents } from '@/lib/format';
+import { parsePriceCents } from '@/lib/price';
+import { buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
-import { describedBy, FormField } from './form-field';
 
 interface EditAppFormProps {
   app: Application;

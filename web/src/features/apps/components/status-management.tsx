@@ -1,7 +1,7 @@
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import type { Application, AppStatus } from '../../../types/api';
-import { useUpdateAppStatus } from '../api/update-app-status';
-import { StatusBadge } from './app-badges';
+import type { Application, AppStatus } from '@tollbooth/contract';
+import { StatusBadge } from '@/components/ui/badges';
+import { useUpdateAppStatus } from '@/lib/api/apps/update-app-status';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 
 const statusButtons: Array<{ status: AppStatus; label: string; className: string }> = [
   { status: 'draft', label: 'Set as Draft', className: 'bg-yellow-500 hover:bg-yellow-400 disabled:hover:bg-yellow-500' },

@@ -1,5 +1,5 @@
+import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '@tollbooth/contract';
 import { useSearchParams } from 'react-router';
-import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '../../../types/api';
 import type { AppFilterValues } from '../lib/filter-apps';
 
 /** The list filters live in the query string (?visibility=public&status=live), so they survive reloads and Back. */

@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCreateBody, buildUpdateBody, initialCreateValues, parsePriceCents, typeFromQuery, validateCreateApp, validateEditApp } from './app-form.utils';
-
-describe('parsePriceCents', () => {
-  it.each([
-    ['100', 100],
-    [' 42 ', 42],
-    ['2.6', 3],
-    ['', 0],
-    ['abc', 0],
-    ['-5', -5],
-  ])('reads %j as %d', (input, cents) => {
-    expect(parsePriceCents(input)).toBe(cents);
-  });
-});
+import { buildCreateBody, buildUpdateBody, initialCreateValues, typeFromQuery, validateCreateApp, validateEditApp } from './app-form.utils';
 
 describe('create form', () => {
   it('defaults to visibility private, completion mode and 100 cents', () => {

@@ -1,17 +1,8 @@
 // Client-side rules of the create and edit forms (spec section 5), kept apart from the components
 // so they can be tested on their own.
-import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '../../../types/api';
 
-export const DEFAULT_PRICE_CENTS = 100;
-export const MIN_PRICE_CENTS = 1;
-
-export const PRICE_TOO_LOW_MESSAGE = 'Price must be at least 1 cent.';
-
-/** The price input as integer cents; a non-numeric value becomes 0. */
-export function parsePriceCents(value: string): number {
-  const number = Number(value.trim());
-  return Number.isFinite(number) ? Math.round(number) : 0;
-}
+import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '@tollbooth/contract';
+import { DEFAULT_PRICE_CENTS, MIN_PRICE_CENTS, PRICE_TOO_LOW_MESSAGE, parsePriceCents } from '@/lib/price';
 
 export interface CreateAppValues {
   name: string;

@@ -1,4 +1,4 @@
-import type { Application, AppStatus, AppType, Visibility } from '../../../types/api';
+import type { Application, AppStatus, AppType, Visibility } from '@tollbooth/contract';
 
 export interface AppFilterValues {
   /** '' means All. */

@@ -1,10 +1,10 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import type { Application } from '@tollbooth/contract';
 import { Link, Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import type { Application } from '../../../types/api';
+import { fakeAppsServer, makeApp, makeUsage, withTestAccessToken } from '@/testing/fake-apps-server';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { DELETE_CONFIRM_MESSAGE } from '../components/danger-zone';
-import { fakeAppsServer, makeApp, makeUsage, withTestAccessToken } from '../testing/fake-apps-server';
 import { AppDetailPage } from './app-detail-page';
 
 withTestAccessToken();

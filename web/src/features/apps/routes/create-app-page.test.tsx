@@ -1,8 +1,8 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { fakeAppsServer, withTestAccessToken } from '../testing/fake-apps-server';
+import { fakeAppsServer, withTestAccessToken } from '@/testing/fake-apps-server';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { CreateAppPage } from './create-app-page';
 
 withTestAccessToken();

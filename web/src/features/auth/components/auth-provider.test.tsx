@@ -2,10 +2,10 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { apiRequest } from '../../../lib/api-client';
-import { createFakeUserManager, makeUser } from '../../../testing/fake-user-manager';
-import { createTestQueryClient, jsonResponse, testRuntimeConfig } from '../../../testing/test-utils';
-import { useAuth } from '../hooks/use-auth';
+import { apiRequest } from '@/lib/api-client';
+import { useAuth } from '@/lib/auth/use-auth';
+import { createFakeUserManager, makeUser } from '@/testing/fake-user-manager';
+import { createTestQueryClient, jsonResponse, testRuntimeConfig } from '@/testing/test-utils';
 import { AuthProvider } from './auth-provider';
 
 function Probe() {

@@ -4,12 +4,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { User, UserManager } from 'oidc-client-ts';
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { setAccessTokenGetter } from '../../../lib/api-client';
+import { setAccessTokenGetter } from '@/lib/api-client';
+import { AuthContext, type AuthContextValue, type AuthStatus, type AuthUser } from '@/lib/auth/auth-context';
 import { endServerSessions } from '../api/logout';
 import { clearIntendedPath } from '../lib/intended-path';
 import { describeSignInError, SIGN_IN_FAILED_MESSAGE, SIGN_OUT_FAILED_MESSAGE } from '../lib/sign-in-errors';
 import { getUserManager, type OidcConfig } from '../lib/user-manager';
-import { AuthContext, type AuthContextValue, type AuthStatus, type AuthUser } from './auth-context';
 
 interface AuthProviderProps {
   oidc: OidcConfig;

@@ -2,8 +2,8 @@
 // analytics screens), and the page they asked for is remembered for after sign-in.
 import { type ReactNode, useEffect } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router';
-import { PageSpinner } from '../../../components/ui/spinner';
-import { useAuth } from '../hooks/use-auth';
+import { PageSpinner } from '@/components/ui/spinner';
+import { useAuth } from '@/lib/auth/use-auth';
 import { rememberIntendedPath } from '../lib/intended-path';
 
 export const CHECKING_AUTHENTICATION_MESSAGE = 'Checking authentication...';

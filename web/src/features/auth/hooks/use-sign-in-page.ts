@@ -2,8 +2,8 @@
 // already signed-in visitor there straight away.
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router';
+import { useAuth } from '@/lib/auth/use-auth';
 import { clearIntendedPath, readIntendedPath, rememberIntendedPath } from '../lib/intended-path';
-import { useAuth } from './use-auth';
 
 function originFromState(state: unknown): string | null {
   if (typeof state !== 'object' || state === null) return null;

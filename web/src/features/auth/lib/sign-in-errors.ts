@@ -1,6 +1,6 @@
 // Identity client failures in the words of the spec (section 8).
 import { ErrorResponse } from 'oidc-client-ts';
-import { getErrorMessage } from '../../../lib/errors';
+import { getErrorMessage } from '@/lib/errors';
 
 export const SIGN_IN_FAILED_MESSAGE = 'Failed to sign in';
 export const SIGN_OUT_FAILED_MESSAGE = 'Failed to sign out';

@@ -1,7 +1,7 @@
 // One oidc-client-ts UserManager per identity-provider configuration. It lives outside React so
 // StrictMode's double rendering cannot create a second instance that renews tokens on its own.
 import { UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import type { RuntimeConfig } from '../../../types/api';
+import type { RuntimeConfig } from '@/lib/runtime-config';
 
 export type OidcConfig = RuntimeConfig['oidc'];
 

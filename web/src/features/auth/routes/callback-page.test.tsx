@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeAuth, renderWithProviders } from '../../../testing/test-utils';
+import { fakeAuth, renderWithProviders } from '@/testing/test-utils';
 import { INTENDED_PATH_KEY } from '../lib/intended-path';
 import { CallbackPage } from './callback-page';
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { Spinner } from '../../../components/ui/spinner';
-import { textLink } from '../../../components/ui/styles';
-import { useAuth } from '../hooks/use-auth';
+import { Spinner } from '@/components/ui/spinner';
+import { textLink } from '@/components/ui/styles';
+import { useAuth } from '@/lib/auth/use-auth';
 import { consumeIntendedPath } from '../lib/intended-path';
 import { describeSignInError, SIGN_IN_FAILED_MESSAGE } from '../lib/sign-in-errors';
 

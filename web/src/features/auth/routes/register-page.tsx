@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { primaryButton, textLink } from '../../../components/ui/styles';
-import { useRuntimeConfig } from '../../../lib/runtime-config';
+import { primaryButton, textLink } from '@/components/ui/styles';
+import { useRuntimeConfig } from '@/lib/runtime-config';
 import { AuthCard, AuthErrorMessage } from '../components/auth-card';
 import { useSignInPage } from '../hooks/use-sign-in-page';
 

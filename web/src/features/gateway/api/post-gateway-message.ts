@@ -1,8 +1,8 @@
 // A variant of the API client for the paid call endpoints: the caller chooses the bearer (a pasted
 // API key or the session's access token) and a streamed answer is read frame by frame. Failures
 // become the same ApiError as everywhere else, so one message rule applies.
-import { buildApiUrl } from '../../../lib/api-client';
-import { ApiError } from '../../../lib/errors';
+import { buildApiUrl } from '@/lib/api-client';
+import { ApiError } from '@/lib/errors';
 import { readServerSentEvents } from '../lib/server-sent-events';
 import type { ChatBody, CompletionBody, GatewayAction, GatewayAnswer, GatewayCallOptions, GatewayUsage } from './gateway-types';
 

@@ -1,8 +1,8 @@
 import type { Application } from '@tollbooth/contract';
-import { Spinner } from '../../../components/ui/spinner';
-import { getErrorMessage } from '../../../lib/errors';
-import { formatCents } from '../../../lib/format';
-import { appEndpointPath } from '../../apps/lib/app-endpoint';
+import { Spinner } from '@/components/ui/spinner';
+import { appEndpointPath } from '@/lib/app-endpoint';
+import { getErrorMessage } from '@/lib/errors';
+import { formatCents } from '@/lib/format';
 
 interface AppDetailsProps {
   app: Application | undefined;

@@ -1,6 +1,6 @@
 import type { Application } from '@tollbooth/contract';
 import { useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
+import { inputField } from '@/components/ui/styles';
 
 interface AppPickerProps {
   /** The signed-in user's apps; null for anonymous visitors, who only get the slug input. */

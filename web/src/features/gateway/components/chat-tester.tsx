@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { inputField, primaryButton, secondaryButton } from '../../../components/ui/styles';
+import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useSendChat } from '../api/send-chat';
 import { CHAT_INPUT_REQUIRED, chatFailedMessage } from '../lib/console-messages';
 import { buildInputs } from '../lib/input-fields';

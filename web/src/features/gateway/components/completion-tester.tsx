@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { inputField, primaryButton } from '../../../components/ui/styles';
+import { inputField, primaryButton } from '@/components/ui/styles';
 import { useSendCompletion } from '../api/send-completion';
 import { COMPLETION_INPUT_REQUIRED, completionFailedMessage } from '../lib/console-messages';
 import { buildInputs, type InputField } from '../lib/input-fields';

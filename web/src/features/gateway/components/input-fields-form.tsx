@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
+import { inputField } from '@/components/ui/styles';
 import type { InputField } from '../lib/input-fields';
 
 interface InputFieldsFormProps {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { appQueryOptions } from '../../apps/api/get-app';
-import { useAuth } from '../../auth/hooks/use-auth';
+import { appQueryOptions } from '@/lib/api/apps/get-app';
+import { useAuth } from '@/lib/auth/use-auth';
 
 /**
  * GET /api/app/{slug}/ for the slug in the console; nothing while the slug is empty. It waits for the

@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import { useAuth } from '../../auth/hooks/use-auth';
+import { useAuth } from '@/lib/auth/use-auth';
 
 /** Who a console call is made as: the pasted API key when there is one, else the signed-in session. */
 export function useGatewayBearer(): (apiKey: string) => Promise<string | null> {

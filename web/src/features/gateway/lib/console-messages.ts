@@ -1,5 +1,5 @@
 // The console's texts from the spec (sections 5 and 8).
-import { getErrorMessage } from '../../../lib/errors';
+import { getErrorMessage } from '@/lib/errors';
 
 export const COMPLETION_INPUT_REQUIRED = 'Please provide app slug and input';
 export const CHAT_INPUT_REQUIRED = 'Please provide app slug and chat query';

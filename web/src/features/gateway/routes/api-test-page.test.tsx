@@ -1,9 +1,9 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { type ReactNode, useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
-import { AuthContext, type AuthContextValue } from '../../auth/components/auth-context';
+import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { FAKE_CREATED_AT, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
 import { ApiTestPage } from './api-test-page';
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { useApps } from '../../apps/api/get-apps';
-import { useAuth } from '../../auth/hooks/use-auth';
-import { usePromptConfig } from '../api/get-prompt-config';
+import { useApps } from '@/lib/api/apps/get-apps';
+import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
+import { useAuth } from '@/lib/auth/use-auth';
 import { AppDetails } from '../components/app-details';
 import { AppPicker } from '../components/app-picker';
 import { AuthRequiredNotice } from '../components/auth-required-notice';

@@ -1,10 +1,9 @@
 // A fake of the paid call endpoints (and the owner's prompt config) on top of the fake apps server:
 // blocking JSON answers, Server-Sent Events split at awkward places with ping frames in between, and
 // {code, message, status} errors, so the console is tested against the real wire format.
-import type { IoSchema, PromptConfig } from '@tollbooth/contract';
-import { jsonResponse } from '../../../testing/test-utils';
-import type { Application } from '../../../types/api';
-import { fakeAppsServer } from '../../apps/testing/fake-apps-server';
+import type { Application, IoSchema, PromptConfig } from '@tollbooth/contract';
+import { fakeAppsServer } from '@/testing/fake-apps-server';
+import { jsonResponse } from '@/testing/test-utils';
 
 export interface RecordedCall {
   slug: string;

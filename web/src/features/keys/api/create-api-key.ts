@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
-import { api } from '../../../lib/api-client';
-import { apiKeyKeys } from './api-key-keys';
+import { apiKeyKeys } from '@/lib/api/keys/api-key-keys';
+import { api } from '@/lib/api-client';
 
 /** POST /api/keys/ (201) — the answer's `key` is the only time the full key is ever shown. */
 export function createApiKey(body: ApiKeyCreate): Promise<ApiKeyCreated> {

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiKey } from '@tollbooth/contract';
-import { api } from '../../../lib/api-client';
-import { apiKeyKeys } from './api-key-keys';
+import { apiKeyKeys } from '@/lib/api/keys/api-key-keys';
+import { api } from '@/lib/api-client';
 
 /** GET /api/keys/ — the signed-in user's keys (never the keys themselves), newest first, revoked ones left out. */
 export function getApiKeys(signal?: AbortSignal): Promise<ApiKey[]> {

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client';
-import { apiKeyKeys } from './api-key-keys';
+import { apiKeyKeys } from '@/lib/api/keys/api-key-keys';
+import { api } from '@/lib/api-client';
 
 /** DELETE /api/keys/{id}/ (204) — the key stops authenticating at once. */
 export function revokeApiKey(id: string): Promise<void> {

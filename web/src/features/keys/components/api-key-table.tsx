@@ -1,6 +1,6 @@
 import type { ApiKey } from '@tollbooth/contract';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import { formatCents, formatDateTime } from '../../../lib/format';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatCents, formatDateTime } from '@/lib/format';
 import { useRevokeApiKey } from '../api/revoke-api-key';
 
 export const REVOKE_CONFIRM_MESSAGE = 'Revoke this API key? Calls using it will fail immediately.';

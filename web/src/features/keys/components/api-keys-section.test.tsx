@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { withTestAccessToken } from '@/testing/fake-apps-server';
+import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakeKeysServer, makeApiKey } from '../testing/fake-keys-server';
 import { REVOKE_CONFIRM_MESSAGE } from './api-key-table';
 import { ApiKeysSection } from './api-keys-section';

@@ -1,7 +1,7 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { useState } from 'react';
-import { Spinner } from '../../../components/ui/spinner';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { Spinner } from '@/components/ui/spinner';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useApiKeys } from '../api/get-api-keys';
 import { ApiKeyTable } from './api-key-table';
 import { CreateApiKeyForm } from './create-api-key-form';

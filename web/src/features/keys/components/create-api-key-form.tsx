@@ -1,7 +1,7 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { type FormEvent, useId, useState } from 'react';
-import { inputField, primaryButton } from '../../../components/ui/styles';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
+import { inputField, primaryButton } from '@/components/ui/styles';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
 import { type ApiKeyFormErrors, type ApiKeyFormValues, buildCreateKeyBody, MAX_KEY_NAME_LENGTH, validateApiKeyForm } from '../lib/api-key-form.utils';
 

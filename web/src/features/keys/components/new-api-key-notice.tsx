@@ -1,6 +1,6 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
-import { secondaryButton } from '../../../components/ui/styles';
+import { secondaryButton } from '@/components/ui/styles';
 
 export const COPY_KEY_WARNING = "Copy this key now. You won't be able to see it again.";
 const COPIED_FEEDBACK_MS = 2000;

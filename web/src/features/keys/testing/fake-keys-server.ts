@@ -2,7 +2,7 @@
 // 204 on revoke, {code, message, status} errors.
 import type { ApiKey, ApiKeyCreated } from '@tollbooth/contract';
 import { vi } from 'vitest';
-import { jsonResponse } from '../../../testing/test-utils';
+import { jsonResponse } from '@/testing/test-utils';
 
 let nextId = 1;
 

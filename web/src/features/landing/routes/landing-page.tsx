@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { primaryButton, secondaryButton } from '../../../components/ui/styles';
+import { primaryButton, secondaryButton } from '@/components/ui/styles';
 
 export interface LandingPageProps {
   productName: string;

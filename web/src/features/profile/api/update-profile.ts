@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client';
-import type { Profile, ProfileUpdate } from '../../../types/api';
-import { profileQueryKey } from './get-profile';
+import type { Profile, ProfileUpdate } from '@tollbooth/contract';
+import { profileQueryKey } from '@/lib/api/profile/get-profile';
+import { api } from '@/lib/api-client';
 
 /** The fields the profile form edits. */
 export interface ProfileFormValues {

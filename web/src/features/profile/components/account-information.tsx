@@ -1,5 +1,5 @@
-import { formatCents, formatDate, formatDollars } from '../../../lib/format';
-import type { Profile } from '../../../types/api';
+import type { Profile } from '@tollbooth/contract';
+import { formatCents, formatDate, formatDollars } from '@/lib/format';
 
 function creditsText(creator: NonNullable<Profile['creator']>): string {
   return Number.isFinite(creator.credits_cents) ? formatCents(creator.credits_cents) : formatDollars(creator.credits);

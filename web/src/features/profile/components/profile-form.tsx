@@ -1,7 +1,7 @@
+import type { Profile } from '@tollbooth/contract';
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { inputField, primaryButton } from '../../../components/ui/styles';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import type { Profile } from '../../../types/api';
+import { inputField, primaryButton } from '@/components/ui/styles';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { buildProfileUpdate, type ProfileFormValues, useUpdateProfile } from '../api/update-profile';
 
 export const SUCCESS_BANNER_MS = 3000;

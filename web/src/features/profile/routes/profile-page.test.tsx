@@ -1,8 +1,8 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import type { Profile } from '@tollbooth/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '../../../lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import type { Profile } from '../../../types/api';
+import { setAccessTokenGetter } from '@/lib/api-client';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { ProfilePage } from './profile-page';
 
 const storedProfile: Profile = {

@@ -1,7 +1,7 @@
-import { PageSpinner } from '../../../components/ui/spinner';
-import { getErrorMessage, isUnauthorizedError } from '../../../lib/errors';
-import { ApiKeysSection } from '../../keys/components/api-keys-section';
-import { useProfile } from '../api/get-profile';
+import type { ReactNode } from 'react';
+import { PageSpinner } from '@/components/ui/spinner';
+import { useProfile } from '@/lib/api/profile/get-profile';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { AccountInformation } from '../components/account-information';
 import { ProfileForm } from '../components/profile-form';
 
@@ -17,7 +17,8 @@ function ProfileFetchError({ error }: { error: unknown }) {
   );
 }
 
-export function ProfilePage() {
+/** keysSection: the API keys section (from the keys feature), composed in by the router. */
+export function ProfilePage({ keysSection }: { keysSection?: ReactNode }) {
   const profile = useProfile();
 
   return (
@@ -34,7 +35,7 @@ export function ProfilePage() {
               </div>
               <AccountInformation profile={profile.data} />
             </div>
-            <ApiKeysSection />
+            {keysSection}
           </div>
         ) : profile.isError ? (
           // A 401 is only logged (by the API client), never shown as a page error.

@@ -3,13 +3,12 @@
 // prompts or schemas changed).
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { PromptConfig } from '@tollbooth/contract';
-import type { Application } from '../../../types/api';
-import { appKeys } from '../../apps/api/app-keys';
-import { createApp } from '../../apps/api/create-app';
-import { updateApp } from '../../apps/api/update-app';
+import type { Application, PromptConfig } from '@tollbooth/contract';
+import { appKeys } from '@/lib/api/apps/app-keys';
+import { createApp } from '@/lib/api/apps/create-app';
+import { updateApp } from '@/lib/api/apps/update-app';
+import { promptKeys } from '@/lib/api/prompts/prompt-keys';
 import { buildCreateAppBody, buildPromptConfigBody, buildUpdateAppBody, type PromptDraft } from '../lib/prompt-builder.utils';
-import { promptKeys } from './prompt-keys';
 import { updatePromptConfig } from './update-prompt-config';
 
 export interface SavePromptAppInput {

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import type { PromptTestResult } from '@tollbooth/contract';
-import { api } from '../../../lib/api-client';
+import { promptPath } from '@/lib/api/prompts/prompt-keys';
+import { api } from '@/lib/api-client';
 import type { ModelName } from '../lib/model-options';
-import { promptPath } from './prompt-keys';
 
 export interface PromptTestRequest {
   prompt_template: string;

@@ -1,10 +1,11 @@
+import type { AppStatus, Visibility } from '@tollbooth/contract';
+import { slugify } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
-import { formatCents } from '../../../lib/format';
-import type { AppStatus, Visibility } from '../../../types/api';
-import { describedBy, FormField } from '../../apps/components/form-field';
-import { dollarsToCents, type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
-import { slugify } from '../lib/slug';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField } from '@/components/ui/styles';
+import { formatCents } from '@/lib/format';
+import { dollarsToCents } from '@/lib/price';
+import { type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { PromptEditor } from './prompt-editor';
 

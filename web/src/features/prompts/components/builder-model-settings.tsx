@@ -1,6 +1,6 @@
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
-import { describedBy, FormField } from '../../apps/components/form-field';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField } from '@/components/ui/styles';
 import { BUILDER_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 

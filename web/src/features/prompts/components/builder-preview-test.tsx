@@ -1,6 +1,6 @@
 import type { IoSchema, PromptTestResult } from '@tollbooth/contract';
 import { useId } from 'react';
-import { inputField, primaryButton } from '../../../components/ui/styles';
+import { inputField, primaryButton } from '@/components/ui/styles';
 import { sampleInputs } from '../lib/curl-example';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 import { buildTestInputs } from '../lib/test-inputs';

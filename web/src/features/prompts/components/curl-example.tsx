@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { secondaryButton, textLink } from '../../../components/ui/styles';
+import { secondaryButton, textLink } from '@/components/ui/styles';
 import { API_KEY_PLACEHOLDER, buildCurlCommand } from '../lib/curl-example';
 
 interface CurlExampleProps {

@@ -1,9 +1,9 @@
+import type { AppStatus, InteractionMode, Visibility } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { inputField } from '../../../components/ui/styles';
-import { formatCents } from '../../../lib/format';
-import type { AppStatus, InteractionMode, Visibility } from '../../../types/api';
-import { describedBy, FormField } from '../../apps/components/form-field';
-import { parsePriceCents } from '../../apps/lib/app-form.utils';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField } from '@/components/ui/styles';
+import { formatCents } from '@/lib/format';
+import { parsePriceCents } from '@/lib/price';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
 
 interface DetailBasicSettingsProps {

@@ -1,7 +1,7 @@
 import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
-import { inputField, primaryButton } from '../../../components/ui/styles';
-import { describedBy, FormField } from '../../apps/components/form-field';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField, primaryButton } from '@/components/ui/styles';
 import { DETAIL_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';

@@ -1,6 +1,6 @@
 import type { IoSchema } from '@tollbooth/contract';
 import { useState } from 'react';
-import { inputField } from '../../../components/ui/styles';
+import { inputField } from '@/components/ui/styles';
 import { parseSchemaText } from '../lib/prompt-detail.utils';
 
 interface JsonSchemaEditorProps {

@@ -3,15 +3,16 @@
 // Test Prompt runs the draft's template and settings against the model; a new prompt is first
 // saved as a draft, because tests run against an existing application.
 import type { PromptTestResult } from '@tollbooth/contract';
+import { detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { primaryButton, secondaryButton } from '../../../components/ui/styles';
-import { ApiError, getErrorMessage } from '../../../lib/errors';
+import { primaryButton, secondaryButton } from '@/components/ui/styles';
+import { ApiError, getErrorMessage } from '@/lib/errors';
 import { useSavePromptApp } from '../api/save-prompt-app';
 import { useTestPromptConfig } from '../api/test-prompt-config';
 import { buildModelSettings, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
-import { type DeclaredField, detectVariables } from '../lib/template-variables';
+import type { DeclaredField } from '../lib/template-variables';
 import { buildTestInputs } from '../lib/test-inputs';
 import { BuilderBasicInfo } from './builder-basic-info';
 import { BuilderModelSettings } from './builder-model-settings';

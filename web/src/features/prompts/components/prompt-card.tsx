@@ -1,9 +1,9 @@
 import { Link } from 'react-router';
-import { secondaryButton } from '../../../components/ui/styles';
-import { formatCents } from '../../../lib/format';
-import { ModeBadge, StatusBadge, VisibilityBadge } from '../../apps/components/app-badges';
-import type { AppCardProps } from '../../apps/components/app-list-screen';
-import { DownloadButton } from '../../apps/components/download-button';
+import { ModeBadge, StatusBadge, VisibilityBadge } from '@/components/ui/badges';
+import { DownloadButton } from '@/components/ui/download-button';
+import type { AppCardProps } from '@/components/ui/list-screen';
+import { secondaryButton } from '@/components/ui/styles';
+import { formatCents } from '@/lib/format';
 
 export function PromptCard({ app, downloading, onDownload }: AppCardProps) {
   return (

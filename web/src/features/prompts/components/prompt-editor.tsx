@@ -1,7 +1,7 @@
 // A labelled prompt editor. Monaco is loaded on first use (its own chunk, bundled with the app);
 // while it loads the box shows a short message, and if it cannot load a plain text area stands in.
 import { Component, lazy, type ReactNode, Suspense } from 'react';
-import { inputField } from '../../../components/ui/styles';
+import { inputField } from '@/components/ui/styles';
 import type { DeclaredField } from '../lib/template-variables';
 
 const MonacoPromptEditor = lazy(() => import('./monaco-prompt-editor'));

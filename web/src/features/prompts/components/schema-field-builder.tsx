@@ -1,7 +1,7 @@
 // The schema field builder (spec sections 3 and 5): one group of inputs per field, with the options
 // its type offers. The parent keeps the fields; lib/schema-fields.utils turns them into a schema.
 import { useId } from 'react';
-import { inputField, secondaryButton } from '../../../components/ui/styles';
+import { inputField, secondaryButton } from '@/components/ui/styles';
 import {
   emptyField,
   FIELD_NAME_HINT,

@@ -1,15 +1,16 @@
+import { slugify } from '@tollbooth/contract';
 import { describe, expect, it } from 'vitest';
-import { makeApp } from '../../apps/testing/fake-apps-server';
+import { centsToDollars, dollarsToCents } from '@/lib/price';
+import { makeApp } from '@/testing/fake-apps-server';
 import { makePromptConfig } from '../testing/fake-prompts-server';
-import { buildPromptConfigBody, centsToDollars, dollarsToCents, draftFromSaved, initialDraft, validateDraft, withName } from './prompt-builder.utils';
-import { slugify } from './slug';
+import { buildPromptConfigBody, draftFromSaved, initialDraft, validateDraft, withName } from './prompt-builder.utils';
 
-describe('slugify', () => {
+describe('slugify (the contract rule the server applies)', () => {
   it('lowercases, turns runs of non-alphanumerics into one hyphen and trims hyphens', () => {
     expect(slugify('  Hello, World!! ')).toBe('hello-world');
     expect(slugify('A--B__C  d')).toBe('a-b-c-d');
     expect(slugify('Émile & Co')).toBe('mile-co');
-    expect(slugify('!!!')).toBe('');
+    expect(slugify('!!!')).toBe('app');
   });
 });
 

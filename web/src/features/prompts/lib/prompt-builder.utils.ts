@@ -1,11 +1,12 @@
 // The prompt builder's draft (spec section 3), its defaults (section 9), its save validation and
 // price rule (section 5), and the request bodies it sends — kept apart from the components so they
 // can be tested on their own.
-import type { Application, PromptConfig, PromptConfigUpdate } from '@tollbooth/contract';
-import type { ApplicationCreate, ApplicationUpdate, AppStatus, Visibility } from '../../../types/api';
+
+import type { ApplicationCreate, ApplicationUpdate, AppStatus, Visibility } from '@tollbooth/contract';
+import { type Application, DEFAULT_APP_SETTINGS, DEFAULT_MODEL_SETTINGS, type PromptConfig, type PromptConfigUpdate, slugify } from '@tollbooth/contract';
+import { centsToDollars, dollarsToCents } from '@/lib/price';
 import type { ModelName } from './model-options';
 import { buildSchema, emptyField, fieldsFromSchema, type SchemaField } from './schema-fields.utils';
-import { slugify } from './slug';
 
 export const PROMPT_NAME_REQUIRED = 'Prompt name is required';
 export const SYSTEM_PROMPT_REQUIRED = 'System prompt is required';
@@ -15,16 +16,12 @@ export const LOAD_FAILED_MESSAGE = 'Failed to load prompt data';
 export const SLUG_LOCKED_HINT = 'Cannot be changed after creation';
 export const UI_CHANGELOG = 'Updated via UI';
 
+/** The spec's defaults for a new prompt application (the contract's, which the server applies too). */
 export const BUILDER_DEFAULTS = {
-  model: 'gpt-4-turbo',
-  status: 'draft',
-  visibility: 'private',
-  price_cents: 100,
-  temperature: 0.7,
-  max_tokens: 2048,
-  top_p: 1,
-  frequency_penalty: 0,
-  presence_penalty: 0,
+  ...DEFAULT_MODEL_SETTINGS,
+  status: DEFAULT_APP_SETTINGS.status,
+  visibility: DEFAULT_APP_SETTINGS.visibility,
+  price_cents: DEFAULT_APP_SETTINGS.price_cents,
 } as const;
 
 /** The builder's local draft. Number inputs are kept as text until they are sent. */
@@ -101,22 +98,13 @@ export function draftFromSaved(app: Application, config: PromptConfig): PromptDr
   };
 }
 
-/** Applies a name change: the slug follows the name until the user edits the slug. */
-export function withName(draft: PromptDraft, name: string): PromptDraft {
-  return { ...draft, name, slug: draft.slugEdited ? draft.slug : slugify(name) };
-}
-
-export const centsToDollars = (cents: number) => (cents / 100).toFixed(2);
-
 /**
- * Dollars as integer cents, rounded. The decimal point is moved in the number's text so that
- * 2.675 becomes 268 (2.675 * 100 is 267.49999… in binary floating point). Non-numeric input is 0.
+ * Applies a name change: the slug follows the name (by the contract's rule, the one the server
+ * applies) until the user edits the slug. No name yet shows no slug yet.
  */
-export function dollarsToCents(dollars: string): number {
-  const value = Number(dollars.trim());
-  if (dollars.trim() === '' || !Number.isFinite(value)) return 0;
-  const shifted = Number(`${value}e2`);
-  return Math.round(Number.isFinite(shifted) ? shifted : value * 100);
+export function withName(draft: PromptDraft, name: string): PromptDraft {
+  if (draft.slugEdited) return { ...draft, name };
+  return { ...draft, name, slug: name.trim() === '' ? '' : slugify(name) };
 }
 
 /** The first save problem the spec names, or null. */

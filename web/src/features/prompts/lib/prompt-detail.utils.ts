@@ -1,12 +1,11 @@
 // The prompt detail page's form (spec: Prompt detail; section 5, detail pages): its values, the
 // JSON schema editors' rule, the test inputs and the two request bodies of Save Changes.
-import type { Application, IoSchema, PromptConfig, PromptConfigUpdate } from '@tollbooth/contract';
-import type { ApplicationUpdate, AppStatus, InteractionMode, Visibility } from '../../../types/api';
-import { parsePriceCents } from '../../apps/lib/app-form.utils';
+import type { Application, ApplicationUpdate, AppStatus, InteractionMode, IoSchema, PromptConfig, PromptConfigUpdate, Visibility } from '@tollbooth/contract';
+import { detectVariables } from '@tollbooth/contract';
+import { parsePriceCents } from '@/lib/price';
 import type { ModelName } from './model-options';
 import { numberOr, UI_CHANGELOG } from './prompt-builder.utils';
 import { sampleValue } from './schema-fields.utils';
-import { detectVariables } from './template-variables';
 
 export const PROMPT_NOT_FOUND_MESSAGE = 'Prompt not found';
 export const INVALID_JSON_HINT = 'Invalid JSON — not applied';

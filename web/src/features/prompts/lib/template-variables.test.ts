@@ -1,5 +1,6 @@
+import { detectVariables } from '@tollbooth/contract';
 import { describe, expect, it } from 'vitest';
-import { completionContext, describeVariable, detectVariables, variableAt } from './template-variables';
+import { completionContext, describeVariable, variableAt } from './template-variables';
 
 describe('detectVariables', () => {
   it('finds distinct {{word}} variables in order, tolerating whitespace inside the braces', () => {

@@ -1,16 +1,7 @@
-// The template syntax (spec section 9): {{variable}} around word characters, whitespace inside the
-// braces tolerated — the same rule the server renders with. Also the pure parts of the editor's
-// completion and hover help, so they can be tested without Monaco.
+// The pure parts of the prompt editor's completion and hover help, so they can be tested without
+// Monaco. The template syntax itself (detect, render) is the contract's, the one the server renders with.
 
-/** A {{variable}}; group 1 is its name. */
-const VARIABLE = /\{\{\s*(\w+)\s*\}\}/g;
-
-/** Distinct variable names in order of first appearance. */
-export function detectVariables(template: string): string[] {
-  const seen = new Set<string>();
-  for (const match of template.matchAll(VARIABLE)) seen.add(match[1] as string);
-  return [...seen];
-}
+import { TEMPLATE_VARIABLE as VARIABLE } from '@tollbooth/contract';
 
 export interface VariableAt {
   name: string;

@@ -1,12 +1,18 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes, useLocation } from 'react-router';
-import { describe, expect, it, vi } from 'vitest';
-import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
 import { PromptBuilderPage } from './prompt-builder-page';
 
 vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
+
+// The editor is lazily loaded; loading (and transforming) its module once here keeps that one-time
+// cost out of whichever test would otherwise render it first, and inside its own 5 s budget.
+beforeAll(async () => {
+  await import('../components/monaco-prompt-editor');
+});
 
 withTestAccessToken();
 
@@ -42,10 +48,17 @@ async function fillRequired() {
   fireEvent.change(await screen.findByLabelText('User Prompt Template'), { target: { value: 'A haiku about {{topic}}' } });
 }
 
+/**
+ * The visible tab panel. The builder keeps all four panels mounted (hidden), so queries scoped to
+ * the visible one look at a quarter of the form instead of walking every hidden element.
+ */
+const visiblePanel = () => within(document.querySelector<HTMLElement>('[role="tabpanel"]:not([hidden])') as HTMLElement);
+
 function addInputField(name: string, { type = 'string', required = false } = {}) {
   openTab('Input/Output Schema');
-  click('Add Input Field');
-  const groups = screen.getAllByRole('group', { name: /^Input field \d+$/ });
+  const panel = visiblePanel();
+  fireEvent.click(panel.getByRole('button', { name: 'Add Input Field' }));
+  const groups = panel.getAllByRole('group', { name: /^Input field \d+$/ });
   const group = within(groups[groups.length - 1] as HTMLElement);
   fireEvent.change(group.getByLabelText('Name'), { target: { value: name } });
   fireEvent.change(group.getByLabelText('Type'), { target: { value: type } });

@@ -1,11 +1,11 @@
 // /prompt-builder (create) and /applications/{slug}/edit (edit): the edit mode loads the application
 // and its prompt configuration from the API before showing the builder.
 import { useParams } from 'react-router';
-import { PageSpinner } from '../../../components/ui/spinner';
-import { isUnauthorizedError } from '../../../lib/errors';
-import { useApp } from '../../apps/api/get-app';
-import { ErrorBox } from '../../apps/components/error-box';
-import { usePromptConfig } from '../api/get-prompt-config';
+import { ErrorBox } from '@/components/ui/error-box';
+import { PageSpinner } from '@/components/ui/spinner';
+import { useApp } from '@/lib/api/apps/get-app';
+import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
+import { isUnauthorizedError } from '@/lib/errors';
 import { PromptBuilderForm } from '../components/prompt-builder-form';
 import { draftFromSaved, initialDraft, LOAD_FAILED_MESSAGE } from '../lib/prompt-builder.utils';
 

@@ -1,12 +1,18 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
-import { describe, expect, it, vi } from 'vitest';
-import { jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
 import { PromptDetailPage } from './prompt-detail-page';
 
 vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
+
+// The editor is lazily loaded; loading (and transforming) its module once here keeps that one-time
+// cost out of whichever test would otherwise render it first, and inside its own 5 s budget.
+beforeAll(async () => {
+  await import('../components/monaco-prompt-editor');
+});
 
 withTestAccessToken();
 

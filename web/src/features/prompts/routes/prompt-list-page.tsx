@@ -1,4 +1,4 @@
-import { AppListScreen } from '../../apps/components/app-list-screen';
+import { AppListScreen } from '@/components/ui/list-screen';
 import { PromptCard } from '../components/prompt-card';
 
 export const PROMPTS_LOGGED_OUT_MESSAGE = 'Please log in to view prompts.';

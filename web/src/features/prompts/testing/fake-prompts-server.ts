@@ -1,11 +1,10 @@
 // A fake of the prompt configuration endpoints on top of the fake /api/app/ server: configurations
 // in memory per slug (created with the server's defaults), PATCH applies the body like the server,
 // and test-config renders {{variables}} with the server's rules.
-import type { IoSchema, PromptConfig, PromptTestResult } from '@tollbooth/contract';
-import { jsonResponse } from '../../../testing/test-utils';
-import type { Application } from '../../../types/api';
-import { fakeAppsServer } from '../../apps/testing/fake-apps-server';
-import { detectVariables } from '../lib/template-variables';
+import type { Application, IoSchema, PromptConfig, PromptTestResult } from '@tollbooth/contract';
+import { detectVariables } from '@tollbooth/contract';
+import { fakeAppsServer } from '@/testing/fake-apps-server';
+import { jsonResponse } from '@/testing/test-utils';
 
 export const DEFAULT_INPUT_SCHEMA: IoSchema = {
   type: 'object',

@@ -1,6 +1,6 @@
 // jsdom cannot run Monaco: in component tests the lazily loaded editor is replaced by a text area
 // labelled like the real editor. Use with
-//   vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
+//   vi.mock('../components/monaco-prompt-editor', () => import('./mock-monaco-editor'));
 interface MockEditorProps {
   id: string;
   label: string;

@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
-import { secondaryButton, textLink } from '../../../components/ui/styles';
-import { formatCents } from '../../../lib/format';
-import { StatusBadge, TypeBadge, VisibilityBadge } from '../../apps/components/app-badges';
-import type { AppCardProps } from '../../apps/components/app-list-screen';
-import { DownloadButton } from '../../apps/components/download-button';
-import { analyticsLink } from '../../apps/lib/app-endpoint';
+import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
+import { DownloadButton } from '@/components/ui/download-button';
+import type { AppCardProps } from '@/components/ui/list-screen';
+import { secondaryButton, textLink } from '@/components/ui/styles';
+import { analyticsLink } from '@/lib/app-endpoint';
+import { formatCents } from '@/lib/format';
 
 export function WorkflowCard({ app, downloading, onDownload }: AppCardProps) {
   return (

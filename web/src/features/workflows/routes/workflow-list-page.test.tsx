@@ -1,7 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { fakeAppsServer, makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { fakeAppsServer, makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { WorkflowListPage } from './workflow-list-page';
 
 withTestAccessToken();

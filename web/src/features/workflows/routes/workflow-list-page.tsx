@@ -1,4 +1,4 @@
-import { AppListScreen } from '../../apps/components/app-list-screen';
+import { AppListScreen } from '@/components/ui/list-screen';
 import { WorkflowCard } from '../components/workflow-card';
 
 export const WORKFLOWS_LOGGED_OUT_MESSAGE = 'Please log in to view workflows.';

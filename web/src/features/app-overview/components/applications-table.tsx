@@ -1,0 +1,73 @@
+import type { Application, UsageAnalytics } from '@tollbooth/contract';
+import { Link } from 'react-router';
+import { StatusBadge, TypeBadge } from '@/components/ui/badges';
+import { DownloadButton } from '@/components/ui/download-button';
+import { analyticsLink, manageLink } from '@/lib/app-endpoint';
+import { formatCents } from '@/lib/format';
+import { formatCount } from '@/lib/format-count';
+
+const actionLink =
+  'rounded-sm font-medium text-indigo-600 hover:text-indigo-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
+const nameLink =
+  'block rounded-sm text-sm font-medium text-gray-900 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
+const actionButton = `${actionLink} disabled:cursor-not-allowed disabled:text-gray-400`;
+
+interface ApplicationsTableProps {
+  apps: Application[];
+  usage: Map<string, UsageAnalytics | undefined>;
+  onDownload: (app: Application) => void;
+  isDownloading: (slug: string) => boolean;
+}
+
+export function ApplicationsTable({ apps, usage, onDownload, isDownloading }: ApplicationsTableProps) {
+  return (
+    <div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-gray-200">
+      <table className="min-w-full divide-y divide-gray-200">
+        <thead className="bg-gray-50">
+          <tr>
+            {['Name', 'Type', 'Status', 'Invocations', 'Revenue', 'Actions'].map((column) => (
+              <th key={column} scope="col" className="px-6 py-3 text-left text-xs font-medium tracking-wider text-gray-500 uppercase">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-gray-200">
+          {apps.map((app) => {
+            const stats = usage.get(app.slug);
+            const manage = manageLink(app);
+            return (
+              <tr key={app.id} data-testid={`app-row-${app.slug}`}>
+                <th scope="row" className="px-6 py-4 text-left font-normal whitespace-nowrap">
+                  <Link to={`/applications/${app.slug}`} className={nameLink}>
+                    {app.name}
+                  </Link>
+                  <span className="block font-mono text-sm text-gray-500">{app.slug}</span>
+                </th>
+                <td className="px-6 py-4 whitespace-nowrap">
+                  <TypeBadge type={app.type} />
+                </td>
+                <td className="px-6 py-4 whitespace-nowrap">
+                  <StatusBadge status={app.status} />
+                </td>
+                <td className="px-6 py-4 text-sm whitespace-nowrap text-gray-900">{stats ? formatCount(stats.total_invocations) : '—'}</td>
+                <td className="px-6 py-4 text-sm whitespace-nowrap text-gray-900">{stats ? formatCents(stats.total_revenue_cents) : '—'}</td>
+                <td className="px-6 py-4 text-sm whitespace-nowrap">
+                  <div className="flex items-center gap-4">
+                    <Link to={manage.to} className={actionLink}>
+                      {manage.label}
+                    </Link>
+                    <DownloadButton busy={isDownloading(app.slug)} onClick={() => onDownload(app)} className={actionButton} />
+                    <Link to={analyticsLink(app.slug)} className={actionLink}>
+                      Analytics
+                    </Link>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,8 +1,0 @@
-import { useContext } from 'react';
-import { AuthContext, type AuthContextValue } from '../components/auth-context';
-
-export function useAuth(): AuthContextValue {
-  const value = useContext(AuthContext);
-  if (!value) throw new Error('useAuth must be used inside <AuthProvider>');
-  return value;
-}

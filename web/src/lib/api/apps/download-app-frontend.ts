@@ -1,0 +1,88 @@
+// GET /api/app/{slug}/download-frontend?type=completion|chat answers a zip archive, so this call
+// reads a Blob and cannot go through the JSON client. The hook is shared by every screen with a
+// Download button: a download is tracked per slug and a second click is ignored while it runs.
+
+import type { Application } from '@tollbooth/contract';
+import { useCallback, useRef, useState } from 'react';
+import { buildApiUrl } from '@/lib/api-client';
+import { useAuth } from '@/lib/auth/use-auth';
+import { ApiError } from '@/lib/errors';
+import { appPath } from './app-keys';
+
+export const DOWNLOAD_FAILED_MESSAGE = 'Failed to download app. Please try again.';
+
+export type FrontendType = 'completion' | 'chat';
+
+type DownloadableApp = Pick<Application, 'slug' | 'type' | 'interaction_mode'>;
+
+/** A prompt app in chat mode gets the chat front end; everything else the completion one. */
+export function frontendTypeOf(app: Pick<Application, 'type' | 'interaction_mode'>): FrontendType {
+  return app.type === 'prompt' && app.interaction_mode === 'chat' ? 'chat' : 'completion';
+}
+
+/** {slug}-{type}-app.zip, or {slug}-workflow-app.zip for a workflow. */
+export function downloadFileName(app: DownloadableApp): string {
+  const kind = app.type === 'workflow' ? 'workflow' : frontendTypeOf(app);
+  return `${app.slug}-${kind}-app.zip`;
+}
+
+export async function downloadAppFrontend(slug: string, type: FrontendType, accessToken: string | null): Promise<Blob> {
+  const headers: Record<string, string> = { Accept: 'application/zip, application/json' };
+  if (accessToken) headers.Authorization = `Bearer ${accessToken}`;
+  const response = await fetch(buildApiUrl(`${appPath(slug)}download-frontend`, { type }), { headers });
+  if (!response.ok) {
+    const text = await response.text().catch(() => '');
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: keep the text.
+    }
+    throw new ApiError(response.status, body, `Request failed with status ${response.status}`);
+  }
+  return response.blob();
+}
+
+/** Hands a Blob to the browser as a file download. */
+export function saveBlob(blob: Blob, fileName: string) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.style.display = 'none';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Some browsers start reading the URL after click() returns.
+  window.setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+export function useDownloadApp() {
+  const { getAccessToken } = useAuth();
+  // The ref guards synchronously against a double click; the state re-renders the buttons.
+  const running = useRef(new Set<string>());
+  const [downloading, setDownloading] = useState<ReadonlySet<string>>(() => new Set());
+
+  const download = useCallback(
+    async (app: DownloadableApp) => {
+      if (running.current.has(app.slug)) return;
+      running.current.add(app.slug);
+      setDownloading(new Set(running.current));
+      try {
+        const blob = await downloadAppFrontend(app.slug, frontendTypeOf(app), await getAccessToken());
+        saveBlob(blob, downloadFileName(app));
+      } catch (error) {
+        console.error(`Failed to download the front end of ${app.slug}`, error);
+        window.alert(DOWNLOAD_FAILED_MESSAGE);
+      } finally {
+        running.current.delete(app.slug);
+        setDownloading(new Set(running.current));
+      }
+    },
+    [getAccessToken],
+  );
+
+  const isDownloading = useCallback((slug: string) => downloading.has(slug), [downloading]);
+
+  return { download, isDownloading };
+}
