@@ -1,0 +1,114 @@
+// The paid call (Dify-compatible): request, blocking answer, usage, file references, uploaded
+// files and the Server-Sent Events of a streaming answer. Server and web both use these.
+import { type Static, Type } from 'typebox';
+
+export const CallMode = Type.Union([Type.Literal('completion'), Type.Literal('chat')]);
+export type CallMode = Static<typeof CallMode>;
+
+/** A file attached to a call: an uploaded file's id (transfer_method local_file) or a URL. */
+export const FileReference = Type.Object(
+  {
+    type: Type.Optional(Type.String({ maxLength: 50 })),
+    transfer_method: Type.Optional(Type.String({ maxLength: 50 })),
+    upload_file_id: Type.Optional(Type.String({ maxLength: 100 })),
+    url: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: true },
+);
+export type FileReference = Static<typeof FileReference>;
+
+/** The body of POST /api/app/{slug}/completion-messages and chat-messages. */
+export const CallRequest = Type.Object(
+  {
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values for the app input schema' })),
+    query: Type.Optional(Type.String({ description: 'The user message (chat-messages; required there)' })),
+    response_mode: Type.Optional(Type.Union([Type.Literal('blocking'), Type.Literal('streaming')], { default: 'blocking' })),
+    conversation_id: Type.Optional(Type.String({ description: 'Continue a chat conversation; empty or absent starts a new one' })),
+    user: Type.Optional(Type.String({ maxLength: 200, description: 'Your own end-user id, for analytics' })),
+    files: Type.Optional(Type.Array(FileReference, { maxItems: 10 })),
+  },
+  { additionalProperties: true },
+);
+export type CallRequest = Static<typeof CallRequest>;
+
+/** The body of POST /v1/invoke/{slug}: the inputs object itself. */
+export const InvokeRequest = Type.Record(Type.String(), Type.Unknown());
+export type InvokeRequest = Static<typeof InvokeRequest>;
+
+/** Optional headers of a call. */
+export const CallHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+export type CallHeaders = Static<typeof CallHeaders>;
+
+export const CallUsage = Type.Object({
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  input_tokens: Type.Integer(),
+  output_tokens: Type.Integer(),
+  latency: Type.Number({ description: 'Seconds' }),
+});
+export type CallUsage = Static<typeof CallUsage>;
+
+/** The blocking answer of a call (also what an idempotent replay returns). */
+export const CallAnswer = Type.Object({
+  event: Type.Literal('message'),
+  task_id: Type.String(),
+  id: Type.String(),
+  message_id: Type.String(),
+  conversation_id: Type.String(),
+  mode: CallMode,
+  answer: Type.String(),
+  metadata: Type.Object({ usage: CallUsage }),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+});
+export type CallAnswer = Static<typeof CallAnswer>;
+
+/** The answer of POST /api/app/{slug}/file-upload/. */
+export const UploadedFile = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  size: Type.Integer(),
+  extension: Type.String(),
+  mime_type: Type.String(),
+  created_by: Type.String(),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+});
+export type UploadedFile = Static<typeof UploadedFile>;
+
+// Streaming answers: `data: <json>\n\n` lines carrying these events, and `event: ping` every 10 s.
+
+/** A chunk of the answer. */
+export const StreamMessageEvent = Type.Object({
+  event: Type.Literal('message'),
+  task_id: Type.String(),
+  message_id: Type.String(),
+  conversation_id: Type.String(),
+  answer: Type.String(),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+});
+export type StreamMessageEvent = Static<typeof StreamMessageEvent>;
+
+/** The end of a successful answer, with its usage; the charge happens here. */
+export const StreamMessageEndEvent = Type.Object({
+  event: Type.Literal('message_end'),
+  task_id: Type.String(),
+  id: Type.String(),
+  message_id: Type.String(),
+  conversation_id: Type.String(),
+  metadata: Type.Object({ usage: CallUsage, retriever_resources: Type.Array(Type.Unknown()) }),
+});
+export type StreamMessageEndEvent = Static<typeof StreamMessageEndEvent>;
+
+/** A failure after the stream started; nothing is charged. */
+export const StreamErrorEvent = Type.Object({
+  event: Type.Literal('error'),
+  task_id: Type.String(),
+  message_id: Type.String(),
+  status: Type.Integer(),
+  code: Type.String(),
+  message: Type.String(),
+});
+export type StreamErrorEvent = Static<typeof StreamErrorEvent>;
+
+export const StreamEvent = Type.Union([StreamMessageEvent, StreamMessageEndEvent, StreamErrorEvent]);
+export type StreamEvent = Static<typeof StreamEvent>;
