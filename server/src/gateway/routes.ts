@@ -2,60 +2,17 @@
 
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorResponse, SlugParams } from '@tollbooth/contract';
+import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, type StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, storeUpload } from './files.ts';
-import type { CallAnswer, CallBody, CallMode, GatewayService, PreparedCall } from './service.ts';
+import type { CallMode, GatewayService, PreparedCall } from './service.ts';
 import { checkCallAccess, RateLimitedError } from './service.ts';
 
 const PING_INTERVAL_MS = 10_000;
-
-const FileReference = Type.Object(
-  {
-    type: Type.Optional(Type.String({ maxLength: 50 })),
-    transfer_method: Type.Optional(Type.String({ maxLength: 50 })),
-    upload_file_id: Type.Optional(Type.String({ maxLength: 100 })),
-    url: Type.Optional(Type.String({ maxLength: 2000 })),
-  },
-  { additionalProperties: true },
-);
-
-const CallRequest = Type.Object(
-  {
-    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values for the app input schema' })),
-    query: Type.Optional(Type.String({ description: 'The user message (chat-messages; required there)' })),
-    response_mode: Type.Optional(Type.Union([Type.Literal('blocking'), Type.Literal('streaming')], { default: 'blocking' })),
-    conversation_id: Type.Optional(Type.String({ description: 'Continue a chat conversation; empty or absent starts a new one' })),
-    user: Type.Optional(Type.String({ maxLength: 200, description: 'Your own end-user id, for analytics' })),
-    files: Type.Optional(Type.Array(FileReference, { maxItems: 10 })),
-  },
-  { additionalProperties: true },
-);
-
-const Usage = Type.Object({
-  prompt_tokens: Type.Integer(),
-  completion_tokens: Type.Integer(),
-  total_tokens: Type.Integer(),
-  input_tokens: Type.Integer(),
-  output_tokens: Type.Integer(),
-  latency: Type.Number({ description: 'Seconds' }),
-});
-
-const CallAnswerSchema = Type.Object({
-  event: Type.Literal('message'),
-  task_id: Type.String(),
-  id: Type.String(),
-  message_id: Type.String(),
-  conversation_id: Type.String(),
-  mode: Type.Union([Type.Literal('completion'), Type.Literal('chat')]),
-  answer: Type.String(),
-  metadata: Type.Object({ usage: Usage }),
-  created_at: Type.Integer({ description: 'Unix seconds' }),
-});
 
 const callErrors = {
   400: ErrorResponse,
@@ -102,15 +59,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
         consumes: ['multipart/form-data'],
         params: SlugParams,
         response: {
-          201: Type.Object({
-            id: Type.String(),
-            name: Type.String(),
-            size: Type.Integer(),
-            extension: Type.String(),
-            mime_type: Type.String(),
-            created_by: Type.String(),
-            created_at: Type.Integer({ description: 'Unix seconds' }),
-          }),
+          201: UploadedFile,
           400: ErrorResponse,
           401: ErrorResponse,
           403: ErrorResponse,
@@ -138,7 +87,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
   };
 
   /** Runs one call for any of the call routes. */
-  const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallBody) => {
+  const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest) => {
     const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
     let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
     try {
@@ -184,10 +133,10 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
     };
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
     reply.raw.writeHead(200, headers);
-    return (event: object) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
+    return (event: StreamEvent) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
   };
 
-  const messageEnd = (answer: CallAnswer) => ({
+  const messageEnd = (answer: CallAnswer): StreamEvent => ({
     event: 'message_end',
     task_id: answer.task_id,
     id: answer.id,
@@ -249,12 +198,12 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
           description: CALL_DESCRIPTION,
           security: [{ bearer: [] }],
           params: SlugParams,
-          headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+          headers: CallHeaders,
           body: CallRequest,
-          response: { 200: CallAnswerSchema, ...callErrors },
+          response: { 200: CallAnswer, ...callErrors },
         },
       },
-      async (request, reply) => handle(request, reply, request.params.slug, mode, request.body as CallBody),
+      async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
     );
   }
 
@@ -267,8 +216,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
         description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
         security: [{ bearer: [] }],
         params: SlugParams,
-        body: Type.Record(Type.String(), Type.Unknown()),
-        response: { 200: CallAnswerSchema, ...callErrors },
+        body: InvokeRequest,
+        response: { 200: CallAnswer, ...callErrors },
       },
     },
     async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),

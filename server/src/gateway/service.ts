@@ -3,7 +3,7 @@
 // known is recorded as a failed invocation with its type, and nothing is charged for it.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { IoSchema } from '@tollbooth/contract';
+import type { CallAnswer, CallMode, CallRequest, FileReference, IoSchema } from '@tollbooth/contract';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AppRow } from '../apps/queries.ts';
@@ -23,44 +23,9 @@ import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from './provide
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 import { createSettlementBatcher } from './settlement.ts';
 
-export type CallMode = 'completion' | 'chat';
-
-export interface FileReference {
-  type?: string;
-  transfer_method?: string;
-  upload_file_id?: string;
-  url?: string;
-}
-
-export interface CallBody {
-  inputs?: Record<string, unknown>;
-  query?: string;
-  response_mode?: 'blocking' | 'streaming';
-  conversation_id?: string;
-  user?: string;
-  files?: FileReference[];
-}
-
-export interface CallAnswer {
-  event: 'message';
-  task_id: string;
-  id: string;
-  message_id: string;
-  conversation_id: string;
-  mode: CallMode;
-  answer: string;
-  metadata: {
-    usage: {
-      prompt_tokens: number;
-      completion_tokens: number;
-      total_tokens: number;
-      input_tokens: number;
-      output_tokens: number;
-      latency: number;
-    };
-  };
-  created_at: number;
-}
+export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
+/** The body of a call; the route schema and the service read the same declaration. */
+export type CallBody = CallRequest;
 
 /** A call that passed every check and holds its reservation; run it with complete() or stream(). */
 export interface PreparedCall {

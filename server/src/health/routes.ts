@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 
@@ -11,8 +11,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Datab
         tags: ['system'],
         summary: 'Liveness and database check',
         response: {
-          200: Type.Object({ status: Type.Literal('ok'), database: Type.String() }),
-          503: Type.Object({ status: Type.Literal('unavailable'), database: Type.String() }),
+          200: HealthOk,
+          503: HealthUnavailable,
         },
       },
     },
@@ -33,19 +33,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Datab
         tags: ['system'],
         summary: 'Public runtime settings for the web app',
         response: {
-          200: Type.Object({
-            product_name: Type.String(),
-            oidc: Type.Object({
-              issuer: Type.String(),
-              client_id: Type.String(),
-              audience: Type.String(),
-              provider_name: Type.String(),
-              embedded: Type.Boolean(),
-              scopes: Type.String(),
-            }),
-            stripe_publishable_key: Type.Union([Type.String(), Type.Null()]),
-            public_url: Type.String(),
-          }),
+          200: RuntimeConfig,
         },
       },
     },
