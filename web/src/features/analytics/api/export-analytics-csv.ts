@@ -1,11 +1,11 @@
 // GET /api/app/{slug}/analytics/invocations.csv and /usage.csv answer text/csv, so they are read as
-// a Blob (not through the JSON client) and handed to the browser as a download. The file name
+// a Blob (through apiFetch, not the JSON client) and handed to the browser as a download. The file name
 // comes from the server's Content-Disposition, with a sensible fallback.
 import { useCallback, useState } from 'react';
-import { saveBlob } from '@/lib/api/apps/download-app-frontend';
-import { buildApiUrl } from '@/lib/api-client';
+import { apiFetch } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth/use-auth';
-import { ApiError, getErrorMessage } from '@/lib/errors';
+import { getErrorMessage } from '@/lib/errors';
+import { saveBlob } from '@/lib/save-blob';
 import type { AnalyticsPeriod } from '../lib/chart.utils';
 import { appAnalyticsPath } from './analytics-keys';
 
@@ -25,20 +25,8 @@ export async function exportAnalyticsCsv(
   days: AnalyticsPeriod,
   accessToken: string | null,
 ): Promise<{ blob: Blob; fileName: string }> {
-  const headers: Record<string, string> = { Accept: 'text/csv, application/json' };
-  if (accessToken) headers.Authorization = `Bearer ${accessToken}`;
   const query = kind === 'usage' ? { days } : undefined;
-  const response = await fetch(buildApiUrl(`${appAnalyticsPath(slug)}${kind}.csv`, query), { headers });
-  if (!response.ok) {
-    const text = await response.text().catch(() => '');
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text.
-    }
-    throw new ApiError(response.status, body, `Request failed with status ${response.status}`);
-  }
+  const response = await apiFetch(`${appAnalyticsPath(slug)}${kind}.csv`, { query, headers: { Accept: 'text/csv, application/json' }, bearer: accessToken });
   const fallback = kind === 'usage' ? `${slug}-usage-${days}d.csv` : `${slug}-invocations.csv`;
   return { blob: await response.blob(), fileName: fileNameFromDisposition(response.headers.get('content-disposition')) ?? fallback };
 }

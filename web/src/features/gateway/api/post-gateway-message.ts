@@ -1,7 +1,7 @@
 // A variant of the API client for the paid call endpoints: the caller chooses the bearer (a pasted
 // API key or the session's access token) and a streamed answer is read frame by frame. Failures
 // become the same ApiError as everywhere else, so one message rule applies.
-import { buildApiUrl } from '@/lib/api-client';
+import { apiFetch } from '@/lib/api-client';
 import { ApiError } from '@/lib/errors';
 import { readServerSentEvents } from '../lib/server-sent-events';
 import type { ChatBody, CompletionBody, GatewayAction, GatewayAnswer, GatewayCallOptions, GatewayUsage } from './gateway-types';
@@ -10,16 +10,6 @@ export const STREAM_INCOMPLETE_MESSAGE = 'The response stream ended before the a
 
 export function gatewayPath(slug: string, action: GatewayAction): string {
   return `/app/${encodeURIComponent(slug)}/${action}`;
-}
-
-async function readErrorBody(response: Response): Promise<unknown> {
-  const text = await response.text().catch(() => '');
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 interface StreamFrame {
@@ -81,24 +71,13 @@ export async function postGatewayMessage(
   body: CompletionBody | ChatBody,
   { bearer, stream, onAnswer, signal }: GatewayCallOptions,
 ): Promise<GatewayAnswer> {
-  const headers: Record<string, string> = {
-    Accept: stream ? 'text/event-stream' : 'application/json',
-    'Content-Type': 'application/json',
-  };
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  const url = buildApiUrl(gatewayPath(slug, action));
-  const response = await fetch(url, {
+  const response = await apiFetch(gatewayPath(slug, action), {
     method: 'POST',
-    headers,
+    headers: { Accept: stream ? 'text/event-stream' : 'application/json', 'Content-Type': 'application/json' },
     body: JSON.stringify({ ...body, response_mode: stream ? 'streaming' : 'blocking' }),
+    bearer: bearer ?? null,
     signal,
   });
-
-  if (!response.ok) {
-    const data = await readErrorBody(response);
-    if (response.status === 401) console.warn(`Unauthorized: POST ${url}`, data);
-    throw new ApiError(response.status, data, `Request failed with status ${response.status}`);
-  }
   const type = response.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream') && response.body) return readStreamedAnswer(response.body, action, onAnswer);
   return (await response.json()) as GatewayAnswer;

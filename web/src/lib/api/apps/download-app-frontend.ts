@@ -1,12 +1,12 @@
 // GET /api/app/{slug}/download-frontend?type=completion|chat answers a zip archive, so this call
-// reads a Blob and cannot go through the JSON client. The hook is shared by every screen with a
+// reads a Blob through apiFetch rather than the JSON client. The hook is shared by every screen with a
 // Download button: a download is tracked per slug and a second click is ignored while it runs.
 
 import type { Application } from '@tollbooth/contract';
 import { useCallback, useRef, useState } from 'react';
-import { buildApiUrl } from '@/lib/api-client';
+import { apiFetch } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth/use-auth';
-import { ApiError } from '@/lib/errors';
+import { saveBlob } from '@/lib/save-blob';
 import { appPath } from './app-keys';
 
 export const DOWNLOAD_FAILED_MESSAGE = 'Failed to download app. Please try again.';
@@ -27,34 +27,12 @@ export function downloadFileName(app: DownloadableApp): string {
 }
 
 export async function downloadAppFrontend(slug: string, type: FrontendType, accessToken: string | null): Promise<Blob> {
-  const headers: Record<string, string> = { Accept: 'application/zip, application/json' };
-  if (accessToken) headers.Authorization = `Bearer ${accessToken}`;
-  const response = await fetch(buildApiUrl(`${appPath(slug)}download-frontend`, { type }), { headers });
-  if (!response.ok) {
-    const text = await response.text().catch(() => '');
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text.
-    }
-    throw new ApiError(response.status, body, `Request failed with status ${response.status}`);
-  }
+  const response = await apiFetch(`${appPath(slug)}download-frontend`, {
+    query: { type },
+    headers: { Accept: 'application/zip, application/json' },
+    bearer: accessToken,
+  });
   return response.blob();
-}
-
-/** Hands a Blob to the browser as a file download. */
-export function saveBlob(blob: Blob, fileName: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.style.display = 'none';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Some browsers start reading the URL after click() returns.
-  window.setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 export function useDownloadApp() {
