@@ -1,16 +1,21 @@
 // Application rules: creation with the spec's defaults and slug rule, owner-only changes (anyone
 // else gets the same 404 as for a missing app), public views of live public/embed apps, and
 // soft deletion that keeps money and invocation history and never frees the slug.
-import type { Application, ApplicationCreate, ApplicationUpdate, AppStatusValue } from '@tollbooth/contract';
+import {
+  type Application,
+  type ApplicationCreate,
+  type ApplicationUpdate,
+  type AppStatusValue,
+  DEFAULT_DIFY_BASE_URL,
+  DEFAULT_PRICE_CENTS,
+  firstFreeSlug,
+  slugify,
+} from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
-import { firstFreeSlug, slugify } from './slug.ts';
-
-export const DEFAULT_PRICE_CENTS = 100;
-export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
 
 export const appNotFound = () => new AppError('not_found', 'Application not found');
 

@@ -3,7 +3,7 @@
 // known is recorded as a failed invocation with its type, and nothing is charged for it.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { CallAnswer, CallMode, CallRequest, FileReference, IoSchema } from '@tollbooth/contract';
+import { type CallAnswer, type CallMode, type CallRequest, type FileReference, type IoSchema, renderTemplate } from '@tollbooth/contract';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AppRow } from '../apps/queries.ts';
@@ -14,7 +14,6 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
-import { renderTemplate } from '../prompts/template.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';

@@ -1,11 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorResponse, PromptConfig, PromptConfigUpdate, PromptTestRequest, PromptTestResult, PromptVersionList, SlugParams } from '@tollbooth/contract';
+import {
+  ErrorResponse,
+  PromptConfig,
+  PromptConfigUpdate,
+  PromptTestRequest,
+  PromptTestResult,
+  PromptVersionList,
+  renderTemplate,
+  SlugParams,
+} from '@tollbooth/contract';
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
 import type { ModelRouter } from '../gateway/providers/registry.ts';
 import { type PromptsService, promptNotFound } from './service.ts';
-import { renderTemplate } from './template.ts';
 import { runPromptTest } from './test-run.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

@@ -1,27 +1,18 @@
 // Prompt configuration: model settings plus numbered versions of the prompt text and schemas.
 // Every change of template, system prompt or schemas creates a new version and activates it.
-import type { IoSchema, PromptConfig, PromptConfigUpdate, PromptVersion } from '@tollbooth/contract';
+import {
+  DEFAULT_INPUT_SCHEMA,
+  DEFAULT_MODEL_SETTINGS,
+  DEFAULT_SYSTEM_PROMPT,
+  DEFAULT_TEMPLATE,
+  type IoSchema,
+  type PromptConfig,
+  type PromptConfigUpdate,
+  type PromptVersion,
+} from '@tollbooth/contract';
 import { Ajv } from 'ajv';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-
-export const DEFAULT_MODEL_SETTINGS = {
-  model: 'gpt-4-turbo',
-  temperature: 0.7,
-  max_tokens: 2048,
-  top_p: 1,
-  frequency_penalty: 0,
-  presence_penalty: 0,
-} as const;
-
-export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant.';
-export const DEFAULT_TEMPLATE = '{{query}}';
-export const DEFAULT_INPUT_SCHEMA: IoSchema = {
-  type: 'object',
-  properties: { query: { type: 'string', description: 'The text to send to the model' } },
-  required: ['query'],
-  additionalProperties: false,
-};
 
 interface ConfigRow {
   model: string;
