@@ -1,11 +1,12 @@
 import { QueryClientProvider } from '@tanstack/react-query';
+import type { RuntimeConfig } from '@tollbooth/contract';
 import { type ReactNode, useEffect, useState } from 'react';
 import { PageSpinner } from '../components/ui/spinner';
 import { AuthNotConfigured } from '../features/auth/components/auth-not-configured';
 import { AuthProvider } from '../features/auth/components/auth-provider';
 import { getErrorMessage } from '../lib/errors';
 import { createQueryClient } from '../lib/query-client';
-import { fetchRuntimeConfig, isAuthConfigured, type RuntimeConfig, RuntimeConfigContext } from '../lib/runtime-config';
+import { fetchRuntimeConfig, isAuthConfigured, RuntimeConfigContext } from '../lib/runtime-config';
 
 type ConfigState = { status: 'loading' } | { status: 'ready'; config: RuntimeConfig } | { status: 'failed'; reason: string | null };
 

@@ -1,25 +1,9 @@
 // Runtime settings from GET /api/config, read once at start so settings change without a rebuild.
 // Kept out of the query cache on purpose: signing out clears that cache, and these settings must stay.
+
+import type { RuntimeConfig } from '@tollbooth/contract';
 import { createContext, useContext } from 'react';
 import { api } from './api-client';
-
-/**
- * GET /api/config. Until contract/src/system.ts lands (issue 9 item 1, server half) this is the
- * web's last hand-written API shape; it then becomes `Static<typeof RuntimeConfig>` from the contract.
- */
-export interface RuntimeConfig {
-  product_name: string;
-  oidc: {
-    issuer: string;
-    client_id: string;
-    audience: string;
-    provider_name: string;
-    embedded: boolean;
-    scopes: string;
-  };
-  stripe_publishable_key: string | null;
-  public_url: string;
-}
 
 export function fetchRuntimeConfig(): Promise<RuntimeConfig> {
   return api.get<RuntimeConfig>('/config', { auth: 'none' });

@@ -1,11 +1,12 @@
 // Test helpers: render a tree with the providers the app gives it, but a fake sign-in state.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
+import type { RuntimeConfig } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { vi } from 'vitest';
 import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
-import { type RuntimeConfig, RuntimeConfigContext } from '../lib/runtime-config';
+import { RuntimeConfigContext } from '../lib/runtime-config';
 
 export const testRuntimeConfig: RuntimeConfig = {
   product_name: 'Tollbooth',

@@ -1,7 +1,8 @@
 // One oidc-client-ts UserManager per identity-provider configuration. It lives outside React so
 // StrictMode's double rendering cannot create a second instance that renews tokens on its own.
+
+import type { RuntimeConfig } from '@tollbooth/contract';
 import { UserManager, WebStorageStateStore } from 'oidc-client-ts';
-import type { RuntimeConfig } from '@/lib/runtime-config';
 
 export type OidcConfig = RuntimeConfig['oidc'];
 

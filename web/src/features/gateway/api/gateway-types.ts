@@ -1,40 +1,17 @@
-// The gateway's answers as the console reads them (server/src/gateway/routes.ts, Dify-compatible).
+// The gateway's calls as the console makes them; the shapes are the contract's (Dify-compatible).
+import type { CallAnswer, CallRequest, CallUsage } from '@tollbooth/contract';
 
 export type GatewayAction = 'completion-messages' | 'chat-messages';
 
-export interface GatewayUsage {
-  input_tokens: number;
-  output_tokens: number;
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
-  /** Seconds. */
-  latency?: number;
-}
+/** The usage of an answer (contract/src/gateway.ts). */
+export type GatewayUsage = CallUsage;
 
-/** A blocking answer, or a streamed one put back together. */
-export interface GatewayAnswer {
-  event: 'message';
-  task_id: string;
-  id: string;
-  message_id: string;
-  conversation_id: string;
-  mode: 'completion' | 'chat';
-  answer: string;
-  metadata: { usage: GatewayUsage };
-  /** Unix seconds. */
-  created_at: number;
-}
+/** A blocking answer, or a streamed one put back together (the contract's CallAnswer). */
+export type GatewayAnswer = CallAnswer;
 
-export interface CompletionBody {
-  inputs: Record<string, unknown>;
-}
+export type CompletionBody = Required<Pick<CallRequest, 'inputs'>>;
 
-export interface ChatBody {
-  query: string;
-  inputs?: Record<string, unknown>;
-  conversation_id?: string;
-}
+export type ChatBody = Pick<CallRequest, 'inputs' | 'conversation_id'> & { query: string };
 
 /** How a console call is made: who pays (the bearer) and whether the answer streams. */
 export interface GatewayCallOptions {

@@ -26,6 +26,9 @@ interface StreamFrame {
   message?: string;
 }
 
+/** What a message_end without usage counts as (the server always sends it). */
+const NO_USAGE: GatewayUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, input_tokens: 0, output_tokens: 0, latency: 0 };
+
 /** Puts a streamed answer together: `message` chunks, then `message_end` with the usage, or `error`. */
 async function readStreamedAnswer(body: ReadableStream<Uint8Array>, action: GatewayAction, onAnswer?: (answer: string) => void): Promise<GatewayAnswer> {
   let answer = '';
@@ -53,7 +56,7 @@ async function readStreamedAnswer(body: ReadableStream<Uint8Array>, action: Gate
         conversation_id: frame.conversation_id ?? '',
         mode: action === 'chat-messages' ? 'chat' : 'completion',
         answer,
-        metadata: { usage: frame.metadata?.usage ?? { input_tokens: 0, output_tokens: 0 } },
+        metadata: { usage: frame.metadata?.usage ?? NO_USAGE },
         created_at: createdAt,
       };
     } else if (frame.event === 'error') {
