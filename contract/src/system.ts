@@ -23,3 +23,16 @@ export const HealthUnavailable = Type.Object({ status: Type.Literal('unavailable
 export type HealthUnavailable = Static<typeof HealthUnavailable>;
 
 export type Health = HealthOk | HealthUnavailable;
+
+/** The model providers a model name can be served by. */
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini'] as const;
+export const ProviderKind = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]);
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** One row of the model table: which provider serves a model name, under which upstream model id. */
+export const ModelTableEntry = Type.Object({ provider: ProviderKind, upstreamModel: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export type ModelTableEntry = Static<typeof ModelTableEntry>;
+
+/** The model table (MODEL_TABLE's JSON): model name → entry; entries replace or add to the built-in table. */
+export const ModelTable = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), ModelTableEntry);
+export type ModelTable = Readonly<Record<string, ModelTableEntry>>;

@@ -17,8 +17,6 @@ import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
-import { createModelRouter, parseModelTable } from './gateway/providers/registry.ts';
-import { createRateLimiter } from './gateway/rate-limit.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -27,8 +25,10 @@ import { createApiKeysService } from './keys/service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
+import { createModelRouter } from './providers/registry.ts';
+import { createRateLimiter } from './rate-limit.ts';
 import { validatorCompiler } from './validation.ts';
-import { serveWebApp } from './web/serve-web-app.ts';
+import { serveWebApp } from './web-app/serve-web-app.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -79,7 +79,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     copyHooks: [copyPromptConfig],
   });
   const prompts = createPromptsService({ db, onChange: (appId) => callTargets.invalidate({ appId }) });
-  const models = createModelRouter(config.models, config.gateway.modelTable ? { table: parseModelTable(config.gateway.modelTable) } : {});
+  const models = createModelRouter(config.models, { table: config.gateway.modelTable });
 
   await app.register(
     async (api) => {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseModelTable } from './gateway/providers/registry.ts';
+import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './providers/model-table.ts';
 
 export interface Config {
   port: number;
@@ -44,7 +44,8 @@ export interface Config {
     /** Deadline of one upstream model or workflow call. */
     providerTimeoutMs: number;
     /** JSON overrides of the model-name → provider table, or null. */
-    modelTable: string | null;
+    /** MODEL_TABLE parsed over the built-in table (the built-in table when unset). */
+    modelTable: ModelTable;
   };
   /** Directory holding the built single-page app (index.html), or null when it is not built. */
   webDistDir: string | null;
@@ -163,13 +164,14 @@ export function loadConfig(env: Env = process.env): Config {
     gateway: {
       rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
-      modelTable: text('MODEL_TABLE'),
+      modelTable: DEFAULT_MODEL_TABLE,
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
   };
-  if (config.gateway.modelTable !== null) {
+  const modelTable = text('MODEL_TABLE');
+  if (modelTable !== null) {
     try {
-      parseModelTable(config.gateway.modelTable);
+      config.gateway.modelTable = parseModelTable(modelTable);
     } catch (error) {
       problems.push(`MODEL_TABLE: ${(error as Error).message}`);
     }

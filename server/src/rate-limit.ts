@@ -1,5 +1,6 @@
-// Fixed-window rate limiting per caller (API key, or user for access tokens). With REDIS_URL the
-// counters live in Redis so every server process shares them; without it, in this process.
+// Fixed-window rate limiting per caller: paid calls per API key (or user for access tokens), and
+// sign-in attempts. With REDIS_URL the counters live in Redis so every server process shares them;
+// without it, in this process.
 import { Redis } from 'ioredis';
 
 export interface RateLimitDecision {

@@ -14,12 +14,12 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
+import type { ModelRouter } from '../providers/registry.ts';
+import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
+import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
-import type { ModelRouter } from './providers/registry.ts';
-import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from './providers/types.ts';
-import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 import { createSettlementBatcher } from './settlement.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';

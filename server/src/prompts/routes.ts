@@ -12,7 +12,7 @@ import {
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
-import type { ModelRouter } from '../gateway/providers/registry.ts';
+import type { ModelRouter } from '../providers/registry.ts';
 import { type PromptsService, promptNotFound } from './service.ts';
 import { runPromptTest } from './test-run.ts';
 

@@ -1,7 +1,7 @@
 // Runs a prompt test against the model (Test Prompt with run: true): the owner's own, free,
 // through the same provider layer as the gateway, and not recorded as an invocation.
-import type { ModelRouter } from '../gateway/providers/registry.ts';
-import type { ChatMessage } from '../gateway/providers/types.ts';
+import type { ModelRouter } from '../providers/registry.ts';
+import type { ChatMessage } from '../providers/types.ts';
 
 export interface PromptTestRun {
   model: string;

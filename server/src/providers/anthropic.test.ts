@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAnthropicFake } from '../../test-support/fakes/anthropic-fake.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../../test-support/fakes/provider-contract.ts';
+import { startAnthropicFake } from '../test-support/fakes/anthropic-fake.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, createAnthropicProvider } from './anthropic.ts';
 import { jsonSchemaInstruction } from './json-output.ts';
 

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
-import { baseRequest, collect, rejectionOf } from '../../test-support/fakes/provider-contract.ts';
+import { baseRequest, collect, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { createDemoProvider, demoAnswer, sampleForSchema, splitIntoChunks } from './demo.ts';
 import type { ModelRequest } from './types.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGeminiFake } from '../../test-support/fakes/gemini-fake.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../../test-support/fakes/provider-contract.ts';
+import { startGeminiFake } from '../test-support/fakes/gemini-fake.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { createGeminiProvider, toGeminiSchema } from './gemini.ts';
 import { jsonSchemaInstruction } from './json-output.ts';
 

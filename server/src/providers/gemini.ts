@@ -4,7 +4,7 @@
 // blocking answer; the stream has no end marker, so the chunk with a finishReason is the last.
 // usageMetadata: promptTokenCount, candidatesTokenCount, thoughtsTokenCount (billed as output).
 
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import { systemPrompt } from './json-output.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';

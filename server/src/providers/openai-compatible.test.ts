@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../../test-support/fakes/provider-contract.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { createOpenAICompatibleProvider } from './openai-compatible.ts';
 import { countTokens } from './tokens.ts';
 

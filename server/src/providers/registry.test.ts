@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
-import { startAnthropicFake } from '../../test-support/fakes/anthropic-fake.ts';
-import { startGeminiFake } from '../../test-support/fakes/gemini-fake.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { baseRequest, collect } from '../../test-support/fakes/provider-contract.ts';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { startAnthropicFake } from '../test-support/fakes/anthropic-fake.ts';
+import { startGeminiFake } from '../test-support/fakes/gemini-fake.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { baseRequest, collect } from '../test-support/fakes/provider-contract.ts';
 import { createModelRouter, DEFAULT_MODEL_TABLE, KNOWN_MODELS, parseModelTable } from './registry.ts';
 
 const noKeys: Config['models'] = {

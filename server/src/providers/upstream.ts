@@ -1,6 +1,6 @@
 // What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
 // reading a JSON answer, and turning every failure into the error the gateway expects.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import type { FetchFunction, ModelRequest } from './types.ts';
 
 /** Thrown when the caller's signal aborts; its name is 'AbortError' like fetch's own. */

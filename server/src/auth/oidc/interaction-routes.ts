@@ -11,7 +11,7 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
-import { createRateLimiter } from '../../gateway/rate-limit.ts';
+import { createRateLimiter } from '../../rate-limit.ts';
 import { type AccountStore, MESSAGES } from './accounts.ts';
 import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
 import { MIN_PASSWORD_LENGTH } from './password.ts';

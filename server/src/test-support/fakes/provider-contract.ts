@@ -2,7 +2,7 @@
 // answer and usage blocking and streaming, and each failure mapped to the gateway's errors.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../errors.ts';
-import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../gateway/providers/types.ts';
+import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../providers/types.ts';
 import type { FakeProviderServer } from './http-fake.ts';
 
 export interface ProviderContractOptions {
