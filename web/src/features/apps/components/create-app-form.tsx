@@ -1,12 +1,12 @@
 import type { AppType, InteractionMode, Visibility } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { formatCents } from '@/lib/format';
-import { parsePriceCents } from '@/lib/price';
+import { MIN_PRICE_CENTS } from '@/lib/price';
 import { buildCreateBody, type CreateAppValues, initialCreateValues, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
@@ -37,7 +37,6 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
 
   const serverError = createApp.error && !isUnauthorizedError(createApp.error) ? getErrorMessage(createApp.error) : null;
   const isWorkflow = values.type === 'workflow';
-  const priceText = `${formatCents(parsePriceCents(values.price_cents))} per call`;
 
   return (
     <form onSubmit={handleSubmit} noValidate className="space-y-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
@@ -155,30 +154,19 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         </div>
       ) : null}
 
-      <FormField
+      <PriceField
         id={fieldId('price_cents')}
+        name="price_cents"
         label="Price per API call (cents)"
+        unit="cents"
+        min={MIN_PRICE_CENTS}
+        required
+        value={values.price_cents}
+        onChange={(value) => set('price_cents', value)}
         error={errors.price_cents}
-        hint={
-          <output aria-live="polite" data-testid="price-display">
-            {priceText}
-          </output>
-        }
-      >
-        <input
-          id={fieldId('price_cents')}
-          name="price_cents"
-          type="number"
-          required
-          min={1}
-          step={1}
-          inputMode="numeric"
-          value={values.price_cents}
-          onChange={(event) => set('price_cents', event.target.value)}
-          className={`${inputField} sm:max-w-xs`}
-          {...describedBy(fieldId('price_cents'), { error: errors.price_cents, hint: true })}
-        />
-      </FormField>
+        inputClassName={`${inputField} sm:max-w-xs`}
+        outputTestId="price-display"
+      />
 
       <div className="flex justify-end gap-3 border-t border-gray-200 pt-6">
         <Link to="/applications" className={secondaryButton}>

@@ -1,11 +1,11 @@
 import type { Application, Visibility } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
+import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { formatCents } from '@/lib/format';
-import { parsePriceCents } from '@/lib/price';
+import { MIN_PRICE_CENTS } from '@/lib/price';
 import { buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
@@ -82,25 +82,16 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
           </select>
         </FormField>
 
-        <FormField
+        <PriceField
           id={fieldId('price_cents')}
           label="Price per API call (cents)"
+          unit="cents"
+          min={MIN_PRICE_CENTS}
+          required
+          value={values.price_cents}
+          onChange={(value) => set('price_cents', value)}
           error={errors.price_cents}
-          hint={<output aria-live="polite">{`${formatCents(parsePriceCents(values.price_cents))} per call`}</output>}
-        >
-          <input
-            id={fieldId('price_cents')}
-            type="number"
-            required
-            min={1}
-            step={1}
-            inputMode="numeric"
-            value={values.price_cents}
-            onChange={(event) => set('price_cents', event.target.value)}
-            className={inputField}
-            {...describedBy(fieldId('price_cents'), { error: errors.price_cents, hint: true })}
-          />
-        </FormField>
+        />
       </div>
 
       <div className="flex justify-end gap-3">

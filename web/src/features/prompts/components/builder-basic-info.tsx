@@ -1,10 +1,9 @@
 import type { AppStatus, Visibility } from '@tollbooth/contract';
 import { slugify } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
+import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { formatCents } from '@/lib/format';
-import { dollarsToCents } from '@/lib/price';
 import { type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { PromptEditor } from './prompt-editor';
@@ -96,23 +95,14 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
             <option value="embed">Embeddable</option>
           </select>
         </FormField>
-        <FormField
+        <PriceField
           id={fieldId('price')}
           label="Price per Call (USD)"
-          hint={<output aria-live="polite">{`${formatCents(dollarsToCents(draft.price))} per call`}</output>}
-        >
-          <input
-            id={fieldId('price')}
-            type="number"
-            min={0.01}
-            step={0.01}
-            inputMode="decimal"
-            value={draft.price}
-            onChange={(event) => set('price', event.target.value)}
-            className={inputField}
-            {...describedBy(fieldId('price'), { hint: true })}
-          />
-        </FormField>
+          unit="dollars"
+          min={0.01}
+          value={draft.price}
+          onChange={(value) => set('price', value)}
+        />
       </div>
 
       <PromptEditor

@@ -1,9 +1,8 @@
 import type { AppStatus, InteractionMode, Visibility } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
+import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { formatCents } from '@/lib/format';
-import { parsePriceCents } from '@/lib/price';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
 
 interface DetailBasicSettingsProps {
@@ -76,23 +75,15 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
           <option value="embed">Embed</option>
         </select>
       </FormField>
-      <FormField
+      <PriceField
         id={fieldId('price')}
         label="Price per Call (cents)"
-        hint={<output aria-live="polite">{`${formatCents(Math.max(0, parsePriceCents(values.price_cents)))} per call`}</output>}
-      >
-        <input
-          id={fieldId('price')}
-          type="number"
-          min={0}
-          step={1}
-          inputMode="numeric"
-          value={values.price_cents}
-          onChange={(event) => set('price_cents', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('price'), { hint: true })}
-        />
-      </FormField>
+        unit="cents"
+        min={0}
+        clampDisplay
+        value={values.price_cents}
+        onChange={(value) => set('price_cents', value)}
+      />
     </div>
   );
 }
