@@ -78,8 +78,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : undefined)],
     copyHooks: [copyPromptConfig],
   });
-  const prompts = createPromptsService({ db, onChange: (appId) => callTargets.invalidate({ appId }) });
   const models = createModelRouter(config.models, { table: config.gateway.modelTable });
+  const prompts = createPromptsService({ db, models, timeoutMs: config.gateway.providerTimeoutMs, onChange: (appId) => callTargets.invalidate({ appId }) });
 
   await app.register(
     async (api) => {
@@ -88,7 +88,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { db, apps });
-      await api.register(promptsRoutes, { apps, prompts, models, timeoutMs: config.gateway.providerTimeoutMs });
+      await api.register(promptsRoutes, { apps, prompts });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });
     },
@@ -108,7 +108,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     callTargets,
     idempotency: createIdempotencyStore(db, { waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000 }),
   });
-  await app.register(gatewayRoutes, { gateway, apps, db, dataDir: config.dataDir });
+  await app.register(gatewayRoutes, { gateway });
 
   // Holds left by a process that died mid-call are released once they expire.
   const sweeper = setInterval(() => {

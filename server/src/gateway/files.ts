@@ -6,6 +6,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
+import type { UploadedFile } from '@tollbooth/contract';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 
@@ -25,15 +26,7 @@ export const ALLOWED_UPLOADS: Record<string, string> = {
   pdf: 'application/pdf',
 };
 
-export interface UploadedFile {
-  id: string;
-  name: string;
-  size: number;
-  extension: string;
-  mime_type: string;
-  created_by: string;
-  created_at: number;
-}
+export type { UploadedFile } from '@tollbooth/contract';
 
 export async function storeUpload(
   db: Database,

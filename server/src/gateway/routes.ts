@@ -4,12 +4,10 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, type StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppsService } from '../apps/service.ts';
-import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, storeUpload } from './files.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 import type { CallMode, GatewayService, PreparedCall } from './service.ts';
-import { checkCallAccess, RateLimitedError } from './service.ts';
+import { RateLimitedError } from './service.ts';
 
 const PING_INTERVAL_MS = 10_000;
 
@@ -41,10 +39,7 @@ function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rate
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
 }
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService; apps: AppsService; db: Database; dataDir: string }> = async (
-  app,
-  { gateway, apps, db, dataDir },
-) => {
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService }> = async (app, { gateway }) => {
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
   app.post(
@@ -70,12 +65,10 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
     },
     async (request, reply) => {
       await app.authenticateCaller(request, reply);
-      const target = await apps.findCallableApp(request.params.slug);
-      if (!target) throw new AppError('not_found', 'Application not found');
-      if (!request.auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
-      checkCallAccess(target, request.auth);
-      if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send multipart/form-data with a "file" field', 'file');
-      const uploaded = await storeUpload(db, dataDir, { userId: request.auth.user.id, appId: target.id }, await request.file());
+      const uploaded = await gateway.upload(request.params.slug, request.auth, async () => {
+        if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send multipart/form-data with a "file" field', 'file');
+        return request.file();
+      });
       return reply.status(201).send(uploaded);
     },
   );

@@ -3,6 +3,7 @@
 // known is recorded as a failed invocation with its type, and nothing is charged for it.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { MultipartFile } from '@fastify/multipart';
 import { type CallAnswer, type CallMode, type CallRequest, type FileReference, type IoSchema, renderTemplate } from '@tollbooth/contract';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -18,6 +19,7 @@ import type { ModelRouter } from '../providers/registry.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
+import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
 import { createSettlementBatcher } from './settlement.ts';
@@ -342,6 +344,15 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
 
   return {
     prepare,
+
+    /** Stores a file the caller may reference in a later call to the app; readFile reads the multipart body once access is checked. */
+    async upload(slug: string, auth: AuthContext | null, readFile: () => Promise<MultipartFile | undefined>): Promise<UploadedFile> {
+      const target = await apps.findCallableApp(slug);
+      if (!target) throw new AppError('not_found', 'Application not found');
+      if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+      checkCallAccess(target, auth);
+      return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await readFile());
+    },
 
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
       try {

@@ -1,29 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  ErrorResponse,
-  PromptConfig,
-  PromptConfigUpdate,
-  PromptTestRequest,
-  PromptTestResult,
-  PromptVersionList,
-  renderTemplate,
-  SlugParams,
-} from '@tollbooth/contract';
+import { ErrorResponse, PromptConfig, PromptConfigUpdate, PromptTestRequest, PromptTestResult, PromptVersionList, SlugParams } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
-import type { ModelRouter } from '../providers/registry.ts';
 import { type PromptsService, promptNotFound } from './service.ts';
-import { runPromptTest } from './test-run.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['prompts'];
 
-export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; prompts: PromptsService; models: ModelRouter; timeoutMs: number }> = async (
-  app,
-  { apps, prompts, models, timeoutMs },
-) => {
+export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; prompts: PromptsService }> = async (app, { apps, prompts }) => {
   /** The owner's prompt app, or the same 404 for anyone else and for workflow apps. */
   const ownedPromptApp = async (slug: string, userId: string) => {
     const row = await apps.findOwnedApp(slug, userId);
@@ -102,34 +88,7 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
     },
     async (request) => {
       const row = await ownedPromptApp(request.params.slug, requireAuth(request).user.id);
-      const body = request.body;
-      const result = renderTemplate(body.prompt_template, body.test_inputs ?? {});
-      const rendered = {
-        success: result.ok,
-        message: result.ok ? 'Template rendered successfully' : 'Template has problems',
-        error: result.ok ? null : result.error,
-        rendered_template: result.text,
-        detected_variables: result.variables,
-      };
-      if (!body.run || !result.ok) return rendered;
-      // Unset settings fall back to the app's saved configuration.
-      const saved = await prompts.readPromptConfig(row.id);
-      try {
-        const answer = await runPromptTest(models, timeoutMs, {
-          model: body.model ?? saved.model,
-          systemPrompt: body.system_prompt ?? saved.system_prompt,
-          renderedTemplate: result.text,
-          temperature: body.temperature ?? saved.temperature,
-          maxTokens: body.max_tokens ?? saved.max_tokens,
-          topP: body.top_p ?? saved.top_p,
-          frequencyPenalty: body.frequency_penalty ?? saved.frequency_penalty,
-          presencePenalty: body.presence_penalty ?? saved.presence_penalty,
-          outputSchema: saved.active_version.output_schema,
-        });
-        return { ...rendered, message: 'Template rendered and the model answered', ...answer };
-      } catch (error) {
-        return { ...rendered, success: false, message: 'The model call failed', error: (error as Error).message };
-      }
+      return prompts.testConfig(row.id, request.body);
     },
   );
 };

@@ -8,11 +8,17 @@ import {
   type IoSchema,
   type PromptConfig,
   type PromptConfigUpdate,
+  type PromptTestRequest,
+  type PromptTestResult,
   type PromptVersion,
+  renderTemplate,
 } from '@tollbooth/contract';
 import { Ajv } from 'ajv';
+import type { Static } from 'typebox';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import type { ModelRouter } from '../providers/registry.ts';
+import { runPromptTest } from './test-run.ts';
 
 interface ConfigRow {
   model: string;
@@ -106,9 +112,15 @@ export async function copyPromptConfig(tx: Queryable, fromAppId: string, toAppId
 
 export function createPromptsService({
   db,
+  models,
+  timeoutMs,
   onChange = () => {},
 }: {
-  db: Database /** Told after an app's configuration changed. */;
+  db: Database;
+  /** Test Prompt with run: true calls the model through these, waiting at most timeoutMs. */
+  models: ModelRouter;
+  timeoutMs: number;
+  /** Told after an app's configuration changed. */
   onChange?: (appId: string) => void;
 }) {
   const readVersion = async (q: Queryable, appId: string, version: number) => {
@@ -141,7 +153,37 @@ export function createPromptsService({
     active_version: toVersion(version),
   });
 
-  return {
+  const service = {
+    /** Renders a template with test inputs and reports its variables and problems; with run, also asks the model (unset settings fall back to the saved configuration). */
+    async testConfig(appId: string, body: Static<typeof PromptTestRequest>): Promise<PromptTestResult> {
+      const result = renderTemplate(body.prompt_template, body.test_inputs ?? {});
+      const rendered = {
+        success: result.ok,
+        message: result.ok ? 'Template rendered successfully' : 'Template has problems',
+        error: result.ok ? null : result.error,
+        rendered_template: result.text,
+        detected_variables: result.variables,
+      };
+      if (!body.run || !result.ok) return rendered;
+      const saved = await service.readPromptConfig(appId);
+      try {
+        const answer = await runPromptTest(models, timeoutMs, {
+          model: body.model ?? saved.model,
+          systemPrompt: body.system_prompt ?? saved.system_prompt,
+          renderedTemplate: result.text,
+          temperature: body.temperature ?? saved.temperature,
+          maxTokens: body.max_tokens ?? saved.max_tokens,
+          topP: body.top_p ?? saved.top_p,
+          frequencyPenalty: body.frequency_penalty ?? saved.frequency_penalty,
+          presencePenalty: body.presence_penalty ?? saved.presence_penalty,
+          outputSchema: saved.active_version.output_schema,
+        });
+        return { ...rendered, message: 'Template rendered and the model answered', ...answer };
+      } catch (error) {
+        return { ...rendered, success: false, message: 'The model call failed', error: (error as Error).message };
+      }
+    },
+
     /** The configuration with its active version in one round trip (the gateway's hot path). */
     async readActivePromptConfig(appId: string): Promise<PromptConfig> {
       const { rows } = await db.query<ConfigRow & VersionRow>(
@@ -243,6 +285,7 @@ export function createPromptsService({
       return activated;
     },
   };
+  return service;
 }
 
 export type PromptsService = ReturnType<typeof createPromptsService>;
