@@ -1,4 +1,4 @@
-// Per-call charging: reserve before the upstream call, settle on success (gateway/settlement.ts,
+// Per-call charging: reserve before the upstream call, settle on success (settlement.ts,
 // batched with the invocation records), release on failure.
 // A reservation is a hold row plus held_cents on the caller's credits (and on the key's monthly
 // spend counter); CHECK constraints make an over-reservation fail inside PostgreSQL, so no number

@@ -4,7 +4,7 @@
 //
 //   hold amount in the database = what the lease has left + what its calls in flight took
 //
-// A settled call takes its price off the hold (gateway/settlement.ts); a failed call gives its
+// A settled call takes its price off the hold (settlement.ts); a failed call gives its
 // price back to the lease; an idle lease is released, returning what is left. A lease is only as
 // large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
 // price), and it retires well before its hold would expire. If the process dies, the hold expires

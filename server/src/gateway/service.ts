@@ -22,7 +22,7 @@ import type { CallTargetCache } from './call-target-cache.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
-import { createSettlementBatcher } from './settlement.ts';
+import { createSettlementBatcher } from '../billing/settlement.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** The body of a call; the route schema and the service read the same declaration. */
