@@ -7,9 +7,9 @@
 // turns are saved — all or nothing. A call's answer is sent only after its batch committed, so an
 // acknowledged charge is never lost; a process that dies first leaves holds that expire unused.
 
+import type { Database } from '../db/client.ts';
 import type { CreditHold } from './charges.ts';
 import { currentSpendMonth } from './charges.ts';
-import type { Database } from '../db/client.ts';
 
 export interface Settlement {
   invocationId: string;

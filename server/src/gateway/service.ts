@@ -11,6 +11,7 @@ import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CreditLeases, LeasedCharge } from '../billing/credit-leases.ts';
+import { createSettlementBatcher } from '../billing/settlement.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -22,7 +23,6 @@ import type { CallTargetCache } from './call-target-cache.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
-import { createSettlementBatcher } from '../billing/settlement.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** The body of a call; the route schema and the service read the same declaration. */
