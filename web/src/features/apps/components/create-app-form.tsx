@@ -1,6 +1,7 @@
-import type { AppType, InteractionMode, Visibility } from '@tollbooth/contract';
+import type { AppType, InteractionMode } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -61,17 +62,13 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         />
       </FormField>
 
-      <FormField id={fieldId('description')} label="Description" error={errors.description}>
-        <textarea
-          id={fieldId('description')}
-          name="description"
-          rows={3}
-          maxLength={2000}
-          value={values.description}
-          onChange={(event) => set('description', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <DescriptionField
+        id={fieldId('description')}
+        name="description"
+        value={values.description}
+        onChange={(value) => set('description', value)}
+        error={errors.description}
+      />
 
       <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
         <FormField id={fieldId('type')} label="Type" error={errors.type}>
@@ -106,21 +103,15 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
           </FormField>
         )}
 
-        <FormField id={fieldId('visibility')} label="Visibility" error={errors.visibility}>
-          <select
-            id={fieldId('visibility')}
-            name="visibility"
-            required
-            value={values.visibility}
-            onChange={(event) => set('visibility', event.target.value as Visibility | '')}
-            className={inputField}
-            {...describedBy(fieldId('visibility'), { error: errors.visibility })}
-          >
-            <option value="private">Private</option>
-            <option value="public">Public</option>
-            <option value="embed">Embed</option>
-          </select>
-        </FormField>
+        <VisibilityField
+          id={fieldId('visibility')}
+          name="visibility"
+          required
+          value={values.visibility}
+          onChange={(value) => set('visibility', value)}
+          error={errors.visibility}
+          describedBy={describedBy(fieldId('visibility'), { error: errors.visibility })}
+        />
       </div>
 
       {isWorkflow ? (

@@ -1,5 +1,6 @@
-import type { Application, Visibility } from '@tollbooth/contract';
+import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
+import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -57,30 +58,10 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
         />
       </FormField>
 
-      <FormField id={fieldId('description')} label="Description">
-        <textarea
-          id={fieldId('description')}
-          rows={3}
-          maxLength={2000}
-          value={values.description}
-          onChange={(event) => set('description', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <DescriptionField id={fieldId('description')} value={values.description} onChange={(value) => set('description', value)} />
 
       <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
-        <FormField id={fieldId('visibility')} label="Visibility">
-          <select
-            id={fieldId('visibility')}
-            value={values.visibility}
-            onChange={(event) => set('visibility', event.target.value as Visibility)}
-            className={inputField}
-          >
-            <option value="private">Private</option>
-            <option value="public">Public</option>
-            <option value="embed">Embed</option>
-          </select>
-        </FormField>
+        <VisibilityField id={fieldId('visibility')} value={values.visibility} onChange={(value) => set('visibility', value)} />
 
         <PriceField
           id={fieldId('price_cents')}

@@ -1,6 +1,7 @@
-import type { AppStatus, Visibility } from '@tollbooth/contract';
+import type { AppStatus } from '@tollbooth/contract';
 import { slugify } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
+import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
@@ -64,16 +65,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
         </FormField>
       </div>
 
-      <FormField id={fieldId('description')} label="Description">
-        <textarea
-          id={fieldId('description')}
-          rows={3}
-          maxLength={2000}
-          value={draft.description}
-          onChange={(event) => set('description', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <DescriptionField id={fieldId('description')} value={draft.description} onChange={(value) => set('description', value)} />
 
       <div className="grid grid-cols-1 gap-5 sm:grid-cols-3">
         <FormField id={fieldId('status')} label="Status">
@@ -83,18 +75,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
             <option value="archived">Archived</option>
           </select>
         </FormField>
-        <FormField id={fieldId('visibility')} label="Visibility">
-          <select
-            id={fieldId('visibility')}
-            value={draft.visibility}
-            onChange={(event) => set('visibility', event.target.value as Visibility)}
-            className={inputField}
-          >
-            <option value="private">Private</option>
-            <option value="public">Public</option>
-            <option value="embed">Embeddable</option>
-          </select>
-        </FormField>
+        <VisibilityField id={fieldId('visibility')} embedLabel="Embeddable" value={draft.visibility} onChange={(value) => set('visibility', value)} />
         <PriceField
           id={fieldId('price')}
           label="Price per Call (USD)"

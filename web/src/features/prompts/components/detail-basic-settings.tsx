@@ -1,5 +1,6 @@
-import type { AppStatus, InteractionMode, Visibility } from '@tollbooth/contract';
+import type { AppStatus, InteractionMode } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
+import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
@@ -36,16 +37,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
           <option value="archived">Archived</option>
         </select>
       </FormField>
-      <FormField id={fieldId('description')} label="Description" className="sm:col-span-2">
-        <textarea
-          id={fieldId('description')}
-          rows={3}
-          maxLength={2000}
-          value={values.description}
-          onChange={(event) => set('description', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <DescriptionField id={fieldId('description')} className="sm:col-span-2" value={values.description} onChange={(value) => set('description', value)} />
       <FormField
         id={fieldId('mode')}
         label="Interaction Mode"
@@ -63,18 +55,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
           <option value="chat">Chat Conversation - Multi-turn dialogue</option>
         </select>
       </FormField>
-      <FormField id={fieldId('visibility')} label="Visibility">
-        <select
-          id={fieldId('visibility')}
-          value={values.visibility}
-          onChange={(event) => set('visibility', event.target.value as Visibility)}
-          className={inputField}
-        >
-          <option value="private">Private</option>
-          <option value="public">Public</option>
-          <option value="embed">Embed</option>
-        </select>
-      </FormField>
+      <VisibilityField id={fieldId('visibility')} value={values.visibility} onChange={(value) => set('visibility', value)} />
       <PriceField
         id={fieldId('price')}
         label="Price per Call (cents)"

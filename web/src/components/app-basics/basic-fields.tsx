@@ -1,0 +1,54 @@
+// The basics every application form shares (spec section 5): visibility and description. The
+// create, edit, builder and detail forms lay them out differently, but each field exists once.
+import type { Visibility } from '@tollbooth/contract';
+import { FormField } from '@/components/ui/form-field';
+import { inputField } from '@/components/ui/styles';
+
+interface VisibilityFieldProps {
+  id: string;
+  value: Visibility | '';
+  onChange: (value: Visibility) => void;
+  error?: string;
+  required?: boolean;
+  name?: string;
+  describedBy?: { 'aria-invalid'?: true; 'aria-describedby'?: string };
+  /** How the "embed" option reads: "Embed" in the app forms, "Embeddable" in the prompt builder. */
+  embedLabel?: string;
+}
+
+export function VisibilityField({ id, value, onChange, error, required, name, describedBy, embedLabel = 'Embed' }: VisibilityFieldProps) {
+  return (
+    <FormField id={id} label="Visibility" error={error}>
+      <select
+        id={id}
+        name={name}
+        required={required}
+        value={value}
+        onChange={(event) => onChange(event.target.value as Visibility)}
+        className={inputField}
+        {...describedBy}
+      >
+        <option value="private">Private</option>
+        <option value="public">Public</option>
+        <option value="embed">{embedLabel}</option>
+      </select>
+    </FormField>
+  );
+}
+
+interface DescriptionFieldProps {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  name?: string;
+  className?: string;
+}
+
+export function DescriptionField({ id, value, onChange, error, name, className }: DescriptionFieldProps) {
+  return (
+    <FormField id={id} label="Description" error={error} className={className}>
+      <textarea id={id} name={name} rows={3} maxLength={2000} value={value} onChange={(event) => onChange(event.target.value)} className={inputField} />
+    </FormField>
+  );
+}
