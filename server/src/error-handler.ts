@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { describeSchemaError } from './validation.ts';
 
 interface ErrorBody {
   code: string;
@@ -13,14 +14,8 @@ function describeValidation(error: FastifyError): { field: string; message: stri
   const first = error.validation?.[0];
   const context = error.validationContext ?? 'body';
   if (!first) return { field: context, message: error.message };
-  const missing = (first.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
-  const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
-  if (missing.missingProperty) pathParts.push(missing.missingProperty);
-  if (missing.additionalProperty) pathParts.push(missing.additionalProperty);
-  const field = pathParts.length > 0 ? pathParts.join('.') : context;
-  let message = first.message ?? 'is invalid';
-  if (missing.missingProperty) message = 'is required';
-  else if (missing.additionalProperty) message = 'is not a known field';
+  const { path, message } = describeSchemaError(first);
+  const field = path.length > 0 ? path.join('.') : context;
   return { field, message };
 }
 

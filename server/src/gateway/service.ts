@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import { type CallAnswer, type CallMode, type CallRequest, type FileReference, type IoSchema, renderTemplate } from '@tollbooth/contract';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
@@ -19,6 +18,7 @@ import type { PromptsService } from '../prompts/service.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
+import { createAjv, describeSchemaError } from '../validation.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
@@ -62,8 +62,7 @@ function errorTypeOf(error: unknown): string {
   return 'internal_error';
 }
 
-const inputValidator = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true });
-addFormats.default(inputValidator);
+const inputValidator = createAjv({ coerceTypes: false });
 
 export interface GatewayDependencies {
   db: Database;
@@ -191,14 +190,8 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       const validate = validatorFor(`${app.id}:${version.version}`, version.input_schema);
       if (!validate(inputs)) {
         const first = validate.errors?.[0];
-        const missing = (first?.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
-        const path = [
-          'inputs',
-          ...(first?.instancePath ?? '').split('/').filter(Boolean),
-          ...(missing.missingProperty ? [missing.missingProperty] : []),
-          ...(missing.additionalProperty ? [missing.additionalProperty] : []),
-        ].join('.');
-        const reason = missing.missingProperty ? 'is required' : missing.additionalProperty ? 'is not a known input' : (first?.message ?? 'is invalid');
+        const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
+        const path = ['inputs', ...parts].join('.');
         throw new AppError('invalid_param', `${path}: ${reason}`, path);
       }
       const rendered = renderTemplate(version.prompt_template, inputs);

@@ -13,11 +13,11 @@ import {
   type PromptVersion,
   renderTemplate,
 } from '@tollbooth/contract';
-import { Ajv } from 'ajv';
 import type { Static } from 'typebox';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { ModelRouter } from '../providers/registry.ts';
+import { createAjv } from '../validation.ts';
 import { runPromptTest } from './test-run.ts';
 
 interface ConfigRow {
@@ -44,7 +44,7 @@ const toVersion = (row: VersionRow): PromptVersion => ({ ...row, created_at: row
 
 export const promptNotFound = () => new AppError('not_found', 'Prompt not found');
 
-const schemaChecker = new Ajv({ strict: false });
+const schemaChecker = createAjv();
 
 /** Checks a schema is of the spec's shape and compiles as JSON Schema; throws 400 naming the field. */
 export function validateIoSchema(schema: IoSchema, field: string) {
