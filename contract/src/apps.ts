@@ -25,7 +25,12 @@ export const Application = Type.Object({
   interaction_mode: InteractionMode,
   visibility: Visibility,
   status: AppStatus,
-  price_cents: Type.Integer({ description: 'Price per API call in integer cents' }),
+  price_cents: Type.Integer({ description: 'Price per API call in integer cents, in force now' }),
+  upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'An announced price increase: it applies to calls from upcoming_price_at on (increases wait PRICE_INCREASE_NOTICE_DAYS, default 7; decreases apply at once). null: none',
+  }),
+  upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When upcoming_price_cents takes effect' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   creator_name: Type.String(),

@@ -36,7 +36,12 @@ export const InvokeRequest = Type.Record(Type.String(), Type.Unknown());
 export type InvokeRequest = Static<typeof InvokeRequest>;
 
 /** Optional headers of a call. */
-export const CallHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+export const CallHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  'x-max-price-cents': Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Refuse the call (402 price_above_limit, not charged) if it costs more than this' }),
+  ),
+});
 export type CallHeaders = Static<typeof CallHeaders>;
 
 export const CallUsage = Type.Object({

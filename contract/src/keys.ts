@@ -11,6 +11,9 @@ export const ApiKey = Type.Object({
   }),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   monthly_spend_limit_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'Most the key may spend per UTC calendar month; null: no limit' }),
+  max_price_cents: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Most one call made with this key may cost; a call to an app priced above it answers 402 price_above_limit. null: no cap',
+  }),
   spent_this_month_cents: Type.Integer({ description: 'What calls made with this key were charged since the start of the current UTC month' }),
 });
 
@@ -28,6 +31,11 @@ export const ApiKeyCreate = Type.Object(
     monthly_spend_limit_cents: Type.Optional(
       Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000_000 }), Type.Null()], {
         description: 'Integer cents per UTC calendar month; null or absent: no limit',
+      }),
+    ),
+    max_price_cents: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.Null()], {
+        description: 'Most one call made with this key may cost, in integer cents; null or absent: no cap',
       }),
     ),
   },

@@ -29,9 +29,11 @@ export type RenderResult = { ok: true; text: string; variables: string[] } | { o
 export function renderTemplate(template: string, inputs: Record<string, unknown>): RenderResult {
   const variables = detectVariables(template);
   const braceProblem = findBraceProblem(template);
-  const missing = variables.filter((name) => inputs[name] === undefined || inputs[name] === null);
+  // Own properties only: {{constructor}} or {{__proto__}} must not find Object.prototype's.
+  const inputFor = (name: string) => (Object.hasOwn(inputs, name) ? inputs[name] : undefined);
+  const missing = variables.filter((name) => inputFor(name) === undefined || inputFor(name) === null);
   const text = template.replace(TEMPLATE_VARIABLE, (whole, name: string) => {
-    const value = inputs[name];
+    const value = inputFor(name);
     if (value === undefined || value === null) return whole;
     return typeof value === 'string' ? value : JSON.stringify(value);
   });

@@ -22,6 +22,8 @@ test('the sign-up page explains a short password and a taken e-mail', async ({ p
   await page.getByRole('button', { name: 'Create Account' }).click();
   await fillSignUpForm(page, { ...account, password: 'short' });
   await expect(page.getByText('Password must be at least 8 characters.')).toBeVisible();
+  await fillSignUpForm(page, { ...account, password: 'password123' });
+  await expect(page.getByText('This password is too easy to guess.', { exact: false })).toBeVisible();
   await fillSignUpForm(page, account);
   await expect(page.getByText('An account with that email already exists.')).toBeVisible();
 });
@@ -35,7 +37,7 @@ test('signing out, then a protected page asks to sign in and returns there after
   await expect(page).toHaveURL(/\/login$/);
   await page.getByRole('button', { name: 'Sign in with Tollbooth' }).click();
   await fillSignInForm(page, { email: account.email, password: 'wrong-password' });
-  await expect(page.getByText('Incorrect password.')).toBeVisible();
+  await expect(page.getByText('Incorrect email or password.')).toBeVisible();
   await fillSignInForm(page, account);
   await expect(page).toHaveURL(/\/profile$/);
   await expect(page.getByRole('heading', { name: 'Profile Settings' })).toBeVisible();

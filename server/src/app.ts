@@ -16,17 +16,20 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
+import { sweepExpiredUploads } from './gateway/files.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
+import { serializeRequest } from './logging.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
 
@@ -38,17 +41,21 @@ export interface AppDependencies {
 
 export type App = FastifyInstance;
 
+/** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export async function buildApp({ config, db, logger }: AppDependencies) {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Slugs and ids never need case-folding; keep paths exact and allow the spec's trailing slashes.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  registerRequestGuards(app);
 
   await app.register(swagger, {
     openapi: {
@@ -96,29 +103,51 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   );
 
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
-  const leases = createCreditLeases(db);
+  const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute });
+  const crashRecovery = {
+    holdLifetimeSeconds: config.claimLifetimeSeconds,
+    onRenewError: (error: unknown) => app.log.error({ err: error }, 'renewing credit holds or idempotency claims failed'),
+  };
+  const leases = createCreditLeases(db, crashRecovery);
+  const idempotency = createIdempotencyStore(db, {
+    waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
+    claimLifetimeSeconds: config.claimLifetimeSeconds,
+    onRenewError: crashRecovery.onRenewError,
+  });
   const gateway = createGatewayService({
     leases,
+    log: app.log,
     db,
     config,
     apps,
     prompts,
     models,
     rateLimiter,
+    userRateLimiter,
     callTargets,
-    idempotency: createIdempotencyStore(db, { waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000 }),
+    idempotency,
   });
   await app.register(gatewayRoutes, { gateway });
+  const uploadSweeper = setInterval(() => {
+    sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
+  }, 60 * 60_000);
+  uploadSweeper.unref();
 
-  // Holds left by a process that died mid-call are released once they expire.
-  const sweeper = setInterval(() => {
-    sweepExpiredHolds(db).catch((error: unknown) => app.log.error({ err: error }, 'releasing expired credit holds failed'));
-  }, 60_000);
+  // Holds left by a process that died mid-call are released once they expire (live ones are renewed).
+  const sweeper = setInterval(
+    () => {
+      sweepExpiredHolds(db).catch((error: unknown) => app.log.error({ err: error }, 'releasing expired credit holds failed'));
+    },
+    Math.max(1000, (config.claimLifetimeSeconds * 1000) / 6),
+  );
   sweeper.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    clearInterval(uploadSweeper);
     await leases.close();
+    idempotency.close();
     await rateLimiter.close();
+    await userRateLimiter.close();
   });
 
   await serveWebApp(app, config);

@@ -26,6 +26,18 @@ export interface Config {
     providerName: string;
   };
   signupCreditsCents: number;
+  /** Seconds credit holds and Idempotency-Key claims of a crashed process stay locked (live ones are renewed). */
+  claimLifetimeSeconds: number;
+  mail: {
+    /** smtp(s):// URL; set, new local accounts verify their email before sign-up credits are granted. */
+    smtpUrl: string | null;
+    from: string;
+  };
+  /** Local accounts created per client address per hour, and overall per hour. */
+  signupLimits: { perAddressPerHour: number; perHour: number };
+  uploads: { quotaBytes: number; retentionDays: number };
+  /** Days a price increase waits before it reaches callers; decreases apply at once. */
+  priceIncreaseNoticeDays: number;
   platformFeeBps: number;
   logLevel: string;
   stripe: { secretKey: string | null; publishableKey: string | null; webhookSecret: string | null };
@@ -41,12 +53,16 @@ export interface Config {
   gateway: {
     /** Calls per minute per API key (or per user for access tokens). */
     rateLimitPerMinute: number;
+    /** Calls per minute per user, across all their keys and tokens. */
+    userRateLimitPerMinute: number;
     /** Deadline of one upstream model or workflow call. */
     providerTimeoutMs: number;
     /** JSON overrides of the model-name → provider table, or null. */
     /** MODEL_TABLE parsed over the built-in table (the built-in table when unset). */
     modelTable: ModelTable;
   };
+  /** Which proxies' X-Forwarded-* headers to believe (client address, protocol): Fastify's trustProxy. */
+  trustProxy: boolean | number | string[];
   /** Directory holding the built single-page app (index.html), or null when it is not built. */
   webDistDir: string | null;
 }
@@ -135,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const redisUrl = url('REDIS_URL', null);
+  const rateLimitPerMinute = integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000);
   const config: Config = {
     port,
     host: text('HOST') ?? '0.0.0.0',
@@ -146,6 +163,17 @@ export function loadConfig(env: Env = process.env): Config {
     oidc,
     signupCreditsCents: integer('SIGNUP_CREDITS_CENTS', 500, 0, 100_000_000),
     platformFeeBps: integer('PLATFORM_FEE_BPS', 0, 0, 10_000),
+    mail: { smtpUrl: parseSmtpUrl(text('SMTP_URL'), problems), from: text('MAIL_FROM') ?? `Tollbooth <no-reply@${new URL(publicUrl).hostname}>` },
+    signupLimits: {
+      perAddressPerHour: integer('SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000),
+      perHour: integer('SIGNUP_LIMIT_PER_HOUR', 200, 1, 10_000_000),
+    },
+    uploads: {
+      quotaBytes: integer('UPLOAD_QUOTA_MB', 200, 1, 1_000_000) * 1024 * 1024,
+      retentionDays: integer('UPLOAD_RETENTION_DAYS', 30, 1, 3650),
+    },
+    claimLifetimeSeconds: integer('CLAIM_LIFETIME_SECONDS', 90, 3, 3600),
+    priceIncreaseNoticeDays: integer('PRICE_INCREASE_NOTICE_DAYS', 7, 0, 365),
     logLevel: text('LOG_LEVEL') ?? 'info',
     stripe: {
       secretKey: text('STRIPE_SECRET_KEY'),
@@ -162,11 +190,13 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     allowPrivateProviderUrls: flag('ALLOW_PRIVATE_PROVIDER_URLS', false),
     gateway: {
-      rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+      rateLimitPerMinute,
+      userRateLimitPerMinute: integer('USER_RATE_LIMIT_PER_MINUTE', 2 * rateLimitPerMinute, 1, 20_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
       modelTable: DEFAULT_MODEL_TABLE,
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
+    trustProxy: parseTrustProxy(text('TRUST_PROXY'), problems),
   };
   const modelTable = text('MODEL_TABLE');
   if (modelTable !== null) {
@@ -207,4 +237,32 @@ function loadOrCreateSecretKey(dataDir: string): Buffer {
 function resolveWebDist(explicit: string | null): string | null {
   const candidates = explicit ? [path.resolve(explicit)] : [path.resolve(import.meta.dirname, '../../web/dist')];
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
+}
+
+/** TRUST_PROXY: off (default), on (every hop), a hop count, or comma-separated addresses and CIDR ranges. */
+function parseTrustProxy(raw: string | null, problems: string[]): boolean | number | string[] {
+  if (raw === null || ['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  if (['true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (
+    entries.length === 0 ||
+    entries.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && !['loopback', 'linklocal', 'uniquelocal'].includes(entry))
+  ) {
+    problems.push(`TRUST_PROXY must be off, on, a hop count or comma-separated IP addresses/CIDR ranges (got "${raw}")`);
+    return false;
+  }
+  return entries;
+}
+
+function parseSmtpUrl(raw: string | null, problems: string[]): string | null {
+  if (raw === null) return null;
+  try {
+    if (/^smtps?:$/.test(new URL(raw).protocol)) return raw;
+  } catch {}
+  problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
+  return null;
 }

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   insufficient_credits: 402,
   key_limit_exceeded: 402,
+  price_above_limit: 402,
   forbidden: 403,
   app_unavailable: 403,
   not_found: 404,

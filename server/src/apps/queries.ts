@@ -10,7 +10,12 @@ export interface AppRow {
   interaction_mode: 'completion' | 'chat';
   visibility: 'private' | 'public' | 'embed';
   status: 'draft' | 'live' | 'archived';
+  /** The price in force now (an upcoming increase whose date has passed is in force). */
   price_cents: number;
+  /** An announced increase and when it takes effect, or null. */
+  upcoming_price_cents: number | null;
+  upcoming_price_at: Date | null;
+  went_live_at: Date | null;
   provider_config: { app_id?: string; base_url?: string };
   provider_secret_sealed: string | null;
   created_at: Date;
@@ -18,8 +23,13 @@ export interface AppRow {
   creator_name: string;
 }
 
+// Price changes need no sweeper: an increase whose date has passed is read as the price.
+const EFFECTIVE_PRICE_COLUMNS = `CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
+  CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
+  CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at`;
+
 const APP_SELECT = `SELECT a.id, a.owner_id, a.name, a.slug, a.description, a.type, a.interaction_mode, a.visibility, a.status,
-  a.price_cents, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at,
+  ${EFFECTIVE_PRICE_COLUMNS}, a.went_live_at, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at,
   coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name
   FROM apps a JOIN users u ON u.id = a.owner_id LEFT JOIN creators c ON c.user_id = a.owner_id`;
 
@@ -55,8 +65,8 @@ export interface NewApp {
 
 export async function insertApp(db: Queryable, app: NewApp): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO apps (owner_id, name, slug, description, type, interaction_mode, visibility, status, price_cents, provider_config, provider_secret_sealed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+    `INSERT INTO apps (owner_id, name, slug, description, type, interaction_mode, visibility, status, price_cents, provider_config, provider_secret_sealed, went_live_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $8 = 'live' THEN now() END) RETURNING id`,
     [
       app.ownerId,
       app.name,

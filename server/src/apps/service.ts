@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
 
 export const appNotFound = () => new AppError('not_found', 'Application not found');
@@ -69,6 +70,8 @@ export function createAppsService({
       visibility: row.visibility,
       status: row.status,
       price_cents: row.price_cents,
+      upcoming_price_cents: row.upcoming_price_cents,
+      upcoming_price_at: row.upcoming_price_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
       creator_name: row.creator_name,
@@ -207,13 +210,20 @@ export function createAppsService({
         if (apiKey && !apiKey.startsWith('••••')) sealed = encryptSecret(config.secretKey, apiKey);
         else if (apiKey === '') throw invalidParam('provider_config.api_key', 'is required for workflow applications');
       }
+      const price =
+        input.price_cents === undefined
+          ? null
+          : planPriceChange({ priceCents: row.price_cents, wentLiveAt: row.went_live_at }, input.price_cents, config.priceIncreaseNoticeDays);
       await db.query(
         `UPDATE apps SET
            name = coalesce($2, name),
            description = coalesce($3, description),
            visibility = coalesce($4, visibility),
            status = coalesce($5, status),
-           price_cents = coalesce($6, price_cents),
+           went_live_at = coalesce(went_live_at, CASE WHEN $5 = 'live' THEN now() END),
+           price_cents = CASE WHEN $6::bigint IS NULL THEN price_cents ELSE $6 END,
+           upcoming_price_cents = CASE WHEN $6::bigint IS NULL THEN upcoming_price_cents ELSE $10 END,
+           upcoming_price_at = CASE WHEN $6::bigint IS NULL THEN upcoming_price_at ELSE $11 END,
            interaction_mode = coalesce($7, interaction_mode),
            provider_config = coalesce($8::jsonb, provider_config),
            provider_secret_sealed = coalesce($9, provider_secret_sealed),
@@ -225,10 +235,12 @@ export function createAppsService({
           input.description?.trim() ?? null,
           input.visibility ?? null,
           input.status ?? null,
-          input.price_cents ?? null,
+          price?.priceCents ?? null,
           input.interaction_mode ?? null,
           providerConfig ? JSON.stringify(providerConfig) : null,
           sealed,
+          price?.upcomingPriceCents ?? null,
+          price?.upcomingPriceAt ?? null,
         ],
       );
       onChange(slug);
@@ -237,7 +249,10 @@ export function createAppsService({
 
     async updateStatus(slug, ownerId, status) {
       const row = await findOwnedApp(slug, ownerId);
-      await db.query('UPDATE apps SET status = $2, updated_at = now() WHERE id = $1', [row.id, status]);
+      await db.query(
+        "UPDATE apps SET status = $2, went_live_at = coalesce(went_live_at, CASE WHEN $2 = 'live' THEN now() END), updated_at = now() WHERE id = $1",
+        [row.id, status],
+      );
       onChange(slug);
       return reread(slug, ownerId);
     },

@@ -50,6 +50,21 @@ describe('bearer verification', () => {
     expect((await profile(token)).statusCode).toBe(401);
   });
 
+  it('answers 401 for a token without exp', async () => {
+    const token = await ctx.issuer.sign({ sub: 'no-exp' }, { expiresIn: null });
+    expect((await profile(token)).statusCode).toBe(401);
+  });
+
+  it('answers 401 for a token issued in the future (beyond the 300 s tolerance), accepts one within it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await profile(await ctx.issuer.sign({ sub: 'future' }, { issuedAt: now + 600, expiresIn: now + 3600 }))).statusCode).toBe(401);
+    expect((await profile(await ctx.issuer.sign({ sub: 'skewed' }, { issuedAt: now + 200, expiresIn: now + 3600 }))).statusCode).toBe(200);
+  });
+
+  it('answers 401 for a JWT that is not an access token (typ JWT, as ID tokens are)', async () => {
+    expect((await profile(await ctx.issuer.sign({ sub: 'id-token' }, { typ: 'JWT' }))).statusCode).toBe(401);
+  });
+
   it('accepts a valid token', async () => {
     const response = await profile(await ctx.tokenFor('valid'));
     expect(response.statusCode).toBe(200);

@@ -15,7 +15,7 @@ export interface AuthContext {
   /** The OIDC subject of the user. */
   subject: string;
   /** Set when the request was authenticated with an API key rather than an access token. */
-  apiKey: { id: string; monthlySpendLimitCents: number | null } | null;
+  apiKey: { id: string; monthlySpendLimitCents: number | null; maxPriceCents?: number | null } | null;
 }
 
 declare module 'fastify' {
@@ -62,7 +62,7 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
         familyName: str(claims.family_name),
         preferredUsername: str(claims.preferred_username) ?? str(claims.username),
       },
-      config.signupCreditsCents,
+      signupCreditsFor(config, claims.email_verified === true),
     );
     if (!user.is_active) throw new AppError('forbidden', 'This account is inactive');
     request.auth = { user, subject: claims.sub, apiKey: null };
@@ -72,7 +72,11 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
   const resolveApiKey = async (request: FastifyRequest, rawKey: string): Promise<AuthContext> => {
     const key = await apiKeys.authenticateApiKey(rawKey);
     if (!key?.user.is_active) throw new AppError('unauthorized', 'Invalid or revoked API key');
-    request.auth = { user: key.user, subject: key.user.subject, apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents } };
+    request.auth = {
+      user: key.user,
+      subject: key.user.subject,
+      apiKey: { id: key.keyId, monthlySpendLimitCents: key.monthlySpendLimitCents, maxPriceCents: key.maxPriceCents },
+    };
     return request.auth;
   };
 
@@ -101,4 +105,10 @@ export const registerAuth = fp(authPlugin, { name: 'tollbooth-auth' });
 export function requireAuth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new AppError('unauthorized', 'Authentication credentials were not provided');
   return request.auth;
+}
+
+/** Sign-up credits for a new user: with mail configured, local accounts get them when their email is verified. */
+export function signupCreditsFor(config: Config, emailVerified: boolean): number {
+  const deferred = config.mail.smtpUrl !== null && config.oidc.embedded && !emailVerified;
+  return deferred ? 0 : config.signupCreditsCents;
 }

@@ -50,13 +50,8 @@ export function createTokenVerifier(options: { issuer: string; audience: string;
       throw new AppError('service_unavailable', `Identity provider unavailable: ${(error as Error).message}`);
     }
     try {
-      const { payload } = await jwtVerify(token, getKey, {
-        issuer: options.issuer,
-        audience: options.audience,
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      });
-      if (typeof payload.sub !== 'string' || payload.sub === '') throw new AppError('unauthorized', 'Token has no subject');
-      return payload as JWTPayload & { sub: string };
+      const { payload } = await jwtVerify(token, getKey, ACCESS_TOKEN_RULES(options));
+      return checkAccessTokenClaims(payload);
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof errors.JWTExpired) throw new AppError('unauthorized', 'Access token expired');
@@ -65,4 +60,23 @@ export function createTokenVerifier(options: { issuer: string; audience: string;
       throw error;
     }
   };
+}
+
+/**
+ * RFC 9068 access tokens only: typ at+jwt (an ID token or any other JWT of the issuer is not an
+ * access token), an expiry is required; exp and nbf get the spec's clock tolerance.
+ */
+const ACCESS_TOKEN_RULES = (options: { issuer: string; audience: string }) => ({
+  issuer: options.issuer,
+  audience: options.audience,
+  clockTolerance: CLOCK_TOLERANCE_SECONDS,
+  typ: 'at+jwt',
+  requiredClaims: ['exp'],
+});
+
+/** Claims jose leaves to us: a subject, and an issue time that is not in the future (beyond the tolerance). */
+export function checkAccessTokenClaims(payload: JWTPayload, nowSeconds = Math.floor(Date.now() / 1000)): JWTPayload & { sub: string } {
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw new AppError('unauthorized', 'Token has no subject');
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) throw new AppError('unauthorized', 'Token issued in the future');
+  return payload as JWTPayload & { sub: string };
 }

@@ -91,18 +91,33 @@ async function createUser(db: Database, claims: IdentityClaims, signupCreditsCen
     await tx.query('INSERT INTO creators (user_id, display_name) VALUES ($1, $2)', [user.id, displayName]);
     const credits = await findOrCreateUserAccount(tx, 'user_credits', user.id);
     await findOrCreateUserAccount(tx, 'creator_earnings', user.id);
-    if (signupCreditsCents > 0) {
-      const funding = await findSystemAccount(tx, 'outside_funding');
-      await postLedgerTransaction(tx, {
-        kind: 'signup_grant',
-        reference: `signup:${user.id}`,
-        description: 'Sign-up credits',
-        entries: [
-          { accountId: funding, amountCents: -signupCreditsCents },
-          { accountId: credits, amountCents: signupCreditsCents },
-        ],
-      });
-    }
+    if (signupCreditsCents > 0) await postSignupGrant(tx, user.id, credits, signupCreditsCents);
     return user;
+  });
+}
+
+async function postSignupGrant(tx: Queryable, userId: string, creditsAccount: number, cents: number) {
+  const funding = await findSystemAccount(tx, 'outside_funding');
+  await postLedgerTransaction(tx, {
+    kind: 'signup_grant',
+    reference: `signup:${userId}`,
+    description: 'Sign-up credits',
+    entries: [
+      { accountId: funding, amountCents: -cents },
+      { accountId: creditsAccount, amountCents: cents },
+    ],
+  });
+}
+
+/** Grants the sign-up credits once (a verified email, after the user row was made without them); false if already granted. */
+export async function grantSignupCreditsOnce(db: Database, userId: string, cents: number): Promise<boolean> {
+  if (cents <= 0) return false;
+  return db.transaction(async (tx) => {
+    // The user row is locked so two verifications of one account cannot both grant.
+    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
+    if (rows.length > 0) return false;
+    await postSignupGrant(tx, userId, await findOrCreateUserAccount(tx, 'user_credits', userId), cents);
+    return true;
   });
 }

@@ -16,7 +16,11 @@ export interface CreditHold {
   spendMonth: string | null;
 }
 
-export const HOLD_LIFETIME_SECONDS = 15 * 60;
+/**
+ * A hold lives this long unless its process renews it (credit-leases.ts renews live holds every
+ * third of it); a crashed process's holds are swept once expired. CLAIM_LIFETIME_SECONDS.
+ */
+export const HOLD_LIFETIME_SECONDS = 90;
 
 /** First day of the current UTC month, as an ISO date. */
 export function currentSpendMonth(now = new Date()): string {
@@ -37,7 +41,14 @@ const isCheckViolation = (error: unknown) => (error as { code?: string }).code =
  */
 export async function reserveCharge(
   db: Database,
-  request: { userId: string; amountCents: number; leaseCents?: number; apiKeyId: string | null; monthlySpendLimitCents: number | null },
+  request: {
+    userId: string;
+    amountCents: number;
+    leaseCents?: number;
+    apiKeyId: string | null;
+    monthlySpendLimitCents: number | null;
+    lifetimeSeconds?: number;
+  },
 ): Promise<CreditHold> {
   const limited = request.apiKeyId !== null && request.monthlySpendLimitCents !== null;
   const spendMonth = request.apiKeyId ? currentSpendMonth() : null;
@@ -71,7 +82,7 @@ export async function reserveCharge(
           spendMonth,
           limited,
           request.monthlySpendLimitCents,
-          HOLD_LIFETIME_SECONDS,
+          request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
           request.leaseCents ?? request.amountCents,
         ],
       );
@@ -130,4 +141,14 @@ export async function sweepExpiredHolds(db: Database): Promise<number> {
     if (await db.transaction((tx) => removeHold(tx, hold))) released++;
   }
   return released;
+}
+
+/** Pushes the expiry of holds a live process still uses; returns how many still exist. */
+export async function renewHolds(db: Database, holdIds: string[], lifetimeSeconds: number): Promise<number> {
+  if (holdIds.length === 0) return 0;
+  const { rowCount } = await db.query('UPDATE credit_holds SET expires_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[])', [
+    holdIds,
+    lifetimeSeconds,
+  ]);
+  return rowCount;
 }

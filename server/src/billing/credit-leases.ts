@@ -8,15 +8,18 @@
 // price back to the lease; an idle lease is released, returning what is left. A lease is only as
 // large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
 // price), and it retires well before its hold would expire. If the process dies, the hold expires
-// and the sweeper returns it: calls that were answered had already been settled.
+// and the sweeper returns it: calls that were answered had already been settled. Holds live only
+// HOLD_LIFETIME_SECONDS (90 s by default) unless renewed: this process renews every hold it still
+// uses every third of that, so a live call never loses its hold and a crashed process's holds
+// come back within the lifetime plus one sweep.
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, reserveCharge } from './charges.ts';
+import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge } from './charges.ts';
 
 export const CALLS_PER_LEASE = 20;
 const IDLE_RELEASE_MS = 1000;
-/** A lease stops serving new calls this long before its hold expires. */
-const RETIRE_BEFORE_EXPIRY_MS = 5 * 60_000;
+/** A lease stops serving new calls this long after it was reserved (its hold is renewed meanwhile). */
+const LEASE_MAX_AGE_MS = 10 * 60_000;
 
 interface Lease {
   key: string;
@@ -42,14 +45,21 @@ export interface ChargeRequest {
   priceCents: number;
 }
 
-export function createCreditLeases(db: Database, options: { callsPerLease?: number; idleReleaseMs?: number } = {}) {
+export function createCreditLeases(
+  db: Database,
+  options: { callsPerLease?: number; idleReleaseMs?: number; holdLifetimeSeconds?: number; onRenewError?: (error: unknown) => void } = {},
+) {
   const callsPerLease = options.callsPerLease ?? CALLS_PER_LEASE;
   const idleReleaseMs = options.idleReleaseMs ?? IDLE_RELEASE_MS;
+  const holdLifetimeSeconds = options.holdLifetimeSeconds ?? HOLD_LIFETIME_SECONDS;
+  /** Every lease whose hold is not released yet, in the map or retired with calls in flight. */
+  const unreleased = new Set<Lease>();
   const leases = new Map<string, Lease>();
   const acquiring = new Map<string, Promise<unknown>>();
   const releasing = new Set<Promise<void>>();
 
   const release = (lease: Lease): Promise<void> => {
+    unreleased.delete(lease);
     const done = releaseCharge(db, lease.hold)
       .catch(() => {
         // The hold stays until it expires; the sweeper then returns it.
@@ -85,6 +95,17 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
     Math.max(50, Math.floor(idleReleaseMs / 2)),
   );
   sweeper.unref();
+  const renewer = setInterval(
+    () => {
+      renewHolds(
+        db,
+        [...unreleased].map((lease) => lease.hold.id),
+        holdLifetimeSeconds,
+      ).catch((error: unknown) => options.onRenewError?.(error));
+    },
+    Math.max(200, (holdLifetimeSeconds * 1000) / 3),
+  );
+  renewer.unref();
 
   return {
     /** Takes the price from this process's lease for the caller, reserving a new one when needed. */
@@ -107,6 +128,7 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
             leaseCents,
             apiKeyId: request.apiKeyId,
             monthlySpendLimitCents: request.monthlySpendLimitCents,
+            lifetimeSeconds: holdLifetimeSeconds,
           });
         // The lease size is chosen from a snapshot; if another process reserved meanwhile and the
         // slice no longer fits, try again for just this call.
@@ -130,9 +152,10 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
           remaining: hold.amountCents,
           inFlight: 0,
           lastUsedAt: now,
-          retireAt: now + HOLD_LIFETIME_SECONDS * 1000 - RETIRE_BEFORE_EXPIRY_MS,
+          retireAt: now + LEASE_MAX_AGE_MS,
           retired: false,
         };
+        unreleased.add(created);
         const charge = takeFrom(created, request.priceCents);
         // A single-call hold is not shared: it is released once its call is over.
         if (created.remaining >= request.priceCents) leases.set(key, created);
@@ -159,6 +182,7 @@ export function createCreditLeases(db: Database, options: { callsPerLease?: numb
     /** Releases every lease (at shutdown, once calls are over). */
     async close() {
       clearInterval(sweeper);
+      clearInterval(renewer);
       for (const lease of [...leases.values()]) retire(lease);
       await Promise.all([...releasing]);
     },

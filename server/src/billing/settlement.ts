@@ -213,3 +213,17 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
     },
   };
 }
+
+/**
+ * Settles a call whose answer is (or is about to be) delivered. When recording its details fails,
+ * the call is still charged from its hold, with the details that could not be stored left out
+ * (end user, chat turn); the failure is reported through onDetailsFailed.
+ */
+export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement: Settlement, onDetailsFailed: (error: unknown) => void): Promise<void> {
+  try {
+    await batcher.settle(settlement);
+  } catch (error) {
+    onDetailsFailed(error);
+    await batcher.settle({ ...settlement, endUser: '', turn: null });
+  }
+}

@@ -1,5 +1,6 @@
 // POST /api/app/{slug}/file-upload/: a caller uploads a file (multipart field "file", at most
-// 15 MB) to reference in a later call's `files`. Files are kept under DATA_DIR/uploads.
+// 15 MB) to reference in a later call's `files`. Files are kept under DATA_DIR/uploads, within a
+// per-user quota (UPLOAD_QUOTA_MB), and removed after UPLOAD_RETENTION_DAYS by a sweeper.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -33,6 +34,7 @@ export async function storeUpload(
   dataDir: string,
   owner: { userId: string; appId: string },
   file: MultipartFile | undefined,
+  quotaBytes = Number.POSITIVE_INFINITY,
 ): Promise<UploadedFile> {
   if (!file) throw new AppError('invalid_param', 'file: no file uploaded (send multipart/form-data with a "file" field)', 'file');
   if (file.fieldname !== 'file') throw new AppError('invalid_param', `${file.fieldname}: the file field must be named "file"`, 'file');
@@ -46,6 +48,13 @@ export async function storeUpload(
       `Files of type ".${extension || '?'}" are not supported; allowed: ${Object.keys(ALLOWED_UPLOADS).join(', ')}`,
       'file',
     );
+  }
+  const used = await usedUploadBytes(db, owner.userId);
+  const overQuota = () =>
+    new AppError('payload_too_large', `file: your uploads would exceed the quota of ${Math.round(quotaBytes / 1024 / 1024)} MB; older files expire`, 'file');
+  if (used >= quotaBytes) {
+    file.file.resume();
+    throw overQuota();
   }
   const id = randomUUID();
   const directory = path.join(dataDir, 'uploads', owner.userId);
@@ -63,6 +72,10 @@ export async function storeUpload(
     await rm(storagePath, { force: true });
     throw tooLarge();
   }
+  if (used + file.file.bytesRead > quotaBytes) {
+    await rm(storagePath, { force: true });
+    throw overQuota();
+  }
   const { rows } = await db.query<{ size: number; created_at: Date }>(
     `INSERT INTO uploaded_files (id, user_id, app_id, name, size, extension, mime_type, storage_path)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING size, created_at`,
@@ -77,4 +90,21 @@ export async function storeUpload(
     created_by: owner.userId,
     created_at: Math.floor(rows[0]!.created_at.getTime() / 1000),
   };
+}
+
+async function usedUploadBytes(db: Database, userId: string): Promise<number> {
+  const { rows } = await db.query<{ used: number }>('SELECT coalesce(sum(size), 0)::bigint AS used FROM uploaded_files WHERE user_id = $1', [userId]);
+  return Number(rows[0]?.used ?? 0);
+}
+
+/** Removes uploads older than the retention period, rows and files; returns how many. */
+export async function sweepExpiredUploads(db: Database, retentionDays: number): Promise<number> {
+  const { rows } = await db.query<{ storage_path: string }>(
+    `DELETE FROM uploaded_files WHERE id IN (
+       SELECT id FROM uploaded_files WHERE created_at < now() - make_interval(days => $1) LIMIT 1000
+     ) RETURNING storage_path`,
+    [retentionDays],
+  );
+  await Promise.all(rows.map((row) => rm(row.storage_path, { force: true })));
+  return rows.length;
 }

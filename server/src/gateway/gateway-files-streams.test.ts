@@ -136,37 +136,157 @@ describe('output schema', () => {
   });
 });
 
-describe('a client that disconnects mid-stream', () => {
-  it('aborts the upstream call and is not charged', async () => {
-    const consumer = await ctx.tokenFor('stream-quitter');
+const waitFor = async <T>(read: () => Promise<T | null>): Promise<T> => {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('timed out waiting');
+};
+
+const balanceOf = async (subject: string) => {
+  const token = await ctx.tokenFor(subject);
+  return (await (await fetch(`${base}/api/billing/balance/`, { headers: { authorization: `Bearer ${token}` } })).json()).credits_cents as number;
+};
+
+const holdsOf = async (subject: string) =>
+  (
+    await ctx.database.db.query(
+      'SELECT 1 FROM credit_holds h JOIN ledger_accounts a ON a.id = h.account_id JOIN users u ON u.id = a.user_id WHERE u.subject = $1 AND h.amount_cents > 0',
+      [subject],
+    )
+  ).rows.length;
+
+const startStream = async (subject: string, body: object, signal: AbortSignal) =>
+  fetch(`${base}/api/app/${slug}/completion-messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await ctx.tokenFor(subject)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ inputs: { query: 'long answer please' }, response_mode: 'streaming', ...body }),
+    signal,
+  });
+
+describe('the streaming charge rule', () => {
+  it('charges a caller who hangs up once part of the answer was sent, and aborts the upstream', async () => {
     upstream.setBehaviour({ text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 50 });
     const before = upstream.requests.length;
     const abort = new AbortController();
-    const response = await fetch(`${base}/api/app/${slug}/completion-messages`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${consumer}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ inputs: { query: 'long answer please' }, response_mode: 'streaming' }),
-      signal: abort.signal,
-    });
-    const reader = response.body!.getReader();
-    const first = await reader.read();
+    const response = await startStream('stream-quitter', {}, abort.signal);
+    const first = await response.body!.getReader().read();
     expect(new TextDecoder().decode(first.value)).toContain('"event":"message"');
     abort.abort();
     await upstream.requests[before]!.closed;
     expect(upstream.requests[before]!.aborted).toBe(true);
-    // The failure is recorded once the gateway notices; then the credits are whole.
-    for (let i = 0; i < 50; i++) {
-      const { rows } = await ctx.database.db.query("SELECT error_type FROM invocations WHERE error_type = 'client_disconnected'");
-      if (rows.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const row = await waitFor(async () => {
+      const { rows } = await ctx.database.db.query<{ status: string; price_cents: number }>(
+        "SELECT i.status, i.price_cents FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'stream-quitter'",
+      );
+      return rows[0] ?? null;
+    });
+    expect(row).toEqual({ status: 'success', price_cents: 100 });
+    expect(await balanceOf('stream-quitter')).toBe(400);
+    await waitFor(async () => ((await holdsOf('stream-quitter')) === 0 ? true : null));
+  });
+
+  it('charges every caller who hangs up between the text and message_end (20 of 20, usage 300 ms or 20 ms late)', async () => {
+    const subjects: string[] = [];
+    for (const [index, lateMs] of [300, 20].entries()) {
+      upstream.setBehaviour({ text: 'All the text at once.', chunks: (text) => [text], chunkDelayMs: lateMs });
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const subject = `late-usage-${index}-${i}`;
+          subjects.push(subject);
+          const abort = new AbortController();
+          const response = await startStream(subject, {}, abort.signal);
+          const reader = response.body!.getReader();
+          let seen = '';
+          while (!seen.includes('"event":"message"')) seen += new TextDecoder().decode((await reader.read()).value);
+          abort.abort();
+        }),
+      );
     }
-    const { rows } = await ctx.database.db.query("SELECT status, price_cents FROM invocations WHERE error_type = 'client_disconnected'");
-    expect(rows).toEqual([{ status: 'error', price_cents: 0 }]);
-    const balance = await (await fetch(`${base}/api/billing/balance/`, { headers: { authorization: `Bearer ${consumer}` } })).json();
-    expect(balance.credits_cents).toBe(500);
-    const holds = await ctx.database.db.query(
-      "SELECT 1 FROM credit_holds h JOIN ledger_accounts a ON a.id = h.account_id JOIN users u ON u.id = a.user_id WHERE u.subject = 'stream-quitter'",
-    );
-    expect(holds.rows).toEqual([]);
+    let free = 0;
+    for (const subject of subjects) {
+      const balance = await waitFor(async () => {
+        const value = await balanceOf(subject);
+        return value === 500 && (await holdsOf(subject)) > 0 ? null : value;
+      });
+      if (balance === 500) free++;
+    }
+    expect(free).toBe(0);
+  });
+
+  it('is free, and aborts the upstream, when the caller hangs up before the first chunk', async () => {
+    upstream.setBehaviour({ delayMs: 2000 });
+    const before = upstream.requests.length;
+    const abort = new AbortController();
+    const response = await startStream('early-quitter', {}, abort.signal);
+    expect(response.status).toBe(200);
+    await waitFor(async () => (upstream.requests[before] ? true : null));
+    abort.abort();
+    await upstream.requests[before]!.closed;
+    expect(upstream.requests[before]!.aborted).toBe(true);
+    const { rows } = await waitFor(async () => {
+      const found = await ctx.database.db.query(
+        "SELECT i.status, i.error_type, i.price_cents FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'early-quitter'",
+      );
+      return found.rows.length > 0 ? found : null;
+    });
+    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0 }]);
+    expect(await balanceOf('early-quitter')).toBe(500);
+    await waitFor(async () => ((await holdsOf('early-quitter')) === 0 ? true : null));
+  });
+
+  it('is free when the provider fails after part of the answer was sent', async () => {
+    upstream.setBehaviour({ text: 'one two three four five six', chunkDelayMs: 50, cutStreamAfterChunks: 2 });
+    const response = await startStream('provider-cut', {}, new AbortController().signal);
+    const text = await response.text();
+    expect(text).toContain('"event":"message"');
+    expect(text).toContain('"event":"error"');
+    expect(await balanceOf('provider-cut')).toBe(500);
+  });
+});
+
+describe('text PostgreSQL cannot store', () => {
+  it('is refused with 400 before any answer, streaming or blocking (40 of 40), and nothing is free', async () => {
+    const bodies = [
+      { user: 'a\u0000b' },
+      { inputs: { query: 'nul \u0000 here' } },
+      { user: 'lone \uD800 surrogate' },
+      { inputs: { query: 'lone \uDC00 low' } },
+    ];
+    let refused = 0;
+    for (let i = 0; i < 10; i++) {
+      for (const [index, body] of bodies.entries()) {
+        const response = await fetch(`${base}/api/app/${slug}/completion-messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await ctx.tokenFor('nul-caller')}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ inputs: { query: 'x' }, response_mode: index % 2 ? 'streaming' : 'blocking', ...body }),
+        });
+        if (response.status === 400) refused++;
+        const error = await response.json();
+        expect(error.code).toBe('invalid_param');
+        expect(['user', 'inputs.query']).toContain(error.params);
+      }
+    }
+    expect(refused).toBe(40);
+    const chat = await fetch(`${base}/api/app/${slug}/chat-messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await ctx.tokenFor('nul-caller')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: {}, query: 'hi\u0000', response_mode: 'streaming' }),
+    });
+    expect(chat.status).toBe(400);
+    expect((await chat.json()).params).toBe('query');
+    expect(await balanceOf('nul-caller')).toBe(500);
+  });
+
+  it('a long end-user id cut in the middle of an emoji still settles', async () => {
+    const response = await fetch(`${base}/api/app/${slug}/completion-messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await ctx.tokenFor('emoji-caller')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: { query: 'x' }, user: `${'a'.repeat(199)}😀` }),
+    });
+    expect(response.status).toBe(200);
+    expect(await balanceOf('emoji-caller')).toBe(400);
   });
 });

@@ -1,7 +1,11 @@
 // Idempotency-Key: the same key and body within 24 h gets the stored answer without a second
 // charge or upstream call; the same key with another body is a 409. Concurrent duplicates wait for
 // the first request to finish. Only successful answers are stored: a failed call is free and may
-// simply be retried with the same key.
+// simply be retried with the same key. A claim (in_progress) lives CLAIM_LIFETIME_SECONDS unless
+// the process running its call renews it (every third of that): a claim whose process died is
+// taken over by the next request with the key, which then runs the call (once).
+export const CLAIM_LIFETIME_SECONDS = 90;
+
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -20,20 +24,44 @@ export function validateIdempotencyKey(key: string) {
     throw new AppError('invalid_param', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, 'Idempotency-Key');
 }
 
-export function createIdempotencyStore(db: Database, options: { waitTimeoutMs: number; pollMs?: number }) {
+export function createIdempotencyStore(
+  db: Database,
+  options: { waitTimeoutMs: number; pollMs?: number; claimLifetimeSeconds?: number; onRenewError?: (error: unknown) => void },
+) {
   const pollMs = options.pollMs ?? 25;
+  const claimLifetimeSeconds = options.claimLifetimeSeconds ?? CLAIM_LIFETIME_SECONDS;
+  /** Claims of calls running in this process, renewed until they complete or are abandoned. */
+  const running = new Map<string, { userId: string; key: string }>();
+  const runningId = (userId: string, key: string) => `${userId}\u0000${key}`;
+  const renewer = setInterval(
+    () => {
+      if (running.size === 0) return;
+      const claims = [...running.values()];
+      db.query(
+        `UPDATE idempotency_records r SET claim_expires_at = now() + make_interval(secs => $3::double precision)
+         FROM unnest($1::uuid[], $2::text[]) AS c(user_id, key)
+         WHERE r.user_id = c.user_id AND r.key = c.key AND r.state = 'in_progress'`,
+        [claims.map((claim) => claim.userId), claims.map((claim) => claim.key), claimLifetimeSeconds],
+      ).catch((error: unknown) => options.onRenewError?.(error));
+    },
+    Math.max(200, (claimLifetimeSeconds * 1000) / 3),
+  );
+  renewer.unref();
 
   const claim = async (userId: string, key: string, requestHash: string) => {
-    // An expired record is removed first so the key can be used again.
-    await db.query(`DELETE FROM idempotency_records WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)`, [
-      userId,
-      key,
-      IDEMPOTENCY_WINDOW_HOURS,
-    ]);
-    const inserted = await db.query(
-      `INSERT INTO idempotency_records (user_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_progress') ON CONFLICT DO NOTHING`,
-      [userId, key, requestHash],
+    // An expired record, or a claim its process stopped renewing (it crashed), is removed first so
+    // the key can be used again.
+    await db.query(
+      `DELETE FROM idempotency_records WHERE user_id = $1 AND key = $2
+         AND (created_at < now() - make_interval(hours => $3) OR (state = 'in_progress' AND claim_expires_at < now()))`,
+      [userId, key, IDEMPOTENCY_WINDOW_HOURS],
     );
+    const inserted = await db.query(
+      `INSERT INTO idempotency_records (user_id, key, request_hash, state, claim_expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4::double precision)) ON CONFLICT DO NOTHING`,
+      [userId, key, requestHash, claimLifetimeSeconds],
+    );
+    if (inserted.rowCount > 0) running.set(runningId(userId, key), { userId, key });
     return inserted.rowCount > 0;
   };
 
@@ -61,6 +89,7 @@ export function createIdempotencyStore(db: Database, options: { waitTimeoutMs: n
     },
 
     async complete(userId: string, key: string, status: number, body: unknown) {
+      running.delete(runningId(userId, key));
       await db.query(`UPDATE idempotency_records SET state = 'done', response_status = $3, response_body = $4 WHERE user_id = $1 AND key = $2`, [
         userId,
         key,
@@ -70,7 +99,12 @@ export function createIdempotencyStore(db: Database, options: { waitTimeoutMs: n
     },
 
     async abandon(userId: string, key: string) {
+      running.delete(runningId(userId, key));
       await db.query(`DELETE FROM idempotency_records WHERE user_id = $1 AND key = $2 AND state = 'in_progress'`, [userId, key]);
+    },
+
+    close() {
+      clearInterval(renewer);
     },
   };
 }

@@ -27,11 +27,16 @@ const callErrors = {
 const CALL_DESCRIPTION = `Calls the application. Authenticate with \`Authorization: Bearer <API key>\` (or an access token).
 A call to another user's live public or embed app costs its price_cents, charged only when the call succeeds;
 the owner's own calls are free. With \`response_mode: "streaming"\` the answer is Server-Sent Events:
-\`message\` chunks, then \`message_end\` with usage (the charge happens there), or \`error\`; an \`event: ping\` every 10 s.
-A client that disconnects mid-stream aborts the upstream call and is not charged.
+\`message\` chunks, then \`message_end\` with usage, or \`error\`; an \`event: ping\` every 10 s.
+Streaming charge rule: a stream is charged once the caller has been sent any part of the answer, whether or not it stays
+to the end; a call cut before any answer chunk is free and its upstream call is aborted; a provider failure at any point is free.
+Prices: a price increase reaches callers only after a notice period (the app shows the upcoming price and its date);
+decreases apply at once. Cap what a call may cost with the API key's max_price_cents or an \`X-Max-Price-Cents\` header:
+a call above the cap answers 402 price_above_limit and is not charged.
+Text that cannot be stored (NUL characters, unpaired UTF-16 surrogates) is refused with 400 invalid_param naming the field.
 Send an \`Idempotency-Key\` header to make retries safe: the same key and body within 24 h returns the stored answer
 without a second charge; the same key with a different body is a 409.
-Errors: invalid_param 400, unauthorized 401, insufficient_credits / key_limit_exceeded 402, app_unavailable 403,
+Errors: invalid_param 400, unauthorized 401, insufficient_credits / key_limit_exceeded / price_above_limit 402, app_unavailable 403,
 not_found 404, rate_limited 429 (with Retry-After), provider_error 502, provider_timeout 504.`;
 
 function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rateLimit'>) {
@@ -83,7 +88,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
     const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
     let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
     try {
-      preparation = await gateway.prepare(slug, mode, authenticate(request, reply), body, idempotencyKey);
+      const maxPrice = request.headers['x-max-price-cents'];
+      preparation = await gateway.prepare(slug, mode, authenticate(request, reply), body, idempotencyKey, typeof maxPrice === 'number' ? maxPrice : null);
     } catch (error) {
       if (error instanceof RateLimitedError) {
         reply.header('Retry-After', error.decision.resetSeconds);
@@ -125,6 +131,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
     };
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
     reply.raw.writeHead(200, headers);
+    // Headers go out now, not with the first chunk, so a caller knows the call started (and may hang up for free).
+    reply.raw.flushHeaders();
     return (event: StreamEvent) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
   };
 
@@ -208,6 +216,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
         description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
         security: [{ bearer: [] }],
         params: SlugParams,
+        headers: CallHeaders,
         body: InvokeRequest,
         response: { 200: CallAnswer, ...callErrors },
       },

@@ -6,11 +6,12 @@ import { readFile } from 'node:fs/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import { type CallAnswer, type CallMode, type CallRequest, type FileReference, type IoSchema, renderTemplate } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CreditLeases, LeasedCharge } from '../billing/credit-leases.ts';
-import { createSettlementBatcher } from '../billing/settlement.ts';
+import { createSettlementBatcher, type Settlement, settleOrChargeOnly } from '../billing/settlement.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -18,11 +19,14 @@ import type { PromptsService } from '../prompts/service.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
+import { toStorableText } from '../request-guards.ts';
+import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
+import { checkPriceCap } from './price-cap.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** The body of a call; the route schema and the service read the same declaration. */
@@ -53,6 +57,8 @@ export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay
 
 const MAX_HISTORY_MESSAGES = 20;
 const MAX_QUERY_LENGTH = 100_000;
+/** With the query's cap, keeps validating inputs against any saved schema under 10 ms. */
+const MAX_INPUTS_CHARACTERS = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Error types recorded on failed invocations, from the AppError code (or a finer reason). */
@@ -62,7 +68,8 @@ function errorTypeOf(error: unknown): string {
   return 'internal_error';
 }
 
-const inputValidator = createAjv({ coerceTypes: false });
+// Patterns run on a linear-time engine: no schema can make validation stall the process.
+const inputValidator = createAjv({ coerceTypes: false, code: { regExp: linearRegExp } });
 
 export interface GatewayDependencies {
   db: Database;
@@ -71,19 +78,39 @@ export interface GatewayDependencies {
   prompts: PromptsService;
   models: ModelRouter;
   rateLimiter: RateLimiter;
+  /** Calls per user across every key and token. */
+  userRateLimiter?: RateLimiter;
   idempotency: IdempotencyStore;
   callTargets: CallTargetCache;
   leases: CreditLeases;
+  log?: FastifyBaseLogger;
 }
 
-export function createGatewayService({ db, config, apps, prompts, models, rateLimiter, idempotency, callTargets, leases }: GatewayDependencies) {
+export function createGatewayService({
+  db,
+  config,
+  apps,
+  prompts,
+  models,
+  rateLimiter,
+  userRateLimiter,
+  idempotency,
+  callTargets,
+  leases,
+  log,
+}: GatewayDependencies) {
   const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
   const compiledSchemas = new Map<string, ValidateFunction>();
   const validatorFor = (key: string, schema: IoSchema) => {
     let validate = compiledSchemas.get(key);
     if (!validate) {
-      validate = inputValidator.compile(schema);
+      try {
+        validate = inputValidator.compile(schema);
+      } catch (error) {
+        // A schema saved before today's limits (e.g. a pattern RE2 cannot run): the app's fault, not a crash.
+        throw new AppError('app_unavailable', `This app's schema cannot be used: ${(error as Error).message}`, undefined, undefined, 'invalid_schema');
+      }
       if (compiledSchemas.size > 10_000) compiledSchemas.clear();
       compiledSchemas.set(key, validate);
     }
@@ -150,6 +177,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     authenticate: () => Promise<AuthContext | null>,
     body: CallBody,
     idempotencyKey: string | null,
+    maxPriceCents: number | null = null,
   ): Promise<Preparation> => {
     const startedAt = performance.now();
     const target = await callTargets.get(slug, async () => {
@@ -159,7 +187,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     if (!target) throw new AppError('not_found', 'Application not found');
     const app = target.app;
     let auth: AuthContext | null = null;
-    let endUser = typeof body.user === 'string' ? body.user.slice(0, 200) : '';
+    let endUser = typeof body.user === 'string' ? toStorableText(body.user.slice(0, 200)) : '';
     let claimedKey: { userId: string; key: string } | null = null;
     try {
       auth = await authenticate();
@@ -178,12 +206,18 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
 
       const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
       if (!decision.allowed) throw new RateLimitedError(decision);
+      // Across all of a user's keys too, so more keys do not mean more calls.
+      const userDecision = userRateLimiter ? await userRateLimiter.hit(`user-all:${auth.user.id}`) : null;
+      if (userDecision && !userDecision.allowed) throw new RateLimitedError(userDecision);
 
       const config = target.config!;
       const version = config.active_version;
       const query = mode === 'chat' ? body.query : undefined;
       if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');
       if (query && query.length > MAX_QUERY_LENGTH) throw new AppError('invalid_param', `query: must be at most ${MAX_QUERY_LENGTH} characters`, 'query');
+      if (body.inputs && JSON.stringify(body.inputs).length > MAX_INPUTS_CHARACTERS) {
+        throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
+      }
       const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
       // A chat query fills the {{query}} variable when the inputs do not.
       if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
@@ -210,6 +244,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
         { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
       ];
       const priceCents = isOwner ? 0 : app.price_cents;
+      checkPriceCap(priceCents, auth, maxPriceCents);
       const charge =
         priceCents > 0
           ? await leases.take({
@@ -280,7 +315,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     const createdAt = new Date();
     const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
     const fee = Math.floor((call.priceCents * config.platformFeeBps) / 10_000);
-    await settlements.settle({
+    const settlement: Settlement = {
       invocationId,
       appId: call.app.id,
       callerId: call.auth.user.id,
@@ -296,9 +331,17 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
         ? { hold: call.charge.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
         : null,
       turn: conversationId
-        ? { conversationId, isNew: call.conversationId === null, userContent: call.modelRequest.messages.at(-1)?.content ?? call.query ?? '', answer }
+        ? {
+            conversationId,
+            isNew: call.conversationId === null,
+            userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
+            answer: toStorableText(answer),
+          }
         : null,
-    });
+    };
+    await settleOrChargeOnly(settlements, settlement, (error) =>
+      log?.error({ err: error, appId: call.app.id }, 'recording a call failed; charged it without details'),
+    );
     if (call.charge) {
       // Settled: the price came off the hold, so a later failure must not give it back.
       leases.settled(call.charge);
@@ -344,7 +387,7 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
       if (!target) throw new AppError('not_found', 'Application not found');
       if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
       checkCallAccess(target, auth);
-      return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await readFile());
+      return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await readFile(), config.uploads.quotaBytes);
     },
 
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
@@ -359,23 +402,35 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     },
 
     /**
-     * Streams the answer: onDelta for each chunk; the charge is settled only when the model
-     * finished and the client is still there (signal not aborted), right before message_end.
+     * Streams the answer: onDelta for each chunk. The charge rule: a caller who has been sent any
+     * part of the answer pays, whether or not it stays to the end (the upstream is aborted when it
+     * leaves); a call cut before the first chunk is free; a provider failure at any point is free.
      */
     async stream(call: PreparedCall, signal: AbortSignal, onDelta: (text: string) => void): Promise<CallAnswer> {
       let text = '';
+      let delivered = false;
+      let usage: ModelUsage | null = null;
       try {
-        let usage: ModelUsage | null = null;
         for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
           if (event.type === 'delta') {
             text += event.text;
             onDelta(event.text);
+            delivered = true;
           } else usage = event.usage;
+          if (signal.aborted) break;
         }
+        if (signal.aborted) throw clientDisconnected();
         if (!usage) throw new AppError('provider_error', 'The model stream ended without usage');
-        if (signal.aborted) throw Object.assign(new Error('client disconnected'), { name: 'AbortError' });
         checkOutput(call, text);
-        return await finish(call, text, usage);
+      } catch (error) {
+        // The caller left after receiving part of the answer: it is charged for what it was sent.
+        if (!(delivered && signal.aborted)) {
+          await fail(call, error);
+          throw error;
+        }
+      }
+      try {
+        return await finish(call, text, usage ?? { inputTokens: 0, outputTokens: 0 });
       } catch (error) {
         await fail(call, error);
         throw error;
@@ -383,6 +438,8 @@ export function createGatewayService({ db, config, apps, prompts, models, rateLi
     },
   };
 }
+
+const clientDisconnected = () => Object.assign(new Error('client disconnected'), { name: 'AbortError' });
 
 export type GatewayService = ReturnType<typeof createGatewayService>;
 

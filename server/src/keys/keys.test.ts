@@ -32,7 +32,17 @@ const createKey = async (payload: object = { name: 'CI' }, token = ada) => {
   return response.json();
 };
 
-const LISTED_FIELDS = ['created_at', 'id', 'last_used_at', 'monthly_spend_limit_cents', 'name', 'prefix', 'revoked_at', 'spent_this_month_cents'];
+const LISTED_FIELDS = [
+  'created_at',
+  'id',
+  'last_used_at',
+  'max_price_cents',
+  'monthly_spend_limit_cents',
+  'name',
+  'prefix',
+  'revoked_at',
+  'spent_this_month_cents',
+];
 
 describe('key format', () => {
   it('encodes 32 bytes as exactly 43 base62 characters, padding small values', () => {
@@ -54,6 +64,7 @@ describe('POST /api/keys/', () => {
       last_used_at: null,
       revoked_at: null,
       monthly_spend_limit_cents: 2500,
+      max_price_cents: null,
       spent_this_month_cents: 0,
       key: expect.stringMatching(/^tb_[0-9A-Za-z]{43}$/),
     });

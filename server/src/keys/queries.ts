@@ -7,6 +7,7 @@ export interface ApiKeyRow {
   name: string;
   prefix: string;
   monthly_spend_limit_cents: number | null;
+  max_price_cents: number | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -17,6 +18,7 @@ export interface ApiKeyLookupRow {
   id: string;
   user_id: string;
   monthly_spend_limit_cents: number | null;
+  max_price_cents: number | null;
   last_used_at: Date | null;
   /** The key's user, read in the same query so a paid call needs one lookup to know its caller. */
   user: UserRow;
@@ -31,19 +33,19 @@ const SPENT_THIS_MONTH = `coalesce((
   WHERE i.api_key_id = k.id AND i.created_at >= ${START_OF_UTC_MONTH} AND i.status = 'success'
 ), 0)::bigint`;
 
-const KEY_COLUMNS = `k.id, k.user_id, k.name, k.prefix, k.monthly_spend_limit_cents, k.created_at, k.last_used_at, k.revoked_at,
+const KEY_COLUMNS = `k.id, k.user_id, k.name, k.prefix, k.monthly_spend_limit_cents, k.max_price_cents, k.created_at, k.last_used_at, k.revoked_at,
   ${SPENT_THIS_MONTH} AS spent_this_month_cents`;
 
 export async function insertApiKey(
   db: Queryable,
-  key: { userId: string; name: string; prefix: string; keyHash: string; monthlySpendLimitCents: number | null },
+  key: { userId: string; name: string; prefix: string; keyHash: string; monthlySpendLimitCents: number | null; maxPriceCents: number | null },
 ): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(
     `WITH k AS (
-       INSERT INTO api_keys (user_id, name, prefix, key_hash, monthly_spend_limit_cents) VALUES ($1, $2, $3, $4, $5) RETURNING *
+       INSERT INTO api_keys (user_id, name, prefix, key_hash, monthly_spend_limit_cents, max_price_cents) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *
      )
      SELECT ${KEY_COLUMNS} FROM k`,
-    [key.userId, key.name, key.prefix, key.keyHash, key.monthlySpendLimitCents],
+    [key.userId, key.name, key.prefix, key.keyHash, key.monthlySpendLimitCents, key.maxPriceCents],
   );
   return rows[0]!;
 }
@@ -67,7 +69,7 @@ export async function markApiKeyRevoked(db: Queryable, keyId: string, userId: st
 /** A live key by hash, for authentication: not revoked, and its user still active. */
 export async function selectLiveApiKeyByHash(db: Queryable, keyHash: string): Promise<ApiKeyLookupRow | null> {
   const { rows } = await db.query<ApiKeyLookupRow>(
-    `SELECT k.id, k.user_id, k.monthly_spend_limit_cents, k.last_used_at,
+    `SELECT k.id, k.user_id, k.monthly_spend_limit_cents, k.max_price_cents, k.last_used_at,
        json_build_object('id', u.id, 'issuer', u.issuer, 'subject', u.subject, 'email', u.email, 'username', u.username,
          'first_name', u.first_name, 'last_name', u.last_name, 'display_name', u.display_name, 'is_active', u.is_active,
          'date_joined', u.date_joined) AS user
@@ -95,4 +97,11 @@ export async function touchApiKeyLastUsed(db: Queryable, keyId: string): Promise
 export async function selectSpentThisMonthCents(db: Queryable, keyId: string): Promise<number> {
   const { rows } = await db.query<{ spent: number }>(`SELECT ${SPENT_THIS_MONTH} AS spent FROM (SELECT $1::uuid AS id) k`, [keyId]);
   return rows[0]?.spent ?? 0;
+}
+
+/** Live (unrevoked) keys of a user, counted under a lock on the user row so concurrent creations queue. */
+export async function countLiveApiKeysForUpdate(db: Queryable, userId: string): Promise<number> {
+  await db.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+  return rows[0]?.count ?? 0;
 }

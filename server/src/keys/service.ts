@@ -8,6 +8,7 @@ import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import {
   type ApiKeyRow,
+  countLiveApiKeysForUpdate,
   insertApiKey,
   markApiKeyRevoked,
   selectApiKeysByUser,
@@ -17,6 +18,8 @@ import {
 } from './queries.ts';
 
 export const API_KEY_PREFIX = 'tb_';
+/** Unrevoked keys one user may hold. */
+export const MAX_LIVE_KEYS_PER_USER = 50;
 const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 62^43 > 2^256 > 62^42: 43 base62 characters hold any 32 bytes. */
 const KEY_BODY_LENGTH = 43;
@@ -31,6 +34,7 @@ export interface AuthenticatedApiKey {
   keyId: string;
   userId: string;
   monthlySpendLimitCents: number | null;
+  maxPriceCents: number | null;
   user: UserRow;
 }
 
@@ -80,6 +84,7 @@ function toView(row: ApiKeyRow): ApiKey {
     last_used_at: row.last_used_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
     monthly_spend_limit_cents: row.monthly_spend_limit_cents,
+    max_price_cents: row.max_price_cents,
     spent_this_month_cents: row.spent_this_month_cents,
   };
 }
@@ -90,12 +95,19 @@ export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
       const name = input.name.trim();
       if (!name) throw invalidParam('name', 'must not be blank');
       const key = generateApiKey();
-      const row = await insertApiKey(db, {
-        userId,
-        name,
-        prefix: key.slice(0, API_KEY_PREFIX.length + VISIBLE_PREFIX_LENGTH),
-        keyHash: hashApiKey(key),
-        monthlySpendLimitCents: input.monthly_spend_limit_cents ?? null,
+      const row = await db.transaction(async (tx) => {
+        // A cap, so the per-key rate limit cannot be multiplied at will.
+        if ((await countLiveApiKeysForUpdate(tx, userId)) >= MAX_LIVE_KEYS_PER_USER) {
+          throw new AppError('conflict', `You have ${MAX_LIVE_KEYS_PER_USER} API keys, the most allowed; revoke one to create another`, 'name');
+        }
+        return insertApiKey(tx, {
+          userId,
+          name,
+          prefix: key.slice(0, API_KEY_PREFIX.length + VISIBLE_PREFIX_LENGTH),
+          keyHash: hashApiKey(key),
+          monthlySpendLimitCents: input.monthly_spend_limit_cents ?? null,
+          maxPriceCents: input.max_price_cents ?? null,
+        });
       });
       return { ...toView(row), key };
     },
@@ -115,7 +127,13 @@ export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
       if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
         await touchApiKeyLastUsed(db, row.id);
       }
-      return { keyId: row.id, userId: row.user_id, monthlySpendLimitCents: row.monthly_spend_limit_cents, user: row.user };
+      return {
+        keyId: row.id,
+        userId: row.user_id,
+        monthlySpendLimitCents: row.monthly_spend_limit_cents,
+        maxPriceCents: row.max_price_cents,
+        user: row.user,
+      };
     },
 
     spentThisMonthCents: (keyId) => selectSpentThisMonthCents(db, keyId),

@@ -61,7 +61,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Data
         ...secured,
         querystring: Type.Object({
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-          offset: Type.Integer({ minimum: 0, default: 0 }),
+          offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
         }),
         response: { 200: CreatorList, ...errors },
       },

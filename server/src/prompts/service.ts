@@ -17,7 +17,9 @@ import type { Static } from 'typebox';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { ModelRouter } from '../providers/registry.ts';
+import { linearRegExp } from '../safe-regex.ts';
 import { createAjv } from '../validation.ts';
+import { checkSchemaLimits } from './schema-limits.ts';
 import { runPromptTest } from './test-run.ts';
 
 interface ConfigRow {
@@ -44,7 +46,7 @@ const toVersion = (row: VersionRow): PromptVersion => ({ ...row, created_at: row
 
 export const promptNotFound = () => new AppError('not_found', 'Prompt not found');
 
-const schemaChecker = createAjv();
+const schemaChecker = createAjv({ code: { regExp: linearRegExp } });
 
 /** Checks a schema is of the spec's shape and compiles as JSON Schema; throws 400 naming the field. */
 export function validateIoSchema(schema: IoSchema, field: string) {
@@ -60,14 +62,8 @@ export function validateIoSchema(schema: IoSchema, field: string) {
     if (property.minimum !== undefined && property.maximum !== undefined && property.minimum > property.maximum) {
       throw invalidParam(`${where}.minimum`, 'must not exceed maximum');
     }
-    if (property.pattern !== undefined) {
-      try {
-        new RegExp(property.pattern, 'u');
-      } catch {
-        throw invalidParam(`${where}.pattern`, 'is not a valid regular expression');
-      }
-    }
   }
+  checkSchemaLimits(schema, field);
   try {
     schemaChecker.compile(schema);
   } catch (error) {

@@ -11,7 +11,15 @@ export interface TestIssuer {
   /** Signs an access token; override any claim, the expiry or the key. */
   sign(
     claims: JWTPayload & { sub: string },
-    options?: { expiresIn?: string | number; audience?: string; issuer?: string; foreignKey?: boolean },
+    options?: {
+      expiresIn?: string | number | null;
+      audience?: string;
+      issuer?: string;
+      foreignKey?: boolean;
+      /** The JOSE typ header; RFC 9068 access tokens are at+jwt. */
+      typ?: string;
+      issuedAt?: number;
+    },
   ): Promise<string>;
   close(): Promise<void>;
 }
@@ -37,13 +45,13 @@ export async function startTestIssuer(audience = 'http://tollbooth.test/api'): P
     audience,
     async sign(claims, options = {}) {
       const key = options.foreignKey ? foreign.privateKey : privateKey;
-      return new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      const jwt = new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: 'test-key', typ: options.typ ?? 'at+jwt' })
         .setIssuer(options.issuer ?? issuer)
         .setAudience(options.audience ?? audience)
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '1h')
-        .sign(key);
+        .setIssuedAt(options.issuedAt);
+      if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '1h');
+      return jwt.sign(key);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

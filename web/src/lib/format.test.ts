@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCents, formatDate, formatDollars } from './format';
+import { formatCents, formatDate, formatDollars, formatUpcomingPrice } from './format';
 
 describe('formatCents', () => {
   it('shows cents as dollars with two decimals', () => {
@@ -36,5 +36,14 @@ describe('formatDate', () => {
   it('shows a valid timestamp as a local date', () => {
     const iso = '2024-03-15T12:00:00.000Z';
     expect(formatDate(iso)).toBe(new Date(iso).toLocaleDateString());
+  });
+});
+
+describe('formatUpcomingPrice', () => {
+  it('shows the new price and its date, or nothing', () => {
+    expect(formatUpcomingPrice({ upcoming_price_cents: 500, upcoming_price_at: '2026-12-01T12:00:00.000Z' })).toBe(
+      `$5.00 from ${new Date('2026-12-01T12:00:00.000Z').toLocaleDateString()}`,
+    );
+    expect(formatUpcomingPrice({ upcoming_price_cents: null, upcoming_price_at: null })).toBeNull();
   });
 });

@@ -25,3 +25,9 @@ export function formatDateTime(value: string | null | undefined, fallback = 'N/A
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? fallback : date.toLocaleString();
 }
+
+/** An app's announced price increase, e.g. "$5.00 from 12/1/2026", or null when none is announced. */
+export function formatUpcomingPrice(app: { upcoming_price_cents: number | null; upcoming_price_at: string | null }): string | null {
+  if (app.upcoming_price_cents === null || !app.upcoming_price_at) return null;
+  return `${formatCents(app.upcoming_price_cents)} from ${formatDate(app.upcoming_price_at)}`;
+}

@@ -22,6 +22,8 @@ export function makeApp(overrides: Partial<Application> = {}): Application {
     visibility: 'private',
     status: 'draft',
     price_cents: 100,
+    upcoming_price_cents: null,
+    upcoming_price_at: null,
     created_at: '2024-05-01T10:00:00.000Z',
     updated_at: '2024-05-02T10:00:00.000Z',
     creator_name: 'Ada L.',

@@ -1,13 +1,23 @@
 // Local accounts of the embedded provider: sign-up validation, credential checks and the claims
 // the provider hands out. The account id is the OIDC subject.
+import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/client.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
+import { weakPasswordReason } from './password-strength.ts';
+
+let unknownAccountHashPromise: Promise<string> | null = null;
+/** A real scrypt hash of a random password, made once, to check against when the email is unknown. */
+const unknownAccountHash = () => {
+  unknownAccountHashPromise ??= hashPassword(randomBytes(16).toString('hex'));
+  return unknownAccountHashPromise;
+};
 
 export interface LocalAccount {
   id: string;
   email: string;
   displayName: string;
   createdAt: Date;
+  emailVerified: boolean;
 }
 
 interface AccountRow {
@@ -16,16 +26,19 @@ interface AccountRow {
   display_name: string;
   created_at: Date | string;
   password_hash: string;
+  email_verified_at: Date | string | null;
 }
 
 export type SignUpField = 'email' | 'password' | 'display_name';
 export type SignUpResult = { ok: true; account: LocalAccount } | { ok: false; field: SignUpField; message: string };
-export type SignInResult = { ok: true; account: LocalAccount } | { ok: false; reason: 'unknown_email' | 'wrong_password' };
+export type SignInResult = { ok: true; account: LocalAccount } | { ok: false; reason: 'invalid_credentials' };
 
 export const MESSAGES = {
-  unknownEmail: 'No account found for that email.',
-  wrongPassword: 'Incorrect password.',
-  tooManyAttempts: 'Too many sign-in attempts for this email. Please wait a minute and try again.',
+  // One message for an unknown email and a wrong password, so the form does not tell which emails have accounts.
+  invalidCredentials: 'Incorrect email or password.',
+  slowedDown: 'This account had many failed sign-in attempts, so each attempt now waits 2 seconds to protect it.',
+  tooManySignUps: 'Too many accounts were created from your network recently. Please try again later.',
+  tooManyAttempts: 'Too many failed sign-in attempts from your network. Please wait a minute and try again.',
   missingCredentials: 'Enter your email and password.',
   emailTaken: 'An account with that email already exists.',
   invalidEmail: 'Enter a valid email address.',
@@ -45,6 +58,7 @@ const toAccount = (row: AccountRow): LocalAccount => ({
   email: row.email,
   displayName: row.display_name,
   createdAt: new Date(row.created_at),
+  emailVerified: row.email_verified_at !== null,
 });
 
 export function normalizeEmail(raw: string): string {
@@ -77,6 +91,8 @@ export function createAccountStore(db: Queryable): AccountStore {
       if (email.length > 254 || !EMAIL_PATTERN.test(email)) return { ok: false, field: 'email', message: MESSAGES.invalidEmail };
       if (input.password.length < MIN_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.shortPassword };
       if (input.password.length > MAX_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.longPassword };
+      const weak = weakPasswordReason(input.password, [email, displayName]);
+      if (weak) return { ok: false, field: 'password', message: weak };
       if (!displayName) return { ok: false, field: 'display_name', message: MESSAGES.missingDisplayName };
       if (displayName.length > MAX_DISPLAY_NAME_LENGTH) return { ok: false, field: 'display_name', message: MESSAGES.longDisplayName };
       // Checked before hashing so a taken email answers fast; the insert below still decides races.
@@ -93,8 +109,9 @@ export function createAccountStore(db: Queryable): AccountStore {
 
     async signIn(input) {
       const row = await findRowByEmail(normalizeEmail(input.email));
-      if (!row) return { ok: false, reason: 'unknown_email' };
-      if (!(await verifyPassword(input.password, row.password_hash))) return { ok: false, reason: 'wrong_password' };
+      // An unknown email costs the same scrypt work as a wrong password, so timing does not tell either.
+      const valid = await verifyPassword(input.password, row?.password_hash ?? (await unknownAccountHash()));
+      if (!row || !valid) return { ok: false, reason: 'invalid_credentials' };
       return { ok: true, account: toAccount(row) };
     },
   };
@@ -105,8 +122,8 @@ export function accountClaims(account: LocalAccount) {
   return {
     sub: account.id,
     email: account.email,
-    // There is no email confirmation step, so the address is not claimed to be verified.
-    email_verified: false,
+    // Verified only through the mailed link (SMTP_URL); without mail there is no confirmation step.
+    email_verified: account.emailVerified,
     name: account.displayName,
   };
 }

@@ -14,7 +14,9 @@ import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import { findOrCreateUser, grantSignupCreditsOnce } from '../users-service.ts';
 import { createAccountStore } from './accounts.ts';
+import { createEmailVerifier } from './email-verification.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { createPostgresAdapterFactory, deleteAccountPayloads, deleteExpiredPayloads } from './postgres-adapter.ts';
 import { createProvider, OIDC_MOUNT_PATH } from './provider.ts';
@@ -35,12 +37,30 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
   const accounts = createAccountStore(db);
   const provider = createProvider({ config, accounts, signingKeys, adapter: createPostgresAdapterFactory(db), log });
   const handle = provider.callback();
+  const publicUrl = new URL(config.publicUrl);
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-    await scope.register(interactionRoutes, { provider, accounts, config, mountPath: OIDC_MOUNT_PATH });
+    await scope.register(interactionRoutes, {
+      provider,
+      accounts,
+      config,
+      mountPath: OIDC_MOUNT_PATH,
+      emailVerifier: createEmailVerifier({ config, db, log }),
+      // The sign-up credits that waited for the verified email.
+      async onEmailVerified(accountId) {
+        const account = await accounts.findById(accountId);
+        if (!account) return;
+        const user = await findOrCreateUser(
+          db,
+          { issuer: config.oidc.issuer, subject: account.id, email: account.email, name: account.displayName },
+          config.signupCreditsCents,
+        );
+        await grantSignupCreditsOnce(db, user.id, config.signupCreditsCents);
+      },
+    });
 
     scope.route({
       method: ['GET', 'POST', 'OPTIONS'],
@@ -53,6 +73,7 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
         const url = raw.url ?? OIDC_MOUNT_PATH;
         raw.originalUrl = url;
         raw.url = url.slice(OIDC_MOUNT_PATH.length) || '/';
+        pinToPublicUrl(raw, publicUrl);
         try {
           await handle(raw, reply.raw);
         } catch (error) {
@@ -90,4 +111,15 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
       log.info({ accountId, count }, 'oidc sessions and grants revoked');
     },
   };
+}
+
+/**
+ * The provider builds its issuer, endpoint URLs and cookie flags from the request (Koa, with
+ * proxy on, reads X-Forwarded-Host and -Proto). Those must come from PUBLIC_URL alone, never from
+ * a header any client can send, so the request it sees names PUBLIC_URL's host and protocol.
+ */
+function pinToPublicUrl(raw: IncomingMessage, publicUrl: URL) {
+  for (const name of ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded']) delete raw.headers[name];
+  raw.headers.host = publicUrl.host;
+  raw.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
 }

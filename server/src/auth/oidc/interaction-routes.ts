@@ -11,10 +11,12 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
-import { createRateLimiter } from '../../rate-limit.ts';
 import { type AccountStore, MESSAGES } from './accounts.ts';
+import { type EmailVerifier, VERIFY_EMAIL_PATH } from './email-verification.ts';
 import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
 import { MIN_PASSWORD_LENGTH } from './password.ts';
+import { createSignInGuard } from './sign-in-guard.ts';
+import { createSignUpGuard } from './sign-up-guard.ts';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 type Screen = 'signin' | 'signup';
@@ -24,6 +26,10 @@ export interface InteractionRouteOptions {
   accounts: AccountStore;
   config: Config;
   mountPath: string;
+  /** Set when SMTP_URL is: new accounts are mailed a verification link. */
+  emailVerifier: EmailVerifier | null;
+  /** Grants what waited for a verified email (the sign-up credits). */
+  onEmailVerified: (accountId: string) => Promise<void>;
 }
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -38,12 +44,16 @@ const PAGE_HEADERS = {
   'referrer-policy': 'same-origin',
 } as const;
 
-/** Sign-in attempts per email per minute (shared through Redis when REDIS_URL is set): slows password guessing. */
-export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
-
-export async function interactionRoutes(app: FastifyInstance, { provider, accounts, config, mountPath }: InteractionRouteOptions) {
-  const signInLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: SIGN_IN_ATTEMPTS_PER_MINUTE });
-  app.addHook('onClose', () => signInLimiter.close());
+export async function interactionRoutes(
+  app: FastifyInstance,
+  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified }: InteractionRouteOptions,
+) {
+  const signInGuard = createSignInGuard({ redisUrl: config.redisUrl });
+  const signUpGuard = createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
+  app.addHook('onClose', async () => {
+    await Promise.all([signInGuard.close(), signUpGuard.close()]);
+    emailVerifier?.close();
+  });
   // Only the forms below are parsed; everything else under the mount is left for the provider.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
     done(null, new URLSearchParams(body as string));
@@ -75,8 +85,14 @@ export async function interactionRoutes(app: FastifyInstance, { provider, accoun
     reply: FastifyReply,
     uid: string,
     view: { email?: string; displayName?: string; error?: { field: 'email' | 'password' | 'display_name'; message: string } } = {},
+    status?: number,
   ) =>
-    page(reply, 'Create account', signUpCard({ action: urls(uid).signUpAction, signInUrl: urls(uid).signIn, minPasswordLength: MIN_PASSWORD_LENGTH, ...view }));
+    page(
+      reply,
+      'Create account',
+      signUpCard({ action: urls(uid).signUpAction, signInUrl: urls(uid).signIn, minPasswordLength: MIN_PASSWORD_LENGTH, ...view }),
+      status,
+    );
 
   const renderExpired = (reply: FastifyReply) =>
     page(
@@ -163,20 +179,17 @@ export async function interactionRoutes(app: FastifyInstance, { provider, accoun
     if (!email || !password) {
       return renderSignIn(reply, interaction.uid, { email, error: { field: email ? 'password' : 'email', message: MESSAGES.missingCredentials } });
     }
-    if (!(await signInLimiter.hit(`signin:${email.toLowerCase()}`)).allowed) {
-      request.log.warn({ uid: interaction.uid }, 'oidc sign-in rate limited');
+    const gate = await signInGuard.enter(email, request.ip);
+    if (gate.kind === 'address_blocked') {
+      request.log.warn({ uid: interaction.uid }, 'oidc sign-in refused: too many failures from this address');
       return renderSignIn(reply, interaction.uid, { email, error: { field: 'password', message: MESSAGES.tooManyAttempts } }, 429);
     }
     const result = await accounts.signIn({ email, password });
     if (!result.ok) {
-      request.log.info({ uid: interaction.uid, reason: result.reason }, 'oidc sign-in failed');
-      return renderSignIn(
-        reply,
-        interaction.uid,
-        result.reason === 'unknown_email'
-          ? { email, error: { field: 'email', message: MESSAGES.unknownEmail } }
-          : { email, error: { field: 'password', message: MESSAGES.wrongPassword } },
-      );
+      await signInGuard.recordFailure(email, request.ip);
+      request.log.info({ uid: interaction.uid, slowed: gate.kind === 'slowed' }, 'oidc sign-in failed');
+      const message = gate.kind === 'slowed' ? `${MESSAGES.invalidCredentials} ${MESSAGES.slowedDown}` : MESSAGES.invalidCredentials;
+      return renderSignIn(reply, interaction.uid, { email, error: { field: 'password', message } });
     }
     request.log.info({ uid: interaction.uid, accountId: result.account.id }, 'oidc sign-in succeeded');
     return finishSignedIn(request, reply, interaction, result.account.id);
@@ -189,12 +202,44 @@ export async function interactionRoutes(app: FastifyInstance, { provider, accoun
     const fields = form(request);
     const email = (fields.get('email') ?? '').trim();
     const displayName = (fields.get('display_name') ?? '').trim();
+    if (!(await signUpGuard.allowed(request.ip))) {
+      request.log.warn({ uid: interaction.uid }, 'oidc sign-up refused: too many accounts created');
+      return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: 'email', message: MESSAGES.tooManySignUps } }, 429);
+    }
     const result = await accounts.signUp({ email, password: fields.get('password') ?? '', displayName });
     if (!result.ok) {
       request.log.info({ uid: interaction.uid, field: result.field }, 'oidc sign-up rejected');
       return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: result.field, message: result.message } });
     }
+    await signUpGuard.recordSignUp(request.ip);
+    await emailVerifier?.send(result.account);
     request.log.info({ uid: interaction.uid, accountId: result.account.id }, 'oidc account created');
     return finishSignedIn(request, reply, interaction, result.account.id);
+  });
+
+  app.get<{ Querystring: { token?: string } }>(VERIFY_EMAIL_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const token = typeof request.query.token === 'string' ? request.query.token : '';
+    const accountId = emailVerifier && token ? await emailVerifier.verify(token) : null;
+    if (!accountId) {
+      return page(
+        reply,
+        'Link not valid',
+        messageCard('This link is not valid', 'It was already used, has expired, or was copied incompletely.', {
+          href: `${config.publicUrl}/login`,
+          label: 'Sign in',
+        }),
+        400,
+      );
+    }
+    await onEmailVerified(accountId);
+    request.log.info({ accountId }, 'oidc email verified');
+    return page(
+      reply,
+      'Email confirmed',
+      messageCard('Your email is confirmed', 'Your sign-up credits are now in your account.', {
+        href: `${config.publicUrl}/dashboard`,
+        label: 'Go to your dashboard',
+      }),
+    );
   });
 }

@@ -30,7 +30,7 @@ async function mountApp(database: Database): Promise<{ app: FastifyInstance; oid
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-oidc-'));
-  config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY, PUBLIC_URL });
+  config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY, PUBLIC_URL, SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000' });
   db = await openPglite(null);
   await migrate(db);
   ({ app, oidc } = await mountApp(db));
@@ -77,12 +77,25 @@ describe('discovery and keys', () => {
     expect(discovery.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access']));
   });
 
-  it('builds endpoint URLs from X-Forwarded-* behind a proxy', async () => {
+  it('builds endpoint URLs from PUBLIC_URL only, whatever Host or X-Forwarded-* a client sends', async () => {
     const response = await app.inject({
       url: '/oidc/.well-known/openid-configuration',
-      headers: { host: 'internal:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tollbooth.example' },
+      headers: { host: 'internal:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' },
     });
-    expect(response.json().authorization_endpoint).toBe('https://tollbooth.example/oidc/auth');
+    expect(response.json().issuer).toBe(`${PUBLIC_URL}/oidc`);
+    expect(response.json().authorization_endpoint).toBe(`${PUBLIC_URL}/oidc/auth`);
+    expect(response.json().token_endpoint).toBe(`${PUBLIC_URL}/oidc/token`);
+    // Cookie flags follow PUBLIC_URL (http here), not a client's X-Forwarded-Proto.
+    const { challenge } = createPkce();
+    const authorize = await app.inject({
+      url: authorizationUrl(config, { challenge }).replace(PUBLIC_URL, ''),
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' },
+    });
+    expect(authorize.statusCode).toBe(303);
+    expect(authorize.headers.location).toMatch(/^\/oidc\/interaction\//);
+    const cookies = ([] as string[]).concat(authorize.headers['set-cookie'] ?? []);
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const cookie of cookies) expect(cookie.toLowerCase()).not.toContain('secure');
   });
 
   it('serves public keys only, the same ones mountEmbeddedOidc returns', async () => {
@@ -140,7 +153,11 @@ describe('sign-up (prompt=create)', () => {
     expect(page.body).toContain('?screen=signin');
 
     const email = uniqueEmail();
-    const done = await browser.submitForm(page, { email, password: 'correct horse', display_name: 'Ada Lovelace' }, { stopAt: redirectUri(config) });
+    const done = await browser.submitForm(
+      page,
+      { email, password: 'correct horse battery staple', display_name: 'Ada Lovelace' },
+      { stopAt: redirectUri(config) },
+    );
     const callback = new URL(done.url);
     expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri(config));
     expect(callback.searchParams.get('state')).toBe(state);
@@ -169,17 +186,17 @@ describe('sign-up (prompt=create)', () => {
     const { rows } = await db.query<{ password_hash: string; email: string }>('SELECT password_hash, email FROM oidc_accounts WHERE id = $1', [payload.sub]);
     expect(rows[0]?.email).toBe(email);
     expect(rows[0]?.password_hash).toMatch(/^scrypt\$\d+\$\d+\$\d+\$[\w-]+\$[\w-]+$/);
-    expect(rows[0]?.password_hash).not.toContain('correct horse');
+    expect(rows[0]?.password_hash).not.toContain('correct horse battery staple');
   });
 
   it('shows clear errors and keeps what was typed', async () => {
     const email = uniqueEmail();
-    await signInThroughProvider(app, config, { email, password: 'password-1', displayName: 'First' });
+    await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'First' });
 
     const browser = new TestBrowser(app, config.publicUrl);
     const { page } = await openAuthorization(browser, 'create');
 
-    const taken = await browser.submitForm(page, { email: email.toUpperCase(), password: 'password-2', display_name: 'Second' });
+    const taken = await browser.submitForm(page, { email: email.toUpperCase(), password: 'Amber-Falcon-77-moss', display_name: 'Second' });
     expect(taken.status).toBe(200);
     expect(taken.body).toContain('An account with that email already exists.');
     expect(taken.body).toContain(`value="${email.toUpperCase()}"`);
@@ -189,13 +206,13 @@ describe('sign-up (prompt=create)', () => {
     expect(short.status).toBe(200);
     expect(short.body).toContain('Password must be at least 8 characters.');
 
-    const invalid = await browser.submitForm(short, { email: 'not-an-email', password: 'long enough', display_name: 'X' });
+    const invalid = await browser.submitForm(short, { email: 'not-an-email', password: 'long enough Zebra-42', display_name: 'X' });
     expect(invalid.body).toContain('Enter a valid email address.');
 
-    const nameless = await browser.submitForm(invalid, { email: uniqueEmail(), password: 'long enough', display_name: '   ' });
+    const nameless = await browser.submitForm(invalid, { email: uniqueEmail(), password: 'long enough Zebra-42', display_name: '   ' });
     expect(nameless.body).toContain('Display name is required.');
 
-    const escaped = await browser.submitForm(nameless, { email: 'bad', password: 'long enough', display_name: '<script>alert(1)</script>' });
+    const escaped = await browser.submitForm(nameless, { email: 'bad', password: 'long enough Zebra-42', display_name: '<script>alert(1)</script>' });
     expect(escaped.body).not.toContain('<script>alert(1)</script>');
     expect(escaped.body).toContain('&lt;script&gt;');
 
@@ -205,7 +222,7 @@ describe('sign-up (prompt=create)', () => {
 
   it('lets a user sent to sign-up switch to sign-in within the same request', async () => {
     const email = uniqueEmail();
-    const created = await signInThroughProvider(app, config, { email, password: 'password-1', displayName: 'Switcher' });
+    const created = await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'Switcher' });
 
     const browser = new TestBrowser(app, config.publicUrl);
     const { page, verifier } = await openAuthorization(browser, 'create');
@@ -213,7 +230,7 @@ describe('sign-up (prompt=create)', () => {
     expect(link).toBeTruthy();
     const signInPage = await browser.follow(new URL(link ?? '', page.url).href);
     expect(signInPage.body).toContain('>Sign in</button>');
-    const done = await browser.submitForm(signInPage, { email, password: 'password-1' }, { stopAt: redirectUri(config) });
+    const done = await browser.submitForm(signInPage, { email, password: 'Violet-Harbor-42-kiln' }, { stopAt: redirectUri(config) });
     expect(done.url.startsWith(redirectUri(config))).toBe(true);
     const tokens = await exchangeCode(browser, config, done.url, verifier);
     expect(decodeJwt(tokens.body.access_token).sub).toBe(decodeJwt(created.access_token).sub);
@@ -221,23 +238,74 @@ describe('sign-up (prompt=create)', () => {
 });
 
 describe('sign-in', () => {
-  it('slows password guessing: past 10 attempts a minute for one email, even the right password waits', async () => {
+  it('slows down, never refuses, the real owner after others failed 10 times on their email, and says why', async () => {
     const email = uniqueEmail();
-    await signInThroughProvider(app, config, { email, password: 'the right one', displayName: 'Target' });
-    const browser = new TestBrowser(app, config.publicUrl);
-    let { page } = await openAuthorization(browser);
+    await signInThroughProvider(app, config, { email, password: 'the right one, Kestrel 91', displayName: 'Target' });
+    // The guesses come from many addresses; the owner signs in from another one.
     for (let attempt = 0; attempt < 10; attempt++) {
-      page = await browser.submitForm(page, { email, password: `guess ${attempt}` });
-      expect(page.body).toContain('Incorrect password.');
+      const attacker = new TestBrowser(app, config.publicUrl, { 'x-forwarded-for': `198.51.100.${attempt + 1}` });
+      const { page } = await openAuthorization(attacker);
+      expect((await attacker.submitForm(page, { email, password: `guess ${attempt}` })).body).toContain('Incorrect email or password.');
     }
-    const limited = await browser.submitForm(page, { email, password: 'the right one' });
-    expect(limited.status).toBe(429);
-    expect(limited.body).toContain('Too many sign-in attempts for this email.');
+    const attacker = new TestBrowser(app, config.publicUrl, { 'x-forwarded-for': '198.51.100.99' });
+    const slowed = await attacker.submitForm((await openAuthorization(attacker)).page, { email, password: 'guess again' });
+    expect(slowed.body).toContain('each attempt now waits 2 seconds');
+    const owner = new TestBrowser(app, config.publicUrl, { 'x-forwarded-for': '192.0.2.10' });
+    const { page } = await openAuthorization(owner);
+    const started = performance.now();
+    const done = await owner.submitForm(page, { email, password: 'the right one, Kestrel 91' }, { stopAt: redirectUri(config) });
+    expect(done.url.startsWith(redirectUri(config))).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('refuses an address after 20 failed sign-ins across any accounts (password spraying)', async () => {
+    const sprayer = new TestBrowser(app, config.publicUrl, { 'x-forwarded-for': '203.0.113.7' });
+    let { page } = await openAuthorization(sprayer);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      page = await sprayer.submitForm(page, { email: uniqueEmail(), password: 'Winter2024!' });
+      expect(page.status).toBe(200);
+    }
+    const refused = await sprayer.submitForm(page, { email: uniqueEmail(), password: 'Winter2024!' });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toContain('Too many failed sign-in attempts from your network.');
+  });
+
+  it('answers an unknown email and a wrong password with one message and the same scrypt work', async () => {
+    const email = uniqueEmail();
+    await signInThroughProvider(app, config, { email, password: 'timing-Target-88-fjord', displayName: 'Timed' });
+    const browser = new TestBrowser(app, config.publicUrl, { 'x-forwarded-for': '192.0.2.77' });
+    let { page } = await openAuthorization(browser);
+    const time = async (fields: Record<string, string>) => {
+      const started = performance.now();
+      page = await browser.submitForm(page, fields);
+      expect(page.body).toContain('Incorrect email or password.');
+      return performance.now() - started;
+    };
+    await time({ email: uniqueEmail(), password: 'warm-up' });
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      unknown.push(await time({ email: uniqueEmail(), password: 'some guess' }));
+      wrong.push(await time({ email, password: 'some guess' }));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+    // Both run one scrypt (tens of ms); an unknown email used to answer in a few ms.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) / 3);
+  });
+
+  it('refuses weak passwords at sign-up and says why', async () => {
+    const browser = new TestBrowser(app, config.publicUrl);
+    const { page } = await openAuthorization(browser, 'create');
+    const email = uniqueEmail();
+    for (const password of ['password', '12345678', email, 'qwertyuiop']) {
+      const refused = await browser.submitForm(page, { email, password, display_name: 'Weak' });
+      expect(refused.body).toContain('This password is too easy to guess.');
+    }
   });
 
   it('explains a wrong password or an unknown email, then signs in', async () => {
     const email = uniqueEmail();
-    const created = await signInThroughProvider(app, config, { email, password: 'right password', displayName: 'Grace' });
+    const created = await signInThroughProvider(app, config, { email, password: 'right password: Quill 58 dune', displayName: 'Grace' });
 
     const browser = new TestBrowser(app, config.publicUrl);
     const { page, verifier } = await openAuthorization(browser);
@@ -248,14 +316,14 @@ describe('sign-in', () => {
 
     const wrong = await browser.submitForm(page, { email, password: 'wrong password' });
     expect(wrong.status).toBe(200);
-    expect(wrong.body).toContain('Incorrect password.');
+    expect(wrong.body).toContain('Incorrect email or password.');
     expect(wrong.body).toContain(`value="${email}"`);
 
     const unknown = await browser.submitForm(wrong, { email: uniqueEmail(), password: 'whatever it is' });
     expect(unknown.status).toBe(200);
-    expect(unknown.body).toContain('No account found for that email.');
+    expect(unknown.body).toContain('Incorrect email or password.');
 
-    const done = await browser.submitForm(unknown, { email: email.toUpperCase(), password: 'right password' }, { stopAt: redirectUri(config) });
+    const done = await browser.submitForm(unknown, { email: email.toUpperCase(), password: 'right password: Quill 58 dune' }, { stopAt: redirectUri(config) });
     expect(done.url.startsWith(redirectUri(config))).toBe(true);
     const tokens = await exchangeCode(browser, config, done.url, verifier);
     expect(tokens.status).toBe(200);
@@ -264,7 +332,7 @@ describe('sign-in', () => {
 
   it('does not ask a signed-in browser again, and never shows a consent screen', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Again' }, browser);
+    await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Again' }, browser);
     const { page, verifier } = await openAuthorization(browser);
     expect(page.url.startsWith(redirectUri(config))).toBe(true);
     const tokens = await exchangeCode(browser, config, page.url, verifier);
@@ -308,7 +376,11 @@ describe('authorization request checks', () => {
     const browser = new TestBrowser(app, config.publicUrl);
     const { challenge } = createPkce();
     const page = await browser.follow(authorizationUrl(config, { challenge, prompt: 'create' }));
-    const done = await browser.submitForm(page, { email: uniqueEmail(), password: 'password-1', display_name: 'V' }, { stopAt: redirectUri(config) });
+    const done = await browser.submitForm(
+      page,
+      { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', display_name: 'V' },
+      { stopAt: redirectUri(config) },
+    );
     const tokens = await exchangeCode(browser, config, done.url, createPkce().verifier);
     expect(tokens.status).toBe(400);
     expect(tokens.body.error).toBe('invalid_grant');
@@ -316,7 +388,7 @@ describe('authorization request checks', () => {
 
   it('accepts resource = the API audience and rejects other resources', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'R' }, browser);
+    await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'R' }, browser);
     const { verifier, challenge } = createPkce();
     const page = await browser.follow(authorizationUrl(config, { challenge, resource: config.oidc.audience }), { stopAt: redirectUri(config) });
     const code = new URL(page.url).searchParams.get('code') ?? '';
@@ -338,7 +410,7 @@ describe('authorization request checks', () => {
 describe('tokens after sign-in', () => {
   it('refreshes, rotating the refresh token', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    const first = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Refresher' }, browser);
+    const first = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Refresher' }, browser);
     const refreshed = await requestTokens(browser, config, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' });
     expect(refreshed.status).toBe(200);
     const { payload } = await verifyAccessToken(refreshed.body.access_token);
@@ -357,6 +429,12 @@ describe('tokens after sign-in', () => {
     expect(again.status).toBe(200);
     expect((await verifyAccessToken(again.body.access_token)).payload.aud).toBe(config.oidc.audience);
 
+    // Stored hashed: neither a row id nor a payload holds a refresh token that was handed out.
+    const stored = await db.query<{ id: string; payload: unknown }>("SELECT id, payload FROM oidc_payloads WHERE model = 'RefreshToken'");
+    expect(stored.rows.length).toBeGreaterThan(0);
+    const dump = JSON.stringify(stored.rows);
+    for (const token of [first.refresh_token, refreshed.body.refresh_token, again.body.refresh_token]) expect(dump).not.toContain(token);
+
     // A refresh token used twice is a stolen one: oidc-provider then revokes the whole grant.
     const replayed = await requestTokens(browser, config, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' });
     expect(replayed.body.error).toBe('invalid_grant');
@@ -364,7 +442,7 @@ describe('tokens after sign-in', () => {
 
   it('shares state between processes on one database', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Shared' }, browser);
+    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Shared' }, browser);
     const other = await mountApp(db);
     try {
       const otherBrowser = new TestBrowser(other.app, config.publicUrl);
@@ -376,13 +454,13 @@ describe('tokens after sign-in', () => {
   });
 
   it('hands real socket requests and their bodies to the provider', async () => {
-    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Socket' });
+    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Socket' });
     const server = Fastify({ logger: false, trustProxy: true });
     await mountEmbeddedOidc(server, { config, db });
     const address = await server.listen({ port: 0, host: '127.0.0.1' });
     try {
       const discovery = await fetch(`${address}/oidc/.well-known/openid-configuration`);
-      expect(((await discovery.json()) as { token_endpoint: string }).token_endpoint).toBe(`${address}/oidc/token`);
+      expect(((await discovery.json()) as { token_endpoint: string }).token_endpoint).toBe(`${PUBLIC_URL}/oidc/token`);
       const response = await fetch(`${address}/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -399,7 +477,7 @@ describe('tokens after sign-in', () => {
   it('answers userinfo for the JWT access token', async () => {
     const email = uniqueEmail();
     const browser = new TestBrowser(app, config.publicUrl);
-    const tokens = await signInThroughProvider(app, config, { email, password: 'password-1', displayName: 'Info' }, browser);
+    const tokens = await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'Info' }, browser);
     const response = await browser.request(`${config.oidc.issuer}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ sub: decodeJwt(tokens.access_token).sub, email, email_verified: false, name: 'Info' });
@@ -410,7 +488,7 @@ describe('tokens after sign-in', () => {
 
   it('revokes a refresh token at the revocation endpoint', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Revoked' }, browser);
+    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Revoked' }, browser);
     const revoked = await browser.request(`${config.oidc.issuer}/token/revocation`, {
       form: { client_id: config.oidc.clientId, token: tokens.refresh_token ?? '', token_type_hint: 'refresh_token' },
     });
@@ -421,7 +499,7 @@ describe('tokens after sign-in', () => {
 
   it('revokeAccountSessions ends sessions and makes refresh tokens fail', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Gone' }, browser);
+    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Gone' }, browser);
     const sub = String(decodeJwt(tokens.access_token).sub);
 
     await oidc.revokeAccountSessions(sub);
@@ -438,7 +516,7 @@ describe('tokens after sign-in', () => {
 
   it('signs out through the end-session endpoint back to the app', async () => {
     const browser = new TestBrowser(app, config.publicUrl);
-    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'password-1', displayName: 'Leaver' }, browser);
+    const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Leaver' }, browser);
     const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: `${config.publicUrl}/` });
     const confirm = await browser.request(`${config.oidc.issuer}/session/end?${query}`);
     expect(confirm.status).toBe(200);

@@ -136,7 +136,7 @@ export function signUpCard(view: SignUpView): string {
 ${errorBox(view.error?.message)}
 <form method="post" action="${escapeHtml(view.action)}" novalidate>
 ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: view.email, invalid: invalid === 'email', autofocus: !invalid || invalid === 'email' })}
-${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', invalid: invalid === 'password', hint: `At least ${view.minPasswordLength} characters.`, minLength: view.minPasswordLength, autofocus: invalid === 'password' })}
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', invalid: invalid === 'password', hint: `At least ${view.minPasswordLength} characters and hard to guess: a few uncommon words work well.`, minLength: view.minPasswordLength, autofocus: invalid === 'password' })}
 ${field({ id: 'display_name', label: 'Display name', type: 'text', autocomplete: 'name', value: view.displayName, invalid: invalid === 'display_name', autofocus: invalid === 'display_name' })}
 <button type="submit">Create account</button>
 </form>

@@ -1,5 +1,6 @@
 // oidc-provider storage in PostgreSQL (or PGlite): one table for every model, so all server
 // processes share sessions, grants and refresh tokens and they survive restarts.
+import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../../db/client.ts';
 
@@ -10,6 +11,24 @@ interface PayloadRow {
 
 // Models whose instances belong to a grant and die with it (revokeByGrantId).
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+
+// Models whose id IS the bearer secret (refresh tokens, codes, opaque tokens): stored as a SHA-256
+// of the id, and without the payload's jti (the same value), so a database read does not hand out
+// usable tokens. Lookups hash the presented id the same way.
+const SECRET_ID_MODELS = new Set([
+  'RefreshToken',
+  'AuthorizationCode',
+  'AccessToken',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
+
+/** The stored id of a model instance: its SHA-256 for models whose id is a secret (see migration 0011). */
+export function storedId(model: string, id: string): string {
+  return SECRET_ID_MODELS.has(model) ? `sha256:${createHash('sha256').update(id).digest('hex')}` : id;
+}
 
 const epochSeconds = (value: Date | string) => Math.floor(new Date(value).getTime() / 1000);
 
@@ -29,8 +48,8 @@ export class PostgresAdapter implements Adapter {
          user_code = EXCLUDED.user_code, account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at`,
       [
         this.model,
-        id,
-        JSON.stringify(payload),
+        storedId(this.model, id),
+        JSON.stringify(SECRET_ID_MODELS.has(this.model) ? { ...payload, jti: undefined } : payload),
         GRANTABLE.has(this.model) ? (payload.grantId ?? null) : null,
         this.model === 'Session' ? (payload.uid ?? null) : null,
         payload.userCode ?? null,
@@ -43,9 +62,10 @@ export class PostgresAdapter implements Adapter {
   async find(id: string): Promise<AdapterPayload | undefined> {
     const { rows } = await this.db.query<PayloadRow>(
       'SELECT payload, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())',
-      [this.model, id],
+      [this.model, storedId(this.model, id)],
     );
-    return this.toPayload(rows[0]);
+    const payload = this.toPayload(rows[0]);
+    return payload && SECRET_ID_MODELS.has(this.model) ? { ...payload, jti: id } : payload;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -65,11 +85,11 @@ export class PostgresAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    await this.db.query('UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2', [this.model, id]);
+    await this.db.query('UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2', [this.model, storedId(this.model, id)]);
   }
 
   async destroy(id: string): Promise<void> {
-    await this.db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, id]);
+    await this.db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, storedId(this.model, id)]);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

@@ -135,7 +135,7 @@ export function createProvider({ config, accounts, signingKeys, adapter, log }: 
       const accountId = 'accountId' in token ? token.accountId : undefined;
       if (!accountId) return undefined;
       const account = await accounts.findById(accountId);
-      return account ? { email: account.email, name: account.displayName } : undefined;
+      return account ? { email: account.email, name: account.displayName, email_verified: account.emailVerified } : undefined;
     },
     async findAccount(_ctx, sub) {
       const account = await accounts.findById(sub);
@@ -174,7 +174,8 @@ export function createProvider({ config, accounts, signingKeys, adapter, log }: 
   };
 
   const provider = new Provider(issuer, configuration);
-  // Fastify runs with trustProxy; the provider must also honour X-Forwarded-Proto/Host.
+  // The mount (index.ts) replaces Host and X-Forwarded-Proto with PUBLIC_URL's before the
+  // provider sees a request, so URLs and cookie flags follow PUBLIC_URL and no client header.
   provider.proxy = true;
   provider.use(jwtUserinfo({ issuer, audience, jwks: signingKeys.publicJwks, accounts }));
 

@@ -25,6 +25,8 @@ export class TestBrowser {
     private readonly app: FastifyInstance,
     /** Origin the browser believes it talks to (PUBLIC_URL); sent as Host and Origin. */
     private readonly origin: string,
+    /** Sent with every request, e.g. X-Forwarded-For to act as another client address. */
+    private readonly defaultHeaders: Record<string, string> = {},
   ) {}
 
   /** One request, no redirects followed. `form` sends an urlencoded POST like an HTML form. */
@@ -34,7 +36,7 @@ export class TestBrowser {
   ): Promise<BrowserResponse> {
     const target = new URL(url, this.origin);
     const method = options.method ?? (options.form ? 'POST' : 'GET');
-    const headers: Record<string, string> = { host: target.host, ...options.headers };
+    const headers: Record<string, string> = { host: target.host, ...this.defaultHeaders, ...options.headers };
     const cookie = this.cookieHeader(target.pathname);
     if (cookie) headers.cookie = cookie;
     let payload: string | undefined;

@@ -22,10 +22,26 @@ interface PriceFieldProps {
   clampDisplay?: boolean;
   inputClassName?: string;
   outputTestId?: string;
+  /** A sentence after the price, e.g. how a change reaches callers. */
+  note?: string;
 }
 
 /** The price of an application per call, typed in an explicit unit, with the "$x.xx per call" line. */
-export function PriceField({ id, label, unit, value, onChange, error, min, required, name, clampDisplay, inputClassName, outputTestId }: PriceFieldProps) {
+export function PriceField({
+  id,
+  label,
+  unit,
+  value,
+  onChange,
+  error,
+  min,
+  required,
+  name,
+  clampDisplay,
+  inputClassName,
+  outputTestId,
+  note,
+}: PriceFieldProps) {
   const cents = unit === 'dollars' ? dollarsToCents(value) : parsePriceCents(value);
   return (
     <FormField
@@ -33,9 +49,12 @@ export function PriceField({ id, label, unit, value, onChange, error, min, requi
       label={label}
       error={error}
       hint={
-        <output aria-live="polite" data-testid={outputTestId}>
-          {`${formatCents(clampDisplay ? Math.max(0, cents) : cents)} per call`}
-        </output>
+        <>
+          <output aria-live="polite" data-testid={outputTestId}>
+            {`${formatCents(clampDisplay ? Math.max(0, cents) : cents)} per call`}
+          </output>
+          {note ? ` · ${note}` : null}
+        </>
       }
     >
       <input

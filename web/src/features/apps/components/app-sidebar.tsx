@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { textLink } from '@/components/ui/styles';
 import { useAppUsage } from '@/lib/api/apps/get-app-usage';
 import { analyticsLink } from '@/lib/app-endpoint';
-import { formatCents, formatDate } from '@/lib/format';
+import { formatCents, formatDate, formatUpcomingPrice } from '@/lib/format';
 import { formatCount } from '@/lib/format-count';
 
 function Row({ label, value }: { label: string; value: string }) {
@@ -48,6 +48,7 @@ function DetailsCard({ app }: { app: Application }) {
         <Row label="Created" value={formatDate(app.created_at)} />
         <Row label="Updated" value={formatDate(app.updated_at)} />
         <Row label="Price per Call" value={formatCents(app.price_cents)} />
+        {formatUpcomingPrice(app) && <Row label="Upcoming Price" value={formatUpcomingPrice(app)!} />}
         <Row label="Creator" value={app.creator_name || 'N/A'} />
       </dl>
     </section>

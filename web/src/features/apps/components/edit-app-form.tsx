@@ -72,6 +72,7 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
           value={values.price_cents}
           onChange={(value) => set('price_cents', value)}
           error={errors.price_cents}
+          note={app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined}
         />
       </div>
 

@@ -2,7 +2,7 @@ import type { Application } from '@tollbooth/contract';
 import { Spinner } from '@/components/ui/spinner';
 import { appEndpointPath } from '@/lib/app-endpoint';
 import { getErrorMessage } from '@/lib/errors';
-import { formatCents } from '@/lib/format';
+import { formatCents, formatUpcomingPrice } from '@/lib/format';
 
 interface AppDetailsProps {
   app: Application | undefined;
@@ -30,6 +30,7 @@ export function AppDetails({ app, isLoading, error }: AppDetailsProps) {
     ['Type', app.type],
     ['Status', app.status],
     ['Price', `${formatCents(app.price_cents)} per call`],
+    ...(formatUpcomingPrice(app) ? [['Upcoming price', `${formatUpcomingPrice(app)} (announced increase)`] as [string, string]] : []),
     ['Endpoint', appEndpointPath(app)],
   ];
   return (

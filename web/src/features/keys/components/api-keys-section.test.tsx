@@ -70,10 +70,11 @@ describe('ApiKeysSection', () => {
 
     fireEvent.change(screen.getByLabelText('Key Name'), { target: { value: '  CI runner ' } });
     fireEvent.change(screen.getByLabelText('Monthly Spend Limit (cents)'), { target: { value: '500' } });
+    fireEvent.change(screen.getByLabelText('Max Price per Call (cents)'), { target: { value: '25' } });
     fireEvent.click(screen.getByRole('button', { name: 'Create Key' }));
 
     const notice = await screen.findByTestId('new-api-key-notice');
-    expect(server.bodyOf('POST /api/keys/')).toEqual({ name: 'CI runner', monthly_spend_limit_cents: 500 });
+    expect(server.bodyOf('POST /api/keys/')).toEqual({ name: 'CI runner', monthly_spend_limit_cents: 500, max_price_cents: 25 });
     expect(within(notice).getByText(COPY_KEY_WARNING)).toBeTruthy();
     const fullKey = `${server.state.keys[0]?.prefix}SecretRestOfTheKey`;
     expect(within(notice).getByTestId('new-api-key').textContent).toBe(fullKey);

@@ -5,7 +5,7 @@ import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
 import { type ApiKeyFormErrors, type ApiKeyFormValues, buildCreateKeyBody, MAX_KEY_NAME_LENGTH, validateApiKeyForm } from '../lib/api-key-form.utils';
 
-const emptyValues: ApiKeyFormValues = { name: '', spendLimit: '' };
+const emptyValues: ApiKeyFormValues = { name: '', spendLimit: '', maxPrice: '' };
 
 export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
   const id = useId();
@@ -23,8 +23,8 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
     if (createKey.isPending) return;
     const found = validateApiKeyForm(values);
     setErrors(found);
-    if (found.name || found.spendLimit) {
-      document.getElementById(found.name ? `${id}-name` : `${id}-limit`)?.focus();
+    if (found.name || found.spendLimit || found.maxPrice) {
+      document.getElementById(found.name ? `${id}-name` : found.spendLimit ? `${id}-limit` : `${id}-max-price`)?.focus();
       return;
     }
     createKey.mutate(buildCreateKeyBody(values), {
@@ -43,7 +43,7 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
           {serverError}
         </div>
       ) : null}
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
         <div>
           <label htmlFor={`${id}-name`} className="block text-sm font-medium text-gray-700">
             Key Name
@@ -87,6 +87,32 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
           {errors.spendLimit ? (
             <p id={`${id}-limit-error`} className="mt-1 text-sm text-red-600">
               {errors.spendLimit}
+            </p>
+          ) : null}
+        </div>
+        <div>
+          <label htmlFor={`${id}-max-price`} className="block text-sm font-medium text-gray-700">
+            Max Price per Call (cents)
+          </label>
+          <input
+            id={`${id}-max-price`}
+            type="number"
+            min={0}
+            step={1}
+            inputMode="numeric"
+            placeholder="No cap"
+            value={values.maxPrice}
+            onChange={(event) => set('maxPrice', event.target.value)}
+            aria-invalid={errors.maxPrice ? true : undefined}
+            aria-describedby={`${id}-max-price-hint${errors.maxPrice ? ` ${id}-max-price-error` : ''}`}
+            className={`${inputField} mt-1`}
+          />
+          <p id={`${id}-max-price-hint`} className="mt-1 text-xs text-gray-500">
+            Calls to apps priced above it are refused (402) and not charged.
+          </p>
+          {errors.maxPrice ? (
+            <p id={`${id}-max-price-error`} className="mt-1 text-sm text-red-600">
+              {errors.maxPrice}
             </p>
           ) : null}
         </div>

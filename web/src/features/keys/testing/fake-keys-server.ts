@@ -16,6 +16,7 @@ export function makeApiKey(overrides: Partial<ApiKey> = {}): ApiKey {
     last_used_at: null,
     revoked_at: null,
     monthly_spend_limit_cents: null,
+    max_price_cents: null,
     spent_this_month_cents: 0,
     ...overrides,
   };

@@ -1,0 +1,138 @@
+// kill -9 a server process in the middle of a paid call with an Idempotency-Key, next to a live
+// process running a call longer than the hold lifetime. The killed process's hold comes back and
+// its claim is taken over (the retry runs once); the live process's hold is renewed and its call
+// settles. Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
+// CLAIM_LIFETIME_SECONDS is 6 here (90 by default): release takes at most the lifetime plus one
+// sweep (a sixth of it).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
+
+const LIFETIME_SECONDS = Number(process.env.CRASH_TEST_LIFETIME_SECONDS ?? 6);
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
+  let database: TestDatabase;
+  let issuer: TestIssuer;
+  let upstream: FakeProviderServer;
+  const children: ChildProcess[] = [];
+
+  const startServer = async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url!,
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-crash-')),
+        SECRET_KEY: 'c'.repeat(64),
+        OIDC_ISSUER: issuer.issuer,
+        OIDC_CLIENT_ID: 'test-client',
+        OIDC_AUDIENCE: issuer.audience,
+        OPENAI_BASE_URL: upstream.baseUrl,
+        OPENAI_API_KEY: 'sk-x',
+        PROVIDER_TIMEOUT_MS: String((LIFETIME_SECONDS * 3 + 30) * 1000),
+        CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if ((await fetch(`${base}/api/health`)).ok) break;
+      } catch {}
+      if (attempt > 300) throw new Error('server did not start');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { base, child };
+  };
+
+  beforeAll(async () => {
+    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
+  });
+
+  const send = async (base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  };
+
+  const heldCents = async (subject: string) => {
+    const { rows } = await database.db.query<{ held: number }>(
+      "SELECT a.held_cents::int AS held FROM ledger_accounts a JOIN users u ON u.id = a.user_id WHERE u.subject = $1 AND a.kind = 'user_credits'",
+      [subject],
+    );
+    return rows[0]?.held ?? 0;
+  };
+
+  it('releases the dead process hold within the lifetime, renews the live one, and lets the key be retried once', async () => {
+    const [victim, survivor] = [await startServer(), await startServer()];
+    const owner = await issuer.sign({ sub: 'crash-owner' });
+    const victimCaller = await issuer.sign({ sub: 'crash-victim' });
+    const longCaller = await issuer.sign({ sub: 'crash-long' });
+    const app = await send(survivor.base, 'POST', '/api/app/', owner, { name: 'Crash', type: 'prompt', visibility: 'public', price_cents: 50 });
+    await send(survivor.base, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
+    const callUrl = `/api/app/${app.body.slug}/completion-messages`;
+
+    // Both upstream calls outlive the hold lifetime.
+    upstream.setBehaviour({ delayMs: (LIFETIME_SECONDS * 2 + 2) * 1000 });
+    const before = upstream.requests.length;
+    const longCall = send(survivor.base, 'POST', callUrl, longCaller, { inputs: { query: 'long' } });
+    const doomed = send(victim.base, 'POST', callUrl, victimCaller, { inputs: { query: 'crash' } }, { 'idempotency-key': 'crash-key' }).catch(() => null);
+    while (upstream.requests.length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    upstream.setBehaviour({ delayMs: 0 });
+    expect(await heldCents('crash-victim')).toBeGreaterThan(0);
+
+    victim.child.kill('SIGKILL');
+    const killedAt = performance.now();
+    await doomed;
+
+    // A retry with the same key on the live process waits for the dead claim to expire, then runs.
+    const retry = send(survivor.base, 'POST', callUrl, victimCaller, { inputs: { query: 'crash' } }, { 'idempotency-key': 'crash-key' });
+    while ((await heldCents('crash-victim')) > 0 && performance.now() - killedAt < 200_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    const releasedAfterMs = performance.now() - killedAt;
+    console.log(`orphaned hold released ${Math.round(releasedAfterMs)} ms after kill -9 (CLAIM_LIFETIME_SECONDS=${LIFETIME_SECONDS})`);
+    expect(releasedAfterMs).toBeLessThan((LIFETIME_SECONDS + LIFETIME_SECONDS / 6 + 2) * 1000);
+
+    const retried = await retry;
+    expect(retried.status).toBe(200);
+    const replay = await send(survivor.base, 'POST', callUrl, victimCaller, { inputs: { query: 'crash' } }, { 'idempotency-key': 'crash-key' });
+    expect(replay.body.id).toBe(retried.body.id);
+    expect((await send(survivor.base, 'GET', '/api/billing/balance/', victimCaller)).body.credits_cents).toBe(450);
+
+    // The live process kept its hold past the lifetime, and its call settled.
+    const long = await longCall;
+    expect(long.status).toBe(200);
+    expect((await send(survivor.base, 'GET', '/api/billing/balance/', longCaller)).body.credits_cents).toBe(450);
+    const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
+    expect(rows[0]!.total).toBe(0);
+    survivor.child.kill('SIGTERM');
+  }, 240_000);
+});

@@ -1,0 +1,35 @@
+// A delivered call is charged even when recording its details fails: the second attempt leaves
+// out what could not be stored (end user, chat turn), and the failure is reported.
+import { describe, expect, it } from 'vitest';
+import { type Settlement, type SettlementBatcher, settleOrChargeOnly } from './settlement.ts';
+
+const settlement = {
+  invocationId: 'i',
+  endUser: 'someone',
+  turn: { conversationId: 'c', isNew: true, userContent: 'q', answer: 'a' },
+  charge: { hold: { id: 'h' } },
+} as unknown as Settlement;
+
+describe('settleOrChargeOnly', () => {
+  it('charges without the details when recording them fails, and reports it', async () => {
+    const written: Settlement[] = [];
+    const batcher: SettlementBatcher = {
+      async settle(item) {
+        if (item.turn) throw new Error('invalid byte sequence');
+        written.push(item);
+      },
+    };
+    const reported: unknown[] = [];
+    await settleOrChargeOnly(batcher, settlement, (error) => reported.push(error));
+    expect(written).toEqual([{ ...settlement, endUser: '', turn: null }]);
+    expect(reported).toHaveLength(1);
+  });
+
+  it('settles once when nothing fails', async () => {
+    const written: Settlement[] = [];
+    await settleOrChargeOnly({ settle: async (item) => void written.push(item) }, settlement, () => {
+      throw new Error('not reported');
+    });
+    expect(written).toEqual([settlement]);
+  });
+});

@@ -1,0 +1,62 @@
+// Input that PostgreSQL cannot store, or that is nested deeper than any of our schemas, is refused
+// with a 400 naming the field before any route runs: a NUL character or an unpaired UTF-16
+// surrogate in any string (text and jsonb columns refuse both, and a refusal at settlement would
+// come after the answer went out), and JSON nested deeper than MAX_JSON_DEPTH (recursive code on
+// it, our own or a library's, could overflow the stack).
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+
+export const MAX_JSON_DEPTH = 64;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored, or null when it can. */
+export function unstorableTextReason(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (UNPAIRED_SURROGATE.test(text)) return 'must not contain unpaired UTF-16 surrogates';
+  return null;
+}
+
+/** Finds the first unstorable string (key or value) or too-deep nesting; iterative, so depth cannot overflow it. */
+export function findUnsafeInput(value: unknown, root: string): { field: string; reason: string } | null {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      const reason = unstorableTextReason(current);
+      if (reason) return { field: path, reason };
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return { field: path, reason: `must not be nested more than ${MAX_JSON_DEPTH} levels deep` };
+    const entries: [string, unknown][] = current instanceof URLSearchParams ? [...current.entries()] : Object.entries(current);
+    for (const [key, child] of entries) {
+      const childPath = path ? `${path}.${key}` : key;
+      const keyReason = unstorableTextReason(key);
+      if (keyReason) return { field: path || key, reason: `keys ${keyReason}` };
+      stack.push({ value: child, path: childPath, depth: depth + 1 });
+    }
+  }
+  return null;
+}
+
+/** Checks the body, query string and path parameters of every route before its schema validation. */
+export function registerRequestGuards(app: FastifyInstance) {
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [
+      ['', request.body],
+      ['', request.query],
+      ['', request.params],
+    ] as const) {
+      const problem = findUnsafeInput(value, part);
+      if (problem) {
+        const field = problem.field || 'body';
+        throw new AppError('invalid_param', `${field}: ${problem.reason}`, field);
+      }
+    }
+  });
+}
+
+/** Text from outside callers' reach (model answers) made storable: NULs and unpaired surrogates become U+FFFD. */
+export function toStorableText(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(UNPAIRED_SURROGATE.source, 'g'), '\uFFFD');
+}
