@@ -11,3 +11,4 @@ export * from './prompts.ts';
 export * from './slug.ts';
 export * from './system.ts';
 export * from './template.ts';
+export * from './workflows.ts';

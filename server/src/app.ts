@@ -28,10 +28,14 @@ import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
+import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
+import { createWorkflowCallTarget } from './workflows/call-target.ts';
+import { workflowsRoutes } from './workflows/routes.ts';
+import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService } from './workflows/service.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -82,11 +86,17 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     db,
     config,
     onChange: (slug) => callTargets.invalidate({ slug }),
-    createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : undefined)],
-    copyHooks: [copyPromptConfig],
+    createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : createInitialWorkflowConfig(tx, created.id))],
+    copyHooks: [copyPromptConfig, copyWorkflowConfig],
   });
   const models = createModelRouter(config.models, { table: config.gateway.modelTable });
   const prompts = createPromptsService({ db, models, timeoutMs: config.gateway.providerTimeoutMs, onChange: (appId) => callTargets.invalidate({ appId }) });
+  const workflows = createWorkflowsService({
+    db,
+    config,
+    providers: createWorkflowProviderRegistry({ allowPrivateUrls: config.allowPrivateProviderUrls }),
+    onChange: (appId) => callTargets.invalidate({ appId }),
+  });
 
   await app.register(
     async (api) => {
@@ -96,6 +106,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { db, apps });
       await api.register(promptsRoutes, { apps, prompts });
+      await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });
     },
@@ -126,6 +137,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     userRateLimiter,
     callTargets,
     idempotency,
+    workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
   });
   await app.register(gatewayRoutes, { gateway });
   const uploadSweeper = setInterval(() => {

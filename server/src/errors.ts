@@ -15,6 +15,10 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   provider_error: 502,
+  /** The creator's provider key stopped working. */
+  provider_auth_failed: 502,
+  /** The creator's provider account ran out of quota. */
+  provider_quota_exceeded: 502,
   service_unavailable: 503,
   provider_timeout: 504,
 } as const;

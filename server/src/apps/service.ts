@@ -16,6 +16,7 @@ import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { planPriceChange } from './price-changes.ts';
+import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
 
 export const appNotFound = () => new AppError('not_found', 'Application not found');
@@ -120,15 +121,11 @@ export function createAppsService({
     throw new AppError('conflict', 'Could not find a free slug, please try again');
   };
 
-  const validateBaseUrl = (value: string | undefined, field: string) => {
+  /** Well formed, and (the SSRF rule) not reaching a private or loopback address. */
+  const validateBaseUrl = async (value: string | undefined, field: string) => {
     if (value === undefined || value === '') return DEFAULT_DIFY_BASE_URL;
-    try {
-      const url = new URL(value);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
-    } catch {
-      throw invalidParam(field, 'must be an http(s) URL');
-    }
-    return value.replace(/\/+$/, '');
+    const url = await checkProviderUrl(value, config.allowPrivateProviderUrls, field);
+    return url.href.replace(/\/+$/, '');
   };
 
   return {
@@ -150,7 +147,7 @@ export function createAppsService({
         const apiKey = input.provider_config?.api_key?.trim();
         if (!appId) throw invalidParam('provider_config.app_id', 'is required for workflow applications');
         if (!apiKey) throw invalidParam('provider_config.api_key', 'is required for workflow applications');
-        providerConfig = { app_id: appId, base_url: validateBaseUrl(input.provider_config?.base_url, 'provider_config.base_url') };
+        providerConfig = { app_id: appId, base_url: await validateBaseUrl(input.provider_config?.base_url, 'provider_config.base_url') };
         providerSecretSealed = encryptSecret(config.secretKey, apiKey);
       } else if (input.provider_config) {
         throw invalidParam('provider_config', 'is only for workflow applications');
@@ -202,7 +199,7 @@ export function createAppsService({
           app_id: appId ?? row.provider_config.app_id ?? '',
           base_url:
             input.provider_config.base_url !== undefined
-              ? validateBaseUrl(input.provider_config.base_url, 'provider_config.base_url')
+              ? await validateBaseUrl(input.provider_config.base_url, 'provider_config.base_url')
               : (row.provider_config.base_url ?? DEFAULT_DIFY_BASE_URL),
         };
         const apiKey = input.provider_config.api_key?.trim();

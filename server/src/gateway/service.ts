@@ -22,6 +22,7 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
+import type { WorkflowCallTarget } from '../workflows/call-target.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
@@ -51,6 +52,8 @@ export interface PreparedCall {
   rateLimit: RateLimitDecision;
   /** Set when the call runs under an Idempotency-Key: its answer is stored for replays. */
   idempotency: { userId: string; key: string } | null;
+  /** False when the app keeps no log of its turns (a workflow app with logging off). */
+  keepTurn?: boolean;
 }
 
 export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay'; status: number; body: CallAnswer };
@@ -84,6 +87,8 @@ export interface GatewayDependencies {
   callTargets: CallTargetCache;
   leases: CreditLeases;
   log?: FastifyBaseLogger;
+  /** Workflow apps: prepares their upstream call (workflows/call-target.ts). */
+  workflowCalls: WorkflowCallTarget;
 }
 
 export function createGatewayService({
@@ -98,6 +103,7 @@ export function createGatewayService({
   callTargets,
   leases,
   log,
+  workflowCalls,
 }: GatewayDependencies) {
   const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
@@ -170,6 +176,9 @@ export function createGatewayService({
     return images;
   };
 
+  const takeCharge = (auth: AuthContext, priceCents: number) =>
+    leases.take({ userId: auth.user.id, priceCents, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null });
+
   /** Checks everything that can be checked before money moves, then reserves the price. */
   const prepare = async (
     slug: string,
@@ -195,8 +204,6 @@ export function createGatewayService({
       if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
       checkCallAccess(app, auth);
       const isOwner = app.owner_id === auth.user.id;
-      if (app.type !== 'prompt')
-        throw new AppError('app_unavailable', 'Workflow applications are called through their workflow provider, which is not connected yet');
 
       if (idempotencyKey !== null) {
         const started = await idempotency.begin(auth.user.id, idempotencyKey, hashRequest({ slug, mode, body }));
@@ -209,6 +216,33 @@ export function createGatewayService({
       // Across all of a user's keys too, so more keys do not mean more calls.
       const userDecision = userRateLimiter ? await userRateLimiter.hit(`user-all:${auth.user.id}`) : null;
       if (userDecision && !userDecision.allowed) throw new RateLimitedError(userDecision);
+
+      if (app.type === 'workflow') {
+        // Workflow apps: the provider is the upstream; everything from here on is the same path.
+        const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser });
+        const priceCents = isOwner ? 0 : app.price_cents;
+        checkPriceCap(priceCents, auth, maxPriceCents);
+        const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
+        const call: PreparedCall = {
+          idempotency: claimedKey,
+          app,
+          mode,
+          auth,
+          endUser,
+          priceCents,
+          charge,
+          resolved: { provider: upstream.provider, upstreamModel: upstream.provider.name, demo: false },
+          outputSchema: null,
+          conversationId: upstream.conversationId,
+          query: upstream.query,
+          taskId: randomUUID(),
+          startedAt,
+          rateLimit: decision,
+          keepTurn: upstream.keepTurn,
+          modelRequest: { model: upstream.provider.name, messages: [{ role: 'user', content: upstream.query ?? '' }] },
+        };
+        return { kind: 'call', call };
+      }
 
       const config = target.config!;
       const version = config.active_version;
@@ -245,15 +279,7 @@ export function createGatewayService({
       ];
       const priceCents = isOwner ? 0 : app.price_cents;
       checkPriceCap(priceCents, auth, maxPriceCents);
-      const charge =
-        priceCents > 0
-          ? await leases.take({
-              userId: auth.user.id,
-              priceCents,
-              apiKeyId: auth.apiKey?.id ?? null,
-              monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
-            })
-          : null;
+      const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
       const call: PreparedCall = {
         idempotency: claimedKey,
         app,
@@ -330,14 +356,15 @@ export function createGatewayService({
       charge: call.charge
         ? { hold: call.charge.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
         : null,
-      turn: conversationId
-        ? {
-            conversationId,
-            isNew: call.conversationId === null,
-            userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
-            answer: toStorableText(answer),
-          }
-        : null,
+      turn:
+        conversationId && call.keepTurn !== false
+          ? {
+              conversationId,
+              isNew: call.conversationId === null,
+              userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
+              answer: toStorableText(answer),
+            }
+          : null,
     };
     await settleOrChargeOnly(settlements, settlement, (error) =>
       log?.error({ err: error, appId: call.app.id }, 'recording a call failed; charged it without details'),

@@ -1,0 +1,352 @@
+// Workflow configuration rules: the provider and its settings (secrets sealed, returned masked,
+// a mask sent back keeps the stored secret), timeout / max iterations / logging, the provider's
+// description of the app (mode and input form) checked and cached at test and save time, and
+// numbered versions with rollback (a rollback is itself a new version, so history is never lost).
+import type {
+  WorkflowConfig,
+  WorkflowConfigUpdate,
+  WorkflowProviderInfo,
+  WorkflowTestResult,
+  WorkflowVersion,
+  WorkflowVersionCreate,
+  WorkflowVersionList,
+} from '@tollbooth/contract';
+import type { AppRow } from '../apps/queries.ts';
+import type { Config } from '../config.ts';
+import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
+import type { Database, Queryable } from '../db/client.ts';
+import { AppError, invalidParam } from '../errors.ts';
+import { DEFAULT_WORKFLOW_PROVIDER, type WorkflowProviderRegistry } from '../providers/workflows/registry.ts';
+import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
+import type { ProviderSettings, WorkflowAppInfo, WorkflowProvider } from '../providers/workflows/types.ts';
+import {
+  copyWorkflowRows,
+  insertInitialWorkflowConfig,
+  selectWorkflowConfig,
+  selectWorkflowVersion,
+  selectWorkflowVersions,
+  updateCachedAppInfo,
+  type WorkflowConfigRow,
+  type WorkflowState,
+  writeWorkflowState,
+} from './queries.ts';
+
+export const workflowNotFound = () => new AppError('not_found', 'Workflow not found');
+
+/** The settings the cached app info was fetched for: a different URL or app id makes it stale. */
+export const appInfoSourceOf = (settings: Record<string, string>) => `${settings.base_url ?? ''}|${settings.app_id ?? ''}`;
+
+const looksMasked = (value: string) => value.startsWith('••••');
+
+/** Everything the gateway needs for one call to a workflow app, secrets in clear (memory only). */
+export interface WorkflowCallConfig {
+  provider: WorkflowProvider;
+  settings: ProviderSettings;
+  timeoutMs: number;
+  maxIterations: number;
+  enableLogging: boolean;
+  /** Null when never checked, or checked for other settings. */
+  appInfo: WorkflowAppInfo | null;
+}
+
+export async function createInitialWorkflowConfig(tx: Queryable, appId: string) {
+  await insertInitialWorkflowConfig(tx, appId);
+}
+
+export const copyWorkflowConfig = (tx: Queryable, fromAppId: string, toAppId: string) => copyWorkflowRows(tx, fromAppId, toAppId);
+
+export function createWorkflowsService({
+  db,
+  config,
+  providers,
+  onChange = () => {},
+}: {
+  db: Database;
+  config: Config;
+  providers: WorkflowProviderRegistry;
+  /** Told after an app's workflow configuration changed (caches forget it). */
+  onChange?: (appId: string) => void;
+}) {
+  const providerInfo = (provider: WorkflowProvider): WorkflowProviderInfo => ({
+    id: provider.id,
+    name: provider.name,
+    description: provider.description,
+    slug: provider.slug,
+    config_schema: provider.configSchema,
+  });
+
+  const providerOrThrow = (id: string, field = 'provider') => {
+    const provider = providers.get(id);
+    if (!provider)
+      throw invalidParam(
+        field,
+        `unknown provider "${id}"; known providers are ${providers
+          .list()
+          .map((p) => p.id)
+          .join(', ')}`,
+      );
+    return provider;
+  };
+
+  const secretFieldOf = (provider: WorkflowProvider) => Object.entries(provider.configSchema.properties).find(([, field]) => field.secret)?.[0] ?? null;
+
+  const reveal = (sealed: string | null) => (sealed ? decryptSecret(config.secretKey, sealed) : null);
+
+  /** The configuration as stored, with the secret in clear. */
+  const settingsOf = (provider: WorkflowProvider, providerConfig: Record<string, string>, sealed: string | null): ProviderSettings => {
+    const settings: ProviderSettings = {};
+    for (const [name, field] of Object.entries(provider.configSchema.properties)) {
+      if (field.secret) settings[name] = reveal(sealed) ?? '';
+      else settings[name] = providerConfig[name] ?? field.default ?? '';
+    }
+    return settings;
+  };
+
+  const maskedConfig = (provider: WorkflowProvider | null, providerConfig: Record<string, string>, sealed: string | null) => {
+    const view: Record<string, string> = { ...providerConfig };
+    if (!provider) return view;
+    for (const [name, field] of Object.entries(provider.configSchema.properties)) {
+      if (field.secret) {
+        const secret = reveal(sealed);
+        view[name] = secret ? maskSecret(secret) : '';
+      } else view[name] = providerConfig[name] ?? field.default ?? '';
+    }
+    return view;
+  };
+
+  /**
+   * The settings a request means: its fields over the stored ones, a masked secret meaning "keep
+   * the stored one". Checks required fields, unknown fields and the URL rule (SSRF).
+   */
+  const resolveSettings = async (provider: WorkflowProvider, input: Record<string, string>, stored: ProviderSettings | null): Promise<ProviderSettings> => {
+    const settings: ProviderSettings = {};
+    for (const name of Object.keys(input)) {
+      if (!(name in provider.configSchema.properties)) throw invalidParam(`provider_config.${name}`, `is not a setting of ${provider.name}`);
+    }
+    for (const [name, field] of Object.entries(provider.configSchema.properties)) {
+      const given = input[name]?.trim();
+      let value: string;
+      if (given === undefined) value = stored?.[name] ?? field.default ?? '';
+      else if (field.secret && looksMasked(given)) value = stored?.[name] ?? '';
+      else value = given;
+      if (value === '' && field.default !== undefined && !field.secret) value = field.default;
+      if (value === '' && provider.configSchema.required.includes(name)) throw invalidParam(`provider_config.${name}`, 'is required');
+      settings[name] = value;
+    }
+    if (settings.base_url !== undefined) {
+      const url = await checkProviderUrl(settings.base_url, config.allowPrivateProviderUrls);
+      settings.base_url = url.href.replace(/\/+$/, '');
+    }
+    return settings;
+  };
+
+  const splitSettings = (provider: WorkflowProvider, settings: ProviderSettings) => {
+    const providerConfig: Record<string, string> = {};
+    let secret: string | null = null;
+    for (const [name, field] of Object.entries(provider.configSchema.properties)) {
+      if (field.secret) secret = settings[name] || null;
+      else providerConfig[name] = settings[name] ?? '';
+    }
+    return { providerConfig, providerSecretSealed: secret ? encryptSecret(config.secretKey, secret) : null };
+  };
+
+  const toView = (row: WorkflowConfigRow): WorkflowConfig => {
+    const provider = providers.get(row.provider);
+    const source = provider ? appInfoSourceOf(settingsOf(provider, row.provider_config, null)) : null;
+    return {
+      provider: provider ? providerInfo(provider) : null,
+      provider_config: maskedConfig(provider, row.provider_config, row.provider_secret_sealed),
+      timeout_seconds: row.timeout_seconds,
+      max_iterations: row.max_iterations,
+      enable_logging: row.enable_logging,
+      app_info: row.app_info && row.app_info_source === source ? row.app_info : null,
+      active_version: row.active_version,
+      updated_at: row.updated_at.toISOString(),
+    };
+  };
+
+  /** Asks the provider about the app; the answer for the test result, never a 500. */
+  const check = async (
+    provider: WorkflowProvider,
+    settings: ProviderSettings,
+  ): Promise<Omit<WorkflowTestResult, 'app_info'> & { app_info: WorkflowAppInfo | null }> => {
+    try {
+      const appInfo = await provider.checkConfiguration(settings, AbortSignal.timeout(20_000));
+      const modeNote = appInfo.mode ? ` (${appInfo.mode})` : '';
+      return { success: true, message: `Connected to ${provider.name} app "${appInfo.name}"${modeNote}`, error: null, app_info: appInfo };
+    } catch (error) {
+      const message = error instanceof AppError ? error.message : 'The provider could not be checked';
+      return { success: false, message: 'Configuration Error', error: message, app_info: null };
+    }
+  };
+
+  const ensureWorkflowApp = (app: AppRow) => {
+    if (app.type !== 'workflow') throw workflowNotFound();
+  };
+
+  const versionView = (row: Awaited<ReturnType<typeof selectWorkflowVersions>>[number]): WorkflowVersion => {
+    const provider = providers.get(row.provider);
+    return {
+      version: row.version,
+      provider: row.provider,
+      provider_config: maskedConfig(provider, row.provider_config, row.provider_secret_sealed),
+      timeout_seconds: row.timeout_seconds,
+      max_iterations: row.max_iterations,
+      enable_logging: row.enable_logging,
+      app_info: row.app_info,
+      changelog: row.changelog,
+      created_at: row.created_at.toISOString(),
+    };
+  };
+
+  return {
+    listProviders: (): WorkflowProviderInfo[] => providers.list().map(providerInfo),
+
+    async slugOfApp(appId: string): Promise<string | null> {
+      const { rows } = await db.query<{ slug: string }>('SELECT slug FROM apps WHERE id = $1 AND deleted_at IS NULL', [appId]);
+      return rows[0]?.slug ?? null;
+    },
+
+    async readConfig(app: AppRow): Promise<WorkflowConfig> {
+      ensureWorkflowApp(app);
+      return toView(await selectWorkflowConfig(db, app.id));
+    },
+
+    async updateConfig(app: AppRow, input: WorkflowConfigUpdate): Promise<WorkflowConfig> {
+      ensureWorkflowApp(app);
+      const current = await selectWorkflowConfig(db, app.id);
+      const providerId = input.provider ?? current.provider ?? DEFAULT_WORKFLOW_PROVIDER;
+      const provider = providerOrThrow(providerId);
+      const stored = providerId === current.provider ? settingsOf(provider, current.provider_config, current.provider_secret_sealed) : null;
+      const settings = await resolveSettings(provider, input.provider_config ?? {}, stored);
+      const source = appInfoSourceOf(settings);
+      // The input form is fetched at save time so calls can be checked before money moves; a
+      // provider that cannot be reached now does not block saving (the gateway fetches it later).
+      let appInfo = current.app_info_source === source ? current.app_info : null;
+      const checked = await check(provider, settings);
+      if (checked.app_info) appInfo = checked.app_info;
+      const { providerConfig, providerSecretSealed } = splitSettings(provider, settings);
+      await db.transaction(async (tx) => {
+        await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [app.id]);
+        await writeWorkflowState(
+          tx,
+          app.id,
+          {
+            provider: provider.id,
+            providerConfig,
+            // Keep the very same sealed value when the secret did not change.
+            providerSecretSealed:
+              stored && settings[secretFieldOf(provider) ?? ''] === stored[secretFieldOf(provider) ?? '']
+                ? current.provider_secret_sealed
+                : providerSecretSealed,
+            timeoutSeconds: input.timeout_seconds ?? current.timeout_seconds,
+            maxIterations: input.max_iterations ?? current.max_iterations,
+            enableLogging: input.enable_logging ?? current.enable_logging,
+            appInfo,
+            appInfoSource: appInfo ? source : null,
+          },
+          input.changelog?.trim() || 'Updated configuration',
+        );
+      });
+      onChange(app.id);
+      return toView(await selectWorkflowConfig(db, app.id));
+    },
+
+    /** Checks settings against the provider; with an app, unsent or masked fields come from its stored configuration. */
+    async testConfig(app: AppRow | null, input: { provider?: string; provider_config: Record<string, string> }): Promise<WorkflowTestResult> {
+      if (app) ensureWorkflowApp(app);
+      const current = app ? await selectWorkflowConfig(db, app.id) : null;
+      const provider = providerOrThrow(input.provider ?? current?.provider ?? DEFAULT_WORKFLOW_PROVIDER);
+      const stored = current && current.provider === provider.id ? settingsOf(provider, current.provider_config, current.provider_secret_sealed) : null;
+      let settings: ProviderSettings;
+      try {
+        settings = await resolveSettings(provider, input.provider_config, stored);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'invalid_param')
+          return { success: false, message: 'Configuration Error', error: error.message, app_info: null };
+        throw error;
+      }
+      const result = await check(provider, settings);
+      // Tested settings that are the saved ones refresh the cached input form.
+      if (app && current && result.app_info && stored && JSON.stringify(settings) === JSON.stringify(stored)) {
+        await updateCachedAppInfo(db, app.id, appInfoSourceOf(settings), result.app_info);
+        onChange(app.id);
+      }
+      return result;
+    },
+
+    async listVersions(app: AppRow): Promise<WorkflowVersionList> {
+      ensureWorkflowApp(app);
+      const current = await selectWorkflowConfig(db, app.id);
+      return { active_version: current.active_version, versions: (await selectWorkflowVersions(db, app.id)).map(versionView) };
+    },
+
+    /** Snapshots the current configuration as a new version, or (rollback_to) restores an earlier one as a new version. */
+    async createVersion(app: AppRow, input: WorkflowVersionCreate): Promise<WorkflowVersionList> {
+      ensureWorkflowApp(app);
+      await db.transaction(async (tx) => {
+        await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [app.id]);
+        let state: WorkflowState;
+        let changelog = input.changelog?.trim() ?? '';
+        if (input.rollback_to !== undefined) {
+          const version = await selectWorkflowVersion(tx, app.id, input.rollback_to);
+          if (!version) throw invalidParam('rollback_to', `version ${input.rollback_to} does not exist`);
+          state = {
+            provider: version.provider,
+            providerConfig: version.provider_config,
+            providerSecretSealed: version.provider_secret_sealed,
+            timeoutSeconds: version.timeout_seconds,
+            maxIterations: version.max_iterations,
+            enableLogging: version.enable_logging,
+            appInfo: version.app_info,
+            appInfoSource: version.app_info_source,
+          };
+          changelog ||= `Rolled back to version ${version.version}`;
+        } else {
+          const current = await selectWorkflowConfig(tx, app.id);
+          state = {
+            provider: current.provider,
+            providerConfig: current.provider_config,
+            providerSecretSealed: current.provider_secret_sealed,
+            timeoutSeconds: current.timeout_seconds,
+            maxIterations: current.max_iterations,
+            enableLogging: current.enable_logging,
+            appInfo: current.app_info,
+            appInfoSource: current.app_info_source,
+          };
+          changelog ||= 'Snapshot';
+        }
+        await writeWorkflowState(tx, app.id, state, changelog);
+      });
+      onChange(app.id);
+      return this.listVersions(app);
+    },
+
+    /** The gateway's view of a workflow app: provider, settings in clear, limits and the cached app info. */
+    async readCallConfig(appId: string): Promise<WorkflowCallConfig> {
+      const row = await selectWorkflowConfig(db, appId);
+      const provider = providers.get(row.provider);
+      if (!provider)
+        throw new AppError('provider_error', `The workflow provider "${row.provider}" is not available`, undefined, undefined, 'provider_unavailable');
+      const settings = settingsOf(provider, row.provider_config, row.provider_secret_sealed);
+      return {
+        provider,
+        settings,
+        timeoutMs: row.timeout_seconds * 1000,
+        maxIterations: row.max_iterations,
+        enableLogging: row.enable_logging,
+        appInfo: row.app_info && row.app_info_source === appInfoSourceOf(settings) ? row.app_info : null,
+      };
+    },
+
+    /** Fetches and caches the app info the gateway found missing or stale. */
+    async refreshAppInfo(appId: string, call: WorkflowCallConfig, signal: AbortSignal): Promise<WorkflowAppInfo> {
+      const appInfo = await call.provider.checkConfiguration(call.settings, signal);
+      await updateCachedAppInfo(db, appId, appInfoSourceOf(call.settings), appInfo);
+      onChange(appId);
+      return appInfo;
+    },
+  };
+}
+
+export type WorkflowsService = ReturnType<typeof createWorkflowsService>;
