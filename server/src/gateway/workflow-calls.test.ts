@@ -1,0 +1,422 @@
+// Paid calls to workflow apps, end to end over real sockets: Tollbooth → the Dify fake on loopback.
+// The charging rules are the prompt apps': reserve, call, settle on success, release on any
+// provider failure; streams are charged once part of the answer was sent, free before.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { type DifyFake, type DifyFakeApp, difyBody, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+
+const KEY = 'app-secretDifyKey0000LAST';
+const PRICE = 100;
+let ctx: TestContext;
+let dify: DifyFake;
+let base: string;
+let owner: string;
+
+beforeAll(async () => {
+  dify = await startDifyFake({ apiKey: KEY });
+  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000' });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  owner = await ctx.tokenFor('wf-owner', { name: 'Flow Owner' });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await dify?.close();
+});
+beforeEach(() => {
+  dify.resetBehaviour();
+  dify.resetApp();
+});
+
+const request = async (method: string, path: string, token: string, body?: object, signal?: AbortSignal) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+    ...(signal ? { signal } : {}),
+  });
+
+let appCounter = 0;
+/** A live public workflow app wrapping the fake's app (as it is configured now). */
+async function liveWorkflowApp(app: Partial<DifyFakeApp> = {}, settings: object = {}) {
+  Object.assign(dify.app, app);
+  const created = await request('POST', '/api/app/', owner, {
+    name: `Paid Flow ${++appCounter}`,
+    type: 'workflow',
+    visibility: 'public',
+    price_cents: PRICE,
+    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
+  });
+  expect(created.status).toBe(201);
+  const { slug } = await created.json();
+  const saved = await request('PATCH', `/api/app/${slug}/workflow/`, owner, { ...settings });
+  expect(saved.status).toBe(200);
+  expect((await saved.json()).app_info.mode).toBe(dify.app.mode);
+  await request('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
+  return slug as string;
+}
+
+let consumerCounter = 0;
+const newConsumer = async () => {
+  const subject = `wf-consumer-${++consumerCounter}`;
+  return { subject, token: await ctx.tokenFor(subject) };
+};
+
+const balance = async (token: string) => ((await (await request('GET', '/api/billing/balance/', token)).json()) as { credits_cents: number }).credits_cents;
+
+const invocationsOf = async (subject: string) =>
+  (
+    await ctx.database.db.query<{ status: string; error_type: string; price_cents: number; input_tokens: number; output_tokens: number }>(
+      `SELECT i.status, i.error_type, i.price_cents::int AS price_cents, i.input_tokens, i.output_tokens
+       FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = $1 ORDER BY i.created_at`,
+      [subject],
+    )
+  ).rows;
+
+const waitFor = async <T>(read: () => Promise<T | null>): Promise<T> => {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('timed out waiting');
+};
+
+const chat = (slug: string, token: string, body: object = {}, signal?: AbortSignal) =>
+  request('POST', `/api/app/${slug}/chat-messages`, token, { inputs: {}, query: 'Hello?', response_mode: 'blocking', user: 'end-user-7', ...body }, signal);
+
+const parseEvents = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => JSON.parse(frame.slice(6)) as Record<string, unknown>);
+
+describe('a blocking call to a Dify chat app', () => {
+  it('answers in Dify format with Tollbooth ids, charges the flat price once and records Dify’s tokens', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'Hi from Dify.', usage: { inputTokens: 21, outputTokens: 5 } });
+    const response = await chat(slug, consumer.token);
+    expect(response.status).toBe(200);
+    const answer = await response.json();
+    expect(answer).toMatchObject({ event: 'message', mode: 'chat', answer: 'Hi from Dify.' });
+    expect(answer.metadata.usage).toMatchObject({ input_tokens: 21, output_tokens: 5, prompt_tokens: 21, completion_tokens: 5 });
+    const upstream = dify.lastRequest();
+    expect(upstream.path).toBe('/v1/chat-messages');
+    expect(upstream.headers.authorization).toBe(`Bearer ${KEY}`);
+    const sent = difyBody(upstream);
+    expect(sent).toMatchObject({ query: 'Hello?', response_mode: 'blocking', conversation_id: '' });
+    // The user sent upstream identifies the caller without their account id or subject.
+    const { rows } = await ctx.database.db.query<{ id: string }>('SELECT id FROM users WHERE subject = $1', [consumer.subject]);
+    expect(sent.user).toMatch(/^tb-[0-9a-f]{32}$/);
+    expect(sent.user).not.toContain(rows[0]!.id);
+    // Tollbooth's own conversation id, not Dify's.
+    expect([...dify.conversations.keys()]).not.toContain(answer.conversation_id);
+    expect(await balance(consumer.token)).toBe(500 - PRICE);
+    expect(await invocationsOf(consumer.subject)).toEqual([{ status: 'success', error_type: '', price_cents: PRICE, input_tokens: 21, output_tokens: 5 }]);
+  });
+
+  it('continues the conversation in Dify; another caller’s conversation id is 404; max_iterations turns at most', async () => {
+    const slug = await liveWorkflowApp({ mode: 'advanced-chat' }, { max_iterations: 2 });
+    const consumer = await newConsumer();
+    const first = await (await chat(slug, consumer.token)).json();
+    const difyConversation = difyBody(dify.lastRequest()).conversation_id;
+    expect(difyConversation).toBe('');
+    const second = await chat(slug, consumer.token, { query: 'And then?', conversation_id: first.conversation_id });
+    expect(second.status).toBe(200);
+    expect((await second.json()).conversation_id).toBe(first.conversation_id);
+    const continued = difyBody(dify.lastRequest()).conversation_id!;
+    expect(dify.conversations.has(continued)).toBe(true);
+
+    const other = await newConsumer();
+    const stolen = await chat(slug, other.token, { conversation_id: first.conversation_id });
+    expect(stolen.status).toBe(404);
+    expect((await stolen.json()).message).toBe('Conversation Not Exists.');
+
+    const before = dify.requests.length;
+    const third = await chat(slug, consumer.token, { conversation_id: first.conversation_id });
+    expect(third.status).toBe(400);
+    expect((await third.json()).params).toBe('conversation_id');
+    expect(dify.requests.length).toBe(before);
+    expect(await balance(consumer.token)).toBe(500 - 2 * PRICE);
+    expect(await balance(other.token)).toBe(500);
+  });
+
+  it('rejects inputs that break the Dify input form with 400 before any money moves or Dify is called', async () => {
+    const slug = await liveWorkflowApp({
+      mode: 'chat',
+      userInputForm: [
+        { 'text-input': { label: 'Topic', variable: 'topic', required: true, max_length: 10 } },
+        { select: { label: 'Tone', variable: 'tone', required: false, options: ['calm', 'loud'] } },
+      ],
+    });
+    const consumer = await newConsumer();
+    const before = dify.requests.length;
+    for (const [inputs, field] of [
+      [{}, 'inputs.topic'],
+      [{ topic: 'x'.repeat(11) }, 'inputs.topic'],
+      [{ topic: 'owls', tone: 'angry' }, 'inputs.tone'],
+    ] as const) {
+      const response = await chat(slug, consumer.token, { inputs });
+      expect(response.status).toBe(400);
+      expect((await response.json()).params).toBe(field);
+    }
+    expect(dify.requests.length).toBe(before);
+    expect(await balance(consumer.token)).toBe(500);
+    const ok = await chat(slug, consumer.token, { inputs: { topic: 'owls', tone: 'calm' } });
+    expect(ok.status).toBe(200);
+    expect(difyBody(dify.lastRequest()).inputs).toEqual({ topic: 'owls', tone: 'calm' });
+  });
+
+  it('keeps no turn text when logging is off', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' }, { enable_logging: false });
+    const consumer = await newConsumer();
+    const answer = await (await chat(slug, consumer.token, { query: 'private question' })).json();
+    const { rows } = await ctx.database.db.query('SELECT content FROM conversation_messages WHERE conversation_id = $1', [answer.conversation_id]);
+    expect(rows).toEqual([]);
+    const logged = await liveWorkflowApp({ mode: 'chat' });
+    const kept = await (await chat(logged, consumer.token, { query: 'public question' })).json();
+    const keptRows = await ctx.database.db.query('SELECT role, content FROM conversation_messages WHERE conversation_id = $1 ORDER BY id', [
+      kept.conversation_id,
+    ]);
+    expect(keptRows.rows).toEqual([
+      { role: 'user', content: 'public question' },
+      { role: 'assistant', content: 'Hello from the fake model.' },
+    ]);
+  });
+});
+
+describe('other Dify app modes', () => {
+  it('completion apps go through completion-messages', async () => {
+    const slug = await liveWorkflowApp({ mode: 'completion', userInputForm: [{ paragraph: { label: 'Text', variable: 'text', required: true } }] });
+    const consumer = await newConsumer();
+    const response = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, {
+      inputs: { text: 'Summarize me' },
+      response_mode: 'blocking',
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()).answer).toBe('Hello from the fake model.');
+    expect(dify.lastRequest().path).toBe('/v1/completion-messages');
+    expect(await balance(consumer.token)).toBe(400);
+  });
+
+  it('workflow apps go through /workflows/run with the outputs as the answer, blocking and streaming', async () => {
+    const slug = await liveWorkflowApp({ mode: 'workflow' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'Workflow result', usage: { inputTokens: 3, outputTokens: 9 } });
+    const blocking = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'blocking' });
+    expect(blocking.status).toBe(200);
+    expect((await blocking.json()).answer).toBe('Workflow result');
+    expect(dify.lastRequest().path).toBe('/v1/workflows/run');
+    const streaming = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'streaming' });
+    const events = parseEvents(await streaming.text());
+    expect(
+      events
+        .filter((event) => event.event === 'message')
+        .map((event) => event.answer)
+        .join(''),
+    ).toBe('Workflow result');
+    expect(events.at(-1)).toMatchObject({ event: 'message_end' });
+    expect(await balance(consumer.token)).toBe(300);
+    const rows = await invocationsOf(consumer.subject);
+    expect(rows.map((row) => row.output_tokens)).toEqual([12, 12]);
+  });
+
+  it('a failed workflow run is not charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'workflow' });
+    dify.app.workflowStatus = 'failed';
+    const consumer = await newConsumer();
+    const response = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'blocking' });
+    expect(response.status).toBe(502);
+    expect(await balance(consumer.token)).toBe(500);
+    expect((await invocationsOf(consumer.subject))[0]).toMatchObject({ status: 'error', error_type: 'provider_workflow_failed', price_cents: 0 });
+  });
+
+  it('agent apps, which cannot block, are streamed upstream and answered blocking', async () => {
+    const slug = await liveWorkflowApp({ mode: 'agent-chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'Agent answer here' });
+    const response = await chat(slug, consumer.token);
+    expect(response.status).toBe(200);
+    expect((await response.json()).answer).toBe('Agent answer here');
+    expect(difyBody(dify.lastRequest())).toMatchObject({ response_mode: 'streaming' });
+    expect(await balance(consumer.token)).toBe(400);
+  });
+});
+
+describe('provider failures are never charged and are recorded with their type', () => {
+  const cases: [string, () => void, number, string][] = [
+    ['HTTP 500', () => dify.setBehaviour({ status: 500 }), 502, 'provider_error'],
+    ['HTTP 400 completion_request_error', () => (dify.setBehaviour({ status: 400 }), (dify.app.errorCode = 'completion_request_error')), 502, 'provider_error'],
+    ['a key that stopped working (401)', () => dify.setBehaviour({ status: 401 }), 502, 'provider_auth_failed'],
+    ['quota exhausted', () => (dify.setBehaviour({ status: 400 }), (dify.app.errorCode = 'provider_quota_exceeded')), 502, 'provider_quota_exceeded'],
+    ['Dify rate limit (429)', () => dify.setBehaviour({ status: 429 }), 502, 'provider_rate_limited'],
+    ['an answer that is not JSON', () => dify.setBehaviour({ malformed: true }), 502, 'provider_error'],
+  ];
+  for (const [name, setUp, status, type] of cases) {
+    it(name, async () => {
+      const slug = await liveWorkflowApp({ mode: 'chat' });
+      const consumer = await newConsumer();
+      setUp();
+      const response = await chat(slug, consumer.token);
+      expect(response.status).toBe(status);
+      const body = await response.text();
+      expect(body).not.toContain(KEY);
+      expect(await balance(consumer.token)).toBe(500);
+      expect(await invocationsOf(consumer.subject)).toEqual([{ status: 'error', error_type: type, price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
+    });
+  }
+
+  it('the app timeout bounds the upstream call: 504 provider_timeout, not charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' }, { timeout_seconds: 1 });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ delayMs: 3000 });
+    const started = Date.now();
+    const response = await chat(slug, consumer.token);
+    expect(response.status).toBe(504);
+    expect((await response.json()).code).toBe('provider_timeout');
+    expect(Date.now() - started).toBeLessThan(2800);
+    expect(await balance(consumer.token)).toBe(500);
+    expect((await invocationsOf(consumer.subject))[0]).toMatchObject({ status: 'error', error_type: 'provider_timeout' });
+  });
+
+  it('an error event after HTTP 200 in a stream: the caller gets an error event and is not charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.app.errorEventAfterChunks = 1;
+    dify.setBehaviour({ text: 'one two three four five six' });
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' });
+    const events = parseEvents(await response.text());
+    expect(events.some((event) => event.event === 'message')).toBe(true);
+    expect(events.at(-1)).toMatchObject({ event: 'error', code: 'provider_error' });
+    expect(await balance(consumer.token)).toBe(500);
+    expect((await invocationsOf(consumer.subject))[0]).toMatchObject({ status: 'error', price_cents: 0 });
+  });
+
+  it('a stream Dify cuts before message_end is not charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'one two three four five six', cutStreamAfterChunks: 2 });
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' });
+    const events = parseEvents(await response.text());
+    expect(events.at(-1)).toMatchObject({ event: 'error' });
+    expect(await balance(consumer.token)).toBe(500);
+  });
+});
+
+describe('streaming', () => {
+  it('passes Dify’s answer through as message events with Tollbooth ids, then message_end; charged once', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'Streaming answer from Dify' });
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = parseEvents(await response.text());
+    const messages = events.filter((event) => event.event === 'message');
+    expect(messages.map((event) => event.answer).join('')).toBe('Streaming answer from Dify');
+    const end = events.at(-1)!;
+    expect(end.event).toBe('message_end');
+    expect(messages.every((event) => event.conversation_id === end.conversation_id)).toBe(true);
+    expect([...dify.conversations.keys()]).not.toContain(end.conversation_id);
+    expect(await balance(consumer.token)).toBe(400);
+  });
+
+  it('a caller who leaves before any answer chunk pays nothing, and the upstream is aborted', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ delayMs: 2000 });
+    const before = dify.requests.length;
+    const abort = new AbortController();
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' }, abort.signal);
+    expect(response.status).toBe(200);
+    // A streaming client reads the body as it comes; then it goes away.
+    const reading = response
+      .body!.getReader()
+      .read()
+      .catch(() => undefined);
+    await waitFor(async () => (dify.requests[before] ? true : null));
+    abort.abort();
+    await reading;
+    await dify.requests[before]!.closed;
+    expect(dify.requests[before]!.aborted).toBe(true);
+    const rows = await waitFor(async () => {
+      const found = await invocationsOf(consumer.subject);
+      return found.length > 0 ? found : null;
+    });
+    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
+    expect(await balance(consumer.token)).toBe(500);
+  });
+
+  it('a caller who leaves after the first chunk is charged once, the upstream is aborted and asked to stop', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 50 });
+    const before = dify.requests.length;
+    const abort = new AbortController();
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' }, abort.signal);
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('"event":"message"')) seen += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await dify.requests[before]!.closed;
+    expect(dify.requests[before]!.aborted).toBe(true);
+    const rows = await waitFor(async () => {
+      const found = await invocationsOf(consumer.subject);
+      return found.length > 0 ? found : null;
+    });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'success', price_cents: PRICE });
+    expect(await balance(consumer.token)).toBe(400);
+    await waitFor(async () => (dify.stops.length > 0 ? true : null));
+  });
+});
+
+describe('files', () => {
+  it('a Tollbooth upload is sent to Dify first and referenced by Dify’s file id', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    const form = new FormData();
+    form.append('file', new Blob(['plain text content'], { type: 'text/plain' }), 'notes.txt');
+    const uploaded = await fetch(`${base}/api/app/${slug}/file-upload/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${consumer.token}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const file = await uploaded.json();
+    const response = await chat(slug, consumer.token, { files: [{ type: 'document', transfer_method: 'local_file', upload_file_id: file.id }] });
+    expect(response.status).toBe(200);
+    const upload = dify.uploads.at(-1)!;
+    expect(upload).toMatchObject({ name: 'notes.txt', content: 'plain text content' });
+    expect(difyBody(dify.lastRequest()).files).toEqual([{ type: 'document', transfer_method: 'local_file', upload_file_id: upload.id }]);
+    expect(upload.user).toBe(difyBody(dify.lastRequest()).user);
+  });
+});
+
+describe('concurrency', () => {
+  it('with credits for exactly K calls, 10·K concurrent calls give K successes and charge exactly K', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    const K = 500 / PRICE;
+    const responses = await Promise.all(Array.from({ length: 10 * K }, () => chat(slug, consumer.token)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(K);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(9 * K);
+    expect(await balance(consumer.token)).toBe(0);
+    const { rows } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    expect(Number(rows[0]!.total)).toBe(0);
+  });
+});
+
+describe('secrets', () => {
+  it('the creator’s Dify key is nowhere in the database in plaintext', async () => {
+    await liveWorkflowApp({ mode: 'chat' });
+    const tables = ['apps', 'workflow_versions', 'workflow_configs', 'invocations', 'conversations', 'conversation_messages'];
+    for (const table of tables) {
+      const { rows } = await ctx.database.db.query(`SELECT * FROM ${table}`);
+      expect(JSON.stringify(rows), table).not.toContain(KEY);
+      expect(JSON.stringify(rows), table).not.toContain('0000LAST');
+    }
+  });
+});
