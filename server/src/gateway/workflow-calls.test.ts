@@ -248,9 +248,25 @@ describe('other Dify app modes', () => {
 describe('provider failures are never charged and are recorded with their type', () => {
   const cases: [string, () => void, number, string][] = [
     ['HTTP 500', () => dify.setBehaviour({ status: 500 }), 502, 'provider_error'],
-    ['HTTP 400 completion_request_error', () => (dify.setBehaviour({ status: 400 }), (dify.app.errorCode = 'completion_request_error')), 502, 'provider_error'],
+    [
+      'HTTP 400 completion_request_error',
+      () => {
+        dify.setBehaviour({ status: 400 });
+        dify.app.errorCode = 'completion_request_error';
+      },
+      502,
+      'provider_error',
+    ],
     ['a key that stopped working (401)', () => dify.setBehaviour({ status: 401 }), 502, 'provider_auth_failed'],
-    ['quota exhausted', () => (dify.setBehaviour({ status: 400 }), (dify.app.errorCode = 'provider_quota_exceeded')), 502, 'provider_quota_exceeded'],
+    [
+      'quota exhausted',
+      () => {
+        dify.setBehaviour({ status: 400 });
+        dify.app.errorCode = 'provider_quota_exceeded';
+      },
+      502,
+      'provider_quota_exceeded',
+    ],
     ['Dify rate limit (429)', () => dify.setBehaviour({ status: 429 }), 502, 'provider_rate_limited'],
     ['an answer that is not JSON', () => dify.setBehaviour({ malformed: true }), 502, 'provider_error'],
   ];
