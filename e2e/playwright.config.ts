@@ -2,6 +2,8 @@ import { defineConfig } from '@playwright/test';
 
 const port = process.env.E2E_PORT ?? '3100';
 export const baseURL = `http://localhost:${port}`;
+/** The Dify fake e2e/start-server.mjs runs beside the server. */
+export const difyFakeUrl = `http://127.0.0.1:${process.env.E2E_DIFY_PORT ?? Number(port) + 1000}/v1`;
 
 export default defineConfig({
   testDir: './tests',

@@ -21,6 +21,8 @@ const env = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   // Every journey signs up from 127.0.0.1; the per-address sign-up limit (5 an hour) is for real clients.
   SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
+  // Workflow apps call the Dify fake on loopback.
+  ALLOW_PRIVATE_PROVIDER_URLS: 'on',
 };
 delete env.OIDC_ISSUER;
 
@@ -42,11 +44,22 @@ if (process.env.DATABASE_URL) {
   };
 }
 
+// The Dify fake the workflow journeys wrap (E2E_DIFY_PORT, default E2E_PORT + 1000).
+const difyPort = process.env.E2E_DIFY_PORT ?? String(Number(port) + 1000);
+const dify = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/dify-fake-main.ts', difyPort, 'app-e2e-dify-key'], {
+  cwd: path.join(root, 'server'),
+  stdio: 'inherit',
+});
+
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: path.join(root, 'server'), env, stdio: 'inherit' });
-const stop = () => server.kill('SIGTERM');
+const stop = () => {
+  dify.kill('SIGTERM');
+  server.kill('SIGTERM');
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 server.on('exit', async (code) => {
+  dify.kill('SIGTERM');
   await dropDatabase().catch((error) => console.error('could not drop the e2e database:', error.message));
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(code ?? 0);

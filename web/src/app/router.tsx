@@ -15,6 +15,7 @@ import { ProfilePage } from '../features/profile/routes/profile-page';
 import { PromptBuilderPage } from '../features/prompts/routes/prompt-builder-page';
 import { PromptDetailPage } from '../features/prompts/routes/prompt-detail-page';
 import { PromptListPage } from '../features/prompts/routes/prompt-list-page';
+import { WorkflowDetailPage } from '../features/workflows/routes/workflow-detail-page';
 import { WorkflowListPage } from '../features/workflows/routes/workflow-list-page';
 import { AppLayout } from './layout/app-layout';
 import { LandingRoute } from './routes/landing-route';
@@ -53,7 +54,7 @@ export function AppRoutes() {
           <Route path="prompts" element={<PromptListPage />} />
           <Route path="prompts/:slug" element={<PromptDetailPage />} />
           <Route path="workflows" element={<WorkflowListPage />} />
-          <Route path="workflows/:slug" element={<PlaceholderPage title="{slug}" />} />
+          <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
           <Route path="billing/success" element={<PlaceholderPage title="Payment Complete" />} />
         </Route>
 

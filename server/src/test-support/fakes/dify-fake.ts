@@ -73,14 +73,14 @@ const defaultCode = (status: number) =>
             : 'invalid_param';
 
 /** baseUrl ends in /v1, like Dify's Service API base URL. */
-export async function startDifyFake(options: { apiKey: string; app?: Partial<DifyFakeApp> }): Promise<DifyFake> {
+export async function startDifyFake(options: { apiKey: string; app?: Partial<DifyFakeApp>; port?: number }): Promise<DifyFake> {
   const state = {
     app: { ...DEFAULT_DIFY_APP, ...options.app },
     uploads: [] as DifyFake['uploads'],
     stops: [] as string[],
     conversations: new Map<string, string>(),
   };
-  const server = await startFakeServer((exchange) => answer(exchange, options.apiKey, state), '/v1');
+  const server = await startFakeServer((exchange) => answer(exchange, options.apiKey, state), '/v1', options.port ?? 0);
   return Object.assign(server, {
     app: state.app,
     resetApp() {

@@ -93,7 +93,7 @@ export interface StreamFrame {
 
 export type FakeHandler = (exchange: FakeExchange) => Promise<void> | void;
 
-export async function startFakeServer(handler: FakeHandler, baseUrlPath = ''): Promise<FakeProviderServer> {
+export async function startFakeServer(handler: FakeHandler, baseUrlPath = '', port = 0): Promise<FakeProviderServer> {
   const requests: RecordedRequest[] = [];
   let behaviour: FakeBehaviour = { ...DEFAULT_FAKE_BEHAVIOUR };
 
@@ -131,11 +131,11 @@ export async function startFakeServer(handler: FakeHandler, baseUrlPath = ''): P
       res.end(`fake failed: ${String(error)}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: listeningPort } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}${baseUrlPath}`,
+    baseUrl: `http://127.0.0.1:${listeningPort}${baseUrlPath}`,
     requests,
     setBehaviour(next) {
       behaviour = { ...behaviour, ...next };

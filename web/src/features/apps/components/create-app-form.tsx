@@ -6,9 +6,10 @@ import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
+import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { MIN_PRICE_CENTS } from '@/lib/price';
-import { buildCreateBody, type CreateAppValues, initialCreateValues, validateCreateApp } from '../lib/app-form.utils';
+import { buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
@@ -19,12 +20,14 @@ const fieldOrder: Array<keyof CreateAppValues> = [
   'visibility',
   'provider_app_id',
   'provider_api_key',
+  'provider_base_url',
   'price_cents',
 ];
 
 export function CreateAppForm({ initialType }: { initialType: AppType }) {
   const navigate = useNavigate();
   const createApp = useCreateApp();
+  const testProvider = useTestWorkflowProvider();
   const { fieldId, values, errors, set, accept } = useAppForm(() => initialCreateValues(initialType), fieldOrder);
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
@@ -142,6 +145,57 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
               {...describedBy(fieldId('provider_api_key'), { error: errors.provider_api_key })}
             />
           </FormField>
+          <FormField
+            id={fieldId('provider_base_url')}
+            label="Provider Base URL"
+            className="sm:col-span-2"
+            error={errors.provider_base_url}
+            hint="Dify Cloud: https://api.dify.ai/v1. A self-hosted Dify: https://your-dify/v1."
+          >
+            <input
+              id={fieldId('provider_base_url')}
+              name="provider_base_url"
+              type="url"
+              autoComplete="off"
+              value={values.provider_base_url}
+              onChange={(event) => set('provider_base_url', event.target.value)}
+              className={inputField}
+              {...describedBy(fieldId('provider_base_url'), { error: errors.provider_base_url, hint: true })}
+            />
+          </FormField>
+          <div className="sm:col-span-2">
+            <button
+              type="button"
+              className={secondaryButton}
+              disabled={testProvider.isPending || !values.provider_api_key.trim()}
+              onClick={() => testProvider.mutate(providerConfigOf(values))}
+            >
+              {testProvider.isPending ? 'Testing...' : 'Test Connection'}
+            </button>
+            <div aria-live="polite">
+              {testProvider.data ? (
+                <div
+                  role="status"
+                  className={`mt-3 rounded-md p-3 text-sm ring-1 ${testProvider.data.success ? 'bg-green-50 text-green-800 ring-green-200' : 'bg-red-50 text-red-700 ring-red-200'}`}
+                  data-testid="provider-test-result"
+                >
+                  <p className="font-semibold">{testProvider.data.success ? 'Configuration Valid' : 'Configuration Error'}</p>
+                  <p>{testProvider.data.message}</p>
+                  {testProvider.data.error ? <p>{testProvider.data.error}</p> : null}
+                  {testProvider.data.app_info ? (
+                    <p>
+                      {testProvider.data.app_info.name} ({testProvider.data.app_info.mode})
+                    </p>
+                  ) : null}
+                </div>
+              ) : null}
+              {testProvider.error && !isUnauthorizedError(testProvider.error) ? (
+                <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+                  {`Test failed: ${getErrorMessage(testProvider.error)}`}
+                </p>
+              ) : null}
+            </div>
+          </div>
         </div>
       ) : null}
 

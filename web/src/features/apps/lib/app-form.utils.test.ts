@@ -49,7 +49,7 @@ describe('create form', () => {
       type: 'workflow',
       visibility: 'private',
       price_cents: 100,
-      provider_config: { app_id: 'id', api_key: 'key' },
+      provider_config: { app_id: 'id', api_key: 'key', base_url: 'https://api.dify.ai/v1' },
     });
   });
 });

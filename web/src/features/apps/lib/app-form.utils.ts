@@ -12,8 +12,12 @@ export interface CreateAppValues {
   visibility: Visibility | '';
   provider_app_id: string;
   provider_api_key: string;
+  /** The Dify Service API base URL (Dify Cloud by default; a self-hosted Dify's /v1 otherwise). */
+  provider_base_url: string;
   price_cents: string;
 }
+
+export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
 
 export type CreateAppErrors = Partial<Record<keyof CreateAppValues, string>>;
 
@@ -26,6 +30,7 @@ export function initialCreateValues(type: AppType): CreateAppValues {
     visibility: 'private',
     provider_app_id: '',
     provider_api_key: '',
+    provider_base_url: DEFAULT_DIFY_BASE_URL,
     price_cents: String(DEFAULT_PRICE_CENTS),
   };
 }
@@ -60,8 +65,17 @@ export function buildCreateBody(values: CreateAppValues): ApplicationCreate {
     price_cents: parsePriceCents(values.price_cents),
   };
   if (type === 'prompt') body.interaction_mode = values.interaction_mode || 'completion';
-  else body.provider_config = { app_id: values.provider_app_id.trim(), api_key: values.provider_api_key.trim() };
+  else body.provider_config = providerConfigOf(values);
   return body;
+}
+
+/** The workflow provider settings the form holds (the base URL defaults to Dify Cloud's). */
+export function providerConfigOf(values: CreateAppValues): { app_id: string; api_key: string; base_url: string } {
+  return {
+    app_id: values.provider_app_id.trim(),
+    api_key: values.provider_api_key.trim(),
+    base_url: values.provider_base_url.trim() || DEFAULT_DIFY_BASE_URL,
+  };
 }
 
 export interface EditAppValues {

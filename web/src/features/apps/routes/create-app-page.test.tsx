@@ -131,8 +131,34 @@ describe('CreateAppPage', () => {
       type: 'workflow',
       visibility: 'private',
       price_cents: 100,
-      provider_config: { app_id: 'app-123', api_key: 'app-secret' },
+      provider_config: { app_id: 'app-123', api_key: 'app-secret', base_url: 'https://api.dify.ai/v1' },
     });
+  });
+
+  it('tests the Dify settings before creating: base URL prefilled, the result with the app info', async () => {
+    let sent: unknown = null;
+    fakeAppsServer({
+      override: (url, init) => {
+        if (url.pathname !== '/api/workflow-providers/test-config/') return undefined;
+        sent = JSON.parse(String(init?.body));
+        return jsonResponse({
+          success: true,
+          message: 'Connected to Dify app "Support"',
+          error: null,
+          app_info: { name: 'Support', description: '', mode: 'advanced-chat', user_input_form: [] },
+        });
+      },
+    });
+    renderCreate('/applications/create?type=workflow');
+    expect(input('Provider Base URL').value).toBe('https://api.dify.ai/v1');
+    fireEvent.change(input('Provider Base URL'), { target: { value: 'https://dify.example.com/v1' } });
+    fireEvent.change(input('Provider App ID'), { target: { value: 'app-123' } });
+    fireEvent.change(input('Provider API Key'), { target: { value: 'app-secret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Test Connection' }));
+    const result = await screen.findByTestId('provider-test-result');
+    expect(result.textContent).toContain('Configuration Valid');
+    expect(result.textContent).toContain('Support (advanced-chat)');
+    expect(sent).toEqual({ provider: 'dify', provider_config: { app_id: 'app-123', api_key: 'app-secret', base_url: 'https://dify.example.com/v1' } });
   });
 
   it('shows the server’s 400 message', async () => {

@@ -7,6 +7,7 @@ import { detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
+import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
 import { useSavePromptApp } from '../api/save-prompt-app';
 import { useTestPromptConfig } from '../api/test-prompt-config';
@@ -18,7 +19,6 @@ import { BuilderBasicInfo } from './builder-basic-info';
 import { BuilderModelSettings } from './builder-model-settings';
 import { BuilderPreviewTest } from './builder-preview-test';
 import { BuilderSchemaTab } from './builder-schema-tab';
-import { type TabItem, Tabs } from './tabs';
 
 type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
 

@@ -10,6 +10,7 @@ import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { Tabs } from '@/components/ui/tabs';
 import { appKeys } from '@/lib/api/apps/app-keys';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApp } from '@/lib/api/apps/get-app';
@@ -21,7 +22,6 @@ import { useTestPromptConfig } from '../api/test-prompt-config';
 import { updatePromptConfig } from '../api/update-prompt-config';
 import { DetailBasicSettings } from '../components/detail-basic-settings';
 import { DetailPromptConfig } from '../components/detail-prompt-config';
-import { Tabs } from '../components/tabs';
 import {
   basicValuesOf,
   buildDetailAppBody,

@@ -1,0 +1,155 @@
+// The Provider Config tab: Test Config, the provider select and card, the form generated from the
+// provider's config schema, Advanced Settings, the test result, and the app's input form.
+import type { WorkflowAppInfo, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
+import { type Dispatch, type SetStateAction, useId } from 'react';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { inputField, primaryButton } from '@/components/ui/styles';
+import { isSecretLooking, NO_PROVIDERS_MESSAGE, NO_SCHEMA_MESSAGE, providerFormValues, type WorkflowSettingsValues } from '../lib/workflow-detail.utils';
+import { InputFormTable } from './workflow-app-info';
+import { WorkflowTestResultPanel } from './workflow-test-result';
+
+interface WorkflowProviderConfigProps {
+  providers: WorkflowProviderInfo[];
+  values: WorkflowSettingsValues;
+  onChange: Dispatch<SetStateAction<WorkflowSettingsValues>>;
+  onTest: () => void;
+  testing: boolean;
+  result: WorkflowTestResult | null;
+  testError: string | null;
+  /** The saved app info (input form), shown under the form. */
+  appInfo: WorkflowAppInfo | null;
+}
+
+export function WorkflowProviderConfig({ providers, values, onChange, onTest, testing, result, testError, appInfo }: WorkflowProviderConfigProps) {
+  const id = useId();
+  const fieldId = (name: string) => `${id}-${name}`;
+  const provider = providers.find((candidate) => candidate.id === values.provider) ?? null;
+  const properties = provider ? Object.entries(provider.config_schema.properties) : [];
+  const set = <K extends keyof WorkflowSettingsValues>(name: K, value: WorkflowSettingsValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const setField = (name: string, value: string) => onChange((current) => ({ ...current, provider_config: { ...current.provider_config, [name]: value } }));
+
+  function selectProvider(next: string) {
+    const chosen = providers.find((candidate) => candidate.id === next);
+    onChange((current) => ({
+      ...current,
+      provider: next,
+      provider_config: chosen ? providerFormValues(chosen, current.provider_config) : current.provider_config,
+    }));
+  }
+
+  return (
+    <div className="max-w-3xl">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 className="text-lg font-semibold text-gray-900">Provider</h2>
+        <button type="button" className={primaryButton} onClick={onTest} disabled={testing || !provider}>
+          {testing ? 'Testing...' : 'Test Config'}
+        </button>
+      </div>
+
+      <div className="mt-4">
+        {providers.length === 0 ? (
+          <p className="text-sm text-gray-600">{NO_PROVIDERS_MESSAGE}</p>
+        ) : (
+          <FormField id={fieldId('provider')} label="Workflow Provider">
+            <select id={fieldId('provider')} value={values.provider} onChange={(event) => selectProvider(event.target.value)} className={inputField}>
+              <option value="">Select a provider...</option>
+              {providers.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name} - {candidate.description}
+                </option>
+              ))}
+            </select>
+          </FormField>
+        )}
+      </div>
+
+      {provider ? (
+        <div className="mt-4 rounded-md bg-indigo-50 p-4 ring-1 ring-indigo-100" data-testid="provider-card">
+          <h3 className="text-sm font-semibold text-indigo-900">{provider.name}</h3>
+          <p className="mt-1 text-sm text-indigo-800">{provider.description}</p>
+          <p className="mt-1 font-mono text-xs text-indigo-700">{provider.slug}</p>
+        </div>
+      ) : null}
+
+      {provider ? (
+        <div className="mt-6 grid grid-cols-1 gap-5">
+          {properties.length === 0 ? (
+            <p className="text-sm text-gray-600">{NO_SCHEMA_MESSAGE}</p>
+          ) : (
+            properties.map(([name, field]) => {
+              const required = provider.config_schema.required.includes(name);
+              return (
+                <FormField key={name} id={fieldId(`config-${name}`)} label={`${field.title}${required ? ' *' : ''}`} hint={field.description || undefined}>
+                  <input
+                    id={fieldId(`config-${name}`)}
+                    type={isSecretLooking(field.title) ? 'password' : 'text'}
+                    autoComplete="off"
+                    placeholder={field.default ?? ''}
+                    value={values.provider_config[name] ?? ''}
+                    onChange={(event) => setField(name, event.target.value)}
+                    className={inputField}
+                    {...describedBy(fieldId(`config-${name}`), { hint: Boolean(field.description) })}
+                  />
+                </FormField>
+              );
+            })
+          )}
+        </div>
+      ) : null}
+
+      <section className="mt-8" aria-labelledby={fieldId('advanced')}>
+        <h3 id={fieldId('advanced')} className="text-base font-semibold text-gray-900">
+          Advanced Settings
+        </h3>
+        <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
+          <FormField id={fieldId('timeout')} label="Timeout (seconds)" hint="1–600; a call that takes longer fails with 504 and is not charged.">
+            <input
+              id={fieldId('timeout')}
+              type="number"
+              min={1}
+              max={600}
+              step={1}
+              value={values.timeout_seconds}
+              onChange={(event) => set('timeout_seconds', event.target.value)}
+              className={inputField}
+              {...describedBy(fieldId('timeout'), { hint: true })}
+            />
+          </FormField>
+          <FormField id={fieldId('iterations')} label="Max Iterations" hint="Turns one chat conversation may have.">
+            <input
+              id={fieldId('iterations')}
+              type="number"
+              min={1}
+              max={1000}
+              step={1}
+              value={values.max_iterations}
+              onChange={(event) => set('max_iterations', event.target.value)}
+              className={inputField}
+              {...describedBy(fieldId('iterations'), { hint: true })}
+            />
+          </FormField>
+          <div className="flex items-start gap-2 pt-7">
+            <input
+              id={fieldId('logging')}
+              type="checkbox"
+              checked={values.enable_logging}
+              onChange={(event) => set('enable_logging', event.target.checked)}
+              className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
+            />
+            <label htmlFor={fieldId('logging')} className="text-sm text-gray-700">
+              <span className="font-medium">Enable Logging</span>
+              <span className="block text-gray-500">Keep the query and answer of chat turns.</span>
+            </label>
+          </div>
+        </div>
+      </section>
+
+      {testError ? (
+        <p role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+          {testError}
+        </p>
+      ) : null}
+      {result ? <WorkflowTestResultPanel result={result} /> : <InputFormTable appInfo={appInfo} />}
+    </div>
+  );
+}
