@@ -135,11 +135,16 @@ export function WorkflowProviderConfig({ providers, values, onChange, onTest, te
               checked={values.enable_logging}
               onChange={(event) => set('enable_logging', event.target.checked)}
               className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
+              aria-describedby={fieldId('logging-hint')}
             />
-            <label htmlFor={fieldId('logging')} className="text-sm text-gray-700">
-              <span className="font-medium">Enable Logging</span>
-              <span className="block text-gray-500">Keep the query and answer of chat turns.</span>
-            </label>
+            <div className="text-sm">
+              <label htmlFor={fieldId('logging')} className="font-medium text-gray-700">
+                Enable Logging
+              </label>
+              <p id={fieldId('logging-hint')} className="text-gray-500">
+                Keep the query and answer of chat turns.
+              </p>
+            </div>
           </div>
         </div>
       </section>

@@ -1,0 +1,149 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Route, Routes } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
+import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { APP_INFO, fakeWorkflowsServer, makeWorkflowConfig } from '../testing/fake-workflows-server';
+import { WorkflowDetailPage } from './workflow-detail-page';
+
+withTestAccessToken();
+
+const app = makeApp({ name: 'Support Bot', slug: 'support-bot', description: 'Wraps a Dify chatflow', type: 'workflow', status: 'live', visibility: 'public', price_cents: 25 });
+
+function renderDetail(options: Parameters<typeof fakeWorkflowsServer>[0] = {}, route = '/workflows/support-bot') {
+  const server = fakeWorkflowsServer({ apps: [{ ...app }], ...options });
+  renderWithProviders(
+    <Routes>
+      <Route path="/workflows/:slug" element={<WorkflowDetailPage />} />
+    </Routes>,
+    { route, auth: signedInAuth() },
+  );
+  return server;
+}
+
+const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+const openTab = (name: string) => fireEvent.click(screen.getByRole('tab', { name }));
+
+describe('WorkflowDetailPage', () => {
+  it('shows the header with badges, Back to List, Download App, Save Changes and the basic settings', async () => {
+    renderDetail({ configs: { 'support-bot': makeWorkflowConfig({ app_info: APP_INFO }) } });
+    expect(await screen.findByRole('heading', { name: 'Support Bot', level: 1 })).toBeTruthy();
+    const badges = screen.getByTestId('workflow-badges');
+    expect(badges.textContent).toContain('workflow');
+    expect(badges.textContent).toContain('Chatflow');
+    expect(badges.textContent).toContain('live');
+    expect(badges.textContent).toContain('public');
+    expect(screen.getByRole('link', { name: 'Back to List' }).getAttribute('href')).toBe('/workflows');
+    expect(screen.getByRole('button', { name: 'Download App' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save Changes' })).toBeTruthy();
+    expect(field('Application Name').value).toBe('Support Bot');
+    expect(field('Price per Call (cents)').value).toBe('25');
+  });
+
+  it('Provider Config: the select, the provider card, the generated form with a password key, and Advanced Settings', async () => {
+    renderDetail();
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    const select = field('Workflow Provider') as unknown as HTMLSelectElement;
+    expect(select.value).toBe('dify');
+    expect(within(select).getByRole('option', { name: 'Select a provider...' })).toBeTruthy();
+    expect(within(select).getByRole('option', { name: 'Dify - Any Dify app through its Service API' })).toBeTruthy();
+    const card = screen.getByTestId('provider-card');
+    expect(card.textContent).toContain('Dify');
+    expect(card.textContent).toContain('dify');
+    expect(field('API Key *').type).toBe('password');
+    expect(field('API Key *').value).toBe('••••••••WXYZ');
+    expect(field('API Base URL *').type).toBe('text');
+    expect(field('App ID *').value).toBe('dify-app-1');
+    expect(field('Timeout (seconds)').value).toBe('300');
+    expect(field('Max Iterations').value).toBe('10');
+    expect(field('Enable Logging').checked).toBe(true);
+  });
+
+  it('Test Config shows Configuration Valid with the app info and its input form', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
+    const result = await screen.findByTestId('workflow-test-result');
+    expect(result.textContent).toContain('Configuration Valid');
+    expect(result.textContent).toContain('Support Chatflow');
+    expect(result.textContent).toContain('advanced-chat');
+    expect(within(result).getByRole('cell', { name: 'customer' })).toBeTruthy();
+    expect(server.bodyOf('POST /api/app/support-bot/workflow/test-config/')).toEqual({
+      provider: 'dify',
+      provider_config: { base_url: 'https://api.dify.ai/v1', api_key: '••••••••WXYZ', app_id: 'dify-app-1' },
+    });
+  });
+
+  it('Test Config shows Configuration Error with the reason', async () => {
+    renderDetail({ testResult: { success: false, message: 'Configuration Error', error: "Dify refused the app's API key (401 unauthorized)", app_info: null } });
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
+    const result = await screen.findByTestId('workflow-test-result');
+    expect(result.textContent).toContain('Configuration Error');
+    expect(result.textContent).toContain('refused the app');
+  });
+
+  it('Save Changes patches the app and the workflow configuration', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    fireEvent.change(field('Price per Call (cents)'), { target: { value: '40' } });
+    openTab('Provider Config');
+    fireEvent.change(field('Timeout (seconds)'), { target: { value: '60' } });
+    fireEvent.change(field('API Key *'), { target: { value: 'app-newkey1234' } });
+    fireEvent.click(field('Enable Logging'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.bodyOf('PATCH /api/app/support-bot/')).toMatchObject({ price_cents: 40, status: 'live' });
+    expect(server.bodyOf('PATCH /api/app/support-bot/workflow/')).toEqual({
+      provider: 'dify',
+      provider_config: { base_url: 'https://api.dify.ai/v1', api_key: 'app-newkey1234', app_id: 'dify-app-1' },
+      timeout_seconds: 60,
+      max_iterations: 10,
+      enable_logging: false,
+      changelog: 'Updated via UI',
+    });
+    // The saved form is cached: the input form shows under the settings.
+    await waitFor(() => expect(screen.getByRole('cell', { name: 'customer' })).toBeTruthy());
+    expect(field('API Key *').value).toBe('••••••••1234');
+  });
+
+  it('Version History lists versions and rolls back', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    fireEvent.change(field('Timeout (seconds)'), { target: { value: '60' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText('Changes saved');
+    openTab('Version History');
+    await screen.findByTestId('workflow-version-2');
+    expect((screen.getByRole('button', { name: 'Roll back to version 2' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Roll back to version 1' }));
+    expect(await screen.findByText('Rolled back to version 1')).toBeTruthy();
+    expect(server.bodyOf('POST /api/workflows/support-bot/versions/')).toEqual({ rollback_to: 1 });
+    openTab('Provider Config');
+    await waitFor(() => expect(field('Timeout (seconds)').value).toBe('300'));
+  });
+
+  it('No providers available; No configuration schema available', async () => {
+    renderDetail({ providers: [] });
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    expect(screen.getByText('No providers available')).toBeTruthy();
+  });
+
+  it('a provider without a schema says so', async () => {
+    const bare = { id: 'bare', name: 'Bare', description: 'No settings', slug: 'bare', config_schema: { type: 'object' as const, properties: {}, required: [] } };
+    renderDetail({ providers: [bare], configs: { 'support-bot': makeWorkflowConfig({ provider: bare, provider_config: {} }) } });
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    openTab('Provider Config');
+    expect(screen.getByText('No configuration schema available')).toBeTruthy();
+  });
+
+  it('Workflow not found for a missing app and for a prompt app', async () => {
+    renderDetail({}, '/workflows/nope');
+    expect(await screen.findByText('Workflow not found')).toBeTruthy();
+  });
+});
