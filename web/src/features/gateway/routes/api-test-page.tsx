@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useApps } from '@/lib/api/apps/get-apps';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
+import { useWorkflowConfig } from '@/lib/api/workflows/get-workflow-config';
 import { useAuth } from '@/lib/auth/use-auth';
 import { AppDetails } from '../components/app-details';
 import { AppPicker } from '../components/app-picker';
@@ -12,6 +13,7 @@ import { InputFieldsForm } from '../components/input-fields-form';
 import { useConsoleApp } from '../hooks/use-console-app';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { extraInputFields } from '../lib/input-fields';
+import { workflowInputFields } from '../lib/workflow-input-fields';
 
 const SLUG_DEBOUNCE_MS = 300;
 
@@ -35,7 +37,14 @@ export function ApiTestPage() {
   // Only the owner can read the input schema; everyone else sends just `query`.
   const canReadSchema = signedIn && app.data?.is_owner === true && app.data.type === 'prompt';
   const promptConfig = usePromptConfig(detailsSlug, { enabled: canReadSchema });
-  const fields = canReadSchema ? extraInputFields(promptConfig.data?.active_version.input_schema) : [];
+  // A workflow app's inputs are its Dify app's input form.
+  const canReadWorkflow = signedIn && app.data?.is_owner === true && app.data.type === 'workflow';
+  const workflowConfig = useWorkflowConfig(detailsSlug, { enabled: canReadWorkflow });
+  const fields = canReadSchema
+    ? extraInputFields(promptConfig.data?.active_version.input_schema)
+    : canReadWorkflow
+      ? workflowInputFields(workflowConfig.data)
+      : [];
 
   const testerProps = { slug, apiKey, stream, fields, fieldValues };
   return (

@@ -1,6 +1,6 @@
 // One file per resource of the workflow feature: the providers registry, the configuration
 // (GET/PATCH), the provider check (test-config) and the version history with rollback.
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   WorkflowConfig,
   WorkflowConfigUpdate,
@@ -10,8 +10,10 @@ import type {
   WorkflowVersionCreate,
   WorkflowVersionList,
 } from '@tollbooth/contract';
+import { workflowKeys, workflowPath, workflowVersionsPath } from '@/lib/api/workflows/workflow-keys';
 import { api } from '@/lib/api-client';
-import { workflowKeys, workflowPath, workflowVersionsPath } from './workflow-keys';
+
+export { getWorkflowConfig, useWorkflowConfig } from '@/lib/api/workflows/get-workflow-config';
 
 /** GET /api/workflow-providers/ */
 export function getWorkflowProviders(signal?: AbortSignal): Promise<WorkflowProviderInfo[]> {
@@ -20,19 +22,6 @@ export function getWorkflowProviders(signal?: AbortSignal): Promise<WorkflowProv
 
 export function useWorkflowProviders() {
   return useQuery({ queryKey: workflowKeys.providers(), queryFn: ({ signal }) => getWorkflowProviders(signal), staleTime: 5 * 60_000 });
-}
-
-/** GET /api/app/{slug}/workflow/ */
-export function getWorkflowConfig(slug: string, signal?: AbortSignal): Promise<WorkflowConfig> {
-  return api.get<WorkflowConfig>(workflowPath(slug), { auth: 'required', signal });
-}
-
-export function workflowConfigQueryOptions(slug: string) {
-  return queryOptions({ queryKey: workflowKeys.config(slug), queryFn: ({ signal }) => getWorkflowConfig(slug, signal) });
-}
-
-export function useWorkflowConfig(slug: string, { enabled = true }: { enabled?: boolean } = {}) {
-  return useQuery({ ...workflowConfigQueryOptions(slug), enabled });
 }
 
 /** PATCH /api/app/{slug}/workflow/ — every save is a new version. */

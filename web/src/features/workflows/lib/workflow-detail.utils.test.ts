@@ -31,7 +31,11 @@ describe('workflow detail rules', () => {
         name: '',
         description: '',
         mode: 'chat',
-        user_input_form: [{ select: { label: 'Tone', variable: 'tone', required: false, options: ['calm', 'loud'], default: 'calm' } }, { paragraph: { variable: 'text', required: true } }, { bogus: 3 }],
+        user_input_form: [
+          { select: { label: 'Tone', variable: 'tone', required: false, options: ['calm', 'loud'], default: 'calm' } },
+          { paragraph: { variable: 'text', required: true } },
+          { bogus: 3 },
+        ],
       }),
     ).toEqual([
       { kind: 'select', label: 'Tone', variable: 'tone', required: false, options: ['calm', 'loud'], maxLength: null, defaultValue: 'calm' },

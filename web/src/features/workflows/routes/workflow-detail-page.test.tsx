@@ -1,14 +1,22 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { renderWithProviders, signedInAuth } from '../../../testing/test-utils';
-import { makeApp, withTestAccessToken } from '../../apps/testing/fake-apps-server';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { APP_INFO, fakeWorkflowsServer, makeWorkflowConfig } from '../testing/fake-workflows-server';
 import { WorkflowDetailPage } from './workflow-detail-page';
 
 withTestAccessToken();
 
-const app = makeApp({ name: 'Support Bot', slug: 'support-bot', description: 'Wraps a Dify chatflow', type: 'workflow', status: 'live', visibility: 'public', price_cents: 25 });
+const app = makeApp({
+  name: 'Support Bot',
+  slug: 'support-bot',
+  description: 'Wraps a Dify chatflow',
+  type: 'workflow',
+  status: 'live',
+  visibility: 'public',
+  price_cents: 25,
+});
 
 function renderDetail(options: Parameters<typeof fakeWorkflowsServer>[0] = {}, route = '/workflows/support-bot') {
   const server = fakeWorkflowsServer({ apps: [{ ...app }], ...options });
@@ -77,7 +85,9 @@ describe('WorkflowDetailPage', () => {
   });
 
   it('Test Config shows Configuration Error with the reason', async () => {
-    renderDetail({ testResult: { success: false, message: 'Configuration Error', error: "Dify refused the app's API key (401 unauthorized)", app_info: null } });
+    renderDetail({
+      testResult: { success: false, message: 'Configuration Error', error: "Dify refused the app's API key (401 unauthorized)", app_info: null },
+    });
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
     openTab('Provider Config');
     fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
@@ -135,7 +145,13 @@ describe('WorkflowDetailPage', () => {
   });
 
   it('a provider without a schema says so', async () => {
-    const bare = { id: 'bare', name: 'Bare', description: 'No settings', slug: 'bare', config_schema: { type: 'object' as const, properties: {}, required: [] } };
+    const bare = {
+      id: 'bare',
+      name: 'Bare',
+      description: 'No settings',
+      slug: 'bare',
+      config_schema: { type: 'object' as const, properties: {}, required: [] },
+    };
     renderDetail({ providers: [bare], configs: { 'support-bot': makeWorkflowConfig({ provider: bare, provider_config: {} }) } });
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
     openTab('Provider Config');

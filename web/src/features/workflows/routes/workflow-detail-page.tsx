@@ -15,6 +15,7 @@ import { appKeys } from '@/lib/api/apps/app-keys';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApp } from '@/lib/api/apps/get-app';
 import { updateApp } from '@/lib/api/apps/update-app';
+import { workflowKeys } from '@/lib/api/workflows/workflow-keys';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import {
   getWorkflowConfig,
@@ -25,7 +26,6 @@ import {
   useWorkflowProviders,
   useWorkflowVersions,
 } from '../api/workflow-api';
-import { workflowKeys } from '../api/workflow-keys';
 import { WorkflowBasicSettings } from '../components/workflow-basic-settings';
 import { WorkflowProviderConfig } from '../components/workflow-provider-config';
 import { WorkflowVersionHistory } from '../components/workflow-version-history';

@@ -1,10 +1,9 @@
 // A fake of the workflow endpoints on top of the fake /api/app/ server: the provider registry,
 // configurations per slug (PATCH applies the body and adds a version), test-config answering
 // like the server, and versions with rollback.
-import type { WorkflowConfig, WorkflowProviderInfo, WorkflowTestResult, WorkflowVersion } from '@tollbooth/contract';
-import { jsonResponse } from '../../../testing/test-utils';
-import type { Application } from '../../../types/api';
-import { fakeAppsServer } from '../../apps/testing/fake-apps-server';
+import type { Application, WorkflowConfig, WorkflowProviderInfo, WorkflowTestResult, WorkflowVersion } from '@tollbooth/contract';
+import { fakeAppsServer } from '@/testing/fake-apps-server';
+import { jsonResponse } from '@/testing/test-utils';
 
 export const DIFY_PROVIDER: WorkflowProviderInfo = {
   id: 'dify',
@@ -88,20 +87,37 @@ export function fakeWorkflowsServer({ apps = [], configs = {}, providers = [DIFY
     if (configMatch?.[2] === '' && method === 'PATCH') {
       const { changelog, provider_config, provider: _provider, ...settings } = body as Record<string, unknown>;
       const masked = Object.fromEntries(
-        Object.entries((provider_config ?? {}) as Record<string, string>).map(([name, value]) => [name, name === 'api_key' && !value.startsWith('••') ? `••••••••${value.slice(-4)}` : value]),
+        Object.entries((provider_config ?? {}) as Record<string, string>).map(([name, value]) => [
+          name,
+          name === 'api_key' && !value.startsWith('••') ? `••••••••${value.slice(-4)}` : value,
+        ]),
       );
-      state.configs[slug] = { ...config, ...(settings as Partial<WorkflowConfig>), provider_config: { ...config.provider_config, ...masked }, app_info: APP_INFO, active_version: config.active_version + 1 };
+      state.configs[slug] = {
+        ...config,
+        ...(settings as Partial<WorkflowConfig>),
+        provider_config: { ...config.provider_config, ...masked },
+        app_info: APP_INFO,
+        active_version: config.active_version + 1,
+      };
       state.versions[slug]!.unshift(snapshot(state.configs[slug], String(changelog ?? '')));
       return jsonResponse(state.configs[slug]);
     }
     if (configMatch?.[2] === 'test-config/' && method === 'POST') {
-      return jsonResponse(testResult ?? { success: true, message: 'Connected to Dify app "Support Chatflow" (advanced-chat)', error: null, app_info: APP_INFO });
+      return jsonResponse(
+        testResult ?? { success: true, message: 'Connected to Dify app "Support Chatflow" (advanced-chat)', error: null, app_info: APP_INFO },
+      );
     }
     if (versionsMatch && method === 'GET') return jsonResponse({ active_version: config.active_version, versions: state.versions[slug] });
     if (versionsMatch && method === 'POST') {
       const target = state.versions[slug]!.find((version) => version.version === body.rollback_to);
       if (!target) return jsonResponse({ code: 'invalid_param', message: 'rollback_to: no such version', status: 400, params: 'rollback_to' }, 400);
-      state.configs[slug] = { ...config, timeout_seconds: target.timeout_seconds, max_iterations: target.max_iterations, enable_logging: target.enable_logging, active_version: config.active_version + 1 };
+      state.configs[slug] = {
+        ...config,
+        timeout_seconds: target.timeout_seconds,
+        max_iterations: target.max_iterations,
+        enable_logging: target.enable_logging,
+        active_version: config.active_version + 1,
+      };
       state.versions[slug]!.unshift(snapshot(state.configs[slug], `Rolled back to version ${target.version}`));
       return jsonResponse({ active_version: state.configs[slug].active_version, versions: state.versions[slug] }, 201);
     }
