@@ -176,7 +176,7 @@ export function createWorkflowsService({
       return { success: true, message: `Connected to ${provider.name} app "${appInfo.name}"${modeNote}`, error: null, app_info: appInfo };
     } catch (error) {
       const message = error instanceof AppError ? error.message : 'The provider could not be checked';
-      return { success: false, message: 'Configuration Error', error: message, app_info: null };
+      return { success: false, message: `${provider.name} did not accept this configuration`, error: message, app_info: null };
     }
   };
 
@@ -263,7 +263,7 @@ export function createWorkflowsService({
         settings = await resolveSettings(provider, input.provider_config, stored);
       } catch (error) {
         if (error instanceof AppError && error.code === 'invalid_param')
-          return { success: false, message: 'Configuration Error', error: error.message, app_info: null };
+          return { success: false, message: 'The configuration is incomplete or not allowed', error: error.message, app_info: null };
         throw error;
       }
       const result = await check(provider, settings);

@@ -1,7 +1,7 @@
 // Runs the Dify fake as its own process for the browser tests (e2e/start-server.mjs starts it):
 // one advanced-chat app with an optional input, answering with an echo of the query.
 // Usage: node --import tsx src/test-support/fakes/dify-fake-main.ts <port> <api key>
-import { difyBody, startDifyFake } from './dify-fake.ts';
+import { startDifyFake } from './dify-fake.ts';
 
 const port = Number(process.argv[2] ?? 0);
 const apiKey = process.argv[3] ?? 'app-e2e-dify-key';
@@ -15,7 +15,10 @@ const fake = await startDifyFake({
     userInputForm: [{ 'text-input': { label: 'Customer name', variable: 'customer', required: false, max_length: 40 } }],
   },
 });
-fake.setBehaviour({ text: (request) => `Dify echo: ${String((difyBody(request) as { query?: string }).query ?? '')}`, usage: { inputTokens: 12, outputTokens: 6 } });
+fake.setBehaviour({
+  text: (request) => `Dify echo: ${String((request.body as { query?: string } | undefined)?.query ?? '')}`,
+  usage: { inputTokens: 12, outputTokens: 6 },
+});
 console.log(`Dify fake listening at ${fake.baseUrl}`);
 const stop = () => void fake.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);
