@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type App, buildApp } from '../app.ts';
+import { type App, type AppDependencies, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { startTestIssuer, type TestIssuer } from './oidc-issuer.ts';
@@ -19,7 +19,7 @@ export interface TestContext {
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+export async function createTestContext(env: Record<string, string> = {}, options: { logger?: AppDependencies['logger'] } = {}): Promise<TestContext> {
   const [database, issuer] = await Promise.all([createTestDatabase(), startTestIssuer()]);
   const config = loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-test-')),
@@ -31,7 +31,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp({ config, db: database.db, logger: false });
+  const app = await buildApp({ config, db: database.db, logger: options.logger ?? false });
   await app.ready();
   return {
     app,
