@@ -15,8 +15,8 @@ import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import { planPriceChange } from './price-changes.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
+import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
 
 export const appNotFound = () => new AppError('not_found', 'Application not found');
