@@ -14,6 +14,8 @@ import { createCreditLeases } from './billing/credit-leases.ts';
 import { billingRoutes } from './billing/routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import { downloadsRoutes } from './downloads/routes.ts';
+import { createDownloadsService } from './downloads/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
 import { sweepExpiredUploads } from './gateway/files.ts';
@@ -109,6 +111,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });
+      await api.register(downloadsRoutes, { downloads: createDownloadsService({ apps, prompts, publicUrl: config.publicUrl }) });
     },
     { prefix: '/api' },
   );

@@ -1,0 +1,51 @@
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponse, SlugParams } from '@tollbooth/contract';
+import { Type } from 'typebox';
+import { requireAuth } from '../auth/plugin.ts';
+import type { DownloadsService } from './service.ts';
+
+const DownloadQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union([Type.Literal('completion'), Type.Literal('chat')], {
+        description: 'Which app to generate for a prompt app; absent: chat for a chat-mode prompt, otherwise completion. Workflow apps follow their Dify mode.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService }> = async (app, { downloads }) => {
+  app.get(
+    '/app/:slug/download-frontend',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags: ['applications'],
+        summary: 'Download a generated front-end app for the endpoint, as a zip (owner only)',
+        description:
+          'A React + Vite app with a tiny Node server that holds the API key and proxies calls (streaming passed through). ' +
+          'The file is {slug}-{type}-app.zip, or {slug}-workflow-app.zip for a workflow app. The same configuration always gives a byte-identical archive.',
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        querystring: DownloadQuery,
+        response: {
+          200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'application/zip' }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          404: ErrorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { fileName, stream } = await downloads.downloadFrontend(request.params.slug, requireAuth(request).user.id, request.query.type);
+      return reply
+        .header('Content-Type', 'application/zip')
+        .header('Content-Disposition', `attachment; filename="${fileName}"`)
+        .header('Cache-Control', 'no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(stream);
+    },
+  );
+};

@@ -1,0 +1,58 @@
+// Download App: the owner's app described once (prompt input schema or Dify app info), turned into
+// a generated front-end app and streamed as a deterministic zip.
+import type { Readable } from 'node:stream';
+import type { AppRow } from '../apps/queries.ts';
+import type { AppsService } from '../apps/service.ts';
+import type { PromptsService } from '../prompts/service.ts';
+import { type AppDescription, type DifyAppInfo, describePromptApp, describeWorkflowApp, type FrontendKind } from './app-description.ts';
+import { frontendBaseName, generateFrontendFiles } from './generate-frontend.ts';
+import { zipFiles } from './zip.ts';
+
+/** The Dify app info stored with a workflow app's configuration, or null when it was never fetched. */
+export type ReadWorkflowAppInfo = (app: AppRow) => Promise<DifyAppInfo | null>;
+
+export interface FrontendDownload {
+  fileName: string;
+  stream: Readable;
+}
+
+export interface DownloadsService {
+  /** What the generated app will be built from (owner only; anyone else gets the app's 404). */
+  describeApp(slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription>;
+  downloadFrontend(slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<FrontendDownload>;
+}
+
+export function createDownloadsService({
+  apps,
+  prompts,
+  publicUrl,
+  readWorkflowAppInfo = async (app) => {
+    // The workflows feature keeps Dify's answer to /info and /parameters as provider_config.app_info.
+    const stored = (app.provider_config as { app_info?: unknown }).app_info;
+    return stored && typeof stored === 'object' ? (stored as DifyAppInfo) : null;
+  },
+}: {
+  apps: AppsService;
+  prompts: Pick<PromptsService, 'readActivePromptConfig'>;
+  publicUrl: string;
+  readWorkflowAppInfo?: ReadWorkflowAppInfo;
+}): DownloadsService {
+  const describeApp = async (slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription> => {
+    const app = await apps.findOwnedApp(slug, ownerId);
+    if (app.type === 'workflow') return describeWorkflowApp(app, await readWorkflowAppInfo(app));
+    // The spec's rule: a chat-mode prompt app gets the chat app, otherwise completion; an explicit type wins.
+    const kind = requestedKind ?? (app.interaction_mode === 'chat' ? 'chat' : 'completion');
+    const config = await prompts.readActivePromptConfig(app.id);
+    return describePromptApp(app, config.active_version, kind);
+  };
+
+  return {
+    describeApp,
+    async downloadFrontend(slug, ownerId, requestedKind) {
+      const description = await describeApp(slug, ownerId, requestedKind);
+      const files = await generateFrontendFiles(description, { tollboothUrl: publicUrl.replace(/\/+$/, '') });
+      const baseName = frontendBaseName(description);
+      return { fileName: `${baseName}.zip`, stream: zipFiles(files, baseName) };
+    },
+  };
+}

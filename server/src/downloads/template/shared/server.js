@@ -1,0 +1,163 @@
+// The app's own tiny server. It holds TOLLBOOTH_API_KEY and forwards the browser's calls to
+// Tollbooth, passing streamed answers through as they arrive, so the key never reaches a browser.
+// It also serves the app: built files from dist/ (`npm start`), or Vite in development (`npm run dev`).
+// Only Node's own modules are used.
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+
+const root = import.meta.dirname;
+const dev = process.argv.includes('--dev');
+
+// Settings: the environment first, then .env, then .env.example (loadEnvFile never overrides).
+for (const file of ['.env', '.env.example']) {
+  if (existsSync(path.join(root, file))) process.loadEnvFile(path.join(root, file));
+}
+const tollboothUrl = (process.env.TOLLBOOTH_URL ?? '').replace(/\/+$/, '');
+const appSlug = process.env.TOLLBOOTH_APP ?? '';
+const apiKey = (process.env.TOLLBOOTH_API_KEY ?? '').trim();
+const port = Number(process.env.PORT || 5173);
+const host = process.env.HOST || '127.0.0.1';
+
+const problems = [];
+if (!apiKey) problems.push('TOLLBOOTH_API_KEY is not set. Create an API key on your Tollbooth profile page and put it in .env (see .env.example).');
+if (!/^https?:\/\/.+/.test(tollboothUrl)) problems.push('TOLLBOOTH_URL must be the http(s) address of your Tollbooth.');
+if (!appSlug) problems.push('TOLLBOOTH_APP must be the slug of the app to call.');
+if (problems.length > 0) {
+  console.error(`Not starting:\n  - ${problems.join('\n  - ')}`);
+  process.exit(1);
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const CALLS = new Set(['/api/completion-messages', '/api/chat-messages']);
+/** Upstream headers the browser needs: the answer's type and the rate-limit hints used in error messages. */
+const PASSED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+
+function sendJson(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** POST /api/{completion|chat}-messages → Tollbooth's endpoint of this app, with the key added. */
+async function forwardCall(req, res, pathname) {
+  const body = await readBody(req);
+  if (body === null) return sendJson(res, 413, { code: 'payload_too_large', message: 'The request is too large.', status: 413 });
+  // Abort the upstream call when the browser goes away: an answer nobody reads is not charged.
+  const upstreamAbort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) upstreamAbort.abort();
+  });
+  let upstream;
+  try {
+    upstream = await fetch(`${tollboothUrl}/api/app/${encodeURIComponent(appSlug)}/${pathname.slice('/api/'.length)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+      signal: upstreamAbort.signal,
+    });
+  } catch (error) {
+    if (upstreamAbort.signal.aborted) return;
+    console.error(`Could not reach Tollbooth at ${tollboothUrl}:`, error.cause?.message ?? error.message);
+    return sendJson(res, 502, { code: 'tollbooth_unreachable', message: `Could not reach Tollbooth at ${tollboothUrl}.`, status: 502 });
+  }
+  const headers = { 'x-accel-buffering': 'no' };
+  for (const name of PASSED_HEADERS) {
+    const value = upstream.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  res.writeHead(upstream.status, headers);
+  res.flushHeaders();
+  if (!upstream.body) return res.end();
+  Readable.fromWeb(upstream.body)
+    .on('error', () => res.destroy())
+    .pipe(res);
+}
+
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Built files from dist/; any other path gets index.html (the app has one page). */
+async function serveBuilt(req, res, pathname) {
+  const dist = path.join(root, 'dist');
+  let file = path.join(dist, path.normalize(decodeURIComponent(pathname)));
+  if (!file.startsWith(dist + path.sep)) file = path.join(dist, 'index.html');
+  const isFile = await stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+  if (!isFile) file = path.join(dist, 'index.html');
+  try {
+    const content = await readFile(file);
+    const immutable = file.includes(`${path.sep}assets${path.sep}`);
+    res.writeHead(200, {
+      'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(req.method === 'HEAD' ? undefined : content);
+  } catch {
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('The app is not built yet: run `npm run build`, then `npm start` (or use `npm run dev`).');
+  }
+}
+
+let vite = null;
+const server = createServer((req, res) => {
+  const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+  if (pathname.startsWith('/api/')) {
+    if (req.method === 'POST' && CALLS.has(pathname)) {
+      forwardCall(req, res, pathname).catch((error) => {
+        console.error(error);
+        if (!res.headersSent) sendJson(res, 500, { code: 'internal_error', message: 'The local server failed.', status: 500 });
+        else res.destroy();
+      });
+      return;
+    }
+    return sendJson(res, 404, { code: 'not_found', message: 'Not found.', status: 404 });
+  }
+  if (vite) return vite.middlewares(req, res);
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { code: 'method_not_allowed', message: 'Method not allowed.', status: 405 });
+  serveBuilt(req, res, pathname).catch((error) => {
+    console.error(error);
+    res.destroy();
+  });
+});
+
+if (dev) {
+  const { createServer: createViteServer } = await import('vite');
+  vite = await createViteServer({ root, appType: 'spa', server: { middlewareMode: true, hmr: { server } } });
+}
+
+server.listen(port, host, () => {
+  console.log(`${dev ? 'Development' : 'App'} server on http://${host === '0.0.0.0' ? 'localhost' : host}:${port}, calling ${tollboothUrl} (app ${appSlug})`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    server.close();
+    void vite?.close();
+    process.exit(0);
+  });
+}
