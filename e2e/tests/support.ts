@@ -47,3 +47,16 @@ export async function signOut(page: Page) {
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
   await expect(page.getByRole('link', { name: 'Sign in' }).first()).toBeVisible();
 }
+
+/** The signed-in user's access token, as the web app keeps it (oidc-client-ts in localStorage), for API calls from tests. */
+export async function accessTokenOf(page: Page): Promise<string> {
+  const token = await page.evaluate(() => {
+    for (let index = 0; index < localStorage.length; index++) {
+      const key = localStorage.key(index);
+      if (key?.startsWith('oidc.user:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? null;
+    }
+    return null;
+  });
+  expect(token, 'signed in').toBeTruthy();
+  return token!;
+}

@@ -151,7 +151,9 @@ if (dev) {
 }
 
 server.listen(port, host, () => {
-  console.log(`${dev ? 'Development' : 'App'} server on http://${host === '0.0.0.0' ? 'localhost' : host}:${port}, calling ${tollboothUrl} (app ${appSlug})`);
+  const address = server.address();
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  console.log(`${dev ? 'Development' : 'App'} server on http://${shownHost}:${address.port}, calling ${tollboothUrl} (app ${appSlug})`);
 });
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

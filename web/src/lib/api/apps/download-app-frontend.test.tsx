@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthContext } from '@/lib/auth/auth-context';
 import { signedInAuth } from '@/testing/test-utils';
-import { DOWNLOAD_FAILED_MESSAGE, downloadFileName, frontendTypeOf, useDownloadApp } from './download-app-frontend';
+import { DOWNLOAD_FAILED_MESSAGE, downloadFileName, fileNameFromContentDisposition, frontendTypeOf, useDownloadApp } from './download-app-frontend';
 
 const prompt = { slug: 'haiku', type: 'prompt', interaction_mode: 'completion' } as const;
 const chatPrompt = { slug: 'buddy', type: 'prompt', interaction_mode: 'chat' } as const;
@@ -28,6 +28,17 @@ function renderDownloadHook() {
   const wrapper = ({ children }: { children: ReactNode }) => <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;
   return renderHook(() => useDownloadApp(), { wrapper });
 }
+
+describe('fileNameFromContentDisposition', () => {
+  it('reads filename* first, then filename, and keeps only a base name', () => {
+    expect(fileNameFromContentDisposition('attachment; filename="haiku-chat-app.zip"')).toBe('haiku-chat-app.zip');
+    expect(fileNameFromContentDisposition("attachment; filename=a.zip; filename*=UTF-8''caf%C3%A9-app.zip")).toBe('café-app.zip');
+    expect(fileNameFromContentDisposition('attachment; filename=plain.zip')).toBe('plain.zip');
+    expect(fileNameFromContentDisposition('attachment; filename="../../etc/x.zip"')).toBe('x.zip');
+    expect(fileNameFromContentDisposition('attachment')).toBeNull();
+    expect(fileNameFromContentDisposition(null)).toBeNull();
+  });
+});
 
 describe('useDownloadApp', () => {
   it('saves the zip under its name, ignores a second click while it runs', async () => {
@@ -62,6 +73,28 @@ describe('useDownloadApp', () => {
     expect(result.current.isDownloading('flow')).toBe(false);
     expect(clicked).toEqual(['flow-workflow-app.zip']);
     expect(createObjectURL).toHaveBeenCalledTimes(1);
+  });
+
+  it("saves the file under the server's name when it gives one", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(new Blob(['PK']), {
+            status: 200,
+            headers: { 'Content-Type': 'application/zip', 'Content-Disposition': 'attachment; filename="haiku-chat-app.zip"' },
+          }),
+      ),
+    );
+    URL.createObjectURL = vi.fn(() => 'blob:zip');
+    URL.revokeObjectURL = vi.fn();
+    const clicked: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this.download);
+    });
+    const { result } = renderDownloadHook();
+    await act(() => result.current.download(prompt));
+    expect(clicked).toEqual(['haiku-chat-app.zip']);
   });
 
   it('alerts "Failed to download app. Please try again." on failure', async () => {

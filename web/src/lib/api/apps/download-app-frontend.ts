@@ -26,13 +26,30 @@ export function downloadFileName(app: DownloadableApp): string {
   return `${app.slug}-${kind}-app.zip`;
 }
 
-export async function downloadAppFrontend(slug: string, type: FrontendType, accessToken: string | null): Promise<Blob> {
+/** The file name a Content-Disposition header gives (filename* first, then filename), or null. */
+export function fileNameFromContentDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // Badly encoded: fall back to the plain parameter.
+    }
+  }
+  const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/.exec(header);
+  const name = (plain?.[1] ?? plain?.[2])?.trim();
+  // Only a base name: never a path.
+  return name ? (name.split(/[\\/]/).pop() ?? null) || null : null;
+}
+
+export async function downloadAppFrontend(slug: string, type: FrontendType, accessToken: string | null): Promise<{ blob: Blob; fileName: string | null }> {
   const response = await apiFetch(`${appPath(slug)}download-frontend`, {
     query: { type },
     headers: { Accept: 'application/zip, application/json' },
     bearer: accessToken,
   });
-  return response.blob();
+  return { blob: await response.blob(), fileName: fileNameFromContentDisposition(response.headers.get('Content-Disposition')) };
 }
 
 export function useDownloadApp() {
@@ -47,8 +64,9 @@ export function useDownloadApp() {
       running.current.add(app.slug);
       setDownloading(new Set(running.current));
       try {
-        const blob = await downloadAppFrontend(app.slug, frontendTypeOf(app), await getAccessToken());
-        saveBlob(blob, downloadFileName(app));
+        const { blob, fileName } = await downloadAppFrontend(app.slug, frontendTypeOf(app), await getAccessToken());
+        // The server's name wins (it knows a workflow's kind); the spec's rule is the fallback.
+        saveBlob(blob, fileName ?? downloadFileName(app));
       } catch (error) {
         console.error(`Failed to download the front end of ${app.slug}`, error);
         window.alert(DOWNLOAD_FAILED_MESSAGE);

@@ -50,6 +50,7 @@ function endUserId() {
 
 export function describeError(status: number, body: ErrorBody, retryAfterSeconds: number | null): string {
   const detail = body.message ? ` (${body.message})` : '';
+  if (body.code === 'tollbooth_unreachable') return 'Could not reach Tollbooth. Check TOLLBOOTH_URL in .env and your connection, then try again.';
   switch (status) {
     case 400:
       return `Please check your input: ${body.message ?? 'the request was not accepted.'}`;
