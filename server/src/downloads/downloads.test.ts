@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer } from 'yauzl';
+import { createAppsService } from '../apps/service.ts';
+import { createPromptsService } from '../prompts/service.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createDownloadsService } from './service.ts';
 
 let ctx: TestContext;
 let owner: string;
@@ -199,24 +202,30 @@ describe('GET /api/app/{slug}/download-frontend', () => {
     // The creator's workflow key is nowhere in the archive.
     for (const content of files.values()) expect(content).not.toContain('SecretKey9876');
 
-    // With the Dify app info stored alongside the workflow configuration: a chat app with Dify's fields.
-    await ctx.database.db.query(`UPDATE apps SET provider_config = provider_config || $2::jsonb WHERE id = $1`, [
-      flow.id,
-      JSON.stringify({
-        app_info: {
-          name: 'Helper',
-          mode: 'advanced-chat',
-          user_input_form: [
-            { 'text-input': { label: 'Your name', variable: 'name', required: true, max_length: 48 } },
-            { select: { label: 'Language', variable: 'language', required: false, options: ['en', 'fr'], default: 'en' } },
-            { file: { label: 'Attachment', variable: 'attachment' } },
-          ],
-        },
-      }),
-    ]);
-    const chat = await download(flow.slug, '?type=completion');
-    expect(chat.headers['content-disposition']).toBe(`attachment; filename="${flow.slug}-workflow-app.zip"`);
-    const chatFiles = (await unzip(chat.rawPayload)).files;
+    // With the Dify app info the workflows feature stores: a chat app with Dify's fields, still named as a workflow.
+    const downloads = createDownloadsService({
+      apps: createAppsService({ db: ctx.database.db, config: ctx.config }),
+      prompts: createPromptsService({ db: ctx.database.db }),
+      publicUrl: ctx.config.publicUrl,
+      readWorkflowAppInfo: async (app) =>
+        app.id === flow.id
+          ? {
+              name: 'Helper',
+              mode: 'advanced-chat',
+              user_input_form: [
+                { 'text-input': { label: 'Your name', variable: 'name', required: true, max_length: 48 } },
+                { select: { label: 'Language', variable: 'language', required: false, options: ['en', 'fr'], default: 'en' } },
+                { file: { label: 'Attachment', variable: 'attachment' } },
+              ],
+            }
+          : null,
+    });
+    const ownerId = (await ctx.database.db.query<{ owner_id: string }>('SELECT owner_id FROM apps WHERE id = $1', [flow.id])).rows[0]!.owner_id;
+    const chat = await downloads.downloadFrontend(flow.slug, ownerId, 'completion');
+    expect(chat.fileName).toBe(`${flow.slug}-workflow-app.zip`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of chat.stream) chunks.push(chunk as Buffer);
+    const chatFiles = (await unzip(Buffer.concat(chunks))).files;
     expect(chatFiles.get(`${flow.slug}-workflow-app/src/App.tsx`)).toContain('New conversation');
     expect(JSON.parse(chatFiles.get(`${flow.slug}-workflow-app/src/app-description.json`)!).fields).toEqual([
       { name: 'name', label: 'Your name', description: '', control: 'text', required: true, maxLength: 48 },

@@ -26,11 +26,9 @@ export function createDownloadsService({
   apps,
   prompts,
   publicUrl,
-  readWorkflowAppInfo = async (app) => {
-    // The workflows feature keeps Dify's answer to /info and /parameters as provider_config.app_info.
-    const stored = (app.provider_config as { app_info?: unknown }).app_info;
-    return stored && typeof stored === 'object' ? (stored as DifyAppInfo) : null;
-  },
+  // The workflows feature keeps Dify's answer to /info and /parameters with the workflow
+  // configuration and passes its reader here; without one, workflow apps get the generic form.
+  readWorkflowAppInfo = async () => null,
 }: {
   apps: AppsService;
   prompts: Pick<PromptsService, 'readActivePromptConfig'>;
