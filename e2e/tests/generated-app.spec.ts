@@ -203,7 +203,10 @@ test('a downloaded completion app and chat app install, build and work against T
     await expect(page.getByLabel('Lines')).toHaveValue('3');
     await page.getByLabel('Lines').fill('4');
     await page.getByLabel('Mood').selectOption('stormy');
+    const completionResponse = page.waitForResponse((response) => response.url().endsWith('/api/completion-messages'));
     await page.getByRole('button', { name: 'Generate' }).click();
+    // The stream is passed through as Server-Sent Events, not buffered into one JSON answer.
+    expect((await completionResponse).headers()['content-type']).toContain('text/event-stream');
     const answer = page.getByRole('region', { name: 'Answer' });
     await expect(answer).toContainText('lighthouses');
     await expect(answer).toContainText('stormy');
