@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer } from 'yauzl';
 import { createAppsService } from '../apps/service.ts';
-import { createPromptsService } from '../prompts/service.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { createDownloadsService } from './service.ts';
 
@@ -205,7 +204,11 @@ describe('GET /api/app/{slug}/download-frontend', () => {
     // With the Dify app info the workflows feature stores: a chat app with Dify's fields, still named as a workflow.
     const downloads = createDownloadsService({
       apps: createAppsService({ db: ctx.database.db, config: ctx.config }),
-      prompts: createPromptsService({ db: ctx.database.db }),
+      prompts: {
+        readActivePromptConfig: async () => {
+          throw new Error('a workflow app has no prompt configuration');
+        },
+      },
       publicUrl: ctx.config.publicUrl,
       readWorkflowAppInfo: async (app) =>
         app.id === flow.id
