@@ -110,3 +110,18 @@ export type ApplicationCreate = Static<typeof ApplicationCreate>;
 export type ApplicationUpdate = Static<typeof ApplicationUpdate>;
 export type UsageAnalytics = Static<typeof UsageAnalytics>;
 export type AppStatusValue = (typeof APP_STATUSES)[number];
+
+/** Which generated front end GET /api/app/{slug}/download-frontend builds. */
+export const FrontendType = Type.Union([Type.Literal('completion'), Type.Literal('chat')]);
+export type FrontendType = Static<typeof FrontendType>;
+
+export const FrontendDownloadQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union([Type.Literal('completion'), Type.Literal('chat')], {
+        description: 'Which app to generate for a prompt app; absent: chat for a chat-mode prompt, otherwise completion. Workflow apps follow their Dify mode.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);

@@ -1,9 +1,9 @@
 // What a generated front-end app needs to know about an endpoint, whatever made it: a prompt app's
 // input schema or a Dify app's user_input_form both become the same list of fields. The
 // generator only ever sees an AppDescription, so a new kind of app needs only a mapping here.
-import type { IoSchema } from '@tollbooth/contract';
+import type { FrontendType, IoSchema } from '@tollbooth/contract';
 
-export type FrontendKind = 'completion' | 'chat';
+export type FrontendKind = FrontendType;
 
 export type FieldControl = 'text' | 'paragraph' | 'number' | 'integer' | 'boolean' | 'select' | 'json';
 

@@ -1,20 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorResponse, SlugParams } from '@tollbooth/contract';
+import { ErrorResponse, FrontendDownloadQuery, SlugParams } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
 import type { DownloadsService } from './service.ts';
-
-const DownloadQuery = Type.Object(
-  {
-    type: Type.Optional(
-      Type.Union([Type.Literal('completion'), Type.Literal('chat')], {
-        description: 'Which app to generate for a prompt app; absent: chat for a chat-mode prompt, otherwise completion. Workflow apps follow their Dify mode.',
-      }),
-    ),
-  },
-  { additionalProperties: true },
-);
 
 export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsService }> = async (app, { downloads }) => {
   app.get(
@@ -29,7 +18,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
           'The file is {slug}-{type}-app.zip, or {slug}-workflow-app.zip for a workflow app. The same configuration always gives a byte-identical archive.',
         security: [{ bearer: [] }],
         params: SlugParams,
-        querystring: DownloadQuery,
+        querystring: FrontendDownloadQuery,
         response: {
           200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'application/zip' }),
           400: ErrorResponse,

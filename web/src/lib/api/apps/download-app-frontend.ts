@@ -2,7 +2,7 @@
 // reads a Blob through apiFetch rather than the JSON client. The hook is shared by every screen with a
 // Download button: a download is tracked per slug and a second click is ignored while it runs.
 
-import type { Application } from '@tollbooth/contract';
+import type { Application, FrontendType } from '@tollbooth/contract';
 import { useCallback, useRef, useState } from 'react';
 import { apiFetch } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth/use-auth';
@@ -10,8 +10,6 @@ import { saveBlob } from '@/lib/save-blob';
 import { appPath } from './app-keys';
 
 export const DOWNLOAD_FAILED_MESSAGE = 'Failed to download app. Please try again.';
-
-export type FrontendType = 'completion' | 'chat';
 
 type DownloadableApp = Pick<Application, 'slug' | 'type' | 'interaction_mode'>;
 
