@@ -111,7 +111,14 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { db });
-      await api.register(downloadsRoutes, { downloads: createDownloadsService({ apps, prompts, publicUrl: config.publicUrl }) });
+      await api.register(downloadsRoutes, {
+        downloads: createDownloadsService({
+          apps,
+          prompts,
+          publicUrl: config.publicUrl,
+          readWorkflowAppInfo: async (row) => (await workflows.readConfig(row)).app_info,
+        }),
+      });
     },
     { prefix: '/api' },
   );
