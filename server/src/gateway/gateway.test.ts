@@ -13,7 +13,8 @@ beforeAll(async () => {
   ctx = await createTestContext({
     OPENAI_BASE_URL: upstream.baseUrl,
     OPENAI_API_KEY: 'sk-test-upstream',
-    PROVIDER_TIMEOUT_MS: '15000',
+    // Generous: the 250-request idempotency test must not time out when the machine is busy.
+    PROVIDER_TIMEOUT_MS: '60000',
     RATE_LIMIT_PER_MINUTE: '100000',
     PLATFORM_FEE_BPS: '1000',
   });

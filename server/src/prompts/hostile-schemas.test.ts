@@ -107,7 +107,7 @@ describe('validating hostile inputs', () => {
     // 40 characters: a backtracking engine would need hours per call, so any finished round shows
     // linear time. A round is measured again (at most three) only when the machine's scheduler,
     // not the server, caused the stall: a real exponential pattern fails every round.
-    const round = async () => {
+    const round = async (hostile: boolean) => {
       healthTimes.length = 0;
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
       loopDelay.enable();
@@ -119,7 +119,7 @@ describe('validating hostile inputs', () => {
             const response = await fetch(`${base}/api/app/${slug}/completion-messages`, {
               method: 'POST',
               headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ inputs: { query: `${'a'.repeat((i + caller) % 2 ? 40 : 60_000)}!` } }),
+              body: JSON.stringify({ inputs: { query: `${(hostile ? 'a' : 'b').repeat((i + caller) % 2 ? 40 : 60_000)}!` } }),
             });
             answers.push(await response.json());
           }
@@ -137,20 +137,24 @@ describe('validating hostile inputs', () => {
         probes: sorted.length,
       };
     };
-    let result = await round();
-    for (let attempt = 1; attempt < 5 && (result.p90StallMs >= 50 || result.medianHealth >= 50); attempt++) result = await round();
+    // The same calls with inputs that fail at once (no backtracking possible) measure what this
+    // machine's load alone costs; a busy CI machine must not fail the test, a freezing pattern must.
+    const baseline = await round(false);
+    const limitMs = Math.max(50, 3 * Math.max(baseline.p90StallMs, baseline.medianHealth) + 20);
+    let result = await round(true);
+    for (let attempt = 1; attempt < 5 && (result.p90StallMs >= limitMs || result.medianHealth >= limitMs); attempt++) result = await round(true);
     done = true;
     await probe;
     console.log(
-      `40 hostile calls: event-loop delay p90 ${result.p90StallMs.toFixed(1)} ms, longest ${result.stallMs.toFixed(1)} ms; health median ${result.medianHealth.toFixed(1)} ms, slowest ${result.worstHealth.toFixed(1)} ms over ${result.probes} probes`,
+      `40 hostile calls (limit ${limitMs.toFixed(0)} ms; benign baseline p90 ${baseline.p90StallMs.toFixed(1)} ms): event-loop delay p90 ${result.p90StallMs.toFixed(1)} ms, longest ${result.stallMs.toFixed(1)} ms; health median ${result.medianHealth.toFixed(1)} ms, slowest ${result.worstHealth.toFixed(1)} ms over ${result.probes} probes`,
     );
     // The process never freezes: the attack blocked it 850 ms per 27-character call (half of these
     // calls), which would put most of the event-loop delay and of the health answers far above
     // 50 ms. The single longest delay is reported but not asserted: on a machine whose cores are
     // shared with other test workers it measures the scheduler, not this process.
     expect(result.probes).toBeGreaterThan(3);
-    expect(result.p90StallMs).toBeLessThan(50);
-    expect(result.medianHealth).toBeLessThan(50);
+    expect(result.p90StallMs).toBeLessThan(limitMs);
+    expect(result.medianHealth).toBeLessThan(limitMs);
   });
 
   it('refuses inputs above the size cap with 400', async () => {
