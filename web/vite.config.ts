@@ -32,5 +32,8 @@ export default defineConfig({
     setupFiles: ['./src/testing/setup.ts'],
     restoreMocks: true,
     unstubGlobals: true,
+    // A render that takes 5 s on a machine busy with other suites is slow, not broken: the
+    // assertions, not a wall clock, decide whether a test passes (the server suite does the same).
+    testTimeout: 30_000,
   },
 });
