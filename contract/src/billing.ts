@@ -33,3 +33,116 @@ export type BillingBalance = Static<typeof BillingBalance>;
 export type LedgerEntry = Static<typeof LedgerEntry>;
 export type LedgerPage = Static<typeof LedgerPage>;
 export type LedgerQuery = Static<typeof LedgerQuery>;
+
+// Plans (packages), subscriptions, saved cards and top-ups (Stripe). Money is dollars in these
+// payloads (price) with integer cents beside it where a client needs exactness (*_cents).
+
+const Features = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 500 }), {
+  description: 'Feature name → value, shown as "key: value" lines',
+});
+
+export const Package = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Type.String(),
+  price: Type.Number({ description: 'Per month, in dollars (0 for a free plan)' }),
+  price_cents: Type.Integer(),
+  currency: Type.String({ description: 'ISO 4217 code, lower case' }),
+  features: Features,
+  included_calls: Type.Integer({ description: 'Calls per monthly billing period covered before credits are used' }),
+  is_active: Type.Boolean(),
+  subscriber_count: Type.Optional(Type.Integer({ description: "Live subscriptions (the app owner's view only)" })),
+});
+
+export const PackageCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    price: Type.Number({ minimum: 0, maximum: 100_000, description: 'Dollars, at most 2 decimals' }),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code; default usd' })),
+    features: Type.Optional(Features),
+    included_calls: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    is_active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const PackageUpdate = Type.Partial(PackageCreate, { additionalProperties: false });
+
+export const Subscription = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  package_id: Type.String({ format: 'uuid' }),
+  package_name: Type.String(),
+  status: Type.String({ description: 'active, canceled, or another Stripe status (incomplete, past_due, ...)' }),
+  cancel_at_period_end: Type.Boolean(),
+  current_period_end: Type.String({ format: 'date-time' }),
+  days_remaining: Type.Integer({ minimum: 0 }),
+  price: Type.Number(),
+  currency: Type.String(),
+  included_calls: Type.Integer(),
+  included_calls_used: Type.Integer(),
+  client_secret: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: 'Paid plans, on creation: confirm the first payment in the browser with it' }),
+  ),
+});
+
+export const SubscriptionCreate = Type.Object(
+  { package_id: Type.String({ format: 'uuid' }), payment_method_id: Type.Optional(Type.String({ format: 'uuid', description: 'A saved card to pay with' })) },
+  { additionalProperties: false },
+);
+export const SubscriptionUpdate = Type.Object({ cancel_at_period_end: Type.Boolean() }, { additionalProperties: false });
+
+export const PaymentMethod = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  card_brand: Type.String(),
+  card_last4: Type.String(),
+  card_exp_month: Type.Integer(),
+  card_exp_year: Type.Integer(),
+  is_default: Type.Boolean(),
+});
+export const PaymentMethodCreate = Type.Object(
+  {
+    setup_intent_id: Type.Optional(Type.String({ pattern: '^seti_', description: 'The confirmed SetupIntent whose card to save' })),
+    payment_method_id: Type.Optional(Type.String({ pattern: '^pm_', description: 'Or the Stripe payment method itself' })),
+  },
+  { additionalProperties: false },
+);
+export const PaymentMethodUpdate = Type.Object({ is_default: Type.Literal(true) }, { additionalProperties: false });
+
+export const PaymentIntentCreate = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 0, description: 'Price × 100; 0 asks for a card-setup-only intent (SetupIntent)' }),
+    currency: Type.String({ pattern: '^[a-z]{3}$', description: 'Lower case' }),
+    package_id: Type.Optional(Type.String({ format: 'uuid', description: 'Required when amount > 0: the plan being subscribed to' })),
+  },
+  { additionalProperties: false },
+);
+export const PaymentIntentResponse = Type.Object({
+  client_secret: Type.String(),
+  subscription_id: Type.Optional(Type.String({ format: 'uuid' })),
+});
+
+export const TopUpCreate = Type.Object(
+  { amount_cents: Type.Integer({ minimum: 500, maximum: 1_000_000, description: 'At least $5' }) },
+  { additionalProperties: false },
+);
+export const TopUp = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  payment_intent_id: Type.String(),
+  client_secret: Type.String(),
+  amount_cents: Type.Integer(),
+  status: Type.String(),
+});
+export const TopUpConfirm = Type.Object({ payment_intent_id: Type.String({ pattern: '^pi_' }) }, { additionalProperties: false });
+export const TopUpResult = Type.Object({ status: Type.String(), credited: Type.Boolean(), credits_cents: Type.Integer() });
+
+export type Package = Static<typeof Package>;
+export type PackageCreate = Static<typeof PackageCreate>;
+export type PackageUpdate = Static<typeof PackageUpdate>;
+export type Subscription = Static<typeof Subscription>;
+export type SubscriptionCreate = Static<typeof SubscriptionCreate>;
+export type PaymentMethod = Static<typeof PaymentMethod>;
+export type PaymentMethodCreate = Static<typeof PaymentMethodCreate>;
+export type PaymentIntentCreate = Static<typeof PaymentIntentCreate>;
+export type PaymentIntentResponse = Static<typeof PaymentIntentResponse>;
+export type TopUp = Static<typeof TopUp>;
+export type TopUpResult = Static<typeof TopUpResult>;

@@ -11,7 +11,11 @@ import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
 import { sweepExpiredHolds } from './billing/charges.ts';
 import { createCreditLeases } from './billing/credit-leases.ts';
+import { createIncludedCalls } from './billing/included-calls.ts';
+import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
+import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
+import { createWebhookHandler } from './billing/webhook.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
@@ -30,6 +34,7 @@ import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
+import { createStripeClient } from './providers/stripe/client.ts';
 import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
@@ -99,6 +104,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     providers: createWorkflowProviderRegistry({ allowPrivateUrls: config.allowPrivateProviderUrls }),
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
+  const stripe = createStripeClient(config.stripe);
+  const payments = createPaymentsService({ db, apps, stripe });
+  const webhooks = createWebhookHandler({ db, config, stripe });
 
   await app.register(
     async (api) => {
@@ -119,6 +127,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
           readWorkflowAppInfo: async (row) => (await workflows.readConfig(row)).app_info,
         }),
       });
+      await api.register(paymentsRoutes, { payments });
+      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
     },
     { prefix: '/api' },
   );
@@ -138,6 +148,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const gateway = createGatewayService({
     leases,
     log: app.log,
+    includedCalls: createIncludedCalls(db),
     db,
     config,
     apps,

@@ -40,7 +40,13 @@ export interface Config {
   priceIncreaseNoticeDays: number;
   platformFeeBps: number;
   logLevel: string;
-  stripe: { secretKey: string | null; publishableKey: string | null; webhookSecret: string | null };
+  stripe: {
+    secretKey: string | null;
+    publishableKey: string | null;
+    webhookSecret: string | null;
+    /** Where the Stripe SDK sends its requests (host, port and protocol); null is Stripe itself. Tests point it at the loopback fake. */
+    apiBase: string | null;
+  };
   models: {
     openaiApiKey: string | null;
     openaiBaseUrl: string;
@@ -179,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
       secretKey: text('STRIPE_SECRET_KEY'),
       publishableKey: text('STRIPE_PUBLISHABLE_KEY'),
       webhookSecret: text('STRIPE_WEBHOOK_SECRET'),
+      apiBase: url('STRIPE_API_BASE', null),
     },
     models: {
       openaiApiKey: text('OPENAI_API_KEY'),

@@ -11,6 +11,7 @@ import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CreditLeases, LeasedCharge } from '../billing/credit-leases.ts';
+import type { CoveredCall, IncludedCalls } from '../billing/included-calls.ts';
 import { createSettlementBatcher, type Settlement, settleOrChargeOnly } from '../billing/settlement.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -42,6 +43,8 @@ export interface PreparedCall {
   priceCents: number;
   /** The call's share of a credit lease; null for free calls. */
   charge: LeasedCharge | null;
+  /** The subscription's included call this call uses instead of credits (billing/included-calls.ts). */
+  included: CoveredCall | null;
   modelRequest: Omit<ModelRequest, 'signal' | 'timeoutMs'>;
   resolved: ReturnType<ModelRouter['resolve']>;
   outputSchema: IoSchema | null;
@@ -89,6 +92,8 @@ export interface GatewayDependencies {
   log?: FastifyBaseLogger;
   /** Workflow apps: prepares their upstream call (workflows/call-target.ts). */
   workflowCalls: WorkflowCallTarget;
+  /** Subscriptions' included calls, used before credits (billing/included-calls.ts). */
+  includedCalls: IncludedCalls;
 }
 
 export function createGatewayService({
@@ -104,6 +109,7 @@ export function createGatewayService({
   leases,
   log,
   workflowCalls,
+  includedCalls,
 }: GatewayDependencies) {
   const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
@@ -179,6 +185,19 @@ export function createGatewayService({
   const takeCharge = (auth: AuthContext, priceCents: number) =>
     leases.take({ userId: auth.user.id, priceCents, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null });
 
+  /**
+   * Reserves a paid call's price: the caller's price cap is checked against the app's price first,
+   * then an active subscription's included call covers it (charged 0), else credits are leased.
+   */
+  const reserve = async (app: AppRow, auth: AuthContext, isOwner: boolean, maxPriceCents: number | null) => {
+    const listPriceCents = isOwner ? 0 : app.price_cents;
+    checkPriceCap(listPriceCents, auth, maxPriceCents);
+    const included: CoveredCall | null = listPriceCents > 0 ? await includedCalls.cover(auth.user.id, app.id) : null;
+    const priceCents = included ? 0 : listPriceCents;
+    const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
+    return { priceCents, charge, included };
+  };
+
   /** Checks everything that can be checked before money moves, then reserves the price. */
   const prepare = async (
     slug: string,
@@ -220,9 +239,7 @@ export function createGatewayService({
       if (app.type === 'workflow') {
         // Workflow apps: the provider is the upstream; everything from here on is the same path.
         const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser });
-        const priceCents = isOwner ? 0 : app.price_cents;
-        checkPriceCap(priceCents, auth, maxPriceCents);
-        const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
+        const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents);
         const call: PreparedCall = {
           idempotency: claimedKey,
           app,
@@ -231,6 +248,7 @@ export function createGatewayService({
           endUser,
           priceCents,
           charge,
+          included,
           resolved: { provider: upstream.provider, upstreamModel: upstream.provider.name, demo: false },
           outputSchema: null,
           conversationId: upstream.conversationId,
@@ -277,9 +295,7 @@ export function createGatewayService({
         ...history,
         { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
       ];
-      const priceCents = isOwner ? 0 : app.price_cents;
-      checkPriceCap(priceCents, auth, maxPriceCents);
-      const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
+      const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents);
       const call: PreparedCall = {
         idempotency: claimedKey,
         app,
@@ -288,6 +304,7 @@ export function createGatewayService({
         endUser,
         priceCents,
         charge,
+        included,
         resolved,
         outputSchema: version.output_schema,
         conversationId,
@@ -401,6 +418,7 @@ export function createGatewayService({
   /** Gives the reservation back and records the failure. */
   const fail = async (call: PreparedCall, error: unknown) => {
     if (call.charge) await leases.giveBack(call.charge);
+    if (call.included) await includedCalls.giveBack(call.included);
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
     await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error);
   };

@@ -1,0 +1,132 @@
+// POST /api/billing/webhook/: Stripe's deliveries. The signature is checked on the raw bytes
+// (providers/stripe verifyWebhook: wrong, missing or older than 300 s → 400). Each event id is
+// applied once: its row in stripe_events is written in the same transaction as its effects, so a
+// concurrent or later redelivery waits for it and then finds it done. Delivery may be out of
+// order, so state comes from the object and a subscription ignores events older than the newest
+// it has applied; canceled is final. Unknown event types are acknowledged and ignored.
+import type { Config } from '../config.ts';
+import type { Database, Queryable } from '../db/client.ts';
+import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
+import { applySubscriptionPayment, applyTopUpPayment } from './payments-ledger.ts';
+import { savePaymentMethod } from './payments-service.ts';
+
+type Loose = Record<string, unknown>;
+
+const subscriptionIdOfInvoice = (invoice: Loose): string | null => {
+  const parent = invoice.parent as { subscription_details?: { subscription?: string | { id: string } } } | null | undefined;
+  const fromParent = parent?.subscription_details?.subscription;
+  const value = fromParent ?? (invoice.subscription as string | { id: string } | null | undefined);
+  if (!value) return null;
+  return typeof value === 'string' ? value : value.id;
+};
+
+/** Period of a Stripe subscription: on its first item in recent API versions, on the subscription before. */
+const periodOf = (sub: Loose): { start: number; end: number } | null => {
+  const item = (sub.items as { data?: Loose[] } | undefined)?.data?.[0];
+  const start = (item?.current_period_start ?? sub.current_period_start) as number | undefined;
+  const end = (item?.current_period_end ?? sub.current_period_end) as number | undefined;
+  return start && end ? { start, end } : null;
+};
+
+async function applySubscriptionState(
+  tx: Queryable,
+  stripeId: string,
+  state: { status?: string; cancelAtPeriodEnd?: boolean; period?: { start: number; end: number } | null },
+  at: number,
+) {
+  // A new period starts with all its included calls; an older event never moves anything back.
+  await tx.query(
+    `UPDATE subscriptions SET
+       status = CASE WHEN status IN ('canceled', 'incomplete_expired') THEN status ELSE coalesce($2, status) END,
+       cancel_at_period_end = coalesce($3, cancel_at_period_end),
+       included_used = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN 0 ELSE included_used END,
+       current_period_start = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN to_timestamp($4) ELSE current_period_start END,
+       current_period_end = CASE WHEN $5::double precision IS NOT NULL AND to_timestamp($4) >= current_period_start THEN greatest(current_period_end, to_timestamp($5)) ELSE current_period_end END,
+       stripe_state_at = greatest(stripe_state_at, $6)
+     WHERE stripe_subscription_id = $1 AND stripe_state_at <= $6`,
+    [stripeId, state.status ?? null, state.cancelAtPeriodEnd ?? null, state.period?.start ?? null, state.period?.end ?? null, at],
+  );
+}
+
+export function createWebhookHandler({ db, config, stripe }: { db: Database; config: Config; stripe: StripeClient | null }) {
+  /** Work that needs Stripe (reading a card) happens before the transaction. */
+  const prefetch = async (event: StripeEvent) => {
+    if (event.type !== 'setup_intent.succeeded' || !stripe) return null;
+    const intent = event.data.object;
+    const customer = typeof intent.customer === 'string' ? intent.customer : (intent.customer?.id ?? null);
+    const pm = typeof intent.payment_method === 'string' ? intent.payment_method : (intent.payment_method?.id ?? null);
+    if (!customer || !pm) return null;
+    const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM stripe_customers WHERE customer_id = $1', [customer]);
+    if (!rows[0]) return null;
+    return { userId: rows[0].user_id, customer, pm };
+  };
+
+  return {
+    /** Applies one verified event; false when it had already been applied. */
+    async handle(event: StripeEvent): Promise<boolean> {
+      const card = await prefetch(event);
+      if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
+      return db.transaction(async (tx) => {
+        const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
+        if (fresh.rows.length === 0) return false;
+        const object = event.data.object as unknown as Loose;
+        switch (event.type) {
+          case 'payment_intent.succeeded':
+            await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
+            break;
+          case 'payment_intent.payment_failed':
+          case 'payment_intent.canceled':
+            await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
+              object.id,
+              event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
+            ]);
+            break;
+          case 'invoice.paid': {
+            const stripeSub = subscriptionIdOfInvoice(object);
+            if (!stripeSub) break;
+            const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
+            if (!rows[0]) break;
+            const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
+            await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
+            await applySubscriptionPayment(tx, {
+              invoiceId: String(object.id),
+              amountCents: Number(object.amount_paid ?? 0),
+              subscriptionId: rows[0].id,
+              feeBps: config.platformFeeBps,
+              paidAt: new Date(event.created * 1000),
+            });
+            break;
+          }
+          case 'invoice.payment_failed': {
+            const stripeSub = subscriptionIdOfInvoice(object);
+            // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
+            if (stripeSub) {
+              await tx.query(
+                `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
+                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
+                [stripeSub, event.created],
+              );
+            }
+            break;
+          }
+          case 'customer.subscription.created':
+          case 'customer.subscription.updated':
+          case 'customer.subscription.deleted':
+            await applySubscriptionState(
+              tx,
+              String(object.id),
+              { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
+              event.created,
+            );
+            break;
+          default:
+            // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
+            break;
+        }
+        return true;
+      });
+    },
+  };
+}
+
+export type WebhookHandler = ReturnType<typeof createWebhookHandler>;

@@ -1,0 +1,32 @@
+// The Stripe client: the official `stripe` SDK, configured once. STRIPE_API_BASE sends its requests
+// elsewhere through the SDK's own host/port/protocol options (tests point it at the loopback fake in
+// test-support/fakes/stripe-fake.ts), so the code path under test is the production one.
+import Stripe from 'stripe';
+import type { Config } from '../../config.ts';
+
+export type StripeClient = Stripe;
+export type StripeEvent = Stripe.Event;
+
+/** The API version this code is written against: the one the installed SDK ships with. */
+export const STRIPE_API_VERSION = Stripe.API_VERSION;
+
+export function createStripeClient(config: Config['stripe']): Stripe | null {
+  if (!config.secretKey) return null;
+  const options: Stripe.StripeConfig = { maxNetworkRetries: 2, timeout: 20_000 };
+  if (config.apiBase) {
+    const base = new URL(config.apiBase);
+    options.host = base.hostname;
+    options.protocol = base.protocol === 'http:' ? 'http' : 'https';
+    options.port = Number(base.port || (base.protocol === 'http:' ? 80 : 443));
+  }
+  return new Stripe(config.secretKey, options);
+}
+
+/**
+ * Verifies a webhook delivery on its raw bytes (HMAC-SHA256 with the endpoint secret, 300 s
+ * tolerance) and parses it; throws when the signature is missing, wrong or too old.
+ */
+export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string): Stripe.Event {
+  if (!signature) throw new Error('No Stripe-Signature header');
+  return Stripe.webhooks.constructEvent(rawBody, signature, secret, 300);
+}

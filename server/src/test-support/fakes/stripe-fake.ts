@@ -1,0 +1,749 @@
+// A loopback fake of the Stripe API for the objects Tollbooth uses (customers, payment methods,
+// SetupIntents, PaymentIntents, products, prices, subscriptions, invoices), speaking Stripe's wire
+// format: form-encoded bodies in bracket notation, `expand[]`, the Idempotency-Key header (same
+// key + same body → the first answer again; different body → 400 idempotency_error), Stripe's error
+// objects, and webhooks signed exactly as Stripe signs them (`Stripe-Signature: t=…,v1=HMAC-SHA256`).
+// The official SDK reaches it through STRIPE_API_BASE. Browser-side confirmation (what Stripe.js
+// does) is POST /v1/{setup,payment}_intents/{id}/confirm with the publishable key and client secret.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type StripeObject = Record<string, unknown> & { id: string; object: string };
+
+export interface StripeFakeRequest {
+  method: string;
+  path: string;
+  body: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+  authorization: string | undefined;
+}
+
+export interface StripeFakeOptions {
+  secretKey?: string;
+  publishableKey?: string;
+  webhookSecret?: string;
+  /** Where webhooks go (set later with setWebhookUrl when the app's port is known). */
+  webhookUrl?: string | null;
+}
+
+export const TEST_CARDS = { success: '4242424242424242', requiresAuthentication: '4000002500003155', declined: '4000000000009995' };
+
+const MONTH_SECONDS = 30 * 24 * 3600;
+const now = () => Math.floor(Date.now() / 1000);
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+class StripeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly code?: string,
+    readonly param?: string,
+    readonly declineCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+const missing = (param: string) => new StripeError(400, 'invalid_request_error', `Missing required param: ${param}.`, 'parameter_missing', param);
+const noSuch = (kind: string, id: string) => new StripeError(404, 'invalid_request_error', `No such ${kind}: '${id}'`, 'resource_missing', 'id');
+
+/** Parses `a[b][0][c]=v&expand[]=x` into nested objects and arrays, as Stripe does. */
+export function parseStripeForm(text: string): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const parts = rawKey.replace(/\]/g, '').split('[');
+    let node: Record<string, unknown> | unknown[] = root;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const last = i === parts.length - 1;
+      const nextIsIndex = !last && /^\d*$/.test(parts[i + 1]!);
+      const container = node as Record<string | number, unknown>;
+      const key = Array.isArray(node) && part === '' ? node.length : part;
+      if (last) {
+        container[key] = value;
+      } else {
+        if (container[key] === undefined) container[key] = nextIsIndex ? [] : {};
+        node = container[key] as Record<string, unknown> | unknown[];
+      }
+    }
+  }
+  return root;
+}
+
+const CARD_BRANDS: Record<string, string> = { '4': 'visa', '5': 'mastercard', '3': 'amex' };
+
+export async function startStripeFake(options: StripeFakeOptions = {}) {
+  const secretKey = options.secretKey ?? 'sk_test_fake';
+  const publishableKey = options.publishableKey ?? 'pk_test_fake';
+  const webhookSecret = options.webhookSecret ?? 'whsec_fake';
+  let webhookUrl = options.webhookUrl ?? null;
+  const objects = new Map<string, StripeObject>();
+  const idempotency = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  const requests: StripeFakeRequest[] = [];
+  const events: StripeObject[] = [];
+  const deliveries = new Set<Promise<unknown>>();
+  const deliveryResults: { eventId: string; type: string; status: number }[] = [];
+
+  const get = (kind: string, id: unknown): StripeObject => {
+    const found = typeof id === 'string' ? objects.get(id) : undefined;
+    if (!found || found.object !== kind) throw noSuch(kind, String(id));
+    return found;
+  };
+  const save = <T extends StripeObject>(object: T): T => {
+    objects.set(object.id, object);
+    return object;
+  };
+  /** The public view of an object: internal `_` fields dropped, `expand` paths replaced by the objects. */
+  const render = (object: StripeObject, expand: string[] = []): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(object)) if (!key.startsWith('_')) out[key] = structuredClone(value);
+    for (const path of expand) {
+      const [head, ...rest] = path.split('.');
+      if (!head) continue;
+      if (head === 'confirmation_secret' && object.object === 'invoice') {
+        out.confirmation_secret = object._confirmation_secret ?? null;
+        continue;
+      }
+      const value = object[head];
+      if (typeof value === 'string' && objects.has(value)) out[head] = render(objects.get(value)!, rest.length ? [rest.join('.')] : []);
+    }
+    return out;
+  };
+
+  const emit = (type: string, object: StripeObject) => {
+    const event: StripeObject = {
+      id: newId('evt'),
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: now(),
+      type,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      data: { object: render(object) },
+    };
+    events.push(event);
+    if (webhookUrl) {
+      const delivery = deliver(event).finally(() => deliveries.delete(delivery));
+      deliveries.add(delivery);
+    }
+    return event;
+  };
+
+  /** The body and Stripe-Signature header of a delivery of this event, signed at `timestamp` with `secret`. */
+  const sign = (payload: string, timestamp = now(), secret = webhookSecret) =>
+    `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${payload}`).digest('hex')}`;
+
+  const deliver = async (event: StripeObject, url = webhookUrl) => {
+    if (!url) throw new Error('no webhook URL');
+    const payload = JSON.stringify(event, null, 2);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': sign(payload),
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
+      body: payload,
+    });
+    await response.text();
+    deliveryResults.push({ eventId: event.id, type: String(event.type), status: response.status });
+    return response.status;
+  };
+
+  const cardPaymentMethod = (number: string, customer: string | null, expMonth = 12, expYear = new Date().getUTCFullYear() + 3) => {
+    const digits = number.replace(/\s+/g, '');
+    return save({
+      id: newId('pm'),
+      object: 'payment_method',
+      type: 'card',
+      created: now(),
+      customer,
+      billing_details: { address: { country: null, postal_code: null }, email: null, name: null },
+      card: {
+        brand: CARD_BRANDS[digits[0] ?? ''] ?? 'unknown',
+        last4: digits.slice(-4),
+        exp_month: expMonth,
+        exp_year: expYear,
+        funding: 'credit',
+        country: 'US',
+      },
+      metadata: {},
+      _number: digits,
+    });
+  };
+
+  /** The payment method a confirm request names or describes. */
+  const confirmPaymentMethod = (body: Record<string, unknown>, customer: string | null) => {
+    if (typeof body.payment_method === 'string') return get('payment_method', body.payment_method);
+    const data = body.payment_method_data as { card?: { number?: string; exp_month?: string; exp_year?: string } } | undefined;
+    if (!data?.card?.number) throw missing('payment_method');
+    return cardPaymentMethod(data.card.number, customer, Number(data.card.exp_month ?? 12), Number(data.card.exp_year ?? new Date().getUTCFullYear() + 3));
+  };
+
+  const declined = (pm: StripeObject) => pm._number === TEST_CARDS.declined;
+
+  const attach = (pm: StripeObject, customer: string | null) => {
+    if (!customer) return;
+    pm.customer = customer;
+  };
+
+  const subscriptionPeriod = (sub: StripeObject) => (sub.items as { data: { current_period_start: number; current_period_end: number }[] }).data[0]!;
+
+  const newInvoice = (sub: StripeObject, amount: number, currency: string, periodStart: number, periodEnd: number) => {
+    const invoice: StripeObject = save({
+      id: newId('in'),
+      object: 'invoice',
+      status: 'open',
+      customer: sub.customer,
+      currency,
+      amount_due: amount,
+      amount_paid: 0,
+      amount_remaining: amount,
+      billing_reason: sub.latest_invoice ? 'subscription_cycle' : 'subscription_create',
+      created: now(),
+      period_start: periodStart,
+      period_end: periodEnd,
+      parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
+      lines: {
+        object: 'list',
+        has_more: false,
+        data: [{ id: newId('il'), object: 'line_item', amount, currency, period: { start: periodStart, end: periodEnd } }],
+      },
+      metadata: {},
+    });
+    const intent = save({
+      id: newId('pi'),
+      object: 'payment_intent',
+      amount,
+      currency,
+      customer: sub.customer,
+      status: 'requires_payment_method',
+      client_secret: '',
+      metadata: {},
+      latest_charge: null,
+      last_payment_error: null,
+      payment_method: null,
+      created: now(),
+      _invoice: invoice.id,
+    });
+    intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
+    invoice._confirmation_secret = { client_secret: intent.client_secret, type: 'payment_intent' };
+    invoice._payment_intent = intent.id;
+    sub.latest_invoice = invoice.id;
+    return invoice;
+  };
+
+  const payInvoice = (invoice: StripeObject) => {
+    invoice.status = 'paid';
+    invoice.amount_paid = invoice.amount_due;
+    invoice.amount_remaining = 0;
+    const subId = (invoice.parent as { subscription_details: { subscription: string } }).subscription_details.subscription;
+    const sub = get('subscription', subId);
+    sub.status = 'active';
+    emit('invoice.paid', invoice);
+    emit('customer.subscription.updated', sub);
+  };
+
+  const failInvoice = (invoice: StripeObject) => {
+    const subId = (invoice.parent as { subscription_details: { subscription: string } }).subscription_details.subscription;
+    const sub = get('subscription', subId);
+    invoice.attempt_count = Number(invoice.attempt_count ?? 0) + 1;
+    emit('invoice.payment_failed', invoice);
+    if (sub.status === 'active') {
+      sub.status = 'past_due';
+      emit('customer.subscription.updated', sub);
+    }
+  };
+
+  /** Confirms a PaymentIntent with a card (what the browser does through Stripe.js). */
+  const confirmIntent = (intent: StripeObject, body: Record<string, unknown>) => {
+    if (intent.status === 'succeeded')
+      throw new StripeError(400, 'invalid_request_error', 'This PaymentIntent has already succeeded.', 'payment_intent_unexpected_state');
+    const pm = confirmPaymentMethod(body, (intent.customer as string) ?? null);
+    intent.payment_method = pm.id;
+    if (declined(pm)) {
+      intent.status = 'requires_payment_method';
+      intent.last_payment_error = {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: 'insufficient_funds',
+        message: 'Your card has insufficient funds.',
+      };
+      emit('payment_intent.payment_failed', intent);
+      if (intent._invoice) failInvoice(get('invoice', intent._invoice));
+      throw new StripeError(402, 'card_error', 'Your card has insufficient funds.', 'card_declined', undefined, 'insufficient_funds');
+    }
+    attach(pm, (intent.customer as string) ?? null);
+    intent.status = 'succeeded';
+    intent.latest_charge = newId('ch');
+    intent.last_payment_error = null;
+    emit('payment_intent.succeeded', intent);
+    if (intent._invoice) payInvoice(get('invoice', intent._invoice));
+    return intent;
+  };
+
+  const confirmSetup = (intent: StripeObject, body: Record<string, unknown>) => {
+    if (intent.status === 'succeeded')
+      throw new StripeError(400, 'invalid_request_error', 'This SetupIntent has already succeeded.', 'setup_intent_unexpected_state');
+    const pm = confirmPaymentMethod(body, (intent.customer as string) ?? null);
+    if (declined(pm)) {
+      intent.last_setup_error = { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' };
+      emit('setup_intent.setup_failed', intent);
+      throw new StripeError(402, 'card_error', 'Your card has insufficient funds.', 'card_declined', undefined, 'insufficient_funds');
+    }
+    attach(pm, (intent.customer as string) ?? null);
+    intent.payment_method = pm.id;
+    intent.status = 'succeeded';
+    emit('setup_intent.succeeded', intent);
+    return intent;
+  };
+
+  /** Browser-side calls carry the publishable key and the intent's client secret instead of the secret key. */
+  const authorize = (request: IncomingMessage, body: Record<string, unknown>, clientSide: boolean) => {
+    const header = request.headers.authorization ?? '';
+    if (header === `Bearer ${secretKey}`) return;
+    if (clientSide && (body.key === publishableKey || header === `Bearer ${publishableKey}`)) return;
+    if (!header && !body.key) throw new StripeError(401, 'invalid_request_error', 'You did not provide an API key.');
+    throw new StripeError(401, 'invalid_request_error', 'Invalid API Key provided.');
+  };
+
+  const checkClientSecret = (intent: StripeObject, request: IncomingMessage, body: Record<string, unknown>) => {
+    if (request.headers.authorization === `Bearer ${secretKey}`) return;
+    if (body.client_secret !== intent.client_secret)
+      throw new StripeError(400, 'invalid_request_error', 'The client_secret provided does not match.', 'resource_missing', 'client_secret');
+  };
+
+  const positiveInteger = (value: unknown, param: string, min = 0) => {
+    const n = Number(value);
+    if (value === undefined) throw missing(param);
+    if (!Number.isInteger(n) || n < min)
+      throw new StripeError(400, 'invalid_request_error', `Invalid integer: ${String(value)}`, 'parameter_invalid_integer', param);
+    return n;
+  };
+
+  const routes: {
+    method: string;
+    pattern: RegExp;
+    clientSide?: boolean;
+    handle: (m: string[], body: Record<string, unknown>, request: IncomingMessage) => StripeObject;
+  }[] = [
+    {
+      method: 'POST',
+      pattern: /^\/v1\/customers$/,
+      handle: (_m, body) =>
+        save({
+          id: newId('cus'),
+          object: 'customer',
+          created: now(),
+          email: body.email ?? null,
+          name: body.name ?? null,
+          metadata: body.metadata ?? {},
+          invoice_settings: { default_payment_method: null },
+        }),
+    },
+    { method: 'GET', pattern: /^\/v1\/customers\/([^/]+)$/, handle: ([, id]) => get('customer', id) },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/customers\/([^/]+)$/,
+      handle: ([, id], body) => {
+        const customer = get('customer', id);
+        const settings = body.invoice_settings as { default_payment_method?: string } | undefined;
+        if (settings?.default_payment_method !== undefined) {
+          const pm = get('payment_method', settings.default_payment_method);
+          if (pm.customer !== customer.id)
+            throw new StripeError(
+              400,
+              'invalid_request_error',
+              'The payment method must be attached to the customer.',
+              'resource_missing',
+              'invoice_settings[default_payment_method]',
+            );
+          customer.invoice_settings = { default_payment_method: pm.id };
+        }
+        if (body.metadata) customer.metadata = { ...(customer.metadata as object), ...(body.metadata as object) };
+        if (body.email !== undefined) customer.email = body.email;
+        return customer;
+      },
+    },
+    { method: 'GET', pattern: /^\/v1\/payment_methods\/([^/]+)$/, handle: ([, id]) => get('payment_method', id) },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/payment_methods\/([^/]+)\/attach$/,
+      handle: ([, id], body) => {
+        const pm = get('payment_method', id);
+        get(
+          'customer',
+          body.customer ??
+            (() => {
+              throw missing('customer');
+            })(),
+        );
+        pm.customer = body.customer;
+        return pm;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/payment_methods\/([^/]+)\/detach$/,
+      handle: ([, id]) => {
+        const pm = get('payment_method', id);
+        if (!pm.customer)
+          throw new StripeError(400, 'invalid_request_error', 'The payment method is not attached to a customer.', 'payment_method_unexpected_state');
+        const customer = objects.get(pm.customer as string);
+        if (customer && (customer.invoice_settings as { default_payment_method: string | null }).default_payment_method === pm.id) {
+          customer.invoice_settings = { default_payment_method: null };
+        }
+        pm.customer = null;
+        return pm;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/setup_intents$/,
+      handle: (_m, body) => {
+        if (body.customer) get('customer', body.customer);
+        const intent = save({
+          id: newId('seti'),
+          object: 'setup_intent',
+          created: now(),
+          customer: body.customer ?? null,
+          usage: body.usage ?? 'off_session',
+          status: 'requires_payment_method',
+          payment_method: null,
+          payment_method_types: body.payment_method_types ?? ['card'],
+          metadata: body.metadata ?? {},
+          client_secret: '',
+          last_setup_error: null,
+        });
+        intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
+        return intent;
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/setup_intents\/([^/]+)$/,
+      clientSide: true,
+      handle: ([, id], body, request) => {
+        const intent = get('setup_intent', id);
+        checkClientSecret(intent, request, body);
+        return intent;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/setup_intents\/([^/]+)\/confirm$/,
+      clientSide: true,
+      handle: ([, id], body, request) => {
+        const intent = get('setup_intent', id);
+        checkClientSecret(intent, request, body);
+        return confirmSetup(intent, body);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/payment_intents$/,
+      handle: (_m, body) => {
+        const amount = positiveInteger(body.amount, 'amount', 50);
+        if (typeof body.currency !== 'string') throw missing('currency');
+        if (body.currency !== body.currency.toLowerCase())
+          throw new StripeError(400, 'invalid_request_error', 'Invalid currency', 'parameter_invalid_string', 'currency');
+        if (body.customer) get('customer', body.customer);
+        const intent = save({
+          id: newId('pi'),
+          object: 'payment_intent',
+          created: now(),
+          amount,
+          currency: body.currency,
+          customer: body.customer ?? null,
+          metadata: body.metadata ?? {},
+          status: 'requires_payment_method',
+          client_secret: '',
+          latest_charge: null,
+          last_payment_error: null,
+          payment_method: null,
+        });
+        intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
+        return intent;
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/payment_intents\/([^/]+)$/,
+      clientSide: true,
+      handle: ([, id], body, request) => {
+        const intent = get('payment_intent', id);
+        checkClientSecret(intent, request, body);
+        return intent;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/payment_intents\/([^/]+)\/confirm$/,
+      clientSide: true,
+      handle: ([, id], body, request) => {
+        const intent = get('payment_intent', id);
+        checkClientSecret(intent, request, body);
+        return confirmIntent(intent, body);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/products$/,
+      handle: (_m, body) => {
+        if (!body.name) throw missing('name');
+        return save({
+          id: newId('prod'),
+          object: 'product',
+          created: now(),
+          name: body.name,
+          description: body.description ?? null,
+          metadata: body.metadata ?? {},
+          active: true,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/prices$/,
+      handle: (_m, body) => {
+        get(
+          'product',
+          body.product ??
+            (() => {
+              throw missing('product');
+            })(),
+        );
+        const amount = positiveInteger(body.unit_amount, 'unit_amount');
+        if (typeof body.currency !== 'string') throw missing('currency');
+        return save({
+          id: newId('price'),
+          object: 'price',
+          created: now(),
+          product: body.product,
+          unit_amount: amount,
+          currency: body.currency,
+          recurring: body.recurring ? { interval: (body.recurring as { interval: string }).interval, interval_count: 1 } : null,
+          type: body.recurring ? 'recurring' : 'one_time',
+          metadata: body.metadata ?? {},
+          active: true,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/subscriptions$/,
+      handle: (_m, body) => {
+        const customer = get(
+          'customer',
+          body.customer ??
+            (() => {
+              throw missing('customer');
+            })(),
+        );
+        const items = body.items as { price?: string }[] | undefined;
+        if (!items?.[0]?.price) throw missing('items[0][price]');
+        const price = get('price', items[0].price);
+        const start = now();
+        const sub = save({
+          id: newId('sub'),
+          object: 'subscription',
+          created: start,
+          customer: customer.id,
+          status: 'incomplete',
+          cancel_at_period_end: false,
+          canceled_at: null,
+          default_payment_method: body.default_payment_method ?? null,
+          metadata: body.metadata ?? {},
+          latest_invoice: null,
+          items: {
+            object: 'list',
+            has_more: false,
+            data: [
+              {
+                id: newId('si'),
+                object: 'subscription_item',
+                price: structuredClone(price),
+                quantity: 1,
+                current_period_start: start,
+                current_period_end: start + MONTH_SECONDS,
+              },
+            ],
+          },
+        });
+        const invoice = newInvoice(sub, Number(price.unit_amount), String(price.currency), start, start + MONTH_SECONDS);
+        emit('customer.subscription.created', sub);
+        if (Number(price.unit_amount) === 0) payInvoice(invoice);
+        return sub;
+      },
+    },
+    { method: 'GET', pattern: /^\/v1\/subscriptions\/([^/]+)$/, handle: ([, id]) => get('subscription', id) },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/subscriptions\/([^/]+)$/,
+      handle: ([, id], body) => {
+        const sub = get('subscription', id);
+        if (sub.status === 'canceled')
+          throw new StripeError(
+            400,
+            'invalid_request_error',
+            'A canceled subscription can only update its cancellation_details and metadata.',
+            'resource_missing',
+          );
+        if (body.cancel_at_period_end !== undefined) sub.cancel_at_period_end = body.cancel_at_period_end === 'true';
+        if (body.metadata) sub.metadata = { ...(sub.metadata as object), ...(body.metadata as object) };
+        emit('customer.subscription.updated', sub);
+        return sub;
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/v1\/subscriptions\/([^/]+)$/,
+      handle: ([, id]) => {
+        const sub = get('subscription', id);
+        if (sub.status === 'canceled') return sub;
+        sub.status = sub.status === 'incomplete' ? 'incomplete_expired' : 'canceled';
+        sub.canceled_at = now();
+        emit('customer.subscription.deleted', sub);
+        return sub;
+      },
+    },
+  ];
+
+  const readBody = (request: IncomingMessage) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      request.on('error', reject);
+    });
+
+  const answer = (response: ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+    response.end(JSON.stringify(body));
+  };
+
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://stripe.fake');
+    const raw = await readBody(request);
+    const body = request.method === 'GET' || request.method === 'DELETE' ? parseStripeForm(url.search.slice(1)) : parseStripeForm(raw);
+    const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
+    requests.push({ method: request.method ?? '', path: url.pathname, body, idempotencyKey, authorization: request.headers.authorization });
+    try {
+      const route = routes.find((r) => r.method === request.method && r.pattern.test(url.pathname));
+      if (!route) throw new StripeError(404, 'invalid_request_error', `Unrecognized request URL (${request.method}: ${url.pathname}).`);
+      authorize(request, body, route.clientSide ?? false);
+      let cacheKey: string | null = null;
+      if (request.method === 'POST' && idempotencyKey) {
+        cacheKey = `${request.headers.authorization ?? ''} ${idempotencyKey}`;
+        const fingerprint = createHash('sha256').update(`${url.pathname}\n${raw}`).digest('hex');
+        const seen = idempotency.get(cacheKey);
+        if (seen) {
+          if (seen.fingerprint !== fingerprint) {
+            throw new StripeError(
+              400,
+              'idempotency_error',
+              `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            );
+          }
+          response.setHeader('idempotent-replayed', 'true');
+          return answer(response, seen.status, seen.body);
+        }
+        idempotency.set(cacheKey, { fingerprint, status: 0, body: null });
+      }
+      try {
+        const result = route.handle(url.pathname.match(route.pattern)!, body, request);
+        const expand = (body.expand as string[] | undefined) ?? [];
+        const rendered = render(result, expand);
+        if (cacheKey) idempotency.set(cacheKey, { ...idempotency.get(cacheKey)!, status: 200, body: rendered });
+        return answer(response, 200, rendered);
+      } catch (error) {
+        if (cacheKey) idempotency.delete(cacheKey);
+        throw error;
+      }
+    } catch (error) {
+      if (error instanceof StripeError) {
+        return answer(response, error.status, {
+          error: {
+            type: error.type,
+            message: error.message,
+            ...(error.code ? { code: error.code } : {}),
+            ...(error.param ? { param: error.param } : {}),
+            ...(error.declineCode ? { decline_code: error.declineCode } : {}),
+          },
+        });
+      }
+      return answer(response, 500, { error: { type: 'api_error', message: String(error) } });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  /** Advances a subscription into its next period: a new invoice, paid by its default card unless `fail`. */
+  const renew = (subscriptionId: string, { fail = false } = {}) => {
+    const sub = get('subscription', subscriptionId);
+    const period = subscriptionPeriod(sub);
+    if (sub.cancel_at_period_end) {
+      sub.status = 'canceled';
+      sub.canceled_at = now();
+      emit('customer.subscription.deleted', sub);
+      return;
+    }
+    const start = period.current_period_end;
+    period.current_period_start = start;
+    period.current_period_end = start + MONTH_SECONDS;
+    const price = (sub.items as { data: { price: { unit_amount: number; currency: string } }[] }).data[0]!.price;
+    const invoice = newInvoice(sub, price.unit_amount, price.currency, start, start + MONTH_SECONDS);
+    emit('customer.subscription.updated', sub);
+    if (fail) failInvoice(invoice);
+    else {
+      get('payment_intent', invoice._payment_intent).status = 'succeeded';
+      payInvoice(invoice);
+    }
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secretKey,
+    publishableKey,
+    webhookSecret,
+    requests,
+    events,
+    deliveryResults,
+    objects,
+    setWebhookUrl(url: string | null) {
+      webhookUrl = url;
+    },
+    /** The public view of an object by id. */
+    read: (id: string) =>
+      render(
+        objects.get(id) ??
+          (() => {
+            throw new Error(`no object ${id}`);
+          })(),
+      ),
+    /** The Stripe-Signature header for a payload, as Stripe computes it. */
+    sign,
+    /** Sends (again) an event to the webhook URL, signed; resolves to the HTTP status. */
+    deliver,
+    /** Waits until every webhook sent so far has been answered. */
+    async settled() {
+      while (deliveries.size > 0) await Promise.allSettled([...deliveries]);
+    },
+    /** Confirms an intent with a card number, as Stripe.js would in the browser. */
+    confirmSetupIntent: (id: string, cardNumber = TEST_CARDS.success) =>
+      render(confirmSetup(get('setup_intent', id), { payment_method_data: { type: 'card', card: { number: cardNumber } } })),
+    confirmPaymentIntent: (id: string, cardNumber = TEST_CARDS.success) =>
+      render(confirmIntent(get('payment_intent', id), { payment_method_data: { type: 'card', card: { number: cardNumber } } })),
+    renew,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type StripeFake = Awaited<ReturnType<typeof startStripeFake>>;
