@@ -9,6 +9,9 @@ import { RequireAuth } from '../features/auth/components/route-guards';
 import { CallbackPage } from '../features/auth/routes/callback-page';
 import { LoginPage } from '../features/auth/routes/login-page';
 import { RegisterPage } from '../features/auth/routes/register-page';
+import { BillingPage } from '../features/billing/routes/billing-page';
+import { BillingSuccessPage } from '../features/billing/routes/billing-success-page';
+import { MoneyPage } from '../features/billing/routes/money-page';
 import { ApiTestPage } from '../features/gateway/routes/api-test-page';
 import { ApiKeysSection } from '../features/keys/components/api-keys-section';
 import { ProfilePage } from '../features/profile/routes/profile-page';
@@ -20,7 +23,6 @@ import { WorkflowListPage } from '../features/workflows/routes/workflow-list-pag
 import { AppLayout } from './layout/app-layout';
 import { LandingRoute } from './routes/landing-route';
 import { NotFoundPage } from './routes/not-found-page';
-import { PlaceholderPage } from './routes/placeholder-page';
 
 export function AppRoutes() {
   return (
@@ -47,15 +49,13 @@ export function AppRoutes() {
           <Route path="applications/create" element={<CreateAppPage />} />
           <Route path="applications/:slug" element={<AppDetailPage />} />
           <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
-          <Route
-            path="applications/:appSlug/billing"
-            element={<PlaceholderPage title="Billing & Subscriptions" subtitle="Manage your subscriptions and payment methods for this application." />}
-          />
+          <Route path="applications/:appSlug/billing" element={<BillingPage />} />
+          <Route path="money" element={<MoneyPage />} />
           <Route path="prompts" element={<PromptListPage />} />
           <Route path="prompts/:slug" element={<PromptDetailPage />} />
           <Route path="workflows" element={<WorkflowListPage />} />
           <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
-          <Route path="billing/success" element={<PlaceholderPage title="Payment Complete" />} />
+          <Route path="billing/success" element={<BillingSuccessPage />} />
         </Route>
 
         <Route path="*" element={<NotFoundPage />} />

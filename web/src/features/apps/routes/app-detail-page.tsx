@@ -59,6 +59,9 @@ function AppDetail({ app }: { app: Application }) {
               Edit
             </button>
           ) : null}
+          <Link to={`/applications/${app.slug}/billing`} className={secondaryButton}>
+            Billing &amp; Subscriptions
+          </Link>
           <DownloadButton label="Download App" busy={isDownloading(app.slug)} onClick={() => void download(app)} className={secondaryButton} />
           {app.is_owner ? (
             <button

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import { PageSpinner } from '@/components/ui/spinner';
+import { textLink } from '@/components/ui/styles';
 import { useProfile } from '@/lib/api/profile/get-profile';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { AccountInformation } from '../components/account-information';
@@ -25,6 +27,11 @@ export function ProfilePage({ keysSection }: { keysSection?: ReactNode }) {
     <div className="mx-auto max-w-5xl px-4 py-8 sm:px-6 lg:px-8">
       <h1 className="text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">Profile Settings</h1>
       <p className="mt-1 text-sm text-gray-600">Manage your personal information and account details.</p>
+      <p className="mt-2 text-sm">
+        <Link to="/money" className={textLink}>
+          Credits, earnings and statement (Add credits) →
+        </Link>
+      </p>
 
       <div className="mt-8">
         {profile.data ? (

@@ -1,0 +1,215 @@
+// The two Stripe Elements forms: Subscribe (the plan's first payment) and Add Payment Method (a
+// SetupIntent). Both get their client secret from the spec's create-payment-intent call and
+// confirm in the browser with Stripe.js; 3-D Secure returns through /billing/success.
+
+import { AddressElement, Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import type { Package } from '@tollbooth/contract';
+import { type FormEvent, useEffect, useState } from 'react';
+import { primaryButton, secondaryButton } from '@/components/ui/styles';
+import { getErrorMessage } from '@/lib/errors';
+import { useRuntimeConfig } from '@/lib/runtime-config';
+import { createPaymentIntent, savePaymentMethod } from '../api/billing-api';
+import { SETUP_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
+import {
+  ALLOWED_BILLING_COUNTRIES,
+  PAYMENT_METHOD_FAILED,
+  PAYMENT_METHOD_ORDER,
+  PAYMENT_NOT_COMPLETED,
+  returnUrl,
+  STRIPE_NOT_LOADED,
+  stripePromise,
+} from '../lib/stripe';
+import { Modal, StripeNotConfigured } from './bits';
+
+function useClientSecret(slug: string, body: { amount: number; currency: string; package_id?: string }, enabled: boolean) {
+  const [state, setState] = useState<{ secret: string | null; error: string | null }>({ secret: null, error: null });
+  const key = JSON.stringify(body);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the body is keyed by its JSON
+  useEffect(() => {
+    if (!enabled) return;
+    let live = true;
+    createPaymentIntent(slug, body).then(
+      (answer) => live && setState({ secret: answer.client_secret, error: null }),
+      (error: unknown) => live && setState({ secret: null, error: getErrorMessage(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [slug, key, enabled]);
+  return state;
+}
+
+const fieldsOptions = { paymentMethodOrder: PAYMENT_METHOD_ORDER };
+const addressOptions = { mode: 'billing' as const, allowedCountries: ALLOWED_BILLING_COUNTRIES };
+
+function SubscribeForm({
+  slug,
+  plan,
+  onDone,
+  onCancel,
+  onError,
+}: {
+  slug: string;
+  plan: Package;
+  onDone: () => void;
+  onCancel: () => void;
+  onError: (message: string) => void;
+}) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [busy, setBusy] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
+    setBusy(true);
+    try {
+      const { error, paymentIntent } = await stripe.confirmPayment({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
+      if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
+      if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
+      onDone();
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4">
+      <PaymentElement options={fieldsOptions} />
+      <div>
+        <h3 className="text-sm font-medium text-gray-900">Billing address</h3>
+        <AddressElement options={addressOptions} />
+      </div>
+      <div className="flex justify-end gap-3">
+        <button type="button" className={secondaryButton} onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className={primaryButton} disabled={busy || !stripe}>
+          {busy ? 'Processing...' : `Subscribe for $${plan.price}/${plan.currency}`}
+        </button>
+      </div>
+      <p className="text-xs text-gray-500">By subscribing you agree to the terms of service. You can cancel anytime.</p>
+    </form>
+  );
+}
+
+export function SubscribeModal({
+  slug,
+  plan,
+  onClose,
+  onDone,
+  onError,
+}: {
+  slug: string;
+  plan: Package;
+  onClose: () => void;
+  onDone: () => void;
+  onError: (message: string) => void;
+}) {
+  const { stripe_publishable_key: publishableKey } = useRuntimeConfig();
+  const { secret, error } = useClientSecret(
+    slug,
+    { amount: plan.price_cents, currency: plan.currency.toLowerCase(), package_id: plan.id },
+    Boolean(publishableKey),
+  );
+  useEffect(() => {
+    if (error) onError(SUBSCRIBE_FAILED);
+  }, [error, onError]);
+  return (
+    <Modal title={`Subscribe to ${plan.name}`} onClose={onClose}>
+      <dl className="mb-4 grid grid-cols-2 gap-2 text-sm">
+        <dt className="text-gray-500">Package ID</dt>
+        <dd className="font-mono text-xs break-all text-gray-900">{plan.id}</dd>
+        <dt className="text-gray-500">Package</dt>
+        <dd className="text-gray-900">{plan.name}</dd>
+        <dt className="text-gray-500">Price</dt>
+        <dd className="text-gray-900">${plan.price}</dd>
+        <dt className="text-gray-500">Currency</dt>
+        <dd className="text-gray-900">{plan.currency.toUpperCase()}</dd>
+      </dl>
+      {Object.keys(plan.features).length > 0 ? (
+        <ul className="mb-4 list-disc pl-5 text-sm text-gray-700">
+          {Object.entries(plan.features).map(([key, value]) => (
+            <li key={key}>
+              {key}: {value}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {!publishableKey ? (
+        <StripeNotConfigured />
+      ) : secret ? (
+        <Elements stripe={stripePromise(publishableKey)} options={{ clientSecret: secret }}>
+          <SubscribeForm slug={slug} plan={plan} onDone={onDone} onCancel={onClose} onError={onError} />
+        </Elements>
+      ) : error ? null : (
+        <p className="text-sm text-gray-500">Preparing the payment form…</p>
+      )}
+    </Modal>
+  );
+}
+
+function SetupForm({ slug, onDone, onError }: { slug: string; onDone: () => void; onError: (message: string) => void }) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [busy, setBusy] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
+    setBusy(true);
+    try {
+      const { error, setupIntent } = await stripe.confirmSetup({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
+      if (error) return onError(error.message ?? PAYMENT_METHOD_FAILED);
+      if (setupIntent?.status !== 'succeeded' || !setupIntent.payment_method) return onError(PAYMENT_METHOD_FAILED);
+      await savePaymentMethod(slug, setupIntent.id);
+      onDone();
+    } catch (error) {
+      onError(getErrorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4">
+      <PaymentElement options={fieldsOptions} />
+      <div>
+        <h3 className="text-sm font-medium text-gray-900">Billing address</h3>
+        <AddressElement options={addressOptions} />
+      </div>
+      <div className="flex justify-end">
+        <button type="submit" className={primaryButton} disabled={busy || !stripe}>
+          {busy ? 'Processing...' : 'Add Payment Method'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function AddPaymentMethodModal({
+  slug,
+  onClose,
+  onDone,
+  onError,
+}: {
+  slug: string;
+  onClose: () => void;
+  onDone: () => void;
+  onError: (message: string) => void;
+}) {
+  const { stripe_publishable_key: publishableKey } = useRuntimeConfig();
+  const { secret, error } = useClientSecret(slug, { amount: 0, currency: 'usd' }, Boolean(publishableKey));
+  useEffect(() => {
+    if (error) onError(SETUP_FAILED);
+  }, [error, onError]);
+  return (
+    <Modal title="Add Payment Method" onClose={onClose}>
+      {!publishableKey ? (
+        <StripeNotConfigured />
+      ) : secret ? (
+        <Elements stripe={stripePromise(publishableKey)} options={{ clientSecret: secret }}>
+          <SetupForm slug={slug} onDone={onDone} onError={onError} />
+        </Elements>
+      ) : error ? null : (
+        <p className="text-sm text-gray-500">Preparing the payment form…</p>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,282 @@
+// Money (/money): the signed-in user's credit and earnings balances, the ledger statement with
+// filters and CSV export, and a credits top-up paid by card (at least $5).
+
+import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import { useQueryClient } from '@tanstack/react-query';
+import type { LedgerEntry } from '@tollbooth/contract';
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { ErrorBox } from '@/components/ui/error-box';
+import { PageSpinner } from '@/components/ui/spinner';
+import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { getErrorMessage } from '@/lib/errors';
+import { formatCents, formatDateTime } from '@/lib/format';
+import { useRuntimeConfig } from '@/lib/runtime-config';
+import { billingKeys, confirmTopUp, createTopUp, fetchLedgerPage, useBalance } from '../api/billing-api';
+import { StripeNotConfigured } from '../components/bits';
+import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
+
+const MIN_TOP_UP_CENTS = 500;
+const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
+
+/** Every ledger entry of the user, newest first (the statement is read whole for filtering and CSV). */
+function useFullLedger() {
+  const [entries, setEntries] = useState<LedgerEntry[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version re-reads on demand
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      const all: LedgerEntry[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await fetchLedgerPage(cursor);
+        all.push(...page.results);
+        cursor = page.next_cursor;
+      } while (cursor && all.length < 10_000);
+      if (live) setEntries(all);
+    })().catch((cause: unknown) => live && setError(getErrorMessage(cause)));
+    return () => {
+      live = false;
+    };
+  }, [version]);
+  return { entries, error, reload: () => setVersion((v) => v + 1) };
+}
+
+const csvCell = (value: string | number) => (/[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
+
+export function ledgerCsv(entries: LedgerEntry[]): string {
+  const rows = entries.map((e) =>
+    [e.created_at, e.account, e.kind, e.description, (e.amount_cents / 100).toFixed(2), e.amount_cents, e.transaction_id].map(csvCell).join(','),
+  );
+  return ['date,account,kind,description,amount_dollars,amount_cents,transaction_id', ...rows].join('\n');
+}
+
+function TopUpForm({ amountCents, onDone, onError }: { amountCents: number; onDone: () => void; onError: (message: string) => void }) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [busy, setBusy] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
+    setBusy(true);
+    try {
+      const { error, paymentIntent } = await stripe.confirmPayment({
+        elements,
+        redirect: 'if_required',
+        confirmParams: { return_url: `${window.location.origin}/billing/success?kind=top-up` },
+      });
+      if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
+      if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
+      await confirmTopUp(paymentIntent.id);
+      onDone();
+    } catch (cause) {
+      onError(getErrorMessage(cause));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form onSubmit={submit} className="mt-4 space-y-4">
+      <PaymentElement options={{ paymentMethodOrder: PAYMENT_METHOD_ORDER }} />
+      <button type="submit" className={primaryButton} disabled={busy || !stripe}>
+        {busy ? 'Processing...' : `Pay ${formatCents(amountCents)}`}
+      </button>
+    </form>
+  );
+}
+
+function TopUp({ onDone }: { onDone: () => void }) {
+  const { stripe_publishable_key: publishableKey } = useRuntimeConfig();
+  const [dollars, setDollars] = useState('10');
+  const [secret, setSecret] = useState<{ clientSecret: string; amountCents: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const cents = Math.round(Number(dollars) * 100);
+  async function start(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    setDone(false);
+    if (!Number.isFinite(cents) || cents < MIN_TOP_UP_CENTS) return setError('The minimum top-up is $5.00');
+    try {
+      const topUp = await createTopUp(cents);
+      setSecret({ clientSecret: topUp.client_secret, amountCents: cents });
+    } catch (cause) {
+      setError(getErrorMessage(cause));
+    }
+  }
+  return (
+    <section className={card} aria-labelledby="topup-title">
+      <h2 id="topup-title" className="text-lg font-semibold text-gray-900">
+        Add credits
+      </h2>
+      {!publishableKey ? (
+        <div className="mt-3">
+          <StripeNotConfigured />
+        </div>
+      ) : secret ? (
+        <Elements stripe={stripePromise(publishableKey)} options={{ clientSecret: secret.clientSecret }}>
+          <TopUpForm
+            amountCents={secret.amountCents}
+            onError={(message) => {
+              setSecret(null);
+              setError(message);
+            }}
+            onDone={() => {
+              setSecret(null);
+              setDone(true);
+              onDone();
+            }}
+          />
+        </Elements>
+      ) : (
+        <form onSubmit={start} className="mt-3 flex items-end gap-3">
+          <label className="block text-sm font-medium text-gray-700">
+            Amount (USD, minimum $5)
+            <input className={inputField} type="number" min="5" step="0.01" value={dollars} onChange={(e) => setDollars(e.target.value)} />
+          </label>
+          <button type="submit" className={primaryButton}>
+            Continue
+          </button>
+        </form>
+      )}
+      {error ? <p className="mt-3 text-sm text-red-700">{error}</p> : null}
+      {done ? <p className="mt-3 text-sm text-green-700">Your credits were added.</p> : null}
+    </section>
+  );
+}
+
+export function MoneyPage() {
+  const balance = useBalance();
+  const ledger = useFullLedger();
+  const queryClient = useQueryClient();
+  const [account, setAccount] = useState<'all' | 'credits' | 'earnings'>('all');
+  const [kind, setKind] = useState('all');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const kinds = useMemo(() => [...new Set((ledger.entries ?? []).map((e) => e.kind))].sort(), [ledger.entries]);
+  const shown = useMemo(
+    () =>
+      (ledger.entries ?? []).filter(
+        (e) =>
+          (account === 'all' || e.account === account) &&
+          (kind === 'all' || e.kind === kind) &&
+          (!from || e.created_at.slice(0, 10) >= from) &&
+          (!to || e.created_at.slice(0, 10) <= to),
+      ),
+    [ledger.entries, account, kind, from, to],
+  );
+
+  function downloadCsv() {
+    const blob = new Blob([ledgerCsv(shown)], { type: 'text/csv' });
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(blob);
+    link.download = 'tollbooth-statement.csv';
+    link.click();
+    URL.revokeObjectURL(link.href);
+  }
+
+  if (balance.isPending) return <PageSpinner message="Loading your money..." />;
+  return (
+    <div className="mx-auto max-w-7xl space-y-6 px-4 py-8 sm:px-6 lg:px-8">
+      <h1 className="text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">Money</h1>
+      {balance.isError ? <ErrorBox message={getErrorMessage(balance.error)} /> : null}
+      <div className="grid gap-6 md:grid-cols-2">
+        <div className={card}>
+          <p className="text-sm text-gray-500">Credit balance</p>
+          <p className="mt-1 text-3xl font-bold text-gray-900" data-testid="credits-balance">
+            {formatCents(balance.data?.credits_cents ?? 0)}
+          </p>
+        </div>
+        <div className={card}>
+          <p className="text-sm text-gray-500">Earnings balance</p>
+          <p className="mt-1 text-3xl font-bold text-gray-900" data-testid="earnings-balance">
+            {formatCents(balance.data?.earnings_cents ?? 0)}
+          </p>
+        </div>
+      </div>
+      <TopUp
+        onDone={() => {
+          void queryClient.invalidateQueries({ queryKey: billingKeys.balance });
+          ledger.reload();
+        }}
+      />
+      <section className={card} aria-labelledby="statement-title">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <h2 id="statement-title" className="text-lg font-semibold text-gray-900">
+            Statement
+          </h2>
+          <div className="flex flex-wrap items-end gap-3 text-sm">
+            <label>
+              Account
+              <select className={inputField} value={account} onChange={(e) => setAccount(e.target.value as typeof account)}>
+                <option value="all">All</option>
+                <option value="credits">Credits</option>
+                <option value="earnings">Earnings</option>
+              </select>
+            </label>
+            <label>
+              Kind
+              <select className={inputField} value={kind} onChange={(e) => setKind(e.target.value)}>
+                <option value="all">All</option>
+                {kinds.map((k) => (
+                  <option key={k} value={k}>
+                    {k}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              From
+              <input className={inputField} type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+            </label>
+            <label>
+              To
+              <input className={inputField} type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+            </label>
+            <button type="button" className={secondaryButton} onClick={downloadCsv} disabled={shown.length === 0}>
+              Export CSV
+            </button>
+          </div>
+        </div>
+        {ledger.error ? <ErrorBox message={ledger.error} /> : null}
+        {ledger.entries === null && !ledger.error ? (
+          <p className="mt-4 text-sm text-gray-500">Loading…</p>
+        ) : (
+          <table className="mt-4 w-full text-left text-sm">
+            <thead className="text-gray-500">
+              <tr>
+                <th className="py-2">Date</th>
+                <th>Account</th>
+                <th>Kind</th>
+                <th>Description</th>
+                <th className="text-right">Amount</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-gray-200" data-testid="statement">
+              {shown.map((e) => (
+                <tr key={e.id}>
+                  <td className="py-2 text-gray-600">{formatDateTime(e.created_at)}</td>
+                  <td>{e.account}</td>
+                  <td>{e.kind}</td>
+                  <td>{e.description}</td>
+                  <td className={`text-right font-mono ${e.amount_cents < 0 ? 'text-red-700' : 'text-green-700'}`}>
+                    {e.amount_cents < 0 ? '−' : '+'}
+                    {formatCents(Math.abs(e.amount_cents))}
+                  </td>
+                </tr>
+              ))}
+              {shown.length === 0 ? (
+                <tr>
+                  <td colSpan={5} className="py-6 text-center text-gray-500">
+                    No entries
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}
