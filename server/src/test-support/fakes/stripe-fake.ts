@@ -8,6 +8,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stripeJsDouble } from './stripe-js-double.ts';
 
 type StripeObject = Record<string, unknown> & { id: string; object: string };
 
@@ -621,13 +622,26 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     });
 
   const answer = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+    // Stripe's API answers browsers too (Stripe.js confirms from the page).
+    response.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req'), 'access-control-allow-origin': '*' });
     response.end(JSON.stringify(body));
   };
 
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://stripe.fake');
     const raw = await readBody(request);
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, {
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'GET, POST, DELETE',
+        'access-control-allow-headers': 'authorization, content-type, idempotency-key, stripe-version',
+      });
+      return response.end();
+    }
+    if (request.method === 'GET' && url.pathname === '/stripe-js-double.js') {
+      response.writeHead(200, { 'content-type': 'application/javascript', 'access-control-allow-origin': '*' });
+      return response.end(stripeJsDouble(`http://127.0.0.1:${port}`));
+    }
     const body = request.method === 'GET' || request.method === 'DELETE' ? parseStripeForm(url.search.slice(1)) : parseStripeForm(raw);
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
     requests.push({ method: request.method ?? '', path: url.pathname, body, idempotencyKey, authorization: request.headers.authorization });

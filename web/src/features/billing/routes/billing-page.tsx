@@ -40,7 +40,7 @@ export function BillingPage() {
   const refresh = useCallback(async () => {
     await queryClient.invalidateQueries({ queryKey: billingKeys.all(slug) });
     // Stripe's webhook may land a moment after the browser's confirmation: look again shortly.
-    window.setTimeout(() => void queryClient.invalidateQueries({ queryKey: billingKeys.all(slug) }), 1500);
+    for (const delay of [1500, 5000]) window.setTimeout(() => void queryClient.invalidateQueries({ queryKey: billingKeys.all(slug) }), delay);
   }, [queryClient, slug]);
   const fail = useCallback((message: string) => setError(message), []);
 

@@ -1,0 +1,253 @@
+// Billing in Chromium. Without Stripe (the suite's server): the not-configured notice, a free plan
+// made in the owner's editor, subscribed to, and its included calls used by the next call. With
+// Stripe: a second Tollbooth configured against the Stripe fake (its own process), and the page's
+// request for Stripe.js answered by the fake's Stripe.js double, so add-card, subscribe and a
+// top-up run end to end through Stripe Elements, confirmation and signed webhooks.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { type Browser, expect, type Page, test } from '@playwright/test';
+import { signUp } from './support.ts';
+
+const unique = () => randomBytes(3).toString('hex');
+const serverDir = path.resolve(import.meta.dirname, '../../server');
+const SHOTS = process.env.BILLING_SCREENSHOTS_DIR;
+
+async function shot(page: Page, name: string) {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function createLivePublicPrompt(page: Page, name: string, price: string) {
+  await page.goto('/applications/create?type=prompt');
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Description').fill('A prompt with plans');
+  await page.getByLabel('Visibility').selectOption('public');
+  await page.getByLabel('Price per API call (cents)').fill(price);
+  await page.getByRole('button', { name: 'Create Application' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: 'Set as Live' }).click();
+  await expect(page.getByTestId('app-badges')).toContainText('live');
+}
+
+async function createPlan(page: Page, plan: { name: string; price: string; included: string; features?: string }) {
+  await page.getByRole('button', { name: 'New plan' }).click();
+  const editor = page.getByRole('form', { name: 'Plan editor' });
+  await editor.getByLabel('Name').fill(plan.name);
+  await editor.getByLabel('Price (per month)').fill(plan.price);
+  await editor.getByLabel('Included calls per month').fill(plan.included);
+  if (plan.features) await editor.getByLabel('Features (one "key: value" per line)').fill(plan.features);
+  await editor.getByRole('button', { name: 'Create plan' }).click();
+  await expect(page.getByTestId('plan').filter({ hasText: plan.name })).toBeVisible();
+}
+
+test('without Stripe: the notice, a free plan from the owner, subscribed to, its included calls used by the next call', async ({ page, browser }) => {
+  await signUp(page);
+  const id = unique();
+  const name = `Plans ${id}`;
+  const slug = `plans-${id}`;
+  await createLivePublicPrompt(page, name, '25');
+  await page.getByRole('link', { name: 'Billing & Subscriptions' }).click();
+  await expect(page).toHaveURL(new RegExp(`/applications/${slug}/billing$`));
+  await expect(page.getByRole('heading', { name: 'Billing & Subscriptions', level: 1 })).toBeVisible();
+  await expect(page.getByText('Manage your subscriptions and payment methods for this application.')).toBeVisible();
+  await expect(page.getByRole('note')).toContainText('not configured');
+  await createPlan(page, { name: 'Trial', price: '0', included: '2', features: 'Support: Community' });
+  await expect(page.getByTestId('plan').filter({ hasText: 'Trial' })).toContainText('Support: Community');
+  await shot(page, 'billing-owner-no-stripe');
+
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  try {
+    await signUp(other);
+    await other.goto(`/applications/${slug}/billing`);
+    await expect(other.getByText('No active subscriptions')).toBeVisible();
+    await expect(other.getByText('No payment methods added')).toBeVisible();
+    await expect(other.getByRole('form', { name: 'Plan editor' })).toHaveCount(0);
+    await other.getByTestId('plan').filter({ hasText: 'Trial' }).getByRole('button', { name: 'Subscribe' }).click();
+    const subscription = other.getByTestId('subscription');
+    await expect(subscription).toContainText('Trial');
+    await expect(subscription).toContainText('active');
+    await expect(subscription).toContainText('0 of 2 included calls used');
+    await shot(other, 'billing-subscriber-free');
+
+    // The next call is covered by the plan: included calls used, credits untouched.
+    await other.goto('/api-test');
+    await other.getByLabel('App Slug').fill(slug);
+    const completion = other.getByRole('region', { name: 'Test Completion API' });
+    await completion.getByLabel('Input Text').fill('covered by my plan');
+    await completion.getByRole('button', { name: 'Test Completion' }).click();
+    await expect(completion.getByText('Response Received')).toBeVisible();
+    await other.goto(`/applications/${slug}/billing`);
+    await expect(other.getByTestId('subscription')).toContainText('1 of 2 included calls used');
+    await other.goto('/money');
+    await expect(other.getByTestId('credits-balance')).toHaveText('$5.00');
+
+    // Cancel: offered while active and not canceling, then the Canceling badge.
+    await other.goto(`/applications/${slug}/billing`);
+    await other.getByTestId('subscription').getByRole('button', { name: 'Cancel' }).click();
+    await expect(other.getByTestId('subscription')).toContainText('Canceling');
+    await expect(other.getByTestId('subscription').getByRole('button', { name: 'Cancel' })).toHaveCount(0);
+  } finally {
+    await context.close();
+  }
+  await page.reload();
+  await expect(page.getByTestId('subscriber-count')).toHaveText('1');
+});
+
+// ---- with Stripe configured ----
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+let fake: ChildProcess | null = null;
+let server: ChildProcess | null = null;
+let base = '';
+let fakeUrl = '';
+let dataDir = '';
+
+test.describe('with Stripe configured', () => {
+  test.describe.configure({ timeout: 120_000 });
+
+  test.beforeAll(async () => {
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
+      cwd: serverDir,
+      env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
+    const stripe = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
+    fakeUrl = stripe.url;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-stripe-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: base,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_BASE: stripe.url,
+    };
+    delete env.OIDC_ISSUER;
+    delete env.DATABASE_URL;
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, stdio: 'inherit' });
+    for (let i = 0; i < 240; i++) {
+      const ok = await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error('the Stripe-configured server did not start');
+  });
+
+  test.afterAll(async () => {
+    server?.kill('SIGTERM');
+    fake?.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A browser context on the Stripe-configured server whose request for Stripe.js gets the double. */
+  async function stripePage(browser: Browser) {
+    const context = await browser.newContext({ baseURL: base });
+    const double = await (await fetch(`${fakeUrl}/stripe-js-double.js`)).text();
+    await context.route('https://js.stripe.com/**', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: double }));
+    return { context, page: await context.newPage() };
+  }
+
+  test('add a card, subscribe to a paid plan, and top up credits, through Stripe Elements and webhooks', async ({ browser }) => {
+    const owner = await stripePage(browser);
+    const subscriber = await stripePage(browser);
+    try {
+      await signUp(owner.page);
+      const id = unique();
+      const slug = `paid-plans-${id}`;
+      await createLivePublicPrompt(owner.page, `Paid Plans ${id}`, '25');
+      await owner.page.goto(`/applications/${slug}/billing`);
+      await expect(owner.page.getByRole('note')).toHaveCount(0);
+      await createPlan(owner.page, { name: 'Pro', price: '9.99', included: '3', features: 'Support: Email' });
+
+      const page = subscriber.page;
+      await signUp(page);
+      await page.goto(`/applications/${slug}/billing`);
+      await expect(page.getByTestId('plan').filter({ hasText: 'Pro' })).toContainText('Popular');
+
+      // Add a card: a SetupIntent confirmed with Stripe.js, saved as brand, last 4 and expiry.
+      await page.getByRole('button', { name: 'Add Payment Method' }).click();
+      const addDialog = page.getByRole('dialog', { name: 'Add Payment Method' });
+      await addDialog.locator('[data-stripe-double="card-number"]').fill('4242 4242 4242 4242');
+      await expect(addDialog.locator('[data-stripe-double="country"] option')).toHaveText(['US', 'CA', 'GB', 'AU', 'DE', 'FR', 'ES', 'IT', 'NL']);
+      await expect(addDialog.locator('[data-stripe-double="methods"]')).toContainText('card, apple_pay, google_pay');
+      await addDialog.getByRole('button', { name: 'Add Payment Method' }).click();
+      const method = page.getByTestId('payment-method');
+      await expect(method).toContainText('VISA');
+      await expect(method).toContainText('4242');
+      await expect(method).toContainText(/Expires 12\/\d{4}/);
+      await expect(method).toContainText('Default');
+
+      // Subscribe: the plan's first payment confirmed in the browser; Stripe's webhook activates it.
+      await page.getByTestId('plan').filter({ hasText: 'Pro' }).getByRole('button', { name: 'Subscribe' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Subscribe to Pro' });
+      await expect(dialog).toContainText('Package ID');
+      await expect(dialog).toContainText('Support: Email');
+      await expect(dialog).toContainText('You can cancel anytime');
+      await dialog.locator('[data-stripe-double="card-number"]').fill('4242424242424242');
+      await shot(page, 'billing-subscribe-modal');
+      await dialog.getByRole('button', { name: 'Subscribe for $9.99/usd' }).click();
+      await expect(dialog).toHaveCount(0);
+      const subscription = page.getByTestId('subscription');
+      await expect(subscription).toContainText('Pro');
+      await expect(subscription).toContainText('active', { timeout: 15_000 });
+      await expect(subscription).toContainText('0 of 3 included calls used');
+      await shot(page, 'billing-subscriber-stripe');
+
+      // A declined card: the provider's message is the page error.
+      await owner.page.reload();
+      await createPlan(owner.page, { name: 'Team', price: '5', included: '1' });
+      await page.reload();
+      await page.getByTestId('plan').filter({ hasText: 'Team' }).getByRole('button', { name: 'Subscribe' }).click();
+      const declined = page.getByRole('dialog', { name: 'Subscribe to Team' });
+      await declined.locator('[data-stripe-double="card-number"]').fill('4000000000009995');
+      await declined.getByRole('button', { name: 'Subscribe for $5/usd' }).click();
+      await expect(page.getByRole('alert')).toContainText('Your card has insufficient funds.');
+
+      // Top up $5 from the Money page: credited once the PaymentIntent succeeds.
+      await page.goto('/money');
+      await expect(page.getByTestId('credits-balance')).toHaveText('$5.00');
+      await page.getByLabel('Amount (USD, minimum $5)').fill('5');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.locator('[data-stripe-double="card-number"]').fill('4242424242424242');
+      await page.getByRole('button', { name: 'Pay $5.00' }).click();
+      await expect(page.getByText('Your credits were added.')).toBeVisible();
+      await expect(page.getByTestId('credits-balance')).toHaveText('$10.00');
+      await expect(page.getByTestId('statement')).toContainText('Credits top-up (card)');
+      await shot(page, 'money-page');
+
+      // The creator earned the subscription payment and sees the subscriber.
+      await owner.page.goto('/money');
+      await expect(owner.page.getByTestId('earnings-balance')).toHaveText('$9.99');
+      await owner.page.goto(`/applications/${slug}/billing`);
+      await expect(owner.page.getByRole('row', { name: /Pro/ }).getByTestId('subscriber-count')).toHaveText('1');
+      await shot(owner.page, 'billing-owner-stripe');
+    } finally {
+      await owner.context.close();
+      await subscriber.context.close();
+    }
+  });
+});

@@ -1,0 +1,16 @@
+// Runs the Stripe fake as its own process, for browser tests and manual runs:
+//   STRIPE_FAKE_WEBHOOK_URL=http://127.0.0.1:3000/api/billing/webhook/ node --import tsx src/test-support/fakes/stripe-fake-main.ts
+// prints one JSON line {url, secretKey, publishableKey, webhookSecret} and serves until stopped.
+// GET {url}/stripe-js-double.js is the Stripe.js test double that confirms against it.
+import { startStripeFake } from './stripe-fake.ts';
+
+const fake = await startStripeFake({
+  secretKey: process.env.STRIPE_FAKE_SECRET_KEY ?? 'sk_test_fake',
+  publishableKey: process.env.STRIPE_FAKE_PUBLISHABLE_KEY ?? 'pk_test_fake',
+  webhookSecret: process.env.STRIPE_FAKE_WEBHOOK_SECRET ?? 'whsec_fake',
+  webhookUrl: process.env.STRIPE_FAKE_WEBHOOK_URL ?? null,
+});
+console.log(JSON.stringify({ url: fake.url, secretKey: fake.secretKey, publishableKey: fake.publishableKey, webhookSecret: fake.webhookSecret }));
+const stop = () => void fake.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
