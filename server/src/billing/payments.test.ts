@@ -180,6 +180,25 @@ describe('free plans and included calls', () => {
     expect((await api('GET', `/api/app/${slug}/subscriptions/${sub.json().id}/`, user.token)).json().included_calls_used).toBe(2);
   });
 
+  it("a call above the caller's price cap is refused before an included call covers it", async () => {
+    const { slug } = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
+    const user = await newUser();
+    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const capped = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/completion-messages`,
+      headers: { authorization: `Bearer ${user.token}`, 'x-max-price-cents': String(PRICE - 1) },
+      payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
+    });
+    expect(capped.statusCode).toBe(402);
+    expect(capped.json().code).toBe('price_above_limit');
+    expect((await subRow(sub.id)).included_used).toBe(0);
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await subRow(sub.id)).included_used).toBe(1);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+  });
+
   it('10×K concurrent calls with K included calls left: exactly K are covered, the rest are paid or refused', async () => {
     const K = 5;
     const { slug } = await livePublicApp();
