@@ -1,6 +1,9 @@
 // Stripe.js, loaded once per publishable key from Stripe's own host (the official loader), and the
 // spec's payment-form rules: allowed billing countries, payment method order, error texts.
-import { loadStripe, type Stripe } from '@stripe/stripe-js';
+// The pure entry injects Stripe's script only when loadStripe() is first called (on a billing screen
+// with a publishable key), never merely because this module is part of the bundle.
+import type { Stripe } from '@stripe/stripe-js';
+import { loadStripe } from '@stripe/stripe-js/pure';
 
 export const ALLOWED_BILLING_COUNTRIES = ['US', 'CA', 'GB', 'AU', 'DE', 'FR', 'ES', 'IT', 'NL'];
 export const PAYMENT_METHOD_ORDER = ['card', 'apple_pay', 'google_pay'];
