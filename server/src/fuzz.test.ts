@@ -10,7 +10,9 @@ let token: string;
 let slug: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  // The webhook secret is set so the Stripe webhook route meets hostile bodies with its signature
+  // check, as in production, instead of its deliberate 503 "not configured".
+  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000', STRIPE_WEBHOOK_SECRET: 'whsec_fuzz' });
   token = await ctx.tokenFor('fuzzer');
   const created = await ctx.app.inject({
     method: 'POST',
