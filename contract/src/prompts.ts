@@ -125,6 +125,8 @@ export const PromptTestRequest = Type.Object(
     top_p: Type.Optional(ModelSettings.top_p),
     frequency_penalty: Type.Optional(ModelSettings.frequency_penalty),
     presence_penalty: Type.Optional(ModelSettings.presence_penalty),
+    input_schema: Type.Optional(IoSchema),
+    output_schema: Type.Optional(Type.Union([IoSchema, Type.Null()])),
     test_inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     run: Type.Optional(Type.Boolean({ description: 'Also call the model (free for the owner) and return its answer' })),
   },

@@ -14,6 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
+async function newPromptApp(name: string): Promise<string> {
+  return (await call('POST', '/api/app/', { name, type: 'prompt' })).json().slug;
+}
+
 function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, token = owner) {
   return ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 }
@@ -82,6 +86,40 @@ describe('prompt configuration', () => {
     expect(response.json().params).toBe(field);
   });
 
+  it('refuses to save a template that cannot render, naming the field', async () => {
+    const before = (await call('GET', `/api/app/${slug}/prompt/versions/`)).json().versions.length;
+    const response = await call('PATCH', `/api/app/${slug}/prompt/`, { prompt_template: 'Hi {{name}' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().params).toBe('prompt_template');
+    expect(response.json().message).toContain('Unbalanced braces');
+    expect((await call('GET', `/api/app/${slug}/prompt/versions/`)).json().versions).toHaveLength(before);
+  });
+
+  it('writes no new version when the same configuration is saved again', async () => {
+    const body = {
+      model: 'gpt4',
+      temperature: 0.7,
+      system_prompt: 'Answer briefly.',
+      prompt_template: 'Answer: {{question}}',
+      // Key order unlike the database's, which reorders jsonb keys.
+      input_schema: {
+        type: 'object',
+        properties: { question: { type: 'string', description: 'Q', maxLength: 200 } },
+        required: ['question'],
+        additionalProperties: false,
+      },
+      output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false },
+      changelog: 'Updated via UI',
+    };
+    const same = await newPromptApp('Same again');
+    const first = (await call('PATCH', `/api/app/${same}/prompt/`, body)).json();
+    expect(first.active_version.version).toBe(2);
+    const again = await call('PATCH', `/api/app/${same}/prompt/`, body);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().active_version.version).toBe(2);
+    expect((await call('GET', `/api/app/${same}/prompt/versions/`)).json().versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+  });
+
   it('is owner only and absent for workflow apps', async () => {
     expect((await call('GET', `/api/app/${slug}/prompt/`, undefined, stranger)).statusCode).toBe(404);
     expect((await call('PATCH', `/api/app/${slug}/prompt/`, { temperature: 1 }, stranger)).statusCode).toBe(404);
@@ -115,11 +153,71 @@ describe('POST /api/app/{slug}/prompt/test-config/', () => {
     });
   });
 
-  it('reports missing inputs and unbalanced braces as errors, not crashes', async () => {
-    const missing = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name}}', test_inputs: {} })).json();
-    expect(missing).toMatchObject({ success: false, error: 'Missing value for {{name}}', detected_variables: ['name'] });
+  it('renders blank inputs with the schema default, then an empty value; only a template that cannot render is an error', async () => {
+    const withDefaults = await newPromptApp('With defaults');
+    await call('PATCH', `/api/app/${withDefaults}/prompt/`, {
+      prompt_template: 'About {{topic}} for {{name}}',
+      input_schema: { type: 'object', properties: { topic: { type: 'string', default: 'owls' }, name: { type: 'string' } }, additionalProperties: false },
+    });
+    // The saved schema's defaults.
+    const saved = (
+      await call('POST', `/api/app/${withDefaults}/prompt/test-config/`, { prompt_template: 'About {{topic}} for {{name}}', test_inputs: { topic: '' } })
+    ).json();
+    expect(saved).toMatchObject({ success: true, error: null, rendered_template: 'About owls for ', detected_variables: ['topic', 'name'] });
+    expect(saved.message).toBe('Template rendered successfully, using the schema default for {{topic}} and an empty value for {{name}}');
+    // The unsaved schema in the request wins over the saved one.
+    const unsaved = (
+      await call('POST', `/api/app/${slug}/prompt/test-config/`, {
+        prompt_template: 'Hi {{name}}',
+        input_schema: { type: 'object', properties: { name: { type: 'string', default: 'Ada' } } },
+        test_inputs: {},
+      })
+    ).json();
+    expect(unsaved).toMatchObject({ success: true, rendered_template: 'Hi Ada' });
     const unbalanced = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name' })).json();
-    expect(unbalanced).toMatchObject({ success: false, error: expect.stringContaining('Unbalanced braces') });
+    expect(unbalanced).toMatchObject({ success: false, message: 'Template has problems', error: expect.stringContaining('Unbalanced braces') });
+  });
+
+  it("checks the request's schemas as saving does", async () => {
+    const response = await call('POST', `/api/app/${slug}/prompt/test-config/`, {
+      prompt_template: 'Hi',
+      output_schema: { type: 'object', properties: { a: { type: 'string', pattern: '(a+)+\\1' } } },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().params).toBe('output_schema.properties.a.pattern');
+  });
+});
+
+describe('POST /api/prompt/test-config/ (a prompt not saved yet)', () => {
+  it('tests the unsaved configuration without creating or saving anything', async () => {
+    const before = (await call('GET', '/api/app/')).json();
+    const response = await call('POST', '/api/prompt/test-config/', {
+      prompt_template: 'Write about {{topic}}',
+      system_prompt: 'You are a poet.',
+      model: 'gemini',
+      input_schema: { type: 'object', properties: { topic: { type: 'string', default: 'the sea' } } },
+      test_inputs: {},
+      run: true,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ success: true, rendered_template: 'Write about the sea' });
+    expect(response.json().answer).toContain('Write about the sea');
+    expect((await call('GET', '/api/app/')).json()).toEqual(before);
+  });
+
+  it('applies the schema limits to both schemas and needs a signed-in user', async () => {
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, { type: 'string' }]));
+    const output = await call('POST', '/api/prompt/test-config/', { prompt_template: 'Hi', output_schema: { type: 'object', properties: tooMany } });
+    expect(output.statusCode).toBe(400);
+    expect(output.json().params).toBe('output_schema.properties');
+    const input = await call('POST', '/api/prompt/test-config/', {
+      prompt_template: 'Hi',
+      input_schema: { type: 'object', properties: { a: { type: 'string', format: 'regex' } } },
+    });
+    expect(input.statusCode).toBe(400);
+    expect(input.json().params).toBe('input_schema.properties.a.format');
+    const anonymous = await ctx.app.inject({ method: 'POST', url: '/api/prompt/test-config/', payload: { prompt_template: 'Hi' } });
+    expect(anonymous.statusCode).toBe(401);
   });
 });
 
@@ -144,7 +242,7 @@ describe('POST /api/app/{slug}/prompt/test-config/ with run', () => {
   });
 
   it('does not call the model when the template does not render', async () => {
-    const body = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name}}', run: true })).json();
+    const body = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name', run: true })).json();
     expect(body.success).toBe(false);
     expect(body.answer).toBeUndefined();
   });

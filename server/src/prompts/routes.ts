@@ -91,4 +91,25 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
       return prompts.testConfig(row.id, request.body);
     },
   );
+
+  // The builder tests a prompt before it is saved: nothing is created, the configuration is the request's.
+  app.post(
+    '/prompt/test-config/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: 'Test an unsaved prompt configuration (no application needed; nothing is saved)',
+        description:
+          'Like /app/{slug}/prompt/test-config/, for a prompt that does not exist yet: settings the request leaves out take the builder defaults. Schemas meet the same checks as saving.',
+        security,
+        body: PromptTestRequest,
+        response: { 200: PromptTestResult, ...errors },
+      },
+    },
+    async (request) => {
+      requireAuth(request);
+      return prompts.testConfig(null, request.body);
+    },
+  );
 };

@@ -5,6 +5,7 @@ import {
   DEFAULT_MODEL_SETTINGS,
   DEFAULT_SYSTEM_PROMPT,
   DEFAULT_TEMPLATE,
+  findBraceProblem,
   type IoSchema,
   type PromptConfig,
   type PromptConfigUpdate,
@@ -20,6 +21,7 @@ import type { ModelRouter } from '../providers/registry.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv } from '../validation.ts';
 import { checkSchemaLimits } from './schema-limits.ts';
+import { fillTestInputs, renderedMessage } from './test-inputs.ts';
 import { runPromptTest } from './test-run.ts';
 
 interface ConfigRow {
@@ -70,6 +72,29 @@ export function validateIoSchema(schema: IoSchema, field: string) {
     throw invalidParam(field, `is not a valid JSON Schema: ${(error as Error).message}`);
   }
 }
+
+/** Refuses a template that cannot render (a stray "{{" or "}}"); throws 400 naming the field. */
+export function validateTemplate(template: string, field: string) {
+  const problem = findBraceProblem(template);
+  if (problem) throw invalidParam(field, problem);
+}
+
+/** JSON with object keys sorted, so two equal schemas compare equal whatever order the database keeps keys in. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/** The configuration a test without a saved app starts from: the builder's defaults, no schemas. */
+const UNSAVED_TEST_BASE = {
+  ...DEFAULT_MODEL_SETTINGS,
+  system_prompt: '',
+  input_schema: null as IoSchema | null,
+  output_schema: null as IoSchema | null,
+};
 
 export async function createDefaultPromptConfig(tx: Queryable, appId: string) {
   await tx.query(
@@ -150,31 +175,43 @@ export function createPromptsService({
   });
 
   const service = {
-    /** Renders a template with test inputs and reports its variables and problems; with run, also asks the model (unset settings fall back to the saved configuration). */
-    async testConfig(appId: string, body: Static<typeof PromptTestRequest>): Promise<PromptTestResult> {
-      const result = renderTemplate(body.prompt_template, body.test_inputs ?? {});
+    /**
+     * Renders a template with test inputs and reports its variables and problems; with run, also asks
+     * the model. The request carries the unsaved configuration; whatever it leaves out comes from the
+     * saved configuration (appId), or from the builder's defaults when there is no app yet (null).
+     * Blank inputs take the input schema's default, else an empty value. Nothing is saved.
+     */
+    async testConfig(appId: string | null, body: Static<typeof PromptTestRequest>): Promise<PromptTestResult> {
+      // The same checks as saving, so a test never runs a schema that could not be saved.
+      if (body.input_schema) validateIoSchema(body.input_schema, 'input_schema');
+      if (body.output_schema) validateIoSchema(body.output_schema, 'output_schema');
+      const base = appId === null ? UNSAVED_TEST_BASE : await service.readPromptConfig(appId).then((saved) => ({ ...saved, ...saved.active_version }));
+      const inputSchema = body.input_schema ?? base.input_schema;
+      const filled = fillTestInputs(body.prompt_template, body.test_inputs ?? {}, inputSchema);
+      const result = renderTemplate(body.prompt_template, filled.inputs);
       const rendered = {
         success: result.ok,
-        message: result.ok ? 'Template rendered successfully' : 'Template has problems',
+        message: result.ok ? renderedMessage(filled) : 'Template has problems',
         error: result.ok ? null : result.error,
         rendered_template: result.text,
         detected_variables: result.variables,
       };
       if (!body.run || !result.ok) return rendered;
-      const saved = await service.readPromptConfig(appId);
       try {
         const answer = await runPromptTest(models, timeoutMs, {
-          model: body.model ?? saved.model,
-          systemPrompt: body.system_prompt ?? saved.system_prompt,
+          model: body.model ?? base.model,
+          systemPrompt: body.system_prompt ?? base.system_prompt,
           renderedTemplate: result.text,
-          temperature: body.temperature ?? saved.temperature,
-          maxTokens: body.max_tokens ?? saved.max_tokens,
-          topP: body.top_p ?? saved.top_p,
-          frequencyPenalty: body.frequency_penalty ?? saved.frequency_penalty,
-          presencePenalty: body.presence_penalty ?? saved.presence_penalty,
-          outputSchema: saved.active_version.output_schema,
+          temperature: body.temperature ?? base.temperature,
+          maxTokens: body.max_tokens ?? base.max_tokens,
+          topP: body.top_p ?? base.top_p,
+          frequencyPenalty: body.frequency_penalty ?? base.frequency_penalty,
+          presencePenalty: body.presence_penalty ?? base.presence_penalty,
+          outputSchema: body.output_schema === undefined ? base.output_schema : body.output_schema,
         });
-        return { ...rendered, message: 'Template rendered and the model answered', ...answer };
+        const message =
+          filled.defaulted.length + filled.emptied.length === 0 ? 'Template rendered and the model answered' : `${rendered.message}; the model answered`;
+        return { ...rendered, message, ...answer };
       } catch (error) {
         return { ...rendered, success: false, message: 'The model call failed', error: (error as Error).message };
       }
@@ -204,6 +241,7 @@ export function createPromptsService({
     },
 
     async updatePromptConfig(appId: string, update: PromptConfigUpdate): Promise<PromptConfig> {
+      if (update.prompt_template !== undefined) validateTemplate(update.prompt_template, 'prompt_template');
       if (update.input_schema) validateIoSchema(update.input_schema, 'input_schema');
       if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
       const updated = await db.transaction(async (tx) => {
@@ -219,8 +257,8 @@ export function createPromptsService({
         const changed =
           next.system_prompt !== active.system_prompt ||
           next.prompt_template !== active.prompt_template ||
-          JSON.stringify(next.input_schema) !== JSON.stringify(active.input_schema) ||
-          JSON.stringify(next.output_schema) !== JSON.stringify(active.output_schema);
+          canonicalJson(next.input_schema) !== canonicalJson(active.input_schema) ||
+          canonicalJson(next.output_schema) !== canonicalJson(active.output_schema);
         let activeVersion = config.active_version;
         if (changed) {
           const { rows } = await tx.query<{ next: number }>('SELECT coalesce(max(version), 0) + 1 AS next FROM prompt_versions WHERE app_id = $1', [appId]);
