@@ -68,7 +68,7 @@ test('a creator builds a prompt, tests it, publishes it and calls it with the cu
     await expect(page.locator('.monaco-hover').filter({ hasText: 'What the haiku is about' })).toBeVisible({ timeout: 2000 });
   }).toPass();
 
-  // Preview & Test: a real test run saves the draft first, then shows the rendering and the answer.
+  // Preview & Test: a real test run of the unsaved draft (nothing is saved) shows the rendering and the answer.
   await page.getByRole('tab', { name: 'Preview & Test' }).click();
   await expect(previewOf(page, 'System Prompt')).toHaveText('You write short haiku.');
   await expect(previewOf(page, 'User Prompt Template')).toHaveText('Write a haiku about {{topic}}. Mention {{topic}}');

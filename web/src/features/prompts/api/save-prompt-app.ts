@@ -20,8 +20,6 @@ export interface SavePromptAppInput {
    * after that point is retried as an update instead of creating a second application.
    */
   onCreated?: (app: Application) => void;
-  /** False when saving a draft only to test it: a new application then stays a draft. */
-  applyStatus?: boolean;
 }
 
 export interface SavedPromptApp {
@@ -29,17 +27,15 @@ export interface SavedPromptApp {
   config: PromptConfig;
 }
 
-export async function savePromptApp({ draft, savedSlug, onCreated, applyStatus = true }: SavePromptAppInput): Promise<SavedPromptApp> {
+export async function savePromptApp({ draft, savedSlug, onCreated }: SavePromptAppInput): Promise<SavedPromptApp> {
   let app: Application;
   if (savedSlug === null) {
     // The server picks the slug from the name (adding -2, -3… when taken) and creates a draft.
     app = await createApp(buildCreateAppBody(draft));
     onCreated?.(app);
-    if (applyStatus && draft.status !== app.status) app = await updateApp({ slug: app.slug, changes: { status: draft.status } });
+    if (draft.status !== app.status) app = await updateApp({ slug: app.slug, changes: { status: draft.status } });
   } else {
-    const changes = buildUpdateAppBody(draft);
-    if (!applyStatus) delete changes.status;
-    app = await updateApp({ slug: savedSlug, changes });
+    app = await updateApp({ slug: savedSlug, changes: buildUpdateAppBody(draft) });
   }
   const config = await updatePromptConfig(app.slug, buildPromptConfigBody(draft));
   return { app, config };

@@ -1,7 +1,7 @@
 import { type Dispatch, type SetStateAction, useId } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { BUILDER_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
+import { type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 
 interface BuilderModelSettingsProps {
@@ -42,7 +42,7 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
     <div className="grid max-w-2xl grid-cols-1 gap-6">
       <FormField id={fieldId('model')} label="Model">
         <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-          {modelOptionsWith(BUILDER_MODEL_OPTIONS, draft.model).map((option) => (
+          {modelOptionsWith(draft.model).map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
             </option>

@@ -27,7 +27,7 @@ function PromptPreview({ title, text }: { title: string; text: string }) {
     <div>
       <h3 className="text-sm font-medium text-gray-700">{title}</h3>
       <pre className="mt-1 min-h-12 rounded-md bg-gray-50 p-3 font-mono text-sm whitespace-pre-wrap text-gray-900 ring-1 ring-gray-200">
-        {text || <span className="text-gray-400">Empty</span>}
+        {text || <span className="text-gray-600">Empty</span>}
       </pre>
     </div>
   );
@@ -88,7 +88,7 @@ export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
           <button type="button" className={primaryButton} onClick={onTest} disabled={testing}>
             {testing ? 'Testing...' : 'Test Prompt'}
           </button>
-          {saved ? null : <p className="text-sm text-gray-600">Testing saves this prompt as a draft first.</p>}
+          <p className="text-sm text-gray-600">Tests the prompt as it is now; nothing is saved. Blank inputs use the schema's default, else an empty value.</p>
         </div>
         <div className="mt-4 space-y-3" aria-live="polite">
           {testError ? (

@@ -2,7 +2,7 @@ import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
-import { DETAIL_MODEL_OPTIONS, type ModelName, modelOptionsWith } from '../lib/model-options';
+import { type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { JsonSchemaEditor } from './json-schema-editor';
@@ -77,7 +77,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
           <FormField id={fieldId('model')} label="Model">
             <select id={fieldId('model')} value={values.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-              {modelOptionsWith(DETAIL_MODEL_OPTIONS, values.model).map((option) => (
+              {modelOptionsWith(values.model).map((option) => (
                 <option key={option.value} value={option.value}>
                   {option.label}
                 </option>

@@ -1,7 +1,7 @@
 // The prompt builder (spec: Prompt builder): four tabs over one local draft, saved through the API.
 // Create mode posts the application and then its prompt configuration; edit mode patches both.
-// Test Prompt runs the draft's template and settings against the model; a new prompt is first
-// saved as a draft, because tests run against an existing application.
+// Test Prompt runs the unsaved draft (template, settings, schemas) against the model and never
+// saves: nothing is created or changed until Save.
 import type { PromptTestResult } from '@tollbooth/contract';
 import { detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
@@ -10,8 +10,8 @@ import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
 import { useSavePromptApp } from '../api/save-prompt-app';
-import { useTestPromptConfig } from '../api/test-prompt-config';
-import { buildModelSettings, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
+import { useTestUnsavedPromptConfig } from '../api/test-prompt-config';
+import { buildModelSettings, buildOutputSchema, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { buildTestInputs } from '../lib/test-inputs';
@@ -46,7 +46,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
   const savePrompt = useSavePromptApp();
-  const testPrompt = useTestPromptConfig();
+  const testPrompt = useTestUnsavedPromptConfig();
 
   const inputSchema = useMemo(() => buildSchema(draft.input_fields), [draft.input_fields]);
   const declaredFields = useMemo<DeclaredField[]>(
@@ -88,30 +88,19 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     if (busy) return;
     setTestError(null);
     setTestResult(null);
-    let slugToTest = savedSlug;
-    if (slugToTest === null) {
-      if (!checkDraft(draft)) return;
-      try {
-        const saved = await savePrompt.mutateAsync({ draft, savedSlug: null, applyStatus: false, onCreated: (app) => setSavedSlug(app.slug) });
-        slugToTest = saved.app.slug;
-      } catch (caught) {
-        setError(saveErrorMessage(caught));
-        return;
-      }
-    } else if (!draft.user_prompt_template.trim()) {
+    if (!draft.user_prompt_template.trim()) {
       setTestError(TEMPLATE_REQUIRED);
       return;
     }
     try {
       const result = await testPrompt.mutateAsync({
-        slug: slugToTest,
-        body: {
-          prompt_template: draft.user_prompt_template,
-          system_prompt: draft.system_prompt,
-          ...buildModelSettings(draft),
-          test_inputs: buildTestInputs(testTexts, variables, inputSchema),
-          run: true,
-        },
+        prompt_template: draft.user_prompt_template,
+        system_prompt: draft.system_prompt,
+        ...buildModelSettings(draft),
+        input_schema: inputSchema,
+        output_schema: buildOutputSchema(draft),
+        test_inputs: buildTestInputs(testTexts, variables, inputSchema),
+        run: true,
       });
       setTestResult(result);
     } catch (caught) {

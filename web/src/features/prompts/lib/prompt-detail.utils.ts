@@ -11,6 +11,16 @@ export const PROMPT_NOT_FOUND_MESSAGE = 'Prompt not found';
 export const INVALID_JSON_HINT = 'Invalid JSON — not applied';
 export const NOT_AN_OBJECT_HINT = 'Must be a JSON object — not applied';
 
+/** The spec's prompt detail defaults (section 9): what an emptied model setting is saved and tested as. */
+export const DETAIL_DEFAULTS = {
+  model: 'gpt4',
+  temperature: 0.7,
+  max_tokens: 1000,
+  top_p: 1,
+  frequency_penalty: 0,
+  presence_penalty: 0,
+} as const satisfies Record<string, string | number>;
+
 export interface DetailBasicValues {
   name: string;
   description: string;
@@ -70,22 +80,22 @@ export function buildDetailAppBody(values: DetailBasicValues): ApplicationUpdate
   };
 }
 
-/** The model settings as numbers; an empty or non-numeric input keeps the saved value. */
-export function detailModelSettings(values: DetailConfigValues, saved: PromptConfig) {
+/** The model settings as numbers; an empty or non-numeric input takes the spec's detail default. */
+export function detailModelSettings(values: DetailConfigValues) {
   return {
-    model: values.model,
-    temperature: numberOr(values.temperature, saved.temperature),
-    max_tokens: Math.round(numberOr(values.max_tokens, saved.max_tokens)),
-    top_p: numberOr(values.top_p, saved.top_p),
-    frequency_penalty: numberOr(values.frequency_penalty, saved.frequency_penalty),
-    presence_penalty: numberOr(values.presence_penalty, saved.presence_penalty),
+    model: values.model || DETAIL_DEFAULTS.model,
+    temperature: numberOr(values.temperature, DETAIL_DEFAULTS.temperature),
+    max_tokens: Math.round(numberOr(values.max_tokens, DETAIL_DEFAULTS.max_tokens)),
+    top_p: numberOr(values.top_p, DETAIL_DEFAULTS.top_p),
+    frequency_penalty: numberOr(values.frequency_penalty, DETAIL_DEFAULTS.frequency_penalty),
+    presence_penalty: numberOr(values.presence_penalty, DETAIL_DEFAULTS.presence_penalty),
   };
 }
 
 /** PATCH /api/app/{slug}/prompt/ */
-export function buildDetailConfigBody(values: DetailConfigValues, saved: PromptConfig): PromptConfigUpdate {
+export function buildDetailConfigBody(values: DetailConfigValues): PromptConfigUpdate {
   return {
-    ...detailModelSettings(values, saved),
+    ...detailModelSettings(values),
     prompt_template: values.prompt_template,
     input_schema: values.input_schema,
     output_schema: values.output_schema,

@@ -90,6 +90,7 @@ describe('PromptBuilderPage (create)', () => {
     openTab('Model Settings');
     const model = field('Model') as unknown as HTMLSelectElement;
     expect(model.value).toBe('gpt-4-turbo');
+    // One list for the builder and the detail page: every name of the model table.
     expect(Array.from(model.options).map((option) => option.text)).toEqual([
       'gpt-4-turbo (recommended)',
       'gpt-4',
@@ -97,6 +98,10 @@ describe('PromptBuilderPage (create)', () => {
       'claude-3-sonnet',
       'claude-3-haiku',
       'gemini-pro',
+      'gpt4',
+      'claude3',
+      'gemini',
+      'mixtral',
     ]);
     expect(field('Temperature').value).toBe('0.7');
     expect([field('Temperature').min, field('Temperature').max, field('Temperature').step]).toEqual(['0', '2', '0.1']);
@@ -304,7 +309,7 @@ describe('PromptBuilderPage (create)', () => {
     });
   });
 
-  it('Preview & Test saves a new prompt as a draft, then runs the test and shows the answer', async () => {
+  it('Preview & Test tests the unsaved draft and never saves it', async () => {
     const server = fakePromptsServer();
     renderBuilder();
     await fillRequired();
@@ -312,7 +317,7 @@ describe('PromptBuilderPage (create)', () => {
     addInputField('topic', { required: true });
     openTab('Preview & Test');
 
-    expect(screen.getByText('Testing saves this prompt as a draft first.')).toBeTruthy();
+    expect(screen.getByText(/nothing is saved/)).toBeTruthy();
     fireEvent.change(screen.getByLabelText('topic'), { target: { value: 'owls' } });
     click('Test Prompt');
 
@@ -323,9 +328,9 @@ describe('PromptBuilderPage (create)', () => {
     expect(within(result).getByTestId('model-answer').textContent).toBe('Demo answer to: A haiku about owls');
     expect(within(result).getByTestId('token-usage').textContent).toBe('Token usage: 12 input, 34 output');
 
-    // Saved as a draft (the status is applied on Save), then tested with the draft's settings.
-    expect(server.calls()).toEqual(['POST /api/app/', 'PATCH /api/app/haiku-writer/prompt/', 'POST /api/app/haiku-writer/prompt/test-config/']);
-    expect(server.bodyOf('POST /api/app/haiku-writer/prompt/test-config/')).toEqual({
+    // Only the test call: no application created, no configuration saved.
+    expect(server.calls()).toEqual(['POST /api/prompt/test-config/']);
+    expect(server.bodyOf('POST /api/prompt/test-config/')).toEqual({
       prompt_template: 'A haiku about {{topic}}',
       system_prompt: 'You write haiku.',
       model: 'gpt-4-turbo',
@@ -334,16 +339,33 @@ describe('PromptBuilderPage (create)', () => {
       top_p: 1,
       frequency_penalty: 0,
       presence_penalty: 0,
+      input_schema: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'], additionalProperties: false },
+      output_schema: null,
       test_inputs: { topic: 'owls' },
       run: true,
     });
-    expect(screen.queryByText('Testing saves this prompt as a draft first.')).toBeNull();
 
-    // The next save updates the app created for the test.
+    // Save then creates the app once, with its status.
     click('Save Draft');
     await waitFor(() => expect(currentPath()).toBe('/applications'));
     expect(server.calls().filter((call) => call === 'POST /api/app/')).toHaveLength(1);
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toMatchObject({ status: 'live' });
+  });
+
+  it('Test Prompt with blank inputs uses the schema default, then an empty value, and says Template Valid', async () => {
+    const server = fakePromptsServer();
+    renderBuilder();
+    await fillRequired();
+    fireEvent.change(await screen.findByLabelText('User Prompt Template'), { target: { value: 'A haiku about {{topic}} for {{reader}}' } });
+    const topic = addInputField('topic');
+    fireEvent.change(topic.getByLabelText('Default'), { target: { value: 'owls' } });
+    openTab('Preview & Test');
+    click('Test Prompt');
+
+    const result = await screen.findByTestId('test-result');
+    expect(within(result).getByText('Template Valid')).toBeTruthy();
+    expect(within(result).getByTestId('rendered-template').textContent).toBe('A haiku about owls for ');
+    expect(server.bodyOf('POST /api/prompt/test-config/')).toMatchObject({ test_inputs: {}, input_schema: { properties: { topic: { default: 'owls' } } } });
   });
 
   it('shows "Test failed: {reason}" when the test call fails', async () => {
@@ -461,7 +483,7 @@ describe('PromptBuilderPage (edit)', () => {
     });
   });
 
-  it('keeps a model from the detail page list as an option', async () => {
+  it('shows a model named on the detail page as chosen', async () => {
     fakePromptsServer({ apps: [{ ...app }], configs: { 'haiku-writer': makePromptConfig({ model: 'mixtral' }) } });
     renderBuilder('/applications/haiku-writer/edit');
     await screen.findByRole('heading', { name: 'Edit: Haiku Writer', level: 1 });

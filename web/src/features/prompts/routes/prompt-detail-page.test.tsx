@@ -65,7 +65,7 @@ describe('PromptDetailPage', () => {
     expect(screen.getByRole('link', { name: 'Back to List' }).getAttribute('href')).toBe('/prompts');
     expect(screen.getByRole('button', { name: 'Download App' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Save Changes' })).toBeTruthy();
-    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['Basic Settings', 'Prompt Config']);
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual(['Basic Settings', 'Prompt Config', 'Version History']);
 
     expect(field('Application Name').value).toBe('Haiku Writer');
     expect(field('Status').value).toBe('live');
@@ -79,14 +79,25 @@ describe('PromptDetailPage', () => {
     expect(field('Price per Call (cents)').min).toBe('0');
   });
 
-  it('offers the detail model options plus the stored builder model, with the detail ranges', async () => {
+  it('offers the one model list, the same as the builder, with the detail ranges', async () => {
     renderDetail();
     await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
     openConfig();
 
     const model = field('Model') as unknown as HTMLSelectElement;
     expect(model.value).toBe('gpt-4-turbo');
-    expect(Array.from(model.options).map((option) => option.value)).toEqual(['gpt4', 'claude3', 'gemini', 'mixtral', 'gpt-4-turbo']);
+    expect(Array.from(model.options).map((option) => option.value)).toEqual([
+      'gpt-4-turbo',
+      'gpt-4',
+      'claude-3-opus',
+      'claude-3-sonnet',
+      'claude-3-haiku',
+      'gemini-pro',
+      'gpt4',
+      'claude3',
+      'gemini',
+      'mixtral',
+    ]);
     for (const label of ['Frequency Penalty', 'Presence Penalty']) {
       expect([field(label).min, field(label).max, field(label).step]).toEqual(['0', '1', '0.05']);
     }
@@ -171,9 +182,58 @@ describe('PromptDetailPage', () => {
     expect(within(result).getByTestId('rendered-template').textContent).toBe('A haiku about sample topic');
     expect(within(result).getByRole('list', { name: 'Detected variables' }).textContent).toBe('topic');
     const body = server.bodyOf('POST /api/app/haiku-writer/prompt/test-config/');
-    expect(body).toMatchObject({ prompt_template: 'A haiku about {{topic}}', model: 'gpt-4-turbo', temperature: 0.7, max_tokens: 2048 });
+    expect(body).toMatchObject({
+      prompt_template: 'A haiku about {{topic}}',
+      model: 'gpt-4-turbo',
+      temperature: 0.7,
+      max_tokens: 2048,
+      input_schema: inputSchema,
+      output_schema: null,
+    });
     expect(body.test_inputs).toEqual({ topic: 'sample topic', message: 'sample message', query: 'sample query' });
     expect(body.run).toBeUndefined();
+  });
+
+  it('saves and tests an emptied model setting as the detail default of the spec', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    change('Max Tokens', '');
+    change('Temperature', '');
+    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+    await screen.findByTestId('test-result');
+    expect(server.bodyOf('POST /api/app/haiku-writer/prompt/test-config/')).toMatchObject({ max_tokens: 1000, temperature: 0.7 });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText('Changes saved');
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toMatchObject({ max_tokens: 1000, temperature: 0.7, top_p: 1, frequency_penalty: 0 });
+  });
+
+  it('shows the version history with changelog and a diff against the active version, and rolls back', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    openConfig();
+    fireEvent.change(await screen.findByLabelText('Prompt Template'), { target: { value: 'Two haiku about {{topic}}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText('Changes saved');
+
+    fireEvent.click(screen.getByRole('tab', { name: 'Version History' }));
+    const newest = await screen.findByTestId('prompt-version-2');
+    expect(within(newest).getByText('Version 2')).toBeTruthy();
+    expect(within(newest).getByText('Active')).toBeTruthy();
+    expect(within(newest).getByText('Updated via UI')).toBeTruthy();
+    expect((within(newest).getByRole('button', { name: 'Roll back to version 2' }) as HTMLButtonElement).disabled).toBe(true);
+    const first = screen.getByTestId('prompt-version-1');
+    expect(within(first).getByText('Initial version')).toBeTruthy();
+    expect(within(first).getByText(new Date('2024-05-01T10:00:00.000Z').toLocaleString())).toBeTruthy();
+    expect(within(first).getByText('Compare with active version 2')).toBeTruthy();
+    expect(within(first).getByTestId('diff-1').textContent).toBe('- removed: Two haiku about {{topic}}+ added: A haiku about {{topic}}');
+
+    fireEvent.click(within(first).getByRole('button', { name: 'Roll back to version 1' }));
+    await waitFor(() => expect(within(screen.getByTestId('prompt-version-1')).queryByText('Active')).toBeTruthy());
+    expect(server.calls()).toContain('POST /api/app/haiku-writer/prompt/versions/1/activate/');
+    // The form now shows the restored version.
+    openConfig();
+    expect((screen.getByLabelText('Prompt Template') as HTMLTextAreaElement).value).toBe('A haiku about {{topic}}');
   });
 
   it('Test Prompt shows "Template Error" with the error', async () => {

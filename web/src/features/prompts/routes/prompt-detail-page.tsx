@@ -18,10 +18,12 @@ import { updateApp } from '@/lib/api/apps/update-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { promptKeys } from '@/lib/api/prompts/prompt-keys';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { promptVersionsKey, useActivatePromptVersion, usePromptVersions } from '../api/prompt-versions';
 import { useTestPromptConfig } from '../api/test-prompt-config';
 import { updatePromptConfig } from '../api/update-prompt-config';
 import { DetailBasicSettings } from '../components/detail-basic-settings';
 import { DetailPromptConfig } from '../components/detail-prompt-config';
+import { PromptVersionHistory } from '../components/prompt-version-history';
 import {
   basicValuesOf,
   buildDetailAppBody,
@@ -36,19 +38,20 @@ import {
 
 const pageClass = 'mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8';
 
-type DetailTab = 'basic' | 'config';
+type DetailTab = 'basic' | 'config' | 'versions';
 
 function useSavePromptDetail(slug: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ basic, config, saved }: { basic: DetailBasicValues; config: DetailConfigValues; saved: PromptConfig }) => {
+    mutationFn: async ({ basic, config }: { basic: DetailBasicValues; config: DetailConfigValues }) => {
       const app = await updateApp({ slug, changes: buildDetailAppBody(basic) });
-      const savedConfig = await updatePromptConfig(slug, buildDetailConfigBody(config, saved));
+      const savedConfig = await updatePromptConfig(slug, buildDetailConfigBody(config));
       return { app, config: savedConfig };
     },
     onSuccess: async ({ app, config }) => {
       queryClient.setQueryData(appKeys.detail(app.slug), app);
       queryClient.setQueryData(promptKeys.config(app.slug), config);
+      await queryClient.invalidateQueries({ queryKey: promptVersionsKey(app.slug) });
       await queryClient.invalidateQueries({ queryKey: appKeys.lists() });
     },
   });
@@ -64,13 +67,26 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   const { download, isDownloading } = useDownloadApp();
   const save = useSavePromptDetail(app.slug);
   const test = useTestPromptConfig();
+  const versions = usePromptVersions(app.slug, { enabled: tab === 'versions' });
+  const activate = useActivatePromptVersion(app.slug);
+  const [rollbackError, setRollbackError] = useState<string | null>(null);
 
   const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
-    save.mutate({ basic, config: configValues, saved: config }, { onSuccess: () => setSaved(true) });
+    save.mutate({ basic, config: configValues }, { onSuccess: () => setSaved(true) });
+  }
+
+  function rollback(version: number) {
+    if (activate.isPending) return;
+    setRollbackError(null);
+    activate.mutate(version, {
+      // The form shows the version now active, so a following Save Changes keeps it.
+      onSuccess: (activated) => setConfigValues(configValuesOf(activated)),
+      onError: (caught) => setRollbackError(isUnauthorizedError(caught) ? null : `Rollback failed: ${getErrorMessage(caught)}`),
+    });
   }
 
   function runTest() {
@@ -82,7 +98,10 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
         slug: app.slug,
         body: {
           prompt_template: configValues.prompt_template,
-          ...detailModelSettings(configValues, config),
+          ...detailModelSettings(configValues),
+          // The unsaved schemas: a test never needs a save first.
+          input_schema: configValues.input_schema,
+          output_schema: configValues.output_schema,
           test_inputs: detailTestInputs(configValues.prompt_template, configValues.input_schema),
         },
       },
@@ -150,6 +169,19 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
                   testing={test.isPending}
                   result={testResult}
                   testError={testError}
+                />
+              ),
+            },
+            {
+              id: 'versions',
+              label: 'Version History',
+              content: (
+                <PromptVersionHistory
+                  versions={versions.data}
+                  loading={versions.isPending}
+                  onRollback={rollback}
+                  rollingBack={activate.isPending ? (activate.variables ?? null) : null}
+                  error={rollbackError ?? (versions.error && !isUnauthorizedError(versions.error) ? getErrorMessage(versions.error) : null)}
                 />
               ),
             },

@@ -1,7 +1,7 @@
 // A fake of the prompt configuration endpoints on top of the fake /api/app/ server: configurations
 // in memory per slug (created with the server's defaults), PATCH applies the body like the server,
 // and test-config renders {{variables}} with the server's rules.
-import type { Application, IoSchema, PromptConfig, PromptTestResult } from '@tollbooth/contract';
+import type { Application, IoSchema, PromptConfig, PromptTestResult, PromptVersion } from '@tollbooth/contract';
 import { detectVariables } from '@tollbooth/contract';
 import { fakeAppsServer } from '@/testing/fake-apps-server';
 import { jsonResponse } from '@/testing/test-utils';
@@ -38,23 +38,44 @@ export function makePromptConfig(overrides: Partial<PromptConfig> & { version?: 
   };
 }
 
-/** The server's rendering: {{ word }} replaced, missing values and stray braces reported. */
-export function renderLikeServer(template: string, inputs: Record<string, unknown>): PromptTestResult {
+/**
+ * The server's rendering: {{ word }} replaced by the test input, else the schema's default, else an
+ * empty value; only stray braces are an error.
+ */
+export function renderLikeServer(template: string, inputs: Record<string, unknown>, schema?: IoSchema | null): PromptTestResult {
   const variables = detectVariables(template);
-  const missing = variables.filter((name) => inputs[name] === undefined || inputs[name] === null);
-  const text = template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => {
-    const value = inputs[name];
-    if (value === undefined || value === null) return whole;
+  const blank = (value: unknown) => value === undefined || value === null || value === '';
+  const testValue = (name: string) => {
+    if (!blank(inputs[name])) return inputs[name];
+    const fallback = schema?.properties[name]?.default;
+    return blank(fallback) ? '' : fallback;
+  };
+  const text = template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_whole, name: string) => {
+    const value = testValue(name);
     return typeof value === 'string' ? value : JSON.stringify(value);
   });
-  const ok = missing.length === 0;
+  const stray = /\{\{|\}\}/.test(template.replace(/\{\{\s*(\w+)\s*\}\}/g, ''));
   return {
-    success: ok,
-    message: ok ? 'Template rendered successfully' : 'Template has problems',
-    error: ok ? null : `Missing value for ${missing.map((name) => `{{${name}}}`).join(', ')}`,
+    success: !stray,
+    message: stray ? 'Template has problems' : 'Template rendered successfully',
+    error: stray ? 'Unbalanced braces' : null,
     rendered_template: text,
     detected_variables: variables,
   };
+}
+
+function testAnswer(body: Record<string, unknown>, savedSchema: IoSchema | null) {
+  const schema = (body.input_schema as IoSchema | undefined) ?? savedSchema;
+  const result = renderLikeServer(String(body.prompt_template ?? ''), (body.test_inputs ?? {}) as Record<string, unknown>, schema);
+  if (body.run && result.success) {
+    return jsonResponse({
+      ...result,
+      message: 'Template rendered and the model answered',
+      answer: `Demo answer to: ${result.rendered_template}`,
+      usage: { input_tokens: 12, output_tokens: 34 },
+    });
+  }
+  return jsonResponse(result);
 }
 
 type Handler = (url: URL, init: RequestInit | undefined) => Response | undefined | Promise<Response | undefined>;
@@ -68,11 +89,14 @@ interface FakePromptsServerOptions {
 }
 
 export function fakePromptsServer({ apps = [], configs = {}, override }: FakePromptsServerOptions = {}) {
-  const state = { configs: { ...configs } };
+  const state = { configs: { ...configs }, versions: {} as Record<string, PromptVersion[]> };
 
   const promptHandler: Handler = async (url, init) => {
     const overridden = await override?.(url, init);
     if (overridden) return overridden;
+    if (url.pathname === '/api/prompt/test-config/' && init?.method === 'POST') {
+      return testAnswer(JSON.parse(String(init.body)) as Record<string, unknown>, null);
+    }
     const match = /^\/api\/app\/([^/]+)\/prompt\/(.*)$/.exec(url.pathname);
     if (!match) return undefined;
     const slug = decodeURIComponent(match[1] as string);
@@ -83,6 +107,8 @@ export function fakePromptsServer({ apps = [], configs = {}, override }: FakePro
     }
     state.configs[slug] ??= makePromptConfig();
     const config = state.configs[slug];
+    state.versions[slug] ??= [config.active_version];
+    const versions = state.versions[slug];
     const body = init?.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : {};
 
     if (rest === '' && method === 'GET') return jsonResponse(config);
@@ -96,22 +122,23 @@ export function fakePromptsServer({ apps = [], configs = {}, override }: FakePro
         input_schema: (input_schema as IoSchema | undefined) ?? active.input_schema,
         output_schema: output_schema === undefined ? active.output_schema : (output_schema as IoSchema | null),
         changelog: (changelog as string | undefined) ?? '',
-        version: active.version + 1,
+        version: Math.max(...versions.map((version) => version.version)) + 1,
+        created_at: '2024-06-01T10:00:00.000Z',
       };
+      versions.push(next);
       state.configs[slug] = { ...config, ...(settings as Partial<PromptConfig>), system_prompt: next.system_prompt, active_version: next };
       return jsonResponse(state.configs[slug]);
     }
-    if (rest === 'test-config/' && method === 'POST') {
-      const result = renderLikeServer(String(body.prompt_template ?? ''), (body.test_inputs ?? {}) as Record<string, unknown>);
-      if (body.run && result.success) {
-        return jsonResponse({
-          ...result,
-          message: 'Template rendered and the model answered',
-          answer: `Demo answer to: ${result.rendered_template}`,
-          usage: { input_tokens: 12, output_tokens: 34 },
-        });
-      }
-      return jsonResponse(result);
+    if (rest === 'test-config/' && method === 'POST') return testAnswer(body, config.active_version.input_schema);
+    if (rest === 'versions/' && method === 'GET') {
+      return jsonResponse({ active_version: config.active_version.version, versions: [...versions].sort((a, b) => b.version - a.version) });
+    }
+    const activate = /^versions\/(\d+)\/activate\/$/.exec(rest ?? '');
+    if (activate && method === 'POST') {
+      const target = versions.find((version) => version.version === Number(activate[1]));
+      if (!target) return jsonResponse({ code: 'not_found', message: 'Version not found', status: 404 }, 404);
+      state.configs[slug] = { ...config, system_prompt: target.system_prompt, active_version: target };
+      return jsonResponse(state.configs[slug]);
     }
     return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
   };
