@@ -6,6 +6,7 @@ export * from './common.ts';
 export * from './defaults.ts';
 export * from './gateway.ts';
 export * from './keys.ts';
+export * from './openai.ts';
 export * from './profile.ts';
 export * from './prompts.ts';
 export * from './slug.ts';

@@ -17,6 +17,7 @@ import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
 import type { Config } from './config.ts';
+import { registerCallerCors } from './cors.ts';
 import type { Database } from './db/client.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
@@ -30,6 +31,8 @@ import { healthRoutes } from './health/routes.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
+import { openaiRoutes } from './openai/routes.ts';
+import { createOpenAIService } from './openai/service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
@@ -67,6 +70,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   registerRequestGuards(app);
+  registerCallerCors(app);
 
   await app.register(swagger, {
     openapi: {
@@ -161,6 +165,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
   });
   await app.register(gatewayRoutes, { gateway });
+  await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);

@@ -1,0 +1,603 @@
+// The OpenAI-compatible endpoints driven by the official `openai` SDK, unmodified, against a
+// listening Tollbooth whose apps are answered by the OpenAI fake on loopback (a real provider:
+// its answers are charged). Every successful call is checked in the ledger: the caller's credits
+// lose exactly the price, the creator earns it less the platform fee, nothing else moves.
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+
+const PRICE = 100;
+const FEE = 10; // PLATFORM_FEE_BPS 1000
+const DIFY_KEY = 'app-openaiDifyKey000LAST';
+
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+let dify: DifyFake;
+let base: string;
+let ownerToken: string;
+
+beforeAll(async () => {
+  [upstream, dify] = await Promise.all([startOpenAIFake({ apiKey: 'sk-upstream' }), startDifyFake({ apiKey: DIFY_KEY })]);
+  ctx = await createTestContext({
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-upstream',
+    PROVIDER_TIMEOUT_MS: '60000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    PLATFORM_FEE_BPS: '1000',
+    ALLOW_PRIVATE_PROVIDER_URLS: 'on',
+  });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  ownerToken = await ctx.tokenFor('openai-owner', { name: 'Owl Creator' });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+  await dify?.close();
+});
+beforeEach(() => {
+  upstream.resetBehaviour();
+  dify.resetBehaviour();
+  dify.resetApp();
+});
+
+const api = async (method: string, path: string, token: string, body?: object) => {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> & { slug: string } };
+};
+
+const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0, timeout: 60_000 });
+
+let appCounter = 0;
+/** A prompt app of the owner's; live and public unless overridden, priced PRICE. */
+async function promptApp(options: { mode?: 'completion' | 'chat'; visibility?: string; status?: string; price?: number; prompt?: object } = {}) {
+  const created = await api('POST', '/api/app/', ownerToken, {
+    name: `OpenAI App ${++appCounter}`,
+    type: 'prompt',
+    visibility: options.visibility ?? 'public',
+    price_cents: options.price ?? PRICE,
+    interaction_mode: options.mode ?? 'completion',
+  });
+  expect(created.status).toBe(201);
+  const slug = created.body.slug;
+  if (options.prompt) expect((await api('PATCH', `/api/app/${slug}/prompt/`, ownerToken, options.prompt)).status).toBe(200);
+  if ((options.status ?? 'live') !== 'draft') await api('PATCH', `/api/app/${slug}/update_status/`, ownerToken, { status: options.status ?? 'live' });
+  return slug;
+}
+
+let consumerCounter = 0;
+async function newConsumer() {
+  const subject = `openai-consumer-${++consumerCounter}`;
+  const token = await ctx.tokenFor(subject);
+  const key = await api('POST', '/api/keys/', token, { name: 'sdk key' });
+  expect(key.status).toBe(201);
+  return { subject, token, key: key.body.key as string, keyId: key.body.id as string };
+}
+
+const balances = async (token: string) =>
+  (await api('GET', '/api/billing/balance/', token)).body as unknown as { credits_cents: number; earnings_cents: number };
+
+/** The ledger of one call: the caller's credits −price, the creator's earnings +price−fee, the platform +fee. */
+async function expectChargedOnce(invocationId: string, callerSubject: string) {
+  const { rows } = await ctx.database.db.query<{ kind: string; subject: string | null; amount: number }>(
+    `SELECT a.kind, u.subject, e.amount_cents::int AS amount
+     FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+     LEFT JOIN users u ON u.id = a.user_id WHERE t.reference = $1 ORDER BY a.kind`,
+    [`call:${invocationId}`],
+  );
+  expect(rows).toEqual([
+    { kind: 'creator_earnings', subject: 'openai-owner', amount: PRICE - FEE },
+    { kind: 'platform_fees', subject: null, amount: FEE },
+    { kind: 'user_credits', subject: callerSubject, amount: -PRICE },
+  ]);
+  const invocation = await ctx.database.db.query('SELECT status, price_cents::int AS price FROM invocations WHERE id = $1', [invocationId]);
+  expect(invocation.rows).toEqual([{ status: 'success', price: PRICE }]);
+}
+
+async function ledgerIsBalanced() {
+  const { rows } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+  expect(Number(rows[0]!.total)).toBe(0);
+  const mismatched = await ctx.database.db.query(
+    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
+  );
+  expect(mismatched.rows).toEqual([]);
+}
+
+const invocationsOf = async (subject: string) =>
+  (
+    await ctx.database.db.query<{ id: string; status: string; error_type: string; price_cents: number }>(
+      `SELECT i.id, i.status, i.error_type, i.price_cents::int AS price_cents FROM invocations i JOIN users u ON u.id = i.caller_id
+       WHERE u.subject = $1 ORDER BY i.created_at, i.id`,
+      [subject],
+    )
+  ).rows;
+
+/** Waits for the batched settlement of a stream to be visible. */
+async function successesOf(subject: string, count: number) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const rows = (await invocationsOf(subject)).filter((row) => row.status === 'success');
+    if (rows.length >= count) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`expected ${count} successful invocations`);
+}
+
+describe('chat.completions.create on a completion app', () => {
+  it('answers blocking with usage, fills the single text input from the last user message, and charges exactly once', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    const creatorBefore = await balances(ownerToken);
+    upstream.setBehaviour({ text: 'Owls hunt at night.', usage: { inputTokens: 12, outputTokens: 5 } });
+
+    const completion = await client(consumer.key).chat.completions.create({
+      model: slug,
+      messages: [
+        { role: 'system', content: 'ignored for completion apps' },
+        { role: 'user', content: 'Tell me about owls' },
+      ],
+      user: 'end-user-9',
+    });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: slug,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Owls hunt at night.' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+    });
+    expect(completion.id).toMatch(/^chatcmpl-[0-9a-f-]{36}$/);
+    // The app's own system prompt and its template, rendered with the message as {{query}}.
+    expect((upstream.lastRequest().body as { messages: unknown }).messages).toEqual([
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: 'Tell me about owls' },
+    ]);
+
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
+    expect((await balances(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - FEE);
+    await expectChargedOnce(completion.id.slice('chatcmpl-'.length), consumer.subject);
+    const [row] = (await ctx.database.db.query('SELECT end_user, api_key_id FROM invocations WHERE id = $1', [completion.id.slice(9)])).rows;
+    expect(row).toEqual({ end_user: 'end-user-9', api_key_id: consumer.keyId });
+    await ledgerIsBalanced();
+  });
+
+  it('streams chunks with the role first, finish_reason stop, and a usage chunk with include_usage, charged once', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'one two three four five', usage: { inputTokens: 9, outputTokens: 5 } });
+
+    const stream = await client(consumer.key).chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'Count to five' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === slug)).toBe(true);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('one two three four five');
+    expect(chunks.filter((chunk) => chunk.choices[0]?.delta.content).length).toBeGreaterThan(1);
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 });
+    expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
+
+    const [success] = await successesOf(consumer.subject, 1);
+    await expectChargedOnce(success!.id, consumer.subject);
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
+    await ledgerIsBalanced();
+  });
+
+  it('streams without a usage chunk when include_usage is not asked for', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    const stream = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'Hi' }], stream: true });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks.every((chunk) => chunk.usage === undefined)).toBe(true);
+    const [success] = await successesOf(consumer.subject, 1);
+    await expectChargedOnce(success!.id, consumer.subject);
+  });
+
+  it('takes an inputs object for an app with several inputs, and names the missing field when one is absent', async () => {
+    const slug = await promptApp({
+      prompt: {
+        prompt_template: 'Write about {{topic}} in the style of {{style}}',
+        input_schema: {
+          type: 'object',
+          properties: { topic: { type: 'string' }, style: { type: 'string' } },
+          required: ['topic', 'style'],
+          additionalProperties: false,
+        },
+      },
+    });
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    const answered = await openai.chat.completions.create({
+      model: slug,
+      messages: [],
+      // @ts-expect-error Tollbooth's addition to the body, passed through by the SDK unmodified.
+      inputs: { topic: 'owls', style: 'a haiku' },
+    });
+    expect(answered.choices[0]!.message.content).toBe('Hello from the fake model.');
+    expect((upstream.lastRequest().body as { messages: { content: string }[] }).messages.at(-1)!.content).toBe('Write about owls in the style of a haiku');
+    await expectChargedOnce(answered.id.slice(9), consumer.subject);
+
+    // A message alone cannot say which of two inputs it is.
+    const ambiguous = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }] }).catch((error) => error);
+    expect(ambiguous).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'inputs' });
+
+    const missing = await openai.chat.completions
+      // @ts-expect-error Tollbooth's addition.
+      .create({ model: slug, messages: [{ role: 'user', content: 'hi' }], inputs: { topic: 'owls' } })
+      .catch((error) => error);
+    expect(missing.status).toBe(400);
+    expect(missing.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'inputs.style' });
+    expect(missing.message).toContain('inputs.style');
+
+    const noMessages = await openai.chat.completions.create({ model: slug, messages: [] }).catch((error) => error);
+    expect(noMessages.status).toBe(400);
+    expect(noMessages.error.param).toBe('messages');
+
+    // Refusals are recorded as the gateway's are, and cost nothing.
+    const rows = await invocationsOf(consumer.subject);
+    expect(rows.map((row) => [row.status, row.error_type, row.price_cents])).toEqual([
+      ['success', '', PRICE],
+      ['error', 'invalid_param', 0],
+      ['error', 'invalid_param', 0],
+      ['error', 'invalid_param', 0],
+    ]);
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
+  });
+});
+
+describe('chat.completions.create on a chat app', () => {
+  it('sends the messages as the conversation after the app system prompt, stores none of it, and charges', async () => {
+    const slug = await promptApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'Barn owls, mostly.' });
+    const completion = await client(consumer.key).chat.completions.create({
+      model: slug,
+      messages: [
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: 'Name an owl' },
+        { role: 'assistant', content: 'The snowy owl.' },
+        { role: 'user', content: [{ type: 'text', text: 'And another?' }] },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Barn owls, mostly.');
+    expect((upstream.lastRequest().body as { messages: unknown }).messages).toEqual([
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'system', content: 'Answer briefly.' },
+      { role: 'user', content: 'Name an owl' },
+      { role: 'assistant', content: 'The snowy owl.' },
+      { role: 'user', content: 'And another?' },
+    ]);
+    await expectChargedOnce(completion.id.slice(9), consumer.subject);
+    const conversations = await ctx.database.db.query('SELECT c.id FROM conversations c JOIN users u ON u.id = c.caller_id WHERE u.subject = $1', [
+      consumer.subject,
+    ]);
+    expect(conversations.rows).toEqual([]);
+
+    const notLast = await client(consumer.key)
+      .chat.completions.create({ model: slug, messages: [{ role: 'assistant', content: 'Hello' }] })
+      .catch((error) => error);
+    expect(notLast.status).toBe(400);
+    expect(notLast.error.param).toBe('messages');
+  });
+
+  it('streams a chat with include_usage and charges once', async () => {
+    const slug = await promptApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'a b c d', usage: { inputTokens: 3, outputTokens: 4 } });
+    const stream = await client(consumer.key).chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'letters' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('a b c d');
+    expect(usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    const [success] = await successesOf(consumer.subject, 1);
+    await expectChargedOnce(success!.id, consumer.subject);
+  });
+});
+
+describe('a Dify app behind the OpenAI endpoint', () => {
+  async function difyApp(mode: 'chat' | 'completion', form: object[] = []) {
+    Object.assign(dify.app, { mode, userInputForm: form });
+    const created = await api('POST', '/api/app/', ownerToken, {
+      name: `OpenAI Flow ${++appCounter}`,
+      type: 'workflow',
+      visibility: 'public',
+      price_cents: PRICE,
+      provider_config: { app_id: 'dify-app', api_key: DIFY_KEY, base_url: dify.baseUrl },
+    });
+    expect(created.status).toBe(201);
+    expect((await api('PATCH', `/api/app/${created.body.slug}/workflow/`, ownerToken, {})).status).toBe(200);
+    await api('PATCH', `/api/app/${created.body.slug}/update_status/`, ownerToken, { status: 'live' });
+    return created.body.slug;
+  }
+
+  it('sends the last message as the query of a chat app and continues the conversation by conversation_id', async () => {
+    const slug = await difyApp('chat');
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: (request) => `Dify echo: ${(request.body as { query: string }).query}` });
+    const openai = client(consumer.key);
+    const first = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'Hello Dify' }] });
+    expect(first.choices[0]!.message.content).toBe('Dify echo: Hello Dify');
+    const conversationId = (first as unknown as { conversation_id: string }).conversation_id;
+    expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
+    const second = await openai.chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'Again' }],
+      // @ts-expect-error Tollbooth's addition.
+      conversation_id: conversationId,
+    });
+    expect((second as unknown as { conversation_id: string }).conversation_id).toBe(conversationId);
+    await expectChargedOnce(first.id.slice(9), consumer.subject);
+    await expectChargedOnce(second.id.slice(9), consumer.subject);
+  });
+
+  it("fills a completion app's single text input from the message, streaming", async () => {
+    const slug = await difyApp('completion', [{ 'text-input': { label: 'Topic', variable: 'topic', required: true } }]);
+    const consumer = await newConsumer();
+    const stream = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    const sent = dify.requests.filter((request) => request.path.endsWith('/completion-messages')).at(-1)!;
+    expect((sent.body as { inputs: object }).inputs).toEqual({ topic: 'owls' });
+    const [success] = await successesOf(consumer.subject, 1);
+    await expectChargedOnce(success!.id, consumer.subject);
+  });
+});
+
+describe('models.list and models.retrieve', () => {
+  it("lists the caller's own apps and other creators' live public apps with their price, and nothing else", async () => {
+    const livePublic = await promptApp({ price: 250 });
+    const draftPublic = await promptApp({ status: 'draft' });
+    const livePrivate = await promptApp({ visibility: 'private' });
+    const liveEmbed = await promptApp({ visibility: 'embed' });
+    const consumer = await newConsumer();
+    const ownSlug = (await api('POST', '/api/app/', consumer.token, { name: 'Consumer Draft', type: 'prompt' })).body.slug;
+
+    const models: OpenAI.Models.Model[] = [];
+    for await (const model of client(consumer.key).models.list()) models.push(model);
+    const ids = models.map((model) => model.id);
+    expect(ids).toContain(livePublic);
+    expect(ids).toContain(ownSlug);
+    for (const hidden of [draftPublic, livePrivate, liveEmbed]) expect(ids).not.toContain(hidden);
+    expect(models.find((model) => model.id === livePublic)).toMatchObject({
+      object: 'model',
+      owned_by: 'Owl Creator',
+      price_cents: 250,
+      price: '2.50',
+      currency: 'USD',
+      mode: 'completion',
+      type: 'prompt',
+      is_owner: false,
+    });
+    expect(models.find((model) => model.id === ownSlug)).toMatchObject({ is_owner: true });
+
+    const retrieved = await client(consumer.key).models.retrieve(livePublic);
+    expect(retrieved).toMatchObject({ id: livePublic, object: 'model', price_cents: 250 });
+    // Callable embed apps can be read by slug, private ones of others cannot.
+    expect((await client(consumer.key).models.retrieve(liveEmbed)).id).toBe(liveEmbed);
+    const hidden = await client(consumer.key)
+      .models.retrieve(livePrivate)
+      .catch((error) => error);
+    expect(hidden).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(hidden.error).toMatchObject({ code: 'model_not_found', param: 'model' });
+  });
+
+  it('refuses a bad key with 401 in the OpenAI envelope', async () => {
+    const error = await client('tb_notARealKey000000000000000000000000000000')
+      .models.list()
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(error.status).toBe(401);
+    expect(error.error).toMatchObject({ type: 'authentication_error', code: 'unauthorized' });
+  });
+});
+
+describe('errors in the OpenAI envelope', () => {
+  it('401 for a bad or missing key, 404 for an unknown model, 402 without credit, 402 above the price cap — none charged', async () => {
+    const slug = await promptApp();
+    const bad = await client('tb_notARealKey000000000000000000000000000000')
+      .chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error);
+    expect(bad).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(bad.error).toMatchObject({ type: 'authentication_error', code: 'unauthorized' });
+
+    const missing = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: slug, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
+
+    const consumer = await newConsumer();
+    const unknown = await client(consumer.key)
+      .chat.completions.create({ model: 'no-such-app', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(unknown.error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+
+    const expensive = await promptApp({ price: 600 });
+    const broke = await client(consumer.key)
+      .chat.completions.create({ model: expensive, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error) => error);
+    expect(broke.status).toBe(402);
+    expect(broke.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_credits' });
+
+    const capped = await client(consumer.key)
+      .chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'X-Max-Price-Cents': '50' } })
+      .catch((error) => error);
+    expect(capped.status).toBe(402);
+    expect(capped.error.code).toBe('price_above_limit');
+
+    const invalid = await client(consumer.key)
+      // @ts-expect-error a wrong type on purpose
+      .chat.completions.create({ model: slug, messages: 'hi' })
+      .catch((error) => error);
+    expect(invalid.status).toBe(400);
+    expect(invalid.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'messages' });
+
+    expect((await balances(consumer.token)).credits_cents).toBe(500);
+    expect((await invocationsOf(consumer.subject)).every((row) => row.status === 'error' && row.price_cents === 0)).toBe(true);
+  });
+
+  it('a provider failure mid-stream is an error event the SDK throws, and is free', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ status: 500 });
+    const stream = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const failure = await (async () => {
+      for await (const _chunk of stream) {
+        // drain
+      }
+    })().catch((error) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(failure.error).toMatchObject({ type: 'api_error', code: 'provider_error' });
+    expect((await balances(consumer.token)).credits_cents).toBe(500);
+  });
+
+  it('an Idempotency-Key replays the answer without a second charge, blocking and streaming', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    const body = { model: slug, messages: [{ role: 'user' as const, content: 'once only' }] };
+    const first = await openai.chat.completions.create(body, { headers: { 'Idempotency-Key': 'openai-retry-1' } });
+    const again = await openai.chat.completions.create(body, { headers: { 'Idempotency-Key': 'openai-retry-1' } });
+    expect(again.id).toBe(first.id);
+    expect(again.choices[0]!.message.content).toBe(first.choices[0]!.message.content);
+    const conflict = await openai.chat.completions
+      .create({ ...body, messages: [{ role: 'user', content: 'something else' }] }, { headers: { 'Idempotency-Key': 'openai-retry-1' } })
+      .catch((error) => error);
+    expect(conflict.status).toBe(409);
+
+    const streamBody = { ...body, stream: true as const, stream_options: { include_usage: true } };
+    const streamed = async () => {
+      let text = '';
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      for await (const chunk of await openai.chat.completions.create(streamBody, { headers: { 'Idempotency-Key': 'openai-retry-2' } })) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        usage ??= chunk.usage;
+      }
+      return { text, usage };
+    };
+    const firstStream = await streamed();
+    await successesOf(consumer.subject, 2);
+    const replayed = await streamed();
+    expect(replayed).toEqual(firstStream);
+    expect(replayed.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+
+    const successes = await successesOf(consumer.subject, 2);
+    expect(successes).toHaveLength(2);
+    for (const success of successes) await expectChargedOnce(success.id, consumer.subject);
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - 2 * PRICE);
+    await ledgerIsBalanced();
+  });
+});
+
+describe('rate limits', () => {
+  let limited: TestContext;
+  let limitedBase: string;
+  beforeAll(async () => {
+    limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream', RATE_LIMIT_PER_MINUTE: '1' });
+    await limited.app.listen({ port: 0, host: '127.0.0.1' });
+    limitedBase = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => limited?.close());
+
+  it('answers 429 with Retry-After in the OpenAI envelope once the key used its calls', async () => {
+    const owner = await limited.tokenFor('limited-owner');
+    const headers = { authorization: `Bearer ${owner}`, 'content-type': 'application/json' };
+    const created = await (
+      await fetch(`${limitedBase}/api/app/`, { method: 'POST', headers, body: JSON.stringify({ name: 'Limited', type: 'prompt' }) })
+    ).json();
+    const openai = new OpenAI({ apiKey: owner, baseURL: `${limitedBase}/v1`, maxRetries: 0 });
+    const ok = await openai.chat.completions.create({ model: created.slug, messages: [{ role: 'user', content: 'one' }] });
+    expect(ok.choices[0]!.message.content).toBe('Hello from the fake model.');
+    const refused = await openai.chat.completions.create({ model: created.slug, messages: [{ role: 'user', content: 'two' }] }).catch((error) => error);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(refused.error).toMatchObject({ type: 'rate_limit_exceeded', code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (path: string, headers = 'authorization, content-type, idempotency-key') =>
+    fetch(`${base}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+    });
+
+  it('answers preflights of the caller endpoints with 204, any origin, the caller headers and no credentials', async () => {
+    for (const path of [
+      '/v1/chat/completions',
+      '/v1/models',
+      '/v1/invoke/some-app',
+      '/api/app/some-app/chat-messages',
+      '/api/app/some-app/completion-messages',
+    ]) {
+      const response = await preflight(path);
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-methods')).toContain('POST');
+      const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+      for (const header of ['authorization', 'content-type', 'idempotency-key']) expect(allowed).toContain(header);
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+  });
+
+  it('puts Access-Control-Allow-Origin on answers and errors of the caller endpoints', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    const call = await fetch(`${base}/api/app/${slug}/completion-messages`, {
+      method: 'POST',
+      headers: { origin: 'http://elsewhere.example', authorization: `Bearer ${consumer.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: { query: 'hi' }, response_mode: 'blocking' }),
+    });
+    expect(call.status).toBe(200);
+    expect(call.headers.get('access-control-allow-origin')).toBe('*');
+    expect(call.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    const refused = await fetch(`${base}/v1/models`, { headers: { origin: 'http://elsewhere.example' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('keeps the management API same-origin: no CORS headers, and its preflights are not answered', async () => {
+    const slug = await promptApp();
+    for (const path of ['/api/keys/', '/api/app/', `/api/app/${slug}/update_status/`, `/api/app/${slug}/prompt/`, '/api/billing/balance/']) {
+      const response = await preflight(path);
+      expect(response.status, path).not.toBe(204);
+      expect(response.headers.get('access-control-allow-origin'), path).toBeNull();
+      expect(response.headers.get('access-control-allow-headers'), path).toBeNull();
+    }
+    const keys = await fetch(`${base}/api/keys/`, { headers: { origin: 'http://elsewhere.example', authorization: `Bearer ${ownerToken}` } });
+    expect(keys.status).toBe(200);
+    expect(keys.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

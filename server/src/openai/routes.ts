@@ -1,0 +1,261 @@
+// OpenAI-compatible caller endpoints: POST /v1/chat/completions and GET /v1/models. Errors use
+// OpenAI's envelope {error: {message, type, code, param}} so OpenAI clients surface them as
+// their own error types (401 AuthenticationError, 404 NotFoundError, 429 RateLimitError…).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  CallHeaders,
+  ChatCompletion,
+  type ChatCompletionChunk,
+  ChatCompletionRequest,
+  OpenAIError,
+  OpenAIModel,
+  OpenAIModelList,
+  OpenAIModelParams,
+} from '@tollbooth/contract';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { type CallAnswer, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
+import { describeSchemaError } from '../validation.ts';
+import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
+
+const PING_INTERVAL_MS = 10_000;
+
+const errors = {
+  400: OpenAIError,
+  401: OpenAIError,
+  402: OpenAIError,
+  403: OpenAIError,
+  404: OpenAIError,
+  409: OpenAIError,
+  429: OpenAIError,
+  502: OpenAIError,
+  504: OpenAIError,
+};
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  401: 'authentication_error',
+  402: 'insufficient_quota',
+  403: 'permission_error',
+  429: 'rate_limit_exceeded',
+};
+
+/** Our error in OpenAI's envelope; the param names the request field (the gateway's query is the messages). */
+export function toOpenAIError(error: FastifyError | AppError): { status: number; body: OpenAIError } {
+  let status: number;
+  let message: string;
+  let code: string | null;
+  let param: string | null = null;
+  if (error instanceof AppError) {
+    status = error.status;
+    message = error.message;
+    code = error.code;
+    param = error.params ?? null;
+    if (param === 'query') {
+      param = 'messages';
+      message = message.replace(/^query:/, 'messages:');
+    }
+    if (error.code === 'not_found' && (param === null || param === 'model')) {
+      code = 'model_not_found';
+      param = 'model';
+    }
+  } else if (error.validation) {
+    const first = error.validation[0];
+    const described = first ? describeSchemaError(first) : { path: [], message: error.message };
+    param = described.path.length > 0 ? described.path.join('.') : (error.validationContext ?? 'body');
+    status = 400;
+    message = `${param}: ${described.message}`;
+    code = 'invalid_param';
+  } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    status = error.statusCode;
+    message = error.message;
+    code = error.code ?? null;
+  } else {
+    status = 500;
+    message = 'Internal server error';
+    code = 'internal_error';
+  }
+  const type = TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  return { status, body: { error: { message, type, code, param } } };
+}
+
+const DESCRIPTION = `OpenAI's Chat Completions for any app this key may call: \`model\` is the app's slug (\`GET /v1/models\` lists them).
+Point an OpenAI client at \`{PUBLIC_URL}/v1\` with a Tollbooth API key as its API key.
+
+How the request reaches the app (docs/openai-compatible-api.md):
+- Chat apps (prompt apps in chat mode, Dify chat apps): the last message must be the user's; it is the chat query. For prompt apps the earlier
+  messages (system, user, assistant) are the conversation, sent to the model after the app's own system prompt; nothing is stored. Dify chat apps
+  keep their conversation themselves: only the last message is sent, and the answer's \`conversation_id\` continues it when sent back.
+- Completion and workflow apps: the last user message fills the app's single text input (its only text input, else the one named \`query\`)
+  unless \`inputs\` sets it; \`inputs\` (the app's input variables, as in the Dify endpoints) carries the rest. Earlier messages are not sent.
+- The app's creator sets the model and its parameters: temperature, max_tokens and the like are accepted and ignored.
+
+Charging, idempotency (\`Idempotency-Key\`), rate limits, the price cap (\`X-Max-Price-Cents\`) and analytics are those of the Dify endpoints:
+a call to another creator's app costs its price, charged only when it succeeds; a stream is charged once any part of the answer was sent.
+\`stream: true\` answers \`text/event-stream\`: \`data: <chat.completion.chunk>\` events (the first carries the role, the last a
+finish_reason "stop"), with \`stream_options.include_usage\` one more chunk with empty choices and the usage, then \`data: [DONE]\`;
+a failure after the stream started is a \`data: {"error": {...}}\` event. Comments (\`: ping\`) keep idle streams open.
+Errors are OpenAI's envelope \`{error: {message, type, code, param}}\`: 400 invalid_param (param names the field), 401 unauthorized,
+402 insufficient_credits / key_limit_exceeded / price_above_limit, 403 app_unavailable, 404 model_not_found, 409 conflict (Idempotency-Key reused
+with another body), 429 rate_limited with Retry-After, 502 provider_error, 504 provider_timeout.`;
+
+export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; gateway: GatewayService }> = async (app, { openai, gateway }) => {
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const { status, body } = toOpenAIError(error);
+    if (status >= 500) reply.log.error({ err: error }, 'OpenAI-compatible call failed');
+    if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
+    if (error instanceof RateLimitedError) reply.header('Retry-After', error.decision.resetSeconds);
+    return reply.status(status).send(body);
+  });
+
+  const requireCaller = async (request: FastifyRequest, reply: FastifyReply) => {
+    await app.authenticateCaller(request, reply);
+    if (!request.auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+    return request.auth;
+  };
+
+  app.get(
+    '/v1/models',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'List the apps this key can call (OpenAI-compatible)',
+        description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
+        security: [{ bearer: [] }],
+        response: { 200: OpenAIModelList, 401: OpenAIError },
+      },
+    },
+    async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
+  );
+
+  app.get(
+    '/v1/models/:model',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'Read one app as a model (OpenAI-compatible)',
+        security: [{ bearer: [] }],
+        params: OpenAIModelParams,
+        response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+      },
+    },
+    async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
+  );
+
+  app.post(
+    '/v1/chat/completions',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'Call an app with OpenAI Chat Completions',
+        description: DESCRIPTION,
+        security: [{ bearer: [] }],
+        headers: CallHeaders,
+        body: ChatCompletionRequest,
+        response: { 200: ChatCompletion, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      await app.authenticateCaller(request, reply);
+      const plan = await openai.plan(body, request.auth);
+      const idempotencyKey = request.headers['idempotency-key'] ?? null;
+      const maxPrice = request.headers['x-max-price-cents'];
+      let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
+      try {
+        preparation = await gateway.prepare(
+          plan.slug,
+          plan.mode,
+          async () => request.auth,
+          plan.body,
+          idempotencyKey,
+          typeof maxPrice === 'number' ? maxPrice : null,
+        );
+      } catch (error) {
+        if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
+        throw error;
+      }
+      const stream = body.stream === true;
+      const includeUsage = body.stream_options?.include_usage === true;
+      if (preparation.kind === 'replay') {
+        reply.header('Idempotent-Replayed', 'true');
+        const answer = preparation.body;
+        if (!stream) return reply.status(preparation.status).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        const write = openStream(reply);
+        const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
+        write(chunks.role());
+        write(chunks.delta(answer.answer));
+        write(chunks.finish());
+        if (includeUsage) write(chunks.usage(answer));
+        reply.raw.end('data: [DONE]\n\n');
+        return reply;
+      }
+      const call = withConversation(preparation.call, plan.history);
+      setRateLimitHeaders(reply, call.rateLimit);
+      // Aborts the upstream call when the client goes away before the answer is complete.
+      const abort = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      };
+      reply.raw.on('close', onClose);
+      if (!stream) {
+        try {
+          return toChatCompletion(await gateway.complete(call, abort.signal), body.model, plan.chatWithConversationId);
+        } finally {
+          reply.raw.off('close', onClose);
+        }
+      }
+      await streamCall(reply, call, abort, onClose, body.model, includeUsage, plan.chatWithConversationId);
+      return reply;
+    },
+  );
+
+  const openStream = (reply: FastifyReply) => {
+    reply.hijack();
+    const headers: Record<string, string | number> = {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    };
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
+    reply.raw.writeHead(200, headers);
+    reply.raw.flushHeaders();
+    return (chunk: ChatCompletionChunk | OpenAIError) => reply.raw.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  };
+
+  const streamCall = async (
+    reply: FastifyReply,
+    call: PreparedCall,
+    abort: AbortController,
+    onClose: () => void,
+    model: string,
+    includeUsage: boolean,
+    withConversationId: boolean,
+  ) => {
+    const write = openStream(reply);
+    const chunks = chunkWriter(call.taskId, model, includeUsage, withConversationId ? call.conversationId : null);
+    const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
+    let answer: CallAnswer | null = null;
+    try {
+      // The role chunk is not part of the answer: a caller leaving after it is not charged.
+      write(chunks.role());
+      answer = await gateway.stream(call, abort.signal, (text) => write(chunks.delta(text)));
+      write(chunks.finish());
+      if (includeUsage) write(chunks.usage(answer));
+      reply.raw.write('data: [DONE]\n\n');
+    } catch (error) {
+      if (!abort.signal.aborted) {
+        if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
+        write(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body);
+      }
+    } finally {
+      clearInterval(ping);
+      reply.raw.off('close', onClose);
+      reply.raw.end();
+    }
+  };
+};
+
+function setRateLimitHeaders(reply: FastifyReply, decision: PreparedCall['rateLimit']) {
+  reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
+}
