@@ -4,11 +4,14 @@
 // lose exactly the price, the creator earns it less the platform fee, nothing else moves.
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+
+// Busy machines: every test makes several calls over real sockets.
+vi.setConfig({ testTimeout: 120_000 });
 
 const PRICE = 100;
 const FEE = 10; // PLATFORM_FEE_BPS 1000
@@ -33,7 +36,7 @@ beforeAll(async () => {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   ownerToken = await ctx.tokenFor('openai-owner', { name: 'Owl Creator' });
-});
+}, 180_000);
 afterAll(async () => {
   await ctx?.close();
   await upstream?.close();
@@ -528,7 +531,7 @@ describe('rate limits', () => {
     limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream', RATE_LIMIT_PER_MINUTE: '1' });
     await limited.app.listen({ port: 0, host: '127.0.0.1' });
     limitedBase = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}`;
-  });
+  }, 180_000);
   afterAll(async () => limited?.close());
 
   it('answers 429 with Retry-After in the OpenAI envelope once the key used its calls', async () => {
