@@ -2,6 +2,7 @@ export * from './analytics.ts';
 export * from './apps.ts';
 export * from './auth.ts';
 export * from './billing.ts';
+export * from './catalog.ts';
 export * from './common.ts';
 export * from './defaults.ts';
 export * from './gateway.ts';

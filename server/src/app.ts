@@ -16,6 +16,8 @@ import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
+import { catalogRoutes } from './catalog/routes.ts';
+import { createCatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { registerCallerCors } from './cors.ts';
 import type { Database } from './db/client.ts';
@@ -130,6 +132,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
           publicUrl: config.publicUrl,
           readWorkflowAppInfo: async (row) => (await workflows.readConfig(row)).app_info,
         }),
+      });
+      await api.register(catalogRoutes, {
+        catalog: createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts }),
       });
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });

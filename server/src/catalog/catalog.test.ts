@@ -1,0 +1,331 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+let ownerToken: string;
+let otherOwnerToken: string;
+let visitorToken: string;
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const api = (method: Method, url: string, token: string | null, payload?: object) =>
+  ctx.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload ? { payload } : {}) });
+
+interface Listed {
+  slug: string;
+  name: string;
+  price_cents: number;
+  calls_30d: number;
+  creator_name: string;
+  mode: string;
+  type: string;
+}
+const list = async (query = '') => {
+  const response = await api('GET', `/api/catalog/${query ? `?${query}` : ''}`, null);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { items: Listed[]; has_more: boolean; next_cursor: string | null };
+};
+/** Every page of a listing, following next_cursor. */
+async function listAll(query: string, limit: number) {
+  const slugs: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 50; page++) {
+    const result = await list(`${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(result.items.length).toBeLessThanOrEqual(limit);
+    slugs.push(...result.items.map((item) => item.slug));
+    expect(result.next_cursor === null).toBe(!result.has_more);
+    if (!result.has_more) return slugs;
+    cursor = result.next_cursor;
+  }
+  throw new Error('paging never ended');
+}
+
+async function createApp(token: string, body: object, status: 'live' | 'draft' | 'archived' = 'live') {
+  const created = await api('POST', '/api/app/', token, { type: 'prompt', visibility: 'public', ...body });
+  expect(created.statusCode, created.body).toBe(201);
+  const slug = created.json().slug as string;
+  if (status !== 'draft') expect((await api('PATCH', `/api/app/${slug}/update_status/`, token, { status })).statusCode).toBe(200);
+  return slug;
+}
+
+const slugs: Record<string, string> = {};
+
+beforeAll(async () => {
+  upstream = await startOpenAIFake({ apiKey: 'sk-catalog' });
+  ctx = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-catalog', RATE_LIMIT_PER_MINUTE: '100000' });
+  // A creator whose display name is an e-mail address: the catalog must never show it.
+  ownerToken = await ctx.tokenFor('catalog-owner', { name: 'ada.lovelace@example.com', email: 'ada.lovelace@example.com' });
+  otherOwnerToken = await ctx.tokenFor('catalog-owner-2', { name: 'Grace Hopper' });
+  visitorToken = await ctx.tokenFor('catalog-visitor');
+
+  slugs.haiku = await createApp(ownerToken, { name: 'Haiku Writer', description: 'Seventeen syllables about anything', price_cents: 100 });
+  await api('PATCH', `/api/app/${slugs.haiku}/prompt/`, ownerToken, {
+    prompt_template: 'Write a {{style}} haiku about {{topic}}. Lines: {{lines}}',
+    input_schema: {
+      type: 'object',
+      properties: {
+        lines: { type: 'integer', minimum: 3, maximum: 3, description: 'Always three' },
+        topic: { type: 'string', maxLength: 100, description: 'What the haiku is about' },
+        style: { type: 'string', enum: ['classic', 'modern'] },
+      },
+      required: ['topic', 'style', 'lines'],
+      additionalProperties: false,
+    },
+  });
+  slugs.chat = await createApp(otherOwnerToken, { name: 'Chat Buddy', description: 'Talks 100% of the time', interaction_mode: 'chat', price_cents: 40 });
+  slugs.cheap = await createApp(otherOwnerToken, { name: 'Free Summariser', description: 'Summaries for everyone', price_cents: 5 });
+  expect((await api('PATCH', `/api/app/${slugs.cheap}/`, otherOwnerToken, { price_cents: 0 })).statusCode).toBe(200);
+  slugs.pricey = await createApp(ownerToken, { name: 'Legal Drafter', description: 'Contracts', price_cents: 900 });
+
+  // Never in the catalog.
+  slugs.private = await createApp(ownerToken, { name: 'Secret Haiku', visibility: 'private' });
+  slugs.embed = await createApp(ownerToken, { name: 'Embedded Haiku', visibility: 'embed' });
+  slugs.draft = await createApp(ownerToken, { name: 'Draft Haiku' }, 'draft');
+  slugs.archived = await createApp(ownerToken, { name: 'Archived Haiku' }, 'archived');
+  slugs.deleted = await createApp(ownerToken, { name: 'Deleted Haiku' });
+  expect((await api('DELETE', `/api/app/${slugs.deleted}/`, ownerToken)).statusCode).toBe(204);
+});
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+});
+
+const hidden = ['private', 'embed', 'draft', 'archived', 'deleted'];
+const listed = ['haiku', 'chat', 'cheap', 'pricey'];
+
+describe('who appears in the catalog', () => {
+  it('lists live public apps to anonymous visitors, and never a private, embed, draft, archived or deleted one', async () => {
+    const all = await listAll('sort=newest', 50);
+    expect(new Set(all)).toEqual(new Set(listed.map((key) => slugs[key])));
+    for (const key of hidden) {
+      expect((await list(`q=${encodeURIComponent(slugs[key]!)}`)).items).toEqual([]);
+      expect((await api('GET', `/api/catalog/${slugs[key]}`, null)).statusCode, key).toBe(404);
+      // Not even its owner finds it in the public catalog.
+      expect((await api('GET', `/api/catalog/${slugs[key]}`, ownerToken)).statusCode, key).toBe(404);
+    }
+  });
+
+  it('drops an app the moment it stops being live and public', async () => {
+    const slug = await createApp(otherOwnerToken, { name: 'Fleeting App' });
+    expect((await list('q=Fleeting')).items.map((item) => item.slug)).toEqual([slug]);
+    await api('PATCH', `/api/app/${slug}/`, otherOwnerToken, { visibility: 'private' });
+    expect((await list('q=Fleeting')).items).toEqual([]);
+    await api('PATCH', `/api/app/${slug}/`, otherOwnerToken, { visibility: 'public' });
+    await api('PATCH', `/api/app/${slug}/update_status/`, otherOwnerToken, { status: 'archived' });
+    expect((await list('q=Fleeting')).items).toEqual([]);
+    expect((await api('GET', `/api/catalog/${slug}`, null)).statusCode).toBe(404);
+  });
+
+  it('shows the creator by display name, never by e-mail address', async () => {
+    const page = await api('GET', '/api/catalog/?limit=50', null);
+    expect(page.body).not.toContain('@example.com');
+    const haiku = (page.json().items as Listed[]).find((item) => item.slug === slugs.haiku)!;
+    expect(haiku.creator_name).toBe('ada.lovelace');
+    const chat = (page.json().items as Listed[]).find((item) => item.slug === slugs.chat)!;
+    expect(chat.creator_name).toBe('Grace Hopper');
+    expect((await api('GET', `/api/catalog/${slugs.haiku}`, null)).body).not.toContain('@example.com');
+  });
+});
+
+describe('search and filters', () => {
+  it('finds apps by every word of the query in name, description, slug or creator, case-insensitively', async () => {
+    expect((await list('q=haiku')).items.map((item) => item.slug)).toEqual([slugs.haiku]);
+    expect((await list('q=SYLLABLES')).items.map((item) => item.slug)).toEqual([slugs.haiku]);
+    expect(new Set((await list('q=grace')).items.map((item) => item.slug))).toEqual(new Set([slugs.chat, slugs.cheap]));
+    expect((await list('q=grace%20summar')).items.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('q=nothing-like-this')).items).toEqual([]);
+  });
+
+  it('takes LIKE wildcards in the query literally', async () => {
+    expect((await list(`q=${encodeURIComponent('100%')}`)).items.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list(`q=${encodeURIComponent('%')}`)).items.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list(`q=${encodeURIComponent('_')}`)).items).toEqual([]);
+  });
+
+  it('filters by type, mode and price', async () => {
+    expect((await list('type=workflow')).items).toEqual([]);
+    expect(new Set((await list('type=prompt')).items.map((item) => item.slug))).toEqual(new Set(listed.map((key) => slugs[key])));
+    expect((await list('mode=chat')).items.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list('mode=completion')).items.map((item) => item.slug)).not.toContain(slugs.chat);
+    expect((await list('price=free')).items.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('price=paid')).items.map((item) => item.slug)).not.toContain(slugs.cheap);
+    expect(new Set((await list('max_price_cents=100')).items.map((item) => item.slug))).toEqual(new Set([slugs.haiku, slugs.chat, slugs.cheap]));
+  });
+
+  it('refuses unknown filter values with 400', async () => {
+    expect((await api('GET', '/api/catalog/?sort=random', null)).statusCode).toBe(400);
+    expect((await api('GET', '/api/catalog/?limit=500', null)).statusCode).toBe(400);
+    expect((await api('GET', '/api/catalog/?type=agent', null)).statusCode).toBe(400);
+  });
+});
+
+describe('sorting and paging', () => {
+  it('sorts by price both ways', async () => {
+    expect((await list('sort=price_asc')).items.map((item) => item.price_cents)).toEqual([0, 40, 100, 900]);
+    expect((await list('sort=price_desc')).items.map((item) => item.price_cents)).toEqual([900, 100, 40, 0]);
+  });
+
+  it('sorts newest first by when the app went live', async () => {
+    // Went live in the order they were created above.
+    expect((await list('sort=newest')).items.map((item) => item.slug)).toEqual([slugs.pricey, slugs.cheap, slugs.chat, slugs.haiku]);
+  });
+
+  it('sorts by successful calls over the last 30 days, read from the rollups', async () => {
+    const key = (await api('POST', '/api/keys/', visitorToken, { name: 'catalog' })).json().key as string;
+    const call = (slug: string, body: object) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/api/app/${slug}/${'query' in body ? 'chat' : 'completion'}-messages`,
+        headers: { authorization: `Bearer ${key}` },
+        payload: body,
+      });
+    for (let index = 0; index < 2; index++) {
+      const response = await call(slugs.cheap!, { inputs: { query: 'Summarise this' }, response_mode: 'blocking' });
+      expect(response.statusCode, response.body).toBe(200);
+    }
+    expect((await call(slugs.chat!, { inputs: {}, query: 'Hi', response_mode: 'blocking' })).statusCode).toBe(200);
+    // A failed call does not make an app popular.
+    expect((await call(slugs.haiku!, { inputs: { topic: 'x' }, response_mode: 'blocking' })).statusCode).toBe(400);
+    // Calls older than 30 days no longer count.
+    const { rows } = await ctx.database.db.query<{ id: string }>('SELECT id FROM apps WHERE slug = $1', [slugs.pricey]);
+    await ctx.database.db.query(
+      `INSERT INTO app_daily_stats (app_id, day, invocations, successes) VALUES ($1, (now() AT TIME ZONE 'UTC')::date - 31, 50, 50), ($1, (now() AT TIME ZONE 'UTC')::date - 29, 1, 1)`,
+      [rows[0]!.id],
+    );
+
+    const popular = (await list('sort=popular')).items;
+    expect(popular.map((item) => [item.slug, item.calls_30d])).toEqual([
+      [slugs.cheap, 2],
+      [slugs.pricey, 1],
+      [slugs.chat, 1],
+      [slugs.haiku, 0],
+    ]);
+    // popular is the default sort
+    expect((await list()).items.map((item) => item.slug)).toEqual(popular.map((item) => item.slug));
+  });
+
+  it('pages with limit and cursor through every sort without gaps or repeats', async () => {
+    for (const extra of ['Page App A', 'Page App B', 'Page App C']) await createApp(otherOwnerToken, { name: extra, price_cents: 100 });
+    for (const sort of ['popular', 'newest', 'price_asc', 'price_desc']) {
+      const whole = (await list(`sort=${sort}&limit=50`)).items.map((item) => item.slug);
+      expect(whole.length).toBeGreaterThanOrEqual(7);
+      for (const limit of [1, 2, 3]) expect(await listAll(`sort=${sort}`, limit), `${sort} by ${limit}`).toEqual(whole);
+    }
+    const first = await list('sort=newest&limit=2');
+    expect(first.has_more).toBe(true);
+    // A cursor is tied to its sort, and a forged one is refused.
+    expect((await api('GET', `/api/catalog/?sort=price_asc&cursor=${first.next_cursor}`, null)).statusCode).toBe(400);
+    expect((await api('GET', '/api/catalog/?cursor=bm90LWEtY3Vyc29y', null)).statusCode).toBe(400);
+    const forged = Buffer.from(JSON.stringify(['newest', '1 OR 1=1', '00000000-0000-0000-0000-000000000000'])).toString('base64url');
+    expect((await api('GET', `/api/catalog/?sort=newest&cursor=${forged}`, null)).statusCode).toBe(400);
+  });
+});
+
+describe("an app's public page", () => {
+  it('shows description, creator, price, the upcoming price, active plans, inputs and endpoints', async () => {
+    const plan = await api('POST', `/api/app/${slugs.haiku}/packages/`, ownerToken, {
+      name: 'Pro',
+      description: 'For poets',
+      price: 9.99,
+      features: { Support: 'email' },
+      included_calls: 100,
+    });
+    expect(plan.statusCode, plan.body).toBe(201);
+    const inactive = await api('POST', `/api/app/${slugs.haiku}/packages/`, ownerToken, { name: 'Retired', price: 1, is_active: false });
+    expect(inactive.statusCode, inactive.body).toBe(201);
+    // A price increase waits for its notice period and is shown meanwhile.
+    expect((await api('PATCH', `/api/app/${slugs.haiku}/`, ownerToken, { price_cents: 150 })).statusCode).toBe(200);
+
+    const response = await api('GET', `/api/catalog/${slugs.haiku}`, null);
+    expect(response.statusCode).toBe(200);
+    const page = response.json();
+    expect(page).toMatchObject({
+      slug: slugs.haiku,
+      name: 'Haiku Writer',
+      description: 'Seventeen syllables about anything',
+      creator_name: 'ada.lovelace',
+      type: 'prompt',
+      mode: 'completion',
+      price_cents: 100,
+      upcoming_price_cents: 150,
+      text_input: 'topic',
+      billing_path: `/applications/${slugs.haiku}/billing`,
+      endpoints: {
+        call: `http://tollbooth.test/api/app/${slugs.haiku}/completion-messages`,
+        dify_base_url: `http://tollbooth.test/api/app/${slugs.haiku}`,
+        openai_base_url: 'http://tollbooth.test/v1',
+        openapi: `http://tollbooth.test/api/app/${slugs.haiku}/openapi.json`,
+      },
+    });
+    expect(typeof page.upcoming_price_at).toBe('string');
+    expect(page.plans).toEqual([
+      {
+        id: plan.json().id,
+        name: 'Pro',
+        description: 'For poets',
+        price: 9.99,
+        price_cents: 999,
+        currency: 'usd',
+        features: { Support: 'email' },
+        included_calls: 100,
+      },
+    ]);
+    // Fields in the order the template uses them, with their real names, controls and bounds.
+    expect(page.fields).toEqual([
+      { name: 'style', label: 'Style', description: '', control: 'select', required: true, options: ['classic', 'modern'] },
+      { name: 'topic', label: 'Topic', description: 'What the haiku is about', control: 'text', required: true, maxLength: 100 },
+      { name: 'lines', label: 'Lines', description: 'Always three', control: 'integer', required: true, minimum: 3, maximum: 3 },
+    ]);
+    expect(page.snippets.curl).toContain(`'http://tollbooth.test/api/app/${slugs.haiku}/completion-messages'`);
+    expect(page.snippets.curl).toContain('"style": "classic"');
+    expect(page.snippets.curl).toContain('"lines": 3');
+    expect(page.snippets.python).toContain('import requests');
+    expect(page.snippets.dify_sdk).toContain(`new CompletionClient('YOUR_API_KEY', 'http://tollbooth.test/api/app/${slugs.haiku}')`);
+    expect(page.snippets.openai_sdk).toContain(`model: '${slugs.haiku}'`);
+  });
+
+  it('gives a chat app its query as the text and the chat endpoint', async () => {
+    const page = (await api('GET', `/api/catalog/${slugs.chat}`, null)).json();
+    expect(page).toMatchObject({ mode: 'chat', text_input: null, fields: [], plans: [] });
+    expect(page.endpoints.call).toBe(`http://tollbooth.test/api/app/${slugs.chat}/chat-messages`);
+    expect(page.snippets.curl).toContain('"query": "Hello! What can you do?"');
+    expect(page.snippets.dify_sdk).toContain('new ChatClient(');
+  });
+});
+
+describe("an app's OpenAPI document", () => {
+  it('documents the call with a request body generated from the input schema', async () => {
+    const response = await api('GET', `/api/app/${slugs.haiku}/openapi.json`, null);
+    expect(response.statusCode).toBe(200);
+    const doc = response.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([{ url: `http://tollbooth.test/api/app/${slugs.haiku}` }]);
+    expect(Object.keys(doc.paths)).toEqual(['/completion-messages', '/v1/chat/completions']);
+    expect(doc.components.schemas.Inputs).toEqual({
+      type: 'object',
+      properties: {
+        style: { title: 'Style', enum: ['classic', 'modern'], type: 'string' },
+        topic: { title: 'Topic', description: 'What the haiku is about', type: 'string', maxLength: 100 },
+        lines: { title: 'Lines', description: 'Always three', type: 'integer', minimum: 3, maximum: 3 },
+      },
+      required: ['style', 'topic', 'lines'],
+      additionalProperties: false,
+    });
+    const post = doc.paths['/completion-messages'].post;
+    expect(Object.keys(post.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(post.requestBody.content['application/json'].example.inputs).toEqual({ style: 'classic', topic: 'Hello! What can you do?', lines: 3 });
+  });
+
+  it('follows the read rule: live public or embed for anyone, any status for the owner, else 404', async () => {
+    expect((await api('GET', `/api/app/${slugs.embed}/openapi.json`, null)).statusCode).toBe(200);
+    expect((await api('GET', `/api/app/${slugs.chat}/openapi.json`, null)).json().paths['/chat-messages']).toBeDefined();
+    for (const key of ['private', 'draft', 'archived', 'deleted']) {
+      expect((await api('GET', `/api/app/${slugs[key]}/openapi.json`, null)).statusCode, key).toBe(404);
+      expect((await api('GET', `/api/app/${slugs[key]}/openapi.json`, visitorToken)).statusCode, key).toBe(404);
+    }
+    expect((await api('GET', `/api/app/${slugs.draft}/openapi.json`, ownerToken)).statusCode).toBe(200);
+    expect((await api('GET', `/api/app/${slugs.private}/openapi.json`, ownerToken)).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,132 @@
+// The catalog's SQL: live public apps only (never private, embed, draft, archived or deleted ones),
+// with the price in force now, the creator's public name, and popularity read from the daily
+// rollups (bounded by apps × 30 days, never a scan of invocations).
+import type { CatalogSort } from '@tollbooth/contract';
+import type { Queryable } from '../db/client.ts';
+
+export interface CatalogRow {
+  id: string;
+  owner_id: string;
+  slug: string;
+  name: string;
+  description: string;
+  type: 'prompt' | 'workflow';
+  mode: 'completion' | 'chat';
+  price_cents: number;
+  upcoming_price_cents: number | null;
+  upcoming_price_at: Date | null;
+  creator_name: string;
+  calls_30d: number;
+  published_at: Date;
+  /** published_at in microseconds since the epoch: the newest sort's exact key. */
+  published_us: number;
+  /** The Dify app info stored with a workflow app's configuration (null for prompt apps). */
+  app_info: { name?: string; description?: string; mode?: string; user_input_form?: unknown[] } | null;
+}
+
+const DIFY_CHAT_MODES = "('chat', 'advanced-chat', 'agent-chat')";
+
+// One row per listed app. A workflow app's mode is its Dify app's (a chat mode or not).
+const LISTED = `
+  SELECT a.id, a.owner_id, a.slug, a.name, a.description, a.type,
+    CASE WHEN a.type = 'workflow'
+      THEN CASE WHEN w.app_info->>'mode' IN ${DIFY_CHAT_MODES} THEN 'chat' ELSE 'completion' END
+      ELSE a.interaction_mode END AS mode,
+    CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
+    CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
+    CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
+    coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
+    coalesce((SELECT sum(s.successes) FROM app_daily_stats s
+      WHERE s.app_id = a.id AND s.day > (now() AT TIME ZONE 'UTC')::date - $1::int), 0)::bigint AS calls_30d,
+    coalesce(a.went_live_at, a.created_at) AS published_at,
+    (extract(epoch FROM coalesce(a.went_live_at, a.created_at)) * 1000000)::bigint AS published_us,
+    w.app_info
+  FROM apps a
+  JOIN users u ON u.id = a.owner_id
+  LEFT JOIN creators c ON c.user_id = a.owner_id
+  LEFT JOIN workflow_configs w ON w.app_id = a.id
+  WHERE a.deleted_at IS NULL AND a.status = 'live' AND a.visibility = 'public'`;
+
+/** Sort keys, in order, with their direction; the cursor carries the last row's values of these. */
+export const SORT_KEYS: Record<CatalogSort, { columns: string[]; direction: 'ASC' | 'DESC' }> = {
+  popular: { columns: ['calls_30d', 'published_us', 'id'], direction: 'DESC' },
+  newest: { columns: ['published_us', 'id'], direction: 'DESC' },
+  price_asc: { columns: ['price_cents', 'id'], direction: 'ASC' },
+  price_desc: { columns: ['price_cents', 'id'], direction: 'DESC' },
+};
+
+export interface CatalogFilter {
+  words: string[];
+  type?: string;
+  mode?: string;
+  price?: 'free' | 'paid';
+  maxPriceCents?: number;
+  sort: CatalogSort;
+  /** The last row's sort key values of the previous page. */
+  after: (string | number)[] | null;
+  limit: number;
+  popularDays: number;
+}
+
+/** A LIKE pattern that matches the text literally anywhere. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+export async function selectCatalogPage(db: Queryable, filter: CatalogFilter): Promise<CatalogRow[]> {
+  const params: unknown[] = [filter.popularDays];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  for (const word of filter.words) {
+    const pattern = param(containing(word));
+    where.push(`(name ILIKE ${pattern} OR description ILIKE ${pattern} OR slug ILIKE ${pattern} OR creator_name ILIKE ${pattern})`);
+  }
+  if (filter.type) where.push(`type = ${param(filter.type)}`);
+  if (filter.mode) where.push(`mode = ${param(filter.mode)}`);
+  if (filter.price === 'free') where.push('price_cents = 0');
+  if (filter.price === 'paid') where.push('price_cents > 0');
+  if (filter.maxPriceCents !== undefined) where.push(`price_cents <= ${param(filter.maxPriceCents)}`);
+  const { columns, direction } = SORT_KEYS[filter.sort];
+  if (filter.after) {
+    const values = filter.after.map((value) => param(value));
+    where.push(`(${columns.join(', ')}) ${direction === 'DESC' ? '<' : '>'} (${values.join(', ')})`);
+  }
+  const order = columns.map((column) => `${column} ${direction}`).join(', ');
+  const { rows } = await db.query<CatalogRow>(
+    `WITH listed AS (${LISTED}) SELECT * FROM listed ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(filter.limit)}`,
+    params,
+  );
+  return rows;
+}
+
+export async function selectCatalogApp(db: Queryable, slug: string, popularDays: number): Promise<CatalogRow | null> {
+  const { rows } = await db.query<CatalogRow>(`${LISTED} AND a.slug = $2`, [popularDays, slug]);
+  return rows[0] ?? null;
+}
+
+export interface PlanRow {
+  id: string;
+  name: string;
+  description: string;
+  price_cents: number;
+  currency: string;
+  features: Record<string, string>;
+  included_calls: number;
+}
+
+/** The app's active plans, cheapest first. */
+export async function selectActivePlans(db: Queryable, appId: string): Promise<PlanRow[]> {
+  const { rows } = await db.query<PlanRow>(
+    `SELECT id, name, description, price_cents, currency, features, included_calls FROM packages
+     WHERE app_id = $1 AND is_active ORDER BY price_cents, created_at, id`,
+    [appId],
+  );
+  return rows;
+}
+
+/** A workflow app's stored Dify app info (its mode and input form), or null. */
+export async function selectWorkflowAppInfo(db: Queryable, appId: string): Promise<CatalogRow['app_info']> {
+  const { rows } = await db.query<{ app_info: CatalogRow['app_info'] }>('SELECT app_info FROM workflow_configs WHERE app_id = $1', [appId]);
+  return rows[0]?.app_info ?? null;
+}

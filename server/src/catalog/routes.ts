@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CatalogAppDetail, CatalogPage, CatalogQuery, ErrorResponse, SlugParams } from '@tollbooth/contract';
+import { Type } from 'typebox';
+import type { CatalogService } from './service.ts';
+
+const tags = ['catalog'];
+const errors = { 400: ErrorResponse, 404: ErrorResponse };
+
+export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService }> = async (app, { catalog }) => {
+  app.get(
+    '/catalog/',
+    {
+      schema: {
+        tags,
+        summary: 'The public catalog: live public applications (no sign-in)',
+        description:
+          'Private, embed, draft, archived and deleted applications never appear. Search with q (every word must match the name, description, slug or creator), filter by type, mode and price, sort by popular (successful calls over 30 days), newest or price. Paged: pass next_cursor as cursor while has_more is true.',
+        querystring: CatalogQuery,
+        response: { 200: CatalogPage, ...errors },
+      },
+    },
+    async (request) => catalog.listApps(request.query),
+  );
+
+  app.get(
+    '/catalog/:slug',
+    {
+      schema: {
+        tags,
+        summary: "A live public application's public page",
+        description: 'Its inputs, active plans, endpoints and copy-ready snippets (replace YOUR_API_KEY with an API key). 404 for any app not in the catalog.',
+        params: SlugParams,
+        response: { 200: CatalogAppDetail, ...errors },
+      },
+    },
+    async (request) => catalog.readApp(request.params.slug),
+  );
+
+  app.get(
+    '/app/:slug/openapi.json',
+    {
+      preHandler: app.authenticateOptional,
+      schema: {
+        tags,
+        summary: "An application's own OpenAPI 3.1 document, generated from its inputs",
+        description: 'Anyone for a live public or embed application; the owner for any status; otherwise 404.',
+        params: SlugParams,
+        response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }), ...errors },
+      },
+    },
+    async (request) => catalog.openApiDocument(request.params.slug, request.auth?.user.id ?? null),
+  );
+};
