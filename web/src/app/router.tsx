@@ -12,6 +12,8 @@ import { RegisterPage } from '../features/auth/routes/register-page';
 import { BillingPage } from '../features/billing/routes/billing-page';
 import { BillingSuccessPage } from '../features/billing/routes/billing-success-page';
 import { MoneyPage } from '../features/billing/routes/money-page';
+import { ExploreAppPage } from '../features/catalog/routes/explore-app-page';
+import { ExplorePage } from '../features/catalog/routes/explore-page';
 import { ApiTestPage } from '../features/gateway/routes/api-test-page';
 import { ApiKeysSection } from '../features/keys/components/api-keys-section';
 import { ProfilePage } from '../features/profile/routes/profile-page';
@@ -35,6 +37,8 @@ export function AppRoutes() {
         <Route path="auth/register" element={<RegisterPage />} />
         <Route path="auth/callback" element={<CallbackPage />} />
         <Route path="api-test" element={<ApiTestPage />} />
+        <Route path="explore" element={<ExplorePage />} />
+        <Route path="explore/:slug" element={<ExploreAppPage />} />
 
         <Route element={<RequireAuth redirectTo="/" />}>
           <Route path="dashboard" element={<DashboardPage />} />

@@ -62,6 +62,7 @@ describe('AppLayout', () => {
       ['Applications', '/applications'],
       ['Analytics', '/analytics'],
       ['API Test', '/api-test'],
+      ['Explore', '/explore'],
     ]);
   });
 
@@ -115,6 +116,7 @@ describe('AppLayout', () => {
     renderLayout(fakeAuth());
     expect(screen.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe('/login');
     expect(screen.getByRole('link', { name: 'Get Started' }).getAttribute('href')).toBe('/register');
+    expect(screen.getByRole('link', { name: 'Explore' }).getAttribute('href')).toBe('/explore');
     expect(screen.queryByRole('navigation', { name: 'Main' })).toBeNull();
   });
 
@@ -136,7 +138,7 @@ describe('AppLayout', () => {
       within(mobileNav)
         .getAllByRole('link')
         .map((link) => link.textContent),
-    ).toEqual(['Dashboard', 'Applications', 'Analytics', 'API Test']);
+    ).toEqual(['Dashboard', 'Applications', 'Analytics', 'API Test', 'Explore']);
     expect(screen.getAllByRole('button', { name: 'Sign out' })).toHaveLength(1);
 
     fireEvent.keyDown(document, { key: 'Escape' });

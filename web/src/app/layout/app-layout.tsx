@@ -6,7 +6,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { primaryButton } from '../../components/ui/styles';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { MobileMenu } from './mobile-menu';
-import { signedInLinks, userInitial } from './nav-items';
+import { exploreLink, signedInLinks, userInitial } from './nav-items';
 import { useDismiss } from './use-dismiss';
 import { UserMenu } from './user-menu';
 
@@ -81,6 +81,9 @@ export function AppLayout() {
             ) : null}
             {status === 'unauthenticated' ? (
               <div className="hidden items-center gap-3 md:flex">
+                <NavLink to={exploreLink.to} className={desktopLinkClass}>
+                  {exploreLink.label}
+                </NavLink>
                 <Link to="/login" className={desktopLinkClass({ isActive: pathname === '/login' })}>
                   Sign in
                 </Link>

@@ -1,5 +1,5 @@
 import { Link, NavLink } from 'react-router';
-import { type NavItem, userMenuLinks } from './nav-items';
+import { exploreLink, type NavItem, userMenuLinks } from './nav-items';
 
 interface MobileMenuProps {
   id: string;
@@ -56,6 +56,9 @@ export function MobileMenu({ id, authStatus, links, userLabel, email, initial, o
         </>
       ) : authStatus === 'unauthenticated' ? (
         <div className="space-y-1 px-2 py-3">
+          <NavLink to={exploreLink.to} className={linkClass} onClick={onNavigate}>
+            {exploreLink.label}
+          </NavLink>
           <Link to="/login" className={linkClass({ isActive: false })} onClick={onNavigate}>
             Sign in
           </Link>

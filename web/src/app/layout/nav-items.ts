@@ -8,7 +8,11 @@ export const signedInLinks: NavItem[] = [
   { to: '/applications', label: 'Applications' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/api-test', label: 'API Test' },
+  { to: '/explore', label: 'Explore' },
 ];
+
+/** The public catalog, offered to signed-out visitors too. */
+export const exploreLink: NavItem = { to: '/explore', label: 'Explore' };
 
 export const userMenuLinks: NavItem[] = [
   { to: '/profile', label: 'Profile' },

@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useSendChat } from '../api/send-chat';
-import { CHAT_INPUT_REQUIRED, chatFailedMessage } from '../lib/console-messages';
+import { API_KEY_REQUIRED, CHAT_INPUT_REQUIRED, chatFailedMessage } from '../lib/console-messages';
 import { buildInputs } from '../lib/input-fields';
-import type { TesterProps } from './completion-tester';
+import { type TesterProps, useClearOnAppChange } from './completion-tester';
 import { StreamingAnswer, TestError, TestResult } from './test-result';
 
 /** A conversation belongs to one app and one caller; another slug or key starts afresh. */
@@ -13,7 +13,7 @@ interface Conversation {
   id: string;
 }
 
-export function ChatTester({ slug, apiKey, stream, fields, fieldValues }: TesterProps) {
+export function ChatTester({ slug, apiKey, stream, inputs, fieldValues, needsKey }: TesterProps) {
   const id = useId();
   const chat = useSendChat();
   const [query, setQuery] = useState('');
@@ -23,9 +23,21 @@ export function ChatTester({ slug, apiKey, stream, fields, fieldValues }: Tester
   const trimmedSlug = slug.trim();
   const conversationId = conversation && conversation.slug === trimmedSlug && conversation.apiKey === apiKey ? conversation.id : '';
 
+  const { reset } = chat;
+  useClearOnAppChange(trimmedSlug, () => {
+    reset();
+    setValidationError(null);
+    setStreamed(null);
+  });
+
   function runTest() {
     if (trimmedSlug === '' || query.trim() === '') {
       setValidationError(CHAT_INPUT_REQUIRED);
+      return;
+    }
+    if (needsKey) {
+      chat.reset();
+      setValidationError(API_KEY_REQUIRED);
       return;
     }
     setValidationError(null);
@@ -36,7 +48,7 @@ export function ChatTester({ slug, apiKey, stream, fields, fieldValues }: Tester
         apiKey,
         stream,
         query,
-        inputs: buildInputs(fields, fieldValues),
+        inputs: buildInputs(inputs.formFields, fieldValues),
         conversationId: conversationId || undefined,
         onAnswer: setStreamed,
       },

@@ -1,8 +1,8 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { useSendCompletion } from '../api/send-completion';
-import { COMPLETION_INPUT_REQUIRED, completionFailedMessage } from '../lib/console-messages';
-import { buildInputs, type InputField } from '../lib/input-fields';
+import { type ConsoleInputs, completionInputs } from '../lib/console-inputs';
+import { API_KEY_REQUIRED, COMPLETION_INPUT_REQUIRED, completionFailedMessage } from '../lib/console-messages';
 import { StreamingAnswer, TestError, TestResult } from './test-result';
 
 export interface TesterProps {
@@ -10,26 +10,49 @@ export interface TesterProps {
   slug: string;
   apiKey: string;
   stream: boolean;
-  fields: InputField[];
+  inputs: ConsoleInputs;
   fieldValues: Record<string, string>;
+  /** An anonymous visitor without an API key: a test explains that a key is needed instead of failing with 401. */
+  needsKey: boolean;
 }
 
-export function CompletionTester({ slug, apiKey, stream, fields, fieldValues }: TesterProps) {
+/** Clears a tester's answer, error and stream when another app is chosen: they were about the last one. */
+export function useClearOnAppChange(slug: string, clear: () => void) {
+  const [shownFor, setShownFor] = useState(slug);
+  useEffect(() => {
+    if (slug === shownFor) return;
+    setShownFor(slug);
+    clear();
+  }, [slug, shownFor, clear]);
+}
+
+export function CompletionTester({ slug, apiKey, stream, inputs, fieldValues, needsKey }: TesterProps) {
   const id = useId();
   const completion = useSendCompletion();
   const [text, setText] = useState('');
   const [validationError, setValidationError] = useState<string | null>(null);
   const [streamed, setStreamed] = useState<string | null>(null);
+  const { reset } = completion;
+  useClearOnAppChange(slug.trim(), () => {
+    reset();
+    setValidationError(null);
+    setStreamed(null);
+  });
 
   function runTest() {
     if (slug.trim() === '' || text.trim() === '') {
       setValidationError(COMPLETION_INPUT_REQUIRED);
       return;
     }
+    if (needsKey) {
+      completion.reset();
+      setValidationError(API_KEY_REQUIRED);
+      return;
+    }
     setValidationError(null);
     setStreamed(stream ? '' : null);
     completion.mutate(
-      { slug: slug.trim(), apiKey, stream, inputs: buildInputs(fields, fieldValues, text), onAnswer: setStreamed },
+      { slug: slug.trim(), apiKey, stream, inputs: completionInputs(inputs, fieldValues, text), onAnswer: setStreamed },
       { onSettled: () => setStreamed(null) },
     );
   }
@@ -48,7 +71,7 @@ export function CompletionTester({ slug, apiKey, stream, fields, fieldValues }: 
         rows={4}
         value={text}
         onChange={(event) => setText(event.target.value)}
-        placeholder="Enter the text to send as the query input..."
+        placeholder={`Enter the text to send as the ${inputs.textInput ?? 'query'} input...`}
         className={`${inputField} mt-1`}
       />
       <button type="button" className={`${primaryButton} mt-4`} disabled={busy || slug === '' || text === ''} onClick={runTest}>

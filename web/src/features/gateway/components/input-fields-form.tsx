@@ -4,6 +4,8 @@ import type { InputField } from '../lib/input-fields';
 
 interface InputFieldsFormProps {
   fields: InputField[];
+  /** The input the Input Text fills, named in the note. */
+  textInput: string | null;
   values: Record<string, string>;
   onChange: (name: string, value: string) => void;
 }
@@ -46,7 +48,7 @@ function FieldControl({ field, id, value, onChange }: { field: InputField; id: s
 }
 
 /** One labelled input per field of the app's input schema besides `query`; sent with both tests. */
-export function InputFieldsForm({ fields, values, onChange }: InputFieldsFormProps) {
+export function InputFieldsForm({ fields, textInput, values, onChange }: InputFieldsFormProps) {
   const id = useId();
   if (fields.length === 0) return null;
   return (
@@ -54,7 +56,10 @@ export function InputFieldsForm({ fields, values, onChange }: InputFieldsFormPro
       <h2 id={`${id}-title`} className="text-lg font-semibold text-gray-900">
         App Inputs
       </h2>
-      <p className="mt-1 text-sm text-gray-500">The other fields of this app's input schema, sent with both tests. Input Text and Chat Query fill query.</p>
+      <p className="mt-1 text-sm text-gray-500">
+        The fields of this app's inputs, sent with both tests.{' '}
+        {textInput ? `Input Text fills ${textInput}; Chat Query is the chat message.` : 'Chat Query is the chat message.'}
+      </p>
       <div className="mt-4 grid grid-cols-1 gap-4 sm:grid-cols-2">
         {fields.map((field) => {
           const fieldId = `${id}-${field.name}`;

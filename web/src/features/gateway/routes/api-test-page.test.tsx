@@ -3,7 +3,9 @@ import { type ReactNode, useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { makeCatalogAppDetail } from '@/testing/fake-catalog';
 import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { API_KEY_REQUIRED } from '../lib/console-messages';
 import { FAKE_CREATED_AT, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
 import { ApiTestPage } from './api-test-page';
 
@@ -297,14 +299,95 @@ describe('ApiTestPage', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it('says what is missing when an anonymous visitor calls without a key', async () => {
-    vi.spyOn(console, 'warn').mockImplementation(() => {});
-    fakeGatewayServer({ apps: [haiku()] });
+  it('tells an anonymous visitor without a key that one is needed, instead of calling and failing with 401', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const server = fakeGatewayServer({ apps: [haiku()] });
     renderConsole({ route: '/api-test?app=haiku-writer', signedIn: false });
+    await screen.findByRole('heading', { name: 'Application Details' });
 
     await testChat('Hi');
-    expect((await within(chatSection()).findByRole('alert')).textContent).toBe(
-      'Chat test failed: Authentication credentials were not provided: send Authorization: Bearer <API key>',
-    );
+    expect(within(chatSection()).getByRole('alert').textContent).toBe(API_KEY_REQUIRED);
+    await testCompletion('Hello');
+    expect(within(completionSection()).getByRole('alert').textContent).toBe(API_KEY_REQUIRED);
+    expect(server.gatewayCalls).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+
+    // With a key pasted, the same button calls.
+    fireEvent.change(screen.getByLabelText('API Key'), { target: { value: 'tb_key' } });
+    fireEvent.click(within(completionSection()).getByRole('button', { name: 'Test Completion' }));
+    await within(completionSection()).findByText('Response Received');
+    expect(within(completionSection()).queryByText(API_KEY_REQUIRED)).toBeNull();
+    expect(server.gatewayCalls).toHaveLength(1);
+  });
+
+  it('renders a public app’s real fields for anonymous visitors and puts the Input Text in the app’s text input', async () => {
+    const publicHaiku = makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', status: 'live', visibility: 'public', is_owner: false });
+    const server = fakeGatewayServer({ apps: [publicHaiku], catalog: { 'haiku-writer': makeCatalogAppDetail() } });
+    renderConsole({ route: '/api-test?app=haiku-writer', signedIn: false });
+
+    const inputs = await screen.findByRole('region', { name: 'App Inputs' });
+    // One input per field but the text input, which the Input Text fills.
+    expect(within(inputs).getByLabelText(/^style/).tagName).toBe('SELECT');
+    expect(within(inputs).getByLabelText('lines')).toBeTruthy();
+    expect(within(inputs).queryByLabelText(/^topic/)).toBeNull();
+    expect(inputs.textContent).toContain('Input Text fills topic');
+
+    fireEvent.change(within(inputs).getByLabelText(/^style/), { target: { value: 'modern' } });
+    fireEvent.change(within(inputs).getByLabelText('lines'), { target: { value: '3' } });
+    fireEvent.change(screen.getByLabelText('API Key'), { target: { value: 'tb_visitor' } });
+    await testCompletion('autumn leaves');
+    await within(completionSection()).findByText('Response Received');
+    expect(server.gatewayCalls[0]).toMatchObject({
+      body: { inputs: { style: 'modern', lines: 3, topic: 'autumn leaves' }, response_mode: 'blocking' },
+      authorization: 'Bearer tb_visitor',
+    });
+    expect(server.calls()).toContain('GET /api/catalog/haiku-writer');
+  });
+
+  it('reads a public app’s fields from the catalog for a signed-in user who does not own it', async () => {
+    const theirs = makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', status: 'live', visibility: 'public', is_owner: false });
+    const server = fakeGatewayServer({ apps: [theirs], catalog: { 'haiku-writer': makeCatalogAppDetail() } });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+
+    const inputs = await screen.findByRole('region', { name: 'App Inputs' });
+    fireEvent.change(within(inputs).getByLabelText(/^style/), { target: { value: 'classic' } });
+    await testCompletion('owls');
+    await within(completionSection()).findByText('Response Received');
+    expect(server.gatewayCalls[0]?.body.inputs).toEqual({ style: 'classic', topic: 'owls' });
+    expect(server.calls()).not.toContain('GET /api/app/haiku-writer/prompt/');
+  });
+
+  it('clears the last app’s answers, errors and field values when another app is chosen', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    fakeGatewayServer({
+      apps: [haiku(), flow()],
+      inputSchemas: {
+        'haiku-writer': {
+          type: 'object',
+          properties: { query: { type: 'string' }, topic: { type: 'string' } },
+          required: ['query'],
+          additionalProperties: false,
+        },
+      },
+      answerCall: (call) => (call.action === 'chat-messages' ? jsonResponse({ code: 'not_chat_app', message: 'Not a chat app', status: 400 }, 400) : undefined),
+    });
+    renderConsole();
+    const dropdown = screen.getByLabelText('Application') as HTMLSelectElement;
+    await screen.findByRole('option', { name: 'Haiku Writer (prompt)' });
+    fireEvent.change(dropdown, { target: { value: 'haiku-writer' } });
+    fireEvent.change(await screen.findByLabelText('topic'), { target: { value: 'owls' } });
+
+    await testCompletion('First app');
+    await within(completionSection()).findByText('Response Received');
+    await testChat('Wrong mode');
+    expect((await within(chatSection()).findByRole('alert')).textContent).toBe('Chat test failed: Not a chat app');
+
+    fireEvent.change(dropdown, { target: { value: 'support-flow' } });
+    await waitFor(() => expect(within(completionSection()).queryByText('Response Received')).toBeNull());
+    expect(within(chatSection()).queryByRole('alert')).toBeNull();
+    expect(screen.queryByText('You said: First app')).toBeNull();
+
+    fireEvent.change(dropdown, { target: { value: 'haiku-writer' } });
+    expect(((await screen.findByLabelText('topic')) as HTMLInputElement).value).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useApps } from '@/lib/api/apps/get-apps';
+import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { useWorkflowConfig } from '@/lib/api/workflows/get-workflow-config';
 import { useAuth } from '@/lib/auth/use-auth';
@@ -12,7 +13,8 @@ import { CompletionTester } from '../components/completion-tester';
 import { InputFieldsForm } from '../components/input-fields-form';
 import { useConsoleApp } from '../hooks/use-console-app';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
-import { extraInputFields } from '../lib/input-fields';
+import { catalogInputFields, consoleInputs, schemaInputFields, workflowMode } from '../lib/console-inputs';
+import type { InputField } from '../lib/input-fields';
 import { workflowInputFields } from '../lib/workflow-input-fields';
 
 const SLUG_DEBOUNCE_MS = 300;
@@ -34,19 +36,37 @@ export function ApiTestPage() {
 
   const detailsSlug = useDebouncedValue(slug.trim(), SLUG_DEBOUNCE_MS);
   const app = useConsoleApp(detailsSlug);
-  // Only the owner can read the input schema; everyone else sends just `query`.
+  // The owner reads the inputs from the app's configuration, whatever its status.
   const canReadSchema = signedIn && app.data?.is_owner === true && app.data.type === 'prompt';
   const promptConfig = usePromptConfig(detailsSlug, { enabled: canReadSchema });
   // A workflow app's inputs are its Dify app's input form.
   const canReadWorkflow = signedIn && app.data?.is_owner === true && app.data.type === 'workflow';
   const workflowConfig = useWorkflowConfig(detailsSlug, { enabled: canReadWorkflow });
-  const fields = canReadSchema
-    ? extraInputFields(promptConfig.data?.active_version.input_schema)
-    : canReadWorkflow
-      ? workflowInputFields(workflowConfig.data)
-      : [];
+  // Anyone else (signed in or not) reads a live public app's inputs from the public catalog.
+  const publicApp = useCatalogApp(detailsSlug, { enabled: app.data !== undefined && !app.data.is_owner });
 
-  const testerProps = { slug, apiKey, stream, fields, fieldValues };
+  let fields: InputField[] | null = null;
+  let mode: 'completion' | 'chat' = app.data?.interaction_mode ?? 'completion';
+  if (canReadSchema && promptConfig.data) fields = schemaInputFields(promptConfig.data.active_version.input_schema);
+  else if (canReadWorkflow && workflowConfig.data) {
+    fields = workflowInputFields(workflowConfig.data);
+    mode = workflowMode(workflowConfig.data) ?? mode;
+  } else if (publicApp.data && publicApp.data.slug === detailsSlug) {
+    fields = catalogInputFields(publicApp.data.fields);
+    mode = publicApp.data.mode;
+  }
+  const inputs = consoleInputs(fields, mode);
+
+  // Values typed for one app mean nothing to the next (reset while rendering, React's pattern for derived state).
+  const [valuesFor, setValuesFor] = useState(slug.trim());
+  if (valuesFor !== slug.trim()) {
+    setValuesFor(slug.trim());
+    setFieldValues({});
+  }
+
+  // Anonymous visitors can only call with a key: the Test buttons say so instead of failing with 401.
+  const needsKey = status === 'unauthenticated' && apiKey.trim() === '';
+  const testerProps = { slug, apiKey, stream, inputs, fieldValues, needsKey };
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">
       <h1 className="text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">API Test Console</h1>
@@ -64,7 +84,12 @@ export function ApiTestPage() {
           onStreamChange={setStream}
         />
         <AppDetails app={app.data} isLoading={app.isLoading} error={app.error} />
-        <InputFieldsForm fields={fields} values={fieldValues} onChange={(name, value) => setFieldValues((current) => ({ ...current, [name]: value }))} />
+        <InputFieldsForm
+          fields={inputs.formFields}
+          textInput={inputs.textInput}
+          values={fieldValues}
+          onChange={(name, value) => setFieldValues((current) => ({ ...current, [name]: value }))}
+        />
         <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
           <CompletionTester {...testerProps} />
           <ChatTester {...testerProps} />

@@ -1,7 +1,7 @@
 // A fake of the paid call endpoints (and the owner's prompt config) on top of the fake apps server:
 // blocking JSON answers, Server-Sent Events split at awkward places with ping frames in between, and
 // {code, message, status} errors, so the console is tested against the real wire format.
-import type { Application, IoSchema, PromptConfig } from '@tollbooth/contract';
+import type { Application, CatalogAppDetail, IoSchema, PromptConfig } from '@tollbooth/contract';
 import { fakeAppsServer } from '@/testing/fake-apps-server';
 import { jsonResponse } from '@/testing/test-utils';
 
@@ -19,6 +19,8 @@ interface FakeGatewayOptions {
   apps?: Application[];
   /** Input schemas the owner can read, by slug. */
   inputSchemas?: Record<string, IoSchema>;
+  /** Public pages of the catalog (GET /api/catalog/{slug}), by slug; any other slug is 404. */
+  catalog?: Record<string, CatalogAppDetail>;
   /** Answer a Response to replace the fake's answer for one call. */
   answerCall?: (call: RecordedCall) => Response | undefined;
 }
@@ -65,7 +67,7 @@ function slices(text: string, size: number): string[] {
   return pieces;
 }
 
-export function fakeGatewayServer({ apps = [], inputSchemas = {}, answerCall }: FakeGatewayOptions = {}) {
+export function fakeGatewayServer({ apps = [], inputSchemas = {}, catalog = {}, answerCall }: FakeGatewayOptions = {}) {
   const gatewayCalls: RecordedCall[] = [];
   let conversations = 0;
   let messages = 0;
@@ -73,6 +75,11 @@ export function fakeGatewayServer({ apps = [], inputSchemas = {}, answerCall }: 
   const server = fakeAppsServer({
     apps,
     override: (url, init) => {
+      const publicPage = /^\/api\/catalog\/([^/]+)$/.exec(url.pathname);
+      if (publicPage) {
+        const page = catalog[decodeURIComponent(publicPage[1] as string)];
+        return page ? jsonResponse(page) : jsonResponse({ code: 'not_found', message: 'Application not found', status: 404 }, 404);
+      }
       const prompt = /^\/api\/app\/([^/]+)\/prompt\/$/.exec(url.pathname);
       if (prompt) {
         const schema = inputSchemas[decodeURIComponent(prompt[1] as string)];

@@ -1,0 +1,203 @@
+import type { CatalogAppDetail, CatalogPlan } from '@tollbooth/contract';
+import type { ReactNode } from 'react';
+import { Link, useParams } from 'react-router';
+import { Badge, typeTone } from '@/components/ui/badges';
+import { ErrorBox } from '@/components/ui/error-box';
+import { PageSpinner } from '@/components/ui/spinner';
+import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
+import { ApiError, getErrorMessage } from '@/lib/errors';
+import { formatCents, formatDollars, formatUpcomingPrice } from '@/lib/format';
+import { CodeSnippets } from '../components/code-snippets';
+import { InputsTable } from '../components/inputs-table';
+
+function Section({ title, children, action }: { title: string; children: ReactNode; action?: ReactNode }) {
+  const id = `explore-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <section aria-labelledby={id} className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id={id} className="text-lg font-semibold text-gray-900">
+          {title}
+        </h2>
+        {action}
+      </div>
+      <div className="mt-4">{children}</div>
+    </section>
+  );
+}
+
+function PlanCard({ plan }: { plan: CatalogPlan }) {
+  return (
+    <li className="rounded-md p-4 ring-1 ring-gray-200">
+      <h3 className="font-semibold text-gray-900">{plan.name}</h3>
+      <p className="mt-1 text-sm text-gray-900">
+        <span className="text-lg font-bold">{formatDollars(plan.price)}</span> {plan.currency.toUpperCase()} / month
+      </p>
+      {plan.included_calls > 0 ? <p className="text-sm text-gray-600">{plan.included_calls.toLocaleString('en-US')} calls included each month</p> : null}
+      {plan.description ? <p className="mt-2 text-sm text-gray-600">{plan.description}</p> : null}
+      {Object.keys(plan.features).length ? (
+        <ul className="mt-2 space-y-0.5 text-sm text-gray-700">
+          {Object.entries(plan.features).map(([key, value]) => (
+            <li key={key}>
+              {key}: {value}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+function ApiReference({ app }: { app: CatalogAppDetail }) {
+  const rows: [string, ReactNode][] = [
+    [
+      'Endpoint',
+      <code key="e" className="break-all">
+        POST {app.endpoints.call}
+      </code>,
+    ],
+    ['Authentication', <code key="a">Authorization: Bearer YOUR_API_KEY</code>],
+    [
+      'Dify client base URL',
+      <code key="d" className="break-all">
+        {app.endpoints.dify_base_url}
+      </code>,
+    ],
+    [
+      'OpenAI client',
+      <span key="o">
+        base URL <code className="break-all">{app.endpoints.openai_base_url}</code>, model <code>{app.slug}</code>
+      </span>,
+    ],
+    [
+      'OpenAPI document',
+      <a key="spec" href={app.endpoints.openapi} className={`${textLink} break-all`}>
+        {app.endpoints.openapi}
+      </a>,
+    ],
+  ];
+  return (
+    <>
+      <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-[12rem_1fr]">
+        {rows.map(([label, value]) => (
+          <div key={label} className="contents">
+            <dt className="font-medium text-gray-500">{label}</dt>
+            <dd className="font-mono text-xs text-gray-900 sm:text-sm">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="mt-4 text-sm text-gray-600">
+        Replace YOUR_API_KEY with one of your API keys (create one on your{' '}
+        <Link to="/profile" className={textLink}>
+          profile
+        </Link>
+        ). Each successful call costs {app.price_cents === 0 ? 'nothing' : formatCents(app.price_cents)}; failed calls are free.
+      </p>
+      <div className="mt-4">
+        <CodeSnippets snippets={app.snippets} />
+      </div>
+    </>
+  );
+}
+
+/** /explore/{slug}: a live public app's public page, for everyone. */
+export function ExploreAppPage() {
+  const { slug = '' } = useParams();
+  const app = useCatalogApp(slug);
+
+  if (app.isPending) return <PageSpinner message="Loading application..." />;
+  if (app.isError || !app.data) {
+    const notFound = app.error instanceof ApiError && app.error.status === 404;
+    return (
+      <div className="mx-auto max-w-3xl px-4 py-8">
+        <ErrorBox message={notFound ? 'Application not found' : getErrorMessage(app.error)}>
+          <Link to="/explore" className={`${textLink} mt-2 inline-block text-sm`}>
+            Back to Explore
+          </Link>
+        </ErrorBox>
+      </div>
+    );
+  }
+
+  const data = app.data;
+  const upcoming = formatUpcomingPrice(data);
+  const tryIt = `/api-test?app=${encodeURIComponent(data.slug)}`;
+  return (
+    <div className="mx-auto max-w-5xl px-4 py-8 sm:px-6 lg:px-8">
+      <Link to="/explore" className={`${textLink} text-sm`}>
+        ← Explore
+      </Link>
+      <header className="mt-4 flex flex-col gap-4 sm:flex-row sm:items-start sm:justify-between">
+        <div className="min-w-0">
+          <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">{data.name}</h1>
+          <p className="mt-1 text-sm text-gray-600">
+            by <span className="font-medium text-gray-900">{data.creator_name}</span> · <code className="font-mono">{data.slug}</code>
+          </p>
+          <div className="mt-3 flex flex-wrap gap-2">
+            <Badge tone={typeTone(data.type)} title="Type">
+              {data.type}
+            </Badge>
+            <Badge tone="indigo" title="Mode">
+              {data.mode}
+            </Badge>
+            <Badge tone="gray" title="Calls in the last 30 days">
+              {data.calls_30d.toLocaleString('en-US')} calls in 30 days
+            </Badge>
+          </div>
+        </div>
+        <div className="shrink-0 rounded-lg bg-white p-4 shadow-sm ring-1 ring-gray-200 sm:text-right" data-testid="explore-price">
+          <p className="text-2xl font-bold text-gray-900">{data.price_cents === 0 ? 'Free' : formatCents(data.price_cents)}</p>
+          <p className="text-sm text-gray-500">per successful call</p>
+          {upcoming ? <p className="mt-1 text-sm text-amber-700">Rises to {upcoming}</p> : null}
+          <div className="mt-3 flex gap-2 sm:justify-end">
+            <Link to={tryIt} className={primaryButton}>
+              Try it
+            </Link>
+          </div>
+        </div>
+      </header>
+
+      <div className="mt-8 space-y-6">
+        <Section title="About">
+          <p className="text-sm whitespace-pre-line text-gray-700">{data.description || 'The creator has not described this app yet.'}</p>
+        </Section>
+
+        <Section
+          title="Plans"
+          action={
+            data.plans.length ? (
+              <Link to={data.billing_path} className={secondaryButton}>
+                Subscribe to a plan
+              </Link>
+            ) : null
+          }
+        >
+          {data.plans.length ? (
+            <ul className="grid grid-cols-1 gap-4 md:grid-cols-3">
+              {data.plans.map((plan) => (
+                <PlanCard key={plan.id} plan={plan} />
+              ))}
+            </ul>
+          ) : (
+            <p className="text-sm text-gray-600">No plans: every call is paid from your credits at the price per call.</p>
+          )}
+        </Section>
+
+        <Section title="Inputs">
+          <InputsTable fields={data.fields} textInput={data.text_input} mode={data.mode} />
+        </Section>
+
+        <Section
+          title="API reference"
+          action={
+            <Link to={tryIt} className={secondaryButton}>
+              Try it in the API Test Console
+            </Link>
+          }
+        >
+          <ApiReference app={data} />
+        </Section>
+      </div>
+    </div>
+  );
+}
