@@ -1,0 +1,95 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import type { CatalogAppDetail } from '@tollbooth/contract';
+import { Route, Routes } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { makeCatalogAppDetail } from '@/testing/fake-catalog';
+import { jsonResponse, renderWithProviders } from '@/testing/test-utils';
+import { ExploreAppPage } from './explore-app-page';
+
+function fakePublicPage(page: CatalogAppDetail | null) {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: string) => {
+      const url = new URL(input, 'http://localhost');
+      if (page && url.pathname === `/api/catalog/${page.slug}`) return jsonResponse(page);
+      return jsonResponse({ code: 'not_found', message: 'Application not found', status: 404 }, 404);
+    }),
+  );
+}
+
+const renderPage = (slug: string) =>
+  renderWithProviders(
+    <Routes>
+      <Route path="/explore/:slug" element={<ExploreAppPage />} />
+    </Routes>,
+    { route: `/explore/${slug}` },
+  );
+
+describe('ExploreAppPage', () => {
+  it('shows the description, creator, price and upcoming price, plans with the billing link, inputs and snippets, and Try it', async () => {
+    fakePublicPage(
+      makeCatalogAppDetail({
+        upcoming_price_cents: 150,
+        upcoming_price_at: '2030-01-01T00:00:00.000Z',
+        plans: [
+          {
+            id: '00000000-0000-4000-8000-000000000001',
+            name: 'Pro',
+            description: 'For poets',
+            price: 9.99,
+            price_cents: 999,
+            currency: 'usd',
+            features: { Support: 'email' },
+            included_calls: 100,
+          },
+        ],
+      }),
+    );
+    renderPage('haiku-writer');
+
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(screen.getByText('Seventeen syllables about anything')).toBeTruthy();
+    expect(screen.getByText('Ada')).toBeTruthy();
+    const price = screen.getByTestId('explore-price');
+    expect(price.textContent).toContain('$1.00');
+    expect(price.textContent).toContain('Rises to $1.50 from');
+    expect(within(price).getByRole('link', { name: 'Try it' }).getAttribute('href')).toBe('/api-test?app=haiku-writer');
+
+    const plans = screen.getByRole('region', { name: 'Plans' });
+    expect(plans.textContent).toContain('Pro');
+    expect(plans.textContent).toContain('$9.99 USD / month');
+    expect(plans.textContent).toContain('100 calls included each month');
+    expect(plans.textContent).toContain('Support: email');
+    expect(within(plans).getByRole('link', { name: 'Subscribe to a plan' }).getAttribute('href')).toBe('/applications/haiku-writer/billing');
+
+    const inputs = screen.getByRole('region', { name: 'Inputs' });
+    const rows = within(inputs).getAllByRole('row').slice(1);
+    expect(rows.map((row) => row.querySelector('code')?.textContent)).toEqual(['inputs.style', 'inputs.topic', 'inputs.lines']);
+    expect(rows[0]!.textContent).toContain('one of "classic", "modern"');
+    expect(rows[1]!.textContent).toContain('The main text of the call.');
+    expect(rows[2]!.textContent).toContain('minimum 3; maximum 3');
+
+    const reference = screen.getByRole('region', { name: 'API reference' });
+    expect(reference.textContent).toContain('POST http://tollbooth.test/api/app/haiku-writer/completion-messages');
+    expect(within(reference).getByRole('link', { name: 'http://tollbooth.test/api/app/haiku-writer/openapi.json' })).toBeTruthy();
+    expect(screen.getByTestId('snippet-curl').textContent).toContain("curl -X POST 'http://tollbooth.test/api/app/haiku-writer/completion-messages'");
+    fireEvent.click(within(reference).getByRole('tab', { name: 'OpenAI SDK' }));
+    expect(screen.getByTestId('snippet-openai_sdk').textContent).toContain("import OpenAI from 'openai';");
+  });
+
+  it('copies a snippet to the clipboard', async () => {
+    fakePublicPage(makeCatalogAppDetail());
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    renderPage('haiku-writer');
+    fireEvent.click(await screen.findByRole('button', { name: 'Copy curl snippet' }));
+    expect(writeText).toHaveBeenCalledWith(expect.stringContaining('Authorization: Bearer YOUR_API_KEY'));
+    expect(await screen.findByText('Copied')).toBeTruthy();
+  });
+
+  it('says the application is not found for an app outside the catalog', async () => {
+    fakePublicPage(null);
+    renderPage('secret-app');
+    expect((await screen.findByRole('alert')).textContent).toContain('Application not found');
+  });
+});
