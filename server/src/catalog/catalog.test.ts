@@ -86,7 +86,8 @@ beforeAll(async () => {
   slugs.archived = await createApp(ownerToken, { name: 'Archived Haiku' }, 'archived');
   slugs.deleted = await createApp(ownerToken, { name: 'Deleted Haiku' });
   expect((await api('DELETE', `/api/app/${slugs.deleted}/`, ownerToken)).statusCode).toBe(204);
-});
+  // Generous: a dozen apps are set up through the API on a machine that may be busy.
+}, 240_000);
 afterAll(async () => {
   await ctx?.close();
   await upstream?.close();

@@ -97,7 +97,7 @@ beforeAll(async () => {
 
   callerToken = await ctx.tokenFor('snippet-caller');
   apiKey = (await api('POST', '/api/keys/', callerToken, { name: 'snippets' })).json().key;
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await ctx?.close();
   await upstream?.close();
