@@ -51,15 +51,31 @@ const dify = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes
   stdio: 'inherit',
 });
 
+// A real model provider for the OpenAI model names (the prompts' default among them): the
+// OpenAI-compatible fake (E2E_OPENAI_PORT, default E2E_PORT + 2000), so paid calls are answered by a
+// configured provider and charged. Anthropic and Gemini names stay on the demo model, never charged.
+const openaiPort = process.env.E2E_OPENAI_PORT ?? String(Number(port) + 2000);
+const openaiKey = 'sk-e2e-model-key';
+const openai = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/openai-fake-main.ts', openaiPort, openaiKey], {
+  cwd: path.join(root, 'server'),
+  stdio: 'inherit',
+});
+env.OPENAI_BASE_URL = `http://127.0.0.1:${openaiPort}/v1`;
+env.OPENAI_API_KEY = openaiKey;
+delete env.ANTHROPIC_API_KEY;
+delete env.GEMINI_API_KEY;
+
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: path.join(root, 'server'), env, stdio: 'inherit' });
 const stop = () => {
   dify.kill('SIGTERM');
+  openai.kill('SIGTERM');
   server.kill('SIGTERM');
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 server.on('exit', async (code) => {
   dify.kill('SIGTERM');
+  openai.kill('SIGTERM');
   await dropDatabase().catch((error) => console.error('could not drop the e2e database:', error.message));
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(code ?? 0);

@@ -54,6 +54,17 @@ export const CallUsage = Type.Object({
 });
 export type CallUsage = Static<typeof CallUsage>;
 
+/** What the metadata of an answer carries besides usage when the built-in demo model answered. */
+export const DemoAnswerMetadata = {
+  demo: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "Present (true) when the built-in demo model answered because no model provider is configured for the app's model; such a call is never charged",
+    }),
+  ),
+  demo_notice: Type.Optional(Type.String({ description: 'Says, in words, that the answer is a demo and how the app owner configures a provider' })),
+};
+
 /** The blocking answer of a call (also what an idempotent replay returns). */
 export const CallAnswer = Type.Object({
   event: Type.Literal('message'),
@@ -63,7 +74,7 @@ export const CallAnswer = Type.Object({
   conversation_id: Type.String(),
   mode: CallMode,
   answer: Type.String(),
-  metadata: Type.Object({ usage: CallUsage }),
+  metadata: Type.Object({ usage: CallUsage, ...DemoAnswerMetadata }),
   created_at: Type.Integer({ description: 'Unix seconds' }),
 });
 export type CallAnswer = Static<typeof CallAnswer>;
@@ -100,7 +111,7 @@ export const StreamMessageEndEvent = Type.Object({
   id: Type.String(),
   message_id: Type.String(),
   conversation_id: Type.String(),
-  metadata: Type.Object({ usage: CallUsage, retriever_resources: Type.Array(Type.Unknown()) }),
+  metadata: Type.Object({ usage: CallUsage, retriever_resources: Type.Array(Type.Unknown()), ...DemoAnswerMetadata }),
 });
 export type StreamMessageEndEvent = Static<typeof StreamMessageEndEvent>;
 

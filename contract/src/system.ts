@@ -1,5 +1,6 @@
 // Runtime settings the web app reads at start (GET /config) and the health check (GET /health).
 import { type Static, Type } from 'typebox';
+import { DemoModel } from './demo-model.ts';
 
 export const RuntimeConfig = Type.Object({
   product_name: Type.String(),
@@ -13,6 +14,9 @@ export const RuntimeConfig = Type.Object({
   }),
   stripe_publishable_key: Type.Union([Type.String(), Type.Null()]),
   public_url: Type.String(),
+  demo_models: Type.Array(DemoModel, {
+    description: 'Models this server answers with the built-in demo model (their provider is not configured); such calls are never charged',
+  }),
 });
 export type RuntimeConfig = Static<typeof RuntimeConfig>;
 

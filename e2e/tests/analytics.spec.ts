@@ -25,7 +25,7 @@ test('after calls through the gateway, both analytics screens show them', async 
   expect(created.status()).toBe(201);
   const { slug } = (await created.json()) as { slug: string };
 
-  // Three answered calls by two end users (the built-in demo model answers), and one refused
+  // Three answered calls by two end users (the OpenAI model fake answers), and one refused
   // for a missing input: 4 invocations, 3 successful, 2 distinct users.
   const call = (inputs: object, user: string) =>
     page.request.post(`/api/app/${slug}/completion-messages`, { headers, data: { inputs, response_mode: 'blocking', user } });

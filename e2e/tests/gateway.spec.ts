@@ -46,7 +46,7 @@ test('a creator tests a paid prompt in the console and another user pays for a c
   await expect(details).toContainText('$0.25 per call');
   await expect(details).toContainText(`/api/app/${slug}/completion-messages`);
 
-  // A completion, answered by the built-in demo model.
+  // A completion, answered by the OpenAI model fake e2e/start-server.mjs runs (a configured provider).
   const completion = page.getByRole('region', { name: 'Test Completion API' });
   await completion.getByLabel('Input Text').fill('owls at dusk');
   await completion.getByRole('button', { name: 'Test Completion' }).click();

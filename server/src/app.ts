@@ -116,7 +116,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   await app.register(
     async (api) => {
-      await api.register(healthRoutes, { config, db });
+      await api.register(healthRoutes, { config, db, models });
       await api.register(authRoutes, { config, db });
       await api.register(profileRoutes, { config, db });
       await api.register(appsRoutes, { apps });

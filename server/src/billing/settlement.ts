@@ -22,6 +22,8 @@ export interface Settlement {
   inputTokens: number;
   outputTokens: number;
   priceCents: number;
+  /** Answered by the built-in demo model (then priceCents is 0 and there is no charge). */
+  demo?: boolean;
   createdAt: Date;
   /** Null for free calls (the owner's own). */
   charge: { hold: CreditHold; creatorId: string; feeCents: number; ledgerTransactionId: string; description: string } | null;
@@ -37,10 +39,10 @@ WITH items AS (
   SELECT * FROM unnest(
     $1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
     $10::bigint[], $11::timestamptz[], $12::uuid[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[],
-    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[]
+    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[]
   ) AS t(id, app_id, caller_id, api_key_id, end_user, mode, latency_ms, input_tokens, output_tokens,
          price_cents, created_at, hold_id, creator_id, fee_cents, ledger_tx_id, description,
-         conversation_id, new_conversation, user_turn, answer, position)
+         conversation_id, new_conversation, user_turn, answer, position, demo)
 ),
 released AS (
   UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
@@ -85,8 +87,8 @@ spend AS (
     held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month)
 ),
 invocations_written AS (
-  INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at)
-  SELECT id, app_id, caller_id, api_key_id, end_user, mode, 'success', '', latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at FROM items
+  INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
+  SELECT id, app_id, caller_id, api_key_id, end_user, mode, 'success', '', latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo FROM items
 ),
 stats AS (
   INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
@@ -151,6 +153,7 @@ async function writeBatch(db: Database, batch: Settlement[]) {
     column((s) => s.turn?.answer ?? ''),
     batch.map((_, index) => index),
     currentSpendMonth(),
+    column((s) => s.demo ?? false),
   ]);
 }
 

@@ -4,13 +4,14 @@
 
 import { renderTemplate } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 
-let ctx: TestContext;
+// Paid calls are answered by a real (OpenAI-compatible, loopback fake) provider: demo answers are never charged.
+let ctx: PaidTestContext;
 let ownerToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '5', USER_RATE_LIMIT_PER_MINUTE: '8' });
+  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '5', USER_RATE_LIMIT_PER_MINUTE: '8' });
   ownerToken = await ctx.tokenFor('abuse-owner');
 });
 afterAll(async () => {

@@ -16,6 +16,8 @@ export interface InvocationRecord {
   inputTokens: number;
   outputTokens: number;
   priceCents: number;
+  /** Answered (or attempted) by the built-in demo model: never charged. */
+  demo?: boolean;
   conversationId: string | null;
   /** Defaults to now; tests and imports may set it. */
   createdAt?: Date;
@@ -33,8 +35,8 @@ export async function recordInvocation(tx: Queryable, record: InvocationRecord):
   // type. Data-modifying WITH clauses always run to completion, whether or not they are read.
   const { rows } = await tx.query<{ id: string }>(
     `WITH invocation AS (
-       INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id
+       INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $16) RETURNING id
      ), stats AS (
        INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
        VALUES ($1::uuid, $14::date, 1, $15::int, 1 - $15::int, $8::int, $9::int, $10::int, $11::bigint, $13::timestamptz)
@@ -73,6 +75,7 @@ export async function recordInvocation(tx: Queryable, record: InvocationRecord):
       createdAt,
       day,
       success,
+      record.demo ?? false,
     ],
   );
   return { id: rows[0]!.id, createdAt };

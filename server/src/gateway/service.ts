@@ -25,6 +25,7 @@ import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
+import { demoMetadata } from './demo-calls.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { recordInvocation } from './invocations.ts';
@@ -129,7 +130,7 @@ export function createGatewayService({
     return validate;
   };
 
-  const recordFailure = async (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown) => {
+  const recordFailure = async (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) => {
     await recordInvocation(db, {
       appId: app.id,
       callerId: auth?.user.id ?? null,
@@ -142,6 +143,7 @@ export function createGatewayService({
       inputTokens: 0,
       outputTokens: 0,
       priceCents: 0,
+      demo,
       conversationId: null,
     });
   };
@@ -189,8 +191,9 @@ export function createGatewayService({
    * Reserves a paid call's price: the caller's price cap is checked against the app's price first,
    * then an active subscription's included call covers it (charged 0), else credits are leased.
    */
-  const reserve = async (app: AppRow, auth: AuthContext, isOwner: boolean, maxPriceCents: number | null) => {
-    const listPriceCents = isOwner ? 0 : app.price_cents;
+  const reserve = async (app: AppRow, auth: AuthContext, isOwner: boolean, maxPriceCents: number | null, demo = false) => {
+    // The owner's own calls and demo answers are free (demo-calls.ts).
+    const listPriceCents = isOwner || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
     const included: CoveredCall | null = listPriceCents > 0 ? await includedCalls.cover(auth.user.id, app.id) : null;
     const priceCents = included ? 0 : listPriceCents;
@@ -295,7 +298,7 @@ export function createGatewayService({
         ...history,
         { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
       ];
-      const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents);
+      const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents, resolved.demo);
       const call: PreparedCall = {
         idempotency: claimedKey,
         app,
@@ -369,6 +372,7 @@ export function createGatewayService({
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       priceCents: call.priceCents,
+      demo: call.resolved.demo,
       createdAt,
       charge: call.charge
         ? { hold: call.charge.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
@@ -408,6 +412,7 @@ export function createGatewayService({
           output_tokens: usage.outputTokens,
           latency: Math.round(latencyMs) / 1000,
         },
+        ...demoMetadata(call.resolved),
       },
       created_at: Math.floor(createdAt.getTime() / 1000),
     };
@@ -420,7 +425,7 @@ export function createGatewayService({
     if (call.charge) await leases.giveBack(call.charge);
     if (call.included) await includedCalls.giveBack(call.included);
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
-    await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error);
+    await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error, call.resolved.demo);
   };
 
   return {

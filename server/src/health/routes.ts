@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import type { ModelRouter } from '../providers/registry.ts';
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Database }> = async (app, { config, db }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Database; models: ModelRouter }> = async (app, { config, db, models }) => {
   app.get(
     '/health',
     {
@@ -49,6 +50,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Datab
       },
       stripe_publishable_key: config.stripe.secretKey ? config.stripe.publishableKey : null,
       public_url: config.publicUrl,
+      demo_models: models.demoModels(),
     }),
   );
 };

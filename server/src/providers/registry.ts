@@ -20,6 +20,8 @@ export interface ResolvedModel {
   upstreamModel: string;
   /** True when the demo model answers because the real provider is not configured. */
   demo: boolean;
+  /** The provider kind the model table names for the model (set by the router; workflow calls have none). */
+  providerKind?: ProviderKind;
 }
 
 export interface ModelRouter {
@@ -27,6 +29,8 @@ export interface ModelRouter {
   resolve(modelName: string): ResolvedModel;
   /** Every model name the table knows. */
   modelNames(): string[];
+  /** The models the demo model answers (their provider is not configured and DEMO_MODEL is on). */
+  demoModels(): { name: string; provider: ProviderKind }[];
 }
 
 export interface ModelRouterOptions {
@@ -55,11 +59,15 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
       const entry = table.get(modelName);
       if (!entry) throw invalidParam('model', `unknown model "${modelName}"; known models are ${[...table.keys()].join(', ')}`);
       const provider = providerFor(entry.provider);
-      if (provider) return { provider, upstreamModel: entry.upstreamModel, demo: false };
-      if (models.demoModel) return { provider: demo, upstreamModel: modelName, demo: true };
+      if (provider) return { provider, upstreamModel: entry.upstreamModel, demo: false, providerKind: entry.provider };
+      if (models.demoModel) return { provider: demo, upstreamModel: modelName, demo: true, providerKind: entry.provider };
       throw new AppError('provider_error', `Model provider for ${modelName} is not configured`);
     },
     modelNames: () => [...table.keys()],
+    demoModels: () =>
+      models.demoModel
+        ? [...table].filter(([, entry]) => providerFor(entry.provider) === null).map(([name, entry]) => ({ name, provider: entry.provider }))
+        : [],
   };
 }
 

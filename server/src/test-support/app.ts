@@ -5,6 +5,8 @@ import path from 'node:path';
 import { type App, type AppDependencies, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import type { FakeProviderServer } from './fakes/http-fake.ts';
+import { startOpenAIFake } from './fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from './oidc-issuer.ts';
 
 export interface TestContext {
@@ -44,4 +46,35 @@ export async function createTestContext(env: Record<string, string> = {}, option
       await Promise.all([database.cleanup(), issuer.close()]);
     },
   };
+}
+
+export interface PaidTestContext extends TestContext {
+  /** The OpenAI-compatible model fake every OpenAI model name of the table is served by. */
+  model: FakeProviderServer;
+}
+
+export const TEST_MODEL_API_KEY = 'sk-test-model';
+
+/**
+ * A test app whose OpenAI models (the default gpt-4 among them) are answered by a REAL provider:
+ * the OpenAI-compatible fake on loopback, through OPENAI_BASE_URL and OPENAI_API_KEY. Calls it
+ * answers are charged like production calls; the demo model (never charged) still answers the
+ * Anthropic and Gemini model names.
+ */
+export async function createPaidTestContext(env: Record<string, string> = {}, options: { logger?: AppDependencies['logger'] } = {}): Promise<PaidTestContext> {
+  const model = await startOpenAIFake({ apiKey: TEST_MODEL_API_KEY });
+  try {
+    const ctx = await createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options);
+    return {
+      ...ctx,
+      model,
+      async close() {
+        await ctx.close();
+        await model.close();
+      },
+    };
+  } catch (error) {
+    await model.close();
+    throw error;
+  }
 }

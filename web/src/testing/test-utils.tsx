@@ -20,6 +20,7 @@ export const testRuntimeConfig: RuntimeConfig = {
   },
   stripe_publishable_key: null,
   public_url: 'http://localhost:3000',
+  demo_models: [],
 };
 
 export function fakeAuth(overrides: Partial<AuthContextValue> = {}): AuthContextValue {
@@ -53,13 +54,17 @@ interface RenderOptions {
   route?: string;
   auth?: AuthContextValue;
   queryClient?: QueryClient;
+  runtimeConfig?: RuntimeConfig;
 }
 
-export function renderWithProviders(ui: ReactNode, { route = '/', auth = fakeAuth(), queryClient = createTestQueryClient() }: RenderOptions = {}) {
+export function renderWithProviders(
+  ui: ReactNode,
+  { route = '/', auth = fakeAuth(), queryClient = createTestQueryClient(), runtimeConfig = testRuntimeConfig }: RenderOptions = {},
+) {
   const result = render(
     <MemoryRouter initialEntries={[route]}>
       <QueryClientProvider client={queryClient}>
-        <RuntimeConfigContext.Provider value={testRuntimeConfig}>
+        <RuntimeConfigContext.Provider value={runtimeConfig}>
           <AuthContext.Provider value={auth}>{ui}</AuthContext.Provider>
         </RuntimeConfigContext.Provider>
       </QueryClientProvider>

@@ -16,11 +16,13 @@ import {
 export interface OpenAIFakeOptions {
   /** When set, requests without "Authorization: Bearer <apiKey>" get OpenAI's 401. */
   apiKey?: string;
+  /** The port to listen on (127.0.0.1); any free one by default. */
+  port?: number;
 }
 
 /** baseUrl ends in /v1, like OPENAI_BASE_URL. */
 export function startOpenAIFake(options: OpenAIFakeOptions = {}): Promise<FakeProviderServer> {
-  return startFakeServer((exchange) => answer(exchange, options), '/v1');
+  return startFakeServer((exchange) => answer(exchange, options), '/v1', options.port ?? 0);
 }
 
 function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<void> | void {

@@ -11,6 +11,7 @@ import { useDuplicateApp } from '@/lib/api/apps/duplicate-app';
 import { useApp } from '@/lib/api/apps/get-app';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { ApiEndpointPanel } from '../components/api-endpoint-panel';
+import { AppDemoNotice } from '../components/app-demo-notice';
 import { AppSidebar } from '../components/app-sidebar';
 import { DangerZone } from '../components/danger-zone';
 import { EditAppForm } from '../components/edit-app-form';
@@ -80,6 +81,7 @@ function AppDetail({ app }: { app: Application }) {
           {duplicateError}
         </p>
       ) : null}
+      <AppDemoNotice app={app} />
 
       <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">

@@ -6,6 +6,7 @@ import type { PromptTestResult } from '@tollbooth/contract';
 import { detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { DemoModelNotice } from '@/components/ui/demo-model-notice';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
@@ -147,6 +148,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
           {error}
         </div>
       ) : null}
+
+      <DemoModelNotice model={draft.model} className="mt-6" />
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs label="Prompt builder" tabs={tabs} selected={tab} onSelect={setTab} />
