@@ -44,37 +44,6 @@ function haiku(overrides: Partial<Application> = {}) {
 }
 
 describe('AppDetailPage', () => {
-  describe('the demo model notice', () => {
-    const demoConfig = { ...testRuntimeConfig, demo_models: [{ name: 'claude-3-haiku', provider: 'anthropic' as const }] };
-    const promptConfigOf = (model: string) => (url: URL) =>
-      url.pathname === '/api/app/haiku-writer/prompt/' ? jsonResponse({ model, temperature: 0.7, max_tokens: 2048 }) : undefined;
-
-    it('tells the owner, before publishing, that the app answers from the demo model and how to configure its provider', async () => {
-      fakeAppsServer({ apps: [haiku({ status: 'draft' })], override: promptConfigOf('claude-3-haiku') });
-      renderDetail('haiku-writer', demoConfig);
-      const notice = await screen.findByRole('region', { name: 'Demo model' }, { timeout: 5000 });
-      expect(notice.textContent).toContain('This app answers from the demo model');
-      expect(notice.textContent).toContain('never charged');
-      expect(notice.textContent).toContain('ANTHROPIC_API_KEY');
-    });
-
-    it('says nothing when the model has a provider, and never asks when no model is a demo', async () => {
-      const server = fakeAppsServer({ apps: [haiku()], override: promptConfigOf('gpt-4') });
-      renderDetail('haiku-writer', demoConfig);
-      expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
-      await waitFor(() => expect(server.calls()).toContain('GET /api/app/haiku-writer/prompt/'));
-      expect(screen.queryByTestId('demo-model-notice')).toBeNull();
-    });
-
-    it("is not shown to someone who does not own the app (the model is the owner's)", async () => {
-      const server = fakeAppsServer({ apps: [haiku({ is_owner: false })], override: promptConfigOf('claude-3-haiku') });
-      renderDetail('haiku-writer', demoConfig);
-      expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
-      expect(server.calls()).not.toContain('GET /api/app/haiku-writer/prompt/');
-      expect(screen.queryByTestId('demo-model-notice')).toBeNull();
-    });
-  });
-
   it('shows the application, its endpoint and the sidebar', async () => {
     fakeAppsServer({ apps: [haiku()], usage: { 'haiku-writer': makeUsage({ total_invocations: 4321, total_revenue_cents: 1050 }) } });
     renderDetail('haiku-writer');
@@ -213,5 +182,35 @@ describe('AppDetailPage', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Error')).toBeTruthy();
     expect(within(alert).getByText('Database unavailable')).toBeTruthy();
+  });
+  describe('the demo model notice', () => {
+    const demoConfig = { ...testRuntimeConfig, demo_models: [{ name: 'claude-3-haiku', provider: 'anthropic' as const }] };
+    const promptConfigOf = (model: string) => (url: URL) =>
+      url.pathname === '/api/app/haiku-writer/prompt/' ? jsonResponse({ model, temperature: 0.7, max_tokens: 2048 }) : undefined;
+
+    it('tells the owner, before publishing, that the app answers from the demo model and how to configure its provider', async () => {
+      fakeAppsServer({ apps: [haiku({ status: 'draft' })], override: promptConfigOf('claude-3-haiku') });
+      renderDetail('haiku-writer', demoConfig);
+      const notice = await screen.findByRole('region', { name: 'Demo model' }, { timeout: 5000 });
+      expect(notice.textContent).toContain('This app answers from the demo model');
+      expect(notice.textContent).toContain('never charged');
+      expect(notice.textContent).toContain('ANTHROPIC_API_KEY');
+    });
+
+    it('says nothing when the model has a provider, and never asks when no model is a demo', async () => {
+      const server = fakeAppsServer({ apps: [haiku()], override: promptConfigOf('gpt-4') });
+      renderDetail('haiku-writer', demoConfig);
+      expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+      await waitFor(() => expect(server.calls()).toContain('GET /api/app/haiku-writer/prompt/'));
+      expect(screen.queryByTestId('demo-model-notice')).toBeNull();
+    });
+
+    it("is not shown to someone who does not own the app (the model is the owner's)", async () => {
+      const server = fakeAppsServer({ apps: [haiku({ is_owner: false })], override: promptConfigOf('claude-3-haiku') });
+      renderDetail('haiku-writer', demoConfig);
+      expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+      expect(server.calls()).not.toContain('GET /api/app/haiku-writer/prompt/');
+      expect(screen.queryByTestId('demo-model-notice')).toBeNull();
+    });
   });
 });
