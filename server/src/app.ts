@@ -9,9 +9,7 @@ import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
-import { sweepExpiredHolds } from './billing/charges.ts';
-import { createCreditLeases } from './billing/credit-leases.ts';
-import { createIncludedCalls } from './billing/included-calls.ts';
+import { createPaidCalls } from './billing/paid-calls.ts';
 import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
@@ -148,16 +146,14 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     holdLifetimeSeconds: config.claimLifetimeSeconds,
     onRenewError: (error: unknown) => app.log.error({ err: error }, 'renewing credit holds or idempotency claims failed'),
   };
-  const leases = createCreditLeases(db, crashRecovery);
+  const paidCalls = createPaidCalls(db, { platformFeeBps: config.platformFeeBps, ...crashRecovery, log: app.log });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
     claimLifetimeSeconds: config.claimLifetimeSeconds,
     onRenewError: crashRecovery.onRenewError,
   });
   const gateway = createGatewayService({
-    leases,
-    log: app.log,
-    includedCalls: createIncludedCalls(db),
+    paidCalls,
     db,
     config,
     apps,
@@ -176,18 +172,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   }, 60 * 60_000);
   uploadSweeper.unref();
 
-  // Holds left by a process that died mid-call are released once they expire (live ones are renewed).
-  const sweeper = setInterval(
-    () => {
-      sweepExpiredHolds(db).catch((error: unknown) => app.log.error({ err: error }, 'releasing expired credit holds failed'));
-    },
-    Math.max(1000, (config.claimLifetimeSeconds * 1000) / 6),
-  );
-  sweeper.unref();
   app.addHook('onClose', async () => {
-    clearInterval(sweeper);
     clearInterval(uploadSweeper);
-    await leases.close();
+    await paidCalls.close();
     idempotency.close();
     await rateLimiter.close();
     await userRateLimiter.close();

@@ -1,7 +1,7 @@
 // Exact figures on a small known dataset: zero-filled days, success-rate rounding, unique users
 // across days, revenue sums in cents, error grouping, period boundaries in UTC, owner-only access.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInvocation } from '../gateway/invocations.ts';
+import { recordInvocation } from '../billing/invocations.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;

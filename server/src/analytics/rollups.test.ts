@@ -2,7 +2,7 @@
 // the mix of calls: a seeded random series of successful and failed calls recorded through
 // recordInvocation (some concurrently), plus real calls through the gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInvocation } from '../gateway/invocations.ts';
+import { recordInvocation } from '../billing/invocations.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';

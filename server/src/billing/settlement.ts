@@ -3,13 +3,15 @@
 // lone call is written at once. A batch is ONE SQL statement: the holds are taken away, the
 // caller credits, creator earnings and platform fee move, one balanced ledger transaction per call
 // is written (each call's price comes off its hold, which may be a lease serving several calls),
-// key spend counters advance, the invocations and their rollups are recorded and chat
-// turns are saved — all or nothing. A call's answer is sent only after its batch committed, so an
-// acknowledged charge is never lost; a process that dies first leaves holds that expire unused.
+// key spend counters advance, the invocations and their rollups are recorded (the rollups by the
+// same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. A call's
+// answer is sent only after its batch committed, so an acknowledged charge is never lost; a
+// process that dies first leaves holds that expire unused.
 
 import type { Database } from '../db/client.ts';
 import type { CreditHold } from './charges.ts';
 import { currentSpendMonth } from './charges.ts';
+import { RECORD_ROLLUPS, RECORDED_COLUMNS } from './invocations.ts';
 
 export interface Settlement {
   invocationId: string;
@@ -86,28 +88,12 @@ spend AS (
     spent_cents = s.spent_cents + EXCLUDED.spent_cents,
     held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month)
 ),
-invocations_written AS (
+recorded AS (
   INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
   SELECT id, app_id, caller_id, api_key_id, end_user, mode, 'success', '', latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo FROM items
+  ${RECORDED_COLUMNS}
 ),
-stats AS (
-  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
-  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, count(*), count(*), 0, sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
-  FROM items GROUP BY 1, 2 ORDER BY 1, 2
-  ON CONFLICT (app_id, day) DO UPDATE SET
-    invocations = s.invocations + EXCLUDED.invocations,
-    successes = s.successes + EXCLUDED.successes,
-    latency_ms_sum = s.latency_ms_sum + EXCLUDED.latency_ms_sum,
-    input_tokens = s.input_tokens + EXCLUDED.input_tokens,
-    output_tokens = s.output_tokens + EXCLUDED.output_tokens,
-    revenue_cents = s.revenue_cents + EXCLUDED.revenue_cents,
-    last_used_at = greatest(s.last_used_at, EXCLUDED.last_used_at)
-),
-daily_users AS (
-  INSERT INTO app_daily_users (app_id, day, end_user)
-  SELECT DISTINCT app_id, (created_at AT TIME ZONE 'UTC')::date, end_user FROM items WHERE end_user <> '' ORDER BY 1, 2, 3
-  ON CONFLICT DO NOTHING
-),
+${RECORD_ROLLUPS},
 conversations_written AS (
   INSERT INTO conversations AS c (id, app_id, caller_id, end_user)
   SELECT conversation_id, app_id, caller_id, end_user FROM items WHERE conversation_id IS NOT NULL AND new_conversation

@@ -10,6 +10,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { UploadedFile } from '@tollbooth/contract';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
+import { deleteExpiredUploads, insertUploadedFile, sumUploadedBytes } from './queries.ts';
 
 export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 
@@ -49,7 +50,7 @@ export async function storeUpload(
       'file',
     );
   }
-  const used = await usedUploadBytes(db, owner.userId);
+  const used = await sumUploadedBytes(db, owner.userId);
   const overQuota = () =>
     new AppError('payload_too_large', `file: your uploads would exceed the quota of ${Math.round(quotaBytes / 1024 / 1024)} MB; older files expire`, 'file');
   if (used >= quotaBytes) {
@@ -76,35 +77,30 @@ export async function storeUpload(
     await rm(storagePath, { force: true });
     throw overQuota();
   }
-  const { rows } = await db.query<{ size: number; created_at: Date }>(
-    `INSERT INTO uploaded_files (id, user_id, app_id, name, size, extension, mime_type, storage_path)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING size, created_at`,
-    [id, owner.userId, owner.appId, name, file.file.bytesRead, extension, mimeType, storagePath],
-  );
+  const stored = await insertUploadedFile(db, {
+    id,
+    userId: owner.userId,
+    appId: owner.appId,
+    name,
+    size: file.file.bytesRead,
+    extension,
+    mimeType,
+    storagePath,
+  });
   return {
     id,
     name,
-    size: rows[0]!.size,
+    size: stored.size,
     extension,
     mime_type: mimeType,
     created_by: owner.userId,
-    created_at: Math.floor(rows[0]!.created_at.getTime() / 1000),
+    created_at: Math.floor(stored.created_at.getTime() / 1000),
   };
-}
-
-async function usedUploadBytes(db: Database, userId: string): Promise<number> {
-  const { rows } = await db.query<{ used: number }>('SELECT coalesce(sum(size), 0)::bigint AS used FROM uploaded_files WHERE user_id = $1', [userId]);
-  return Number(rows[0]?.used ?? 0);
 }
 
 /** Removes uploads older than the retention period, rows and files; returns how many. */
 export async function sweepExpiredUploads(db: Database, retentionDays: number): Promise<number> {
-  const { rows } = await db.query<{ storage_path: string }>(
-    `DELETE FROM uploaded_files WHERE id IN (
-       SELECT id FROM uploaded_files WHERE created_at < now() - make_interval(days => $1) LIMIT 1000
-     ) RETURNING storage_path`,
-    [retentionDays],
-  );
-  await Promise.all(rows.map((row) => rm(row.storage_path, { force: true })));
-  return rows.length;
+  const paths = await deleteExpiredUploads(db, retentionDays);
+  await Promise.all(paths.map((storagePath) => rm(storagePath, { force: true })));
+  return paths.length;
 }

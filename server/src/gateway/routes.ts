@@ -6,7 +6,7 @@ import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, Slu
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
-import type { CallMode, GatewayService, PreparedCall } from './service.ts';
+import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
 
 const PING_INTERVAL_MS = 10_000;
@@ -67,29 +67,46 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
           415: ErrorResponse,
         },
       },
+      preHandler: app.authenticateCaller,
     },
     async (request, reply) => {
-      await app.authenticateCaller(request, reply);
-      const uploaded = await gateway.upload(request.params.slug, request.auth, async () => {
-        if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send multipart/form-data with a "file" field', 'file');
-        return request.file();
-      });
+      const uploaded = await gateway.upload(request.params.slug, request.auth, { isMultipart: request.isMultipart(), file: () => request.file() });
       return reply.status(201).send(uploaded);
     },
   );
 
-  const authenticate = (request: FastifyRequest, reply: FastifyReply) => async () => {
-    await app.authenticateCaller(request, reply);
-    return request.auth;
+  /**
+   * preHandler of the call routes: authenticates the caller. A failure is kept for the service,
+   * which reports it once the app is known (a call to an unknown app is a 404 whatever its
+   * credentials, and a refused caller is recorded against the app it called).
+   */
+  const callers = new WeakMap<FastifyRequest, { caller: CallerIdentity; startedAt: number }>();
+  const identifyCaller = async (request: FastifyRequest, reply: FastifyReply) => {
+    const startedAt = performance.now();
+    try {
+      await app.authenticateCaller(request, reply);
+      callers.set(request, { caller: { auth: request.auth }, startedAt });
+    } catch (failure) {
+      callers.set(request, { caller: { failure }, startedAt });
+    }
   };
 
   /** Runs one call for any of the call routes. */
   const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest) => {
     const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
+    const maxPrice = request.headers['x-max-price-cents'];
+    const { caller, startedAt } = callers.get(request) ?? { caller: { auth: null }, startedAt: performance.now() };
     let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
     try {
-      const maxPrice = request.headers['x-max-price-cents'];
-      preparation = await gateway.prepare(slug, mode, authenticate(request, reply), body, idempotencyKey, typeof maxPrice === 'number' ? maxPrice : null);
+      preparation = await gateway.prepare({
+        slug,
+        mode,
+        caller,
+        body,
+        idempotencyKey,
+        maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
+        startedAt,
+      });
     } catch (error) {
       if (error instanceof RateLimitedError) {
         reply.header('Retry-After', error.decision.resetSeconds);
@@ -202,6 +219,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
           body: CallRequest,
           response: { 200: CallAnswer, ...callErrors },
         },
+        preHandler: identifyCaller,
       },
       async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
     );
@@ -220,6 +238,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
         body: InvokeRequest,
         response: { 200: CallAnswer, ...callErrors },
       },
+      preHandler: identifyCaller,
     },
     async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),
   );

@@ -1,18 +1,27 @@
-// The paid gateway: resolve app → authenticate → check access → validate inputs → rate limit →
-// reserve → render → call the model → settle → record → answer. Every failure once the app is
-// known is recorded as a failed invocation with its type, and nothing is charged for it.
+// The paid gateway, in design.md's order: prepare() runs the named steps resolve target →
+// authenticate → authorize → (idempotency key) → rate limit → validate → build the model request →
+// reserve; complete() or stream() then call the model, and billing settles the charge and records
+// the call, or gives it back. Every failure once the app is known is recorded as a failed
+// invocation with its type, and nothing is charged for it. Charging is billing's
+// (billing/paid-calls.ts); the SQL of conversations and files is in queries.ts.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { MultipartFile } from '@fastify/multipart';
-import { type CallAnswer, type CallMode, type CallRequest, type FileReference, type IoSchema, renderTemplate } from '@tollbooth/contract';
+import {
+  type CallAnswer,
+  type CallMode,
+  type CallRequest,
+  type FileReference,
+  type IoSchema,
+  type PromptConfig,
+  type PromptVersion,
+  renderTemplate,
+} from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
-import type { FastifyBaseLogger } from 'fastify';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CreditLeases, LeasedCharge } from '../billing/credit-leases.ts';
-import type { CoveredCall, IncludedCalls } from '../billing/included-calls.ts';
-import { createSettlementBatcher, type Settlement, settleOrChargeOnly } from '../billing/settlement.ts';
+import type { CallCharge, PaidCalls } from '../billing/paid-calls.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -28,24 +37,21 @@ import type { CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
-import { recordInvocation } from './invocations.ts';
 import { checkPriceCap } from './price-cap.ts';
+import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** The body of a call; the route schema and the service read the same declaration. */
 export type CallBody = CallRequest;
 
-/** A call that passed every check and holds its reservation; run it with complete() or stream(). */
+/** A call that passed every check and holds its charge; run it with complete() or stream(). */
 export interface PreparedCall {
   app: AppRow;
   mode: CallMode;
   auth: AuthContext;
   endUser: string;
-  priceCents: number;
-  /** The call's share of a credit lease; null for free calls. */
-  charge: LeasedCharge | null;
-  /** The subscription's included call this call uses instead of credits (billing/included-calls.ts). */
-  included: CoveredCall | null;
+  /** The call's reservation (billing/paid-calls.ts); settled on success, given back on failure. */
+  charge: CallCharge;
   modelRequest: Omit<ModelRequest, 'signal' | 'timeoutMs'>;
   resolved: ReturnType<ModelRouter['resolve']>;
   outputSchema: IoSchema | null;
@@ -62,11 +68,34 @@ export interface PreparedCall {
 
 export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay'; status: number; body: CallAnswer };
 
+/** Who is calling, as the route's preHandler found out (routes.ts); a failure is reported once the app is known. */
+export type CallerIdentity = { auth: AuthContext | null; failure?: undefined } | { auth?: undefined; failure: unknown };
+
+/** One call as the route hands it over. */
+export interface CallRequestContext {
+  slug: string;
+  mode: CallMode;
+  caller: CallerIdentity;
+  body: CallBody;
+  idempotencyKey: string | null;
+  /** The X-Max-Price-Cents header. */
+  maxPriceCents: number | null;
+  /** performance.now() when the call began (before its caller was authenticated). */
+  startedAt: number;
+}
+
+/** The multipart body of an upload, read only once the caller may upload to the app. */
+export interface UploadBody {
+  isMultipart: boolean;
+  file: () => Promise<MultipartFile | undefined>;
+}
+
 const MAX_HISTORY_MESSAGES = 20;
 const MAX_QUERY_LENGTH = 100_000;
 /** With the query's cap, keeps validating inputs against any saved schema under 10 ms. */
 const MAX_INPUTS_CHARACTERS = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NO_CREDENTIALS = 'Authentication credentials were not provided: send Authorization: Bearer <API key>';
 
 /** Error types recorded on failed invocations, from the AppError code (or a finer reason). */
 function errorTypeOf(error: unknown): string {
@@ -89,12 +118,19 @@ export interface GatewayDependencies {
   userRateLimiter?: RateLimiter;
   idempotency: IdempotencyStore;
   callTargets: CallTargetCache;
-  leases: CreditLeases;
-  log?: FastifyBaseLogger;
+  /** Charges, settles, gives back and records paid calls (billing/paid-calls.ts). */
+  paidCalls: PaidCalls;
   /** Workflow apps: prepares their upstream call (workflows/call-target.ts). */
   workflowCalls: WorkflowCallTarget;
-  /** Subscriptions' included calls, used before credits (billing/included-calls.ts). */
-  includedCalls: IncludedCalls;
+}
+
+/** A prompt app's call once its inputs are checked: the rendered prompt and what the model must see with it. */
+interface ValidatedPromptCall {
+  query: string | undefined;
+  renderedText: string;
+  conversationId: string | null;
+  history: ChatMessage[];
+  images: ChatImage[];
 }
 
 export function createGatewayService({
@@ -107,12 +143,9 @@ export function createGatewayService({
   userRateLimiter,
   idempotency,
   callTargets,
-  leases,
-  log,
+  paidCalls,
   workflowCalls,
-  includedCalls,
 }: GatewayDependencies) {
-  const settlements = createSettlementBatcher(db);
   // Compiled once per prompt version; versions never change, so entries never go stale.
   const compiledSchemas = new Map<string, ValidateFunction>();
   const validatorFor = (key: string, schema: IoSchema) => {
@@ -130,35 +163,91 @@ export function createGatewayService({
     return validate;
   };
 
-  const recordFailure = async (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) => {
-    await recordInvocation(db, {
+  const recordFailure = (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) =>
+    paidCalls.recordFailure({
       appId: app.id,
       callerId: auth?.user.id ?? null,
       apiKeyId: auth?.apiKey?.id ?? null,
       endUser,
       mode,
-      status: 'error',
       errorType: errorTypeOf(error),
       latencyMs: performance.now() - startedAt,
-      inputTokens: 0,
-      outputTokens: 0,
-      priceCents: 0,
       demo,
-      conversationId: null,
     });
+
+  // --- The steps of prepare(), in their order -------------------------------------------------
+
+  /** 1. Resolve the target: the callable app and its active prompt configuration (cached per process). */
+  const resolveTarget = async (slug: string) => {
+    const target = await callTargets.get(slug, async () => {
+      const found = await apps.findCallableApp(slug);
+      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
+    });
+    if (!target) throw new AppError('not_found', 'Application not found');
+    return target;
+  };
+
+  /** 2. Authenticate: the caller the route's preHandler identified, or why it could not. */
+  const authenticate = (caller: CallerIdentity): AuthContext => {
+    if (caller.failure !== undefined) throw caller.failure;
+    if (!caller.auth) throw new AppError('unauthorized', NO_CREDENTIALS);
+    return caller.auth;
+  };
+
+  /** 3. Authorize: the caller may call this app (checkCallAccess). */
+  const authorize = checkCallAccess;
+
+  /** 4. With an Idempotency-Key: claim it, or find the stored answer to replay. */
+  const claimIdempotencyKey = async (auth: AuthContext, key: string, request: CallRequestContext) => {
+    const started = await idempotency.begin(auth.user.id, key, hashRequest({ slug: request.slug, mode: request.mode, body: request.body }));
+    if (started.kind === 'replay') return { kind: 'replay' as const, status: started.status, body: started.body as CallAnswer };
+    return { kind: 'claimed' as const, claim: { userId: auth.user.id, key } };
+  };
+
+  /** 5. Rate limit: per key (or token), then across all of the user's keys, so more keys do not mean more calls. */
+  const checkRateLimits = async (auth: AuthContext): Promise<RateLimitDecision> => {
+    const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
+    if (!decision.allowed) throw new RateLimitedError(decision);
+    const userDecision = userRateLimiter ? await userRateLimiter.hit(`user-all:${auth.user.id}`) : null;
+    if (userDecision && !userDecision.allowed) throw new RateLimitedError(userDecision);
+    return decision;
+  };
+
+  /** 6. Validate a prompt app's call: query, inputs against the version's schema, the rendered template, conversation and files. */
+  const validate = async (app: AppRow, version: PromptVersion, mode: CallMode, body: CallBody, auth: AuthContext): Promise<ValidatedPromptCall> => {
+    const query = mode === 'chat' ? body.query : undefined;
+    if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');
+    if (query && query.length > MAX_QUERY_LENGTH) throw new AppError('invalid_param', `query: must be at most ${MAX_QUERY_LENGTH} characters`, 'query');
+    if (body.inputs && JSON.stringify(body.inputs).length > MAX_INPUTS_CHARACTERS) {
+      throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
+    }
+    const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
+    // A chat query fills the {{query}} variable when the inputs do not.
+    if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
+    const validateInputs = validatorFor(`${app.id}:${version.version}`, version.input_schema);
+    if (!validateInputs(inputs)) {
+      const first = validateInputs.errors?.[0];
+      const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
+      const path = ['inputs', ...parts].join('.');
+      throw new AppError('invalid_param', `${path}: ${reason}`, path);
+    }
+    const rendered = renderTemplate(version.prompt_template, inputs);
+    if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
+
+    const conversationId = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
+    if (conversationId && !UUID.test(conversationId)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
+    const history = conversationId ? await loadHistory(conversationId, app, auth) : [];
+    const images = await loadImages(body.files, auth);
+    return { query, renderedText: rendered.text, conversationId, history, images };
   };
 
   const loadHistory = async (conversationId: string, app: AppRow, auth: AuthContext): Promise<ChatMessage[]> => {
-    const { rows } = await db.query<{ app_id: string; caller_id: string }>('SELECT app_id, caller_id FROM conversations WHERE id = $1', [conversationId]);
-    const conversation = rows[0];
+    const conversation = await selectConversationOwner(db, conversationId);
     if (!conversation || conversation.app_id !== app.id || conversation.caller_id !== auth.user.id) {
       throw new AppError('not_found', 'Conversation Not Exists.', 'conversation_id');
     }
-    const history = await db.query<{ role: 'user' | 'assistant'; content: string }>(
-      `SELECT role, content FROM (SELECT id, role, content FROM conversation_messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) recent ORDER BY id`,
-      [conversationId, MAX_HISTORY_MESSAGES],
-    );
-    return history.rows.map((row) => ({ role: row.role, content: row.content }));
+    const history = await selectRecentMessages(db, conversationId, MAX_HISTORY_MESSAGES);
+    return history.map((row) => ({ role: row.role, content: row.content }));
   };
 
   const loadImages = async (files: FileReference[] | undefined, auth: AuthContext): Promise<ChatImage[]> => {
@@ -171,11 +260,7 @@ export function createGatewayService({
       }
       if (!UUID.test(file.upload_file_id))
         throw new AppError('invalid_param', `files.${index}.upload_file_id: must be an uploaded file id`, `files.${index}.upload_file_id`);
-      const { rows } = await db.query<{ mime_type: string; storage_path: string; user_id: string }>(
-        'SELECT mime_type, storage_path, user_id FROM uploaded_files WHERE id = $1',
-        [file.upload_file_id],
-      );
-      const row = rows[0];
+      const row = await selectUploadedFile(db, file.upload_file_id);
       if (!row || row.user_id !== auth.user.id)
         throw new AppError('invalid_param', `files.${index}.upload_file_id: no such uploaded file`, `files.${index}.upload_file_id`);
       if (!row.mime_type.startsWith('image/')) throw new AppError('invalid_param', `files.${index}: only images can be sent to the model`, `files.${index}`);
@@ -184,149 +269,94 @@ export function createGatewayService({
     return images;
   };
 
-  const takeCharge = (auth: AuthContext, priceCents: number) =>
-    leases.take({ userId: auth.user.id, priceCents, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null });
-
-  /**
-   * Reserves a paid call's price: the caller's price cap is checked against the app's price first,
-   * then an active subscription's included call covers it (charged 0), else credits are leased.
-   */
-  const reserve = async (app: AppRow, auth: AuthContext, isOwner: boolean, maxPriceCents: number | null, demo = false) => {
-    // The owner's own calls and demo answers are free (demo-calls.ts).
-    const listPriceCents = isOwner || demo ? 0 : app.price_cents;
-    checkPriceCap(listPriceCents, auth, maxPriceCents);
-    const included: CoveredCall | null = listPriceCents > 0 ? await includedCalls.cover(auth.user.id, app.id) : null;
-    const priceCents = included ? 0 : listPriceCents;
-    const charge = priceCents > 0 ? await takeCharge(auth, priceCents) : null;
-    return { priceCents, charge, included };
+  /** 7. Build the model request: the model to call and the messages (system prompt, history, the rendered turn with its images). */
+  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
+    const version = config.active_version;
+    const resolved = models.resolve(config.model);
+    const userContent =
+      mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
+    const messages: ChatMessage[] = [
+      ...(version.system_prompt ? [{ role: 'system' as const, content: version.system_prompt }] : []),
+      ...validated.history,
+      { role: 'user', content: userContent, ...(validated.images.length > 0 ? { images: validated.images } : {}) },
+    ];
+    const modelRequest: PreparedCall['modelRequest'] = {
+      model: resolved.upstreamModel,
+      messages,
+      temperature: config.temperature,
+      maxTokens: config.max_tokens,
+      topP: config.top_p,
+      frequencyPenalty: config.frequency_penalty,
+      presencePenalty: config.presence_penalty,
+      ...(version.output_schema ? { jsonSchema: version.output_schema } : {}),
+    };
+    return { resolved, modelRequest };
   };
 
-  /** Checks everything that can be checked before money moves, then reserves the price. */
-  const prepare = async (
-    slug: string,
-    mode: CallMode,
-    authenticate: () => Promise<AuthContext | null>,
-    body: CallBody,
-    idempotencyKey: string | null,
-    maxPriceCents: number | null = null,
-  ): Promise<Preparation> => {
-    const startedAt = performance.now();
-    const target = await callTargets.get(slug, async () => {
-      const found = await apps.findCallableApp(slug);
-      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
-    });
-    if (!target) throw new AppError('not_found', 'Application not found');
+  /**
+   * 8. Reserve, last, so nothing after it can fail: the caller's price cap is checked against the
+   * app's price (the owner's own calls and demo answers are free, demo-calls.ts), then billing takes the charge.
+   */
+  const reserve = async (app: AppRow, auth: AuthContext, maxPriceCents: number | null, demo = false): Promise<CallCharge> => {
+    const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
+    checkPriceCap(listPriceCents, auth, maxPriceCents);
+    return paidCalls.take(
+      { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
+      { appId: app.id, listPriceCents },
+    );
+  };
+
+  /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
+  const prepare = async (request: CallRequestContext): Promise<Preparation> => {
+    const { mode, body, startedAt } = request;
+    const target = await resolveTarget(request.slug);
     const app = target.app;
     let auth: AuthContext | null = null;
     let endUser = typeof body.user === 'string' ? toStorableText(body.user.slice(0, 200)) : '';
     let claimedKey: { userId: string; key: string } | null = null;
     try {
-      auth = await authenticate();
-      endUser ||= auth?.user.id ?? '';
-      if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
-      checkCallAccess(app, auth);
-      const isOwner = app.owner_id === auth.user.id;
-
-      if (idempotencyKey !== null) {
-        const started = await idempotency.begin(auth.user.id, idempotencyKey, hashRequest({ slug, mode, body }));
-        if (started.kind === 'replay') return { kind: 'replay', status: started.status, body: started.body as CallAnswer };
-        claimedKey = { userId: auth.user.id, key: idempotencyKey };
+      auth = authenticate(request.caller);
+      endUser ||= auth.user.id;
+      authorize(app, auth);
+      if (request.idempotencyKey !== null) {
+        const claim = await claimIdempotencyKey(auth, request.idempotencyKey, request);
+        if (claim.kind === 'replay') return claim;
+        claimedKey = claim.claim;
       }
-
-      const decision = await rateLimiter.hit(auth.apiKey ? `key:${auth.apiKey.id}` : `user:${auth.user.id}`);
-      if (!decision.allowed) throw new RateLimitedError(decision);
-      // Across all of a user's keys too, so more keys do not mean more calls.
-      const userDecision = userRateLimiter ? await userRateLimiter.hit(`user-all:${auth.user.id}`) : null;
-      if (userDecision && !userDecision.allowed) throw new RateLimitedError(userDecision);
+      const rateLimit = await checkRateLimits(auth);
+      const call = { idempotency: claimedKey, app, mode, auth, endUser, taskId: randomUUID(), startedAt, rateLimit };
 
       if (app.type === 'workflow') {
-        // Workflow apps: the provider is the upstream; everything from here on is the same path.
+        // Workflow apps: the provider is the upstream (validated and built by workflows/call-target.ts); everything from here on is the same path.
         const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser });
-        const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents);
-        const call: PreparedCall = {
-          idempotency: claimedKey,
-          app,
-          mode,
-          auth,
-          endUser,
-          priceCents,
+        const charge = await reserve(app, auth, request.maxPriceCents);
+        const prepared: PreparedCall = {
+          ...call,
           charge,
-          included,
           resolved: { provider: upstream.provider, upstreamModel: upstream.provider.name, demo: false },
           outputSchema: null,
           conversationId: upstream.conversationId,
           query: upstream.query,
-          taskId: randomUUID(),
-          startedAt,
-          rateLimit: decision,
           keepTurn: upstream.keepTurn,
           modelRequest: { model: upstream.provider.name, messages: [{ role: 'user', content: upstream.query ?? '' }] },
         };
-        return { kind: 'call', call };
+        return { kind: 'call', call: prepared };
       }
 
       const config = target.config!;
-      const version = config.active_version;
-      const query = mode === 'chat' ? body.query : undefined;
-      if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');
-      if (query && query.length > MAX_QUERY_LENGTH) throw new AppError('invalid_param', `query: must be at most ${MAX_QUERY_LENGTH} characters`, 'query');
-      if (body.inputs && JSON.stringify(body.inputs).length > MAX_INPUTS_CHARACTERS) {
-        throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
-      }
-      const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
-      // A chat query fills the {{query}} variable when the inputs do not.
-      if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
-      const validate = validatorFor(`${app.id}:${version.version}`, version.input_schema);
-      if (!validate(inputs)) {
-        const first = validate.errors?.[0];
-        const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
-        const path = ['inputs', ...parts].join('.');
-        throw new AppError('invalid_param', `${path}: ${reason}`, path);
-      }
-      const rendered = renderTemplate(version.prompt_template, inputs);
-      if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
-
-      const conversationId = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
-      if (conversationId && !UUID.test(conversationId)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
-      const history = conversationId ? await loadHistory(conversationId, app, auth) : [];
-      const images = await loadImages(body.files, auth);
-      const resolved = models.resolve(config.model);
-
-      const userContent = mode === 'chat' && !version.prompt_template.includes('query') ? `${rendered.text}\n\n${query}` : rendered.text;
-      const messages: ChatMessage[] = [
-        ...(version.system_prompt ? [{ role: 'system' as const, content: version.system_prompt }] : []),
-        ...history,
-        { role: 'user', content: userContent, ...(images.length > 0 ? { images } : {}) },
-      ];
-      const { priceCents, charge, included } = await reserve(app, auth, isOwner, maxPriceCents, resolved.demo);
-      const call: PreparedCall = {
-        idempotency: claimedKey,
-        app,
-        mode,
-        auth,
-        endUser,
-        priceCents,
+      const validated = await validate(app, config.active_version, mode, body, auth);
+      const { resolved, modelRequest } = buildModelRequest(config, mode, validated);
+      const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo);
+      const prepared: PreparedCall = {
+        ...call,
         charge,
-        included,
         resolved,
-        outputSchema: version.output_schema,
-        conversationId,
-        query: query ?? null,
-        taskId: randomUUID(),
-        startedAt,
-        rateLimit: decision,
-        modelRequest: {
-          model: resolved.upstreamModel,
-          messages,
-          temperature: config.temperature,
-          maxTokens: config.max_tokens,
-          topP: config.top_p,
-          frequencyPenalty: config.frequency_penalty,
-          presencePenalty: config.presence_penalty,
-          ...(version.output_schema ? { jsonSchema: version.output_schema } : {}),
-        },
+        outputSchema: config.active_version.output_schema,
+        conversationId: validated.conversationId,
+        query: validated.query ?? null,
+        modelRequest,
       };
-      return { kind: 'call', call };
+      return { kind: 'call', call: prepared };
     } catch (error) {
       if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
       await recordFailure(app, mode, auth, endUser, startedAt, error);
@@ -354,16 +384,17 @@ export function createGatewayService({
     }
   };
 
-  /** Settles the charge and records the success (batched with other calls); returns the answer. */
+  /** Has billing settle the charge and record the success (batched with other calls); returns the answer. */
   const finish = async (call: PreparedCall, answer: string, usage: ModelUsage): Promise<CallAnswer> => {
     const latencyMs = performance.now() - call.startedAt;
     const invocationId = randomUUID();
     const createdAt = new Date();
     const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
-    const fee = Math.floor((call.priceCents * config.platformFeeBps) / 10_000);
-    const settlement: Settlement = {
+    await paidCalls.settle(call.charge, {
       invocationId,
       appId: call.app.id,
+      creatorId: call.app.owner_id,
+      description: `Call to ${call.app.slug}`,
       callerId: call.auth.user.id,
       apiKeyId: call.auth.apiKey?.id ?? null,
       endUser: call.endUser,
@@ -371,12 +402,8 @@ export function createGatewayService({
       latencyMs,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
-      priceCents: call.priceCents,
       demo: call.resolved.demo,
       createdAt,
-      charge: call.charge
-        ? { hold: call.charge.hold, creatorId: call.app.owner_id, feeCents: fee, ledgerTransactionId: randomUUID(), description: `Call to ${call.app.slug}` }
-        : null,
       turn:
         conversationId && call.keepTurn !== false
           ? {
@@ -386,15 +413,7 @@ export function createGatewayService({
               answer: toStorableText(answer),
             }
           : null,
-    };
-    await settleOrChargeOnly(settlements, settlement, (error) =>
-      log?.error({ err: error, appId: call.app.id }, 'recording a call failed; charged it without details'),
-    );
-    if (call.charge) {
-      // Settled: the price came off the hold, so a later failure must not give it back.
-      leases.settled(call.charge);
-      call.charge = null;
-    }
+    });
     const result: CallAnswer = {
       event: 'message',
       task_id: call.taskId,
@@ -420,10 +439,9 @@ export function createGatewayService({
     return result;
   };
 
-  /** Gives the reservation back and records the failure. */
+  /** Gives the charge back and records the failure. */
   const fail = async (call: PreparedCall, error: unknown) => {
-    if (call.charge) await leases.giveBack(call.charge);
-    if (call.included) await includedCalls.giveBack(call.included);
+    await paidCalls.giveBack(call.charge);
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
     await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error, call.resolved.demo);
   };
@@ -431,13 +449,14 @@ export function createGatewayService({
   return {
     prepare,
 
-    /** Stores a file the caller may reference in a later call to the app; readFile reads the multipart body once access is checked. */
-    async upload(slug: string, auth: AuthContext | null, readFile: () => Promise<MultipartFile | undefined>): Promise<UploadedFile> {
+    /** Stores a file the caller may reference in a later call to the app; the body is read only once access is checked. */
+    async upload(slug: string, auth: AuthContext | null, body: UploadBody): Promise<UploadedFile> {
       const target = await apps.findCallableApp(slug);
       if (!target) throw new AppError('not_found', 'Application not found');
-      if (!auth) throw new AppError('unauthorized', 'Authentication credentials were not provided: send Authorization: Bearer <API key>');
+      if (!auth) throw new AppError('unauthorized', NO_CREDENTIALS);
       checkCallAccess(target, auth);
-      return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await readFile(), config.uploads.quotaBytes);
+      if (!body.isMultipart) throw new AppError('unsupported_media_type', 'Send multipart/form-data with a "file" field', 'file');
+      return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await body.file(), config.uploads.quotaBytes);
     },
 
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {

@@ -1,0 +1,97 @@
+// Every call, successful or not, is one append-only invocation row. The per-app per-day rollups
+// (and the per-day set of end users, and failures by error type) that dashboards read are written
+// by the same statement as the rows, from the rows just inserted (RECORD_ROLLUPS below), so they
+// can never disagree with the invocations. This is the one definition of those rollups: a failed
+// call is recorded by recordInvocation, successful calls by the settlement statement
+// (settlement.ts) — both end in RECORD_ROLLUPS. Triggers of migration 0007 keep each end user's
+// last active day and the owner's errors from those rollups.
+import type { Queryable } from '../db/client.ts';
+
+export interface InvocationRecord {
+  appId: string;
+  callerId: string | null;
+  apiKeyId: string | null;
+  endUser: string;
+  mode: 'completion' | 'chat';
+  status: 'success' | 'error';
+  errorType: string;
+  latencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  priceCents: number;
+  /** Answered (or attempted) by the built-in demo model: never charged. */
+  demo?: boolean;
+  conversationId: string | null;
+  /** Defaults to now; tests and imports may set it. */
+  createdAt?: Date;
+}
+
+/** What an `INSERT INTO invocations` CTE named `recorded` returns for RECORD_ROLLUPS to read. */
+export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, end_user';
+
+/**
+ * The rollups of the calls in `recorded` (the invocation rows the same statement inserts, with
+ * RECORDED_COLUMNS): the day's totals, the end users in the day's set and the failures under
+ * their error type. Days are UTC. Rows are written in key order so concurrent statements cannot
+ * deadlock. Data-modifying WITH clauses always run to completion, whether or not they are read.
+ */
+export const RECORD_ROLLUPS = `
+rollup_stats AS (
+  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
+  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status <> 'success'),
+         sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
+  FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (app_id, day) DO UPDATE SET
+    invocations = s.invocations + EXCLUDED.invocations,
+    successes = s.successes + EXCLUDED.successes,
+    errors = s.errors + EXCLUDED.errors,
+    latency_ms_sum = s.latency_ms_sum + EXCLUDED.latency_ms_sum,
+    input_tokens = s.input_tokens + EXCLUDED.input_tokens,
+    output_tokens = s.output_tokens + EXCLUDED.output_tokens,
+    revenue_cents = s.revenue_cents + EXCLUDED.revenue_cents,
+    last_used_at = greatest(s.last_used_at, EXCLUDED.last_used_at)
+),
+rollup_users AS (
+  INSERT INTO app_daily_users (app_id, day, end_user)
+  SELECT DISTINCT app_id, (created_at AT TIME ZONE 'UTC')::date, end_user FROM recorded WHERE end_user <> '' ORDER BY 1, 2, 3
+  ON CONFLICT DO NOTHING
+),
+rollup_errors AS (
+  INSERT INTO app_daily_errors AS e (app_id, day, error_type, count)
+  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, error_type, count(*) FROM recorded WHERE status <> 'success' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (app_id, day, error_type) DO UPDATE SET count = e.count + EXCLUDED.count
+)`;
+
+const RECORD_SQL = `
+WITH recorded AS (
+  INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+  ${RECORDED_COLUMNS}
+),
+${RECORD_ROLLUPS}
+SELECT id FROM recorded`;
+
+/**
+ * Records one call in a single statement, so it is atomic even outside a transaction (a failed
+ * call has none of its own), and costs one round trip.
+ */
+export async function recordInvocation(tx: Queryable, record: InvocationRecord): Promise<{ id: string; createdAt: Date }> {
+  const createdAt = record.createdAt ?? new Date();
+  const { rows } = await tx.query<{ id: string }>(RECORD_SQL, [
+    record.appId,
+    record.callerId,
+    record.apiKeyId,
+    record.endUser,
+    record.mode,
+    record.status,
+    record.errorType,
+    Math.round(record.latencyMs),
+    record.inputTokens,
+    record.outputTokens,
+    record.priceCents,
+    record.conversationId,
+    createdAt,
+    record.demo ?? false,
+  ]);
+  return { id: rows[0]!.id, createdAt };
+}

@@ -1,0 +1,154 @@
+// Where a paid call is charged. The gateway asks for a charge before it calls the upstream (take),
+// and reports the outcome: the answer was delivered (settle) or the call failed (giveBack, then
+// recordFailure). Everything in between is billing's:
+//   - an active subscription's included call covers the call before credits do (included-calls.ts);
+//   - otherwise the price comes out of this process's credit lease, a hold in PostgreSQL that
+//     serves several calls (credit-leases.ts over the holds of charges.ts);
+//   - settling computes the platform fee and writes the money, the ledger, the invocation and its
+//     rollups in one batched statement (settlement.ts); a failed call is recorded with the same
+//     rollups (invocations.ts) and costs nothing.
+// Holds whose process died are released by the sweeper started here, once they expire.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/client.ts';
+import { sweepExpiredHolds } from './charges.ts';
+import { createCreditLeases, type LeasedCharge } from './credit-leases.ts';
+import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
+import { recordInvocation } from './invocations.ts';
+import { createSettlementBatcher, type Settlement, settleOrChargeOnly } from './settlement.ts';
+
+/** Who pays: the caller, and the API key whose monthly spend limit applies. */
+export interface Payer {
+  userId: string;
+  apiKeyId: string | null;
+  monthlySpendLimitCents: number | null;
+}
+
+/** A call's reservation. Only priceCents is for the gateway; the rest is billing's to settle or give back. */
+export interface CallCharge {
+  /** What the call costs the caller: 0 for a free call or one an included call covers. */
+  readonly priceCents: number;
+  /** The call's share of a credit lease; null when nothing is held. */
+  lease: LeasedCharge | null;
+  /** The subscription's included call this call uses instead of credits. */
+  included: CoveredCall | null;
+}
+
+/** A delivered call, as the gateway reports it. */
+export interface DeliveredCall {
+  invocationId: string;
+  appId: string;
+  /** The app's owner, who earns the price less the platform fee. */
+  creatorId: string;
+  /** The ledger transaction's description. */
+  description: string;
+  callerId: string;
+  apiKeyId: string | null;
+  endUser: string;
+  mode: 'completion' | 'chat';
+  latencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Answered by the built-in demo model (then the charge's price is 0). */
+  demo?: boolean;
+  createdAt: Date;
+  /** Chat calls: the turn to save. */
+  turn: Settlement['turn'];
+}
+
+/** A failed call, as the gateway reports it; it is recorded and costs nothing. */
+export interface FailedCall {
+  appId: string;
+  callerId: string | null;
+  apiKeyId: string | null;
+  endUser: string;
+  mode: 'completion' | 'chat';
+  errorType: string;
+  latencyMs: number;
+  /** Attempted on the built-in demo model. */
+  demo?: boolean;
+}
+
+export interface PaidCallOptions {
+  /** The platform's share of each paid call, in basis points. */
+  platformFeeBps: number;
+  /** How long a hold lives unless renewed (CLAIM_LIFETIME_SECONDS); the sweeper runs every sixth of it. */
+  holdLifetimeSeconds?: number;
+  onRenewError?: (error: unknown) => void;
+  log?: FastifyBaseLogger;
+}
+
+export function createPaidCalls(db: Database, options: PaidCallOptions) {
+  const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
+  const includedCalls = createIncludedCalls(db);
+  const settlements = createSettlementBatcher(db);
+  const sweeper = setInterval(
+    () => {
+      sweepExpiredHolds(db).catch((error: unknown) => options.log?.error({ err: error }, 'releasing expired credit holds failed'));
+    },
+    Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6),
+  );
+  sweeper.unref();
+
+  return {
+    /**
+     * Reserves a call's price (its list price, already checked against the caller's caps): an
+     * included call covers it (charged 0), else it is taken from a credit lease. Throws
+     * insufficient_credits or key_limit_exceeded when the caller cannot pay.
+     */
+    async take(payer: Payer, call: { appId: string; listPriceCents: number }): Promise<CallCharge> {
+      const included = call.listPriceCents > 0 ? await includedCalls.cover(payer.userId, call.appId) : null;
+      const priceCents = included ? 0 : call.listPriceCents;
+      const lease = priceCents > 0 ? await leases.take({ ...payer, priceCents }) : null;
+      return { priceCents, lease, included };
+    },
+
+    /**
+     * The answer is (about to be) delivered: charges it and records it, resolving once committed.
+     * If its details cannot be stored, the call is still charged without them (logged).
+     */
+    async settle(charge: CallCharge, call: DeliveredCall): Promise<void> {
+      const { creatorId, description, ...recorded } = call;
+      const settlement: Settlement = {
+        ...recorded,
+        priceCents: charge.priceCents,
+        charge: charge.lease
+          ? {
+              hold: charge.lease.hold,
+              creatorId,
+              feeCents: Math.floor((charge.priceCents * options.platformFeeBps) / 10_000),
+              ledgerTransactionId: randomUUID(),
+              description,
+            }
+          : null,
+      };
+      await settleOrChargeOnly(settlements, settlement, (error) =>
+        options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
+      );
+      if (charge.lease) {
+        // Settled: the price came off the hold, so a later failure must not give it back.
+        leases.settled(charge.lease);
+        charge.lease = null;
+      }
+    },
+
+    /** The call failed (or its caller left before any answer): its price and included call go back. */
+    async giveBack(charge: CallCharge): Promise<void> {
+      if (charge.lease) await leases.giveBack(charge.lease);
+      if (charge.included) await includedCalls.giveBack(charge.included);
+    },
+
+    /** Records a failed call (with or without a charge given back) under its error type. */
+    async recordFailure(call: FailedCall): Promise<void> {
+      await recordInvocation(db, { ...call, status: 'error', inputTokens: 0, outputTokens: 0, priceCents: 0, conversationId: null });
+    },
+
+    /** Stops the sweeper and releases every lease (at shutdown, once calls are over). */
+    async close(): Promise<void> {
+      clearInterval(sweeper);
+      await leases.close();
+    },
+  };
+}
+
+export type PaidCalls = ReturnType<typeof createPaidCalls>;
