@@ -5,14 +5,17 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { createAnalyticsService } from './analytics/service.ts';
 import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
+import { createUsersService } from './auth/users-service.ts';
 import { createPaidCalls } from './billing/paid-calls.ts';
 import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
+import { createBillingService } from './billing/service.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';
@@ -28,12 +31,14 @@ import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
+import { createHealthService } from './health/service.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { createProfileService } from './profile/service.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
@@ -114,15 +119,15 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   await app.register(
     async (api) => {
-      await api.register(healthRoutes, { config, db, models });
-      await api.register(authRoutes, { config, db });
-      await api.register(profileRoutes, { config, db });
+      await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
+      await api.register(authRoutes, { config, users: createUsersService({ db }) });
+      await api.register(profileRoutes, { profile: createProfileService({ db }) });
       await api.register(appsRoutes, { apps });
-      await api.register(analyticsRoutes, { db, apps });
+      await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
       await api.register(promptsRoutes, { apps, prompts });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
-      await api.register(billingRoutes, { db });
+      await api.register(billingRoutes, { billing: createBillingService({ db }) });
       await api.register(downloadsRoutes, {
         downloads: createDownloadsService({
           apps,

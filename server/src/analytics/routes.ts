@@ -12,10 +12,8 @@ import {
 } from '@tollbooth/contract';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
-import type { Database } from '../db/client.ts';
-import { type CsvExport, createAnalyticsService } from './service.ts';
+import type { AnalyticsService, CsvExport } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
@@ -30,9 +28,7 @@ const csvResponse = (description: string) => ({
 const sendCsv = (reply: FastifyReply, { filename, csv }: CsvExport) =>
   reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(csv);
 
-export const analyticsRoutes: FastifyPluginAsyncTypebox<{ db: Database; apps: AppsService }> = async (app, { db, apps }) => {
-  const analytics = createAnalyticsService({ db, apps });
-
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
   app.get(
     '/analytics/dashboard/',
     {

@@ -4,10 +4,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse, LogoutResult, Roles, SignInStart } from '@tollbooth/contract';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/client.ts';
 import { requireAuth } from './plugin.ts';
+import type { UsersService } from './users-service.ts';
 
-export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Database }> = async (app, { config, db }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; users: UsersService }> = async (app, { config, users }) => {
   const signInStart = (prompt: 'login' | 'create') => ({
     issuer: config.oidc.issuer,
     authorization_endpoint: config.oidc.embedded ? `${config.oidc.issuer}/auth` : `${config.oidc.issuer}`,
@@ -56,10 +56,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Databas
       preHandler: app.authenticate,
       schema: { tags: ['auth'], summary: 'Roles of the signed-in user', security: [{ bearer: [] }], response: { 200: Roles, 401: ErrorResponse } },
     },
-    async (request) => {
-      const { user } = requireAuth(request);
-      const { rows } = await db.query('SELECT 1 FROM creators WHERE user_id = $1', [user.id]);
-      return { roles: rows.length > 0 ? ['user', 'creator'] : ['user'] };
-    },
+    async (request) => ({ roles: await users.readRoles(requireAuth(request).user.id) }),
   );
 };

@@ -1,21 +1,20 @@
 // A user row and its creator profile are created the first time a token's subject is seen,
-// together with the sign-up credit grant, in one transaction.
+// together with the sign-up credit grant, in one transaction. The SQL is in queries.ts.
 
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../billing/ledger.ts';
 import type { Database, Queryable } from '../db/client.ts';
+import {
+  insertCreator,
+  insertUser,
+  isCreator,
+  lockUser,
+  selectUserBySubject,
+  selectUsernamesStartingWith,
+  signupGrantExists,
+  type UserRow,
+} from './queries.ts';
 
-export interface UserRow {
-  id: string;
-  issuer: string;
-  subject: string;
-  email: string;
-  username: string;
-  first_name: string;
-  last_name: string;
-  display_name: string;
-  is_active: boolean;
-  date_joined: Date;
-}
+export type { UserRow } from './queries.ts';
 
 export interface IdentityClaims {
   issuer: string;
@@ -25,18 +24,6 @@ export interface IdentityClaims {
   givenName?: string;
   familyName?: string;
   preferredUsername?: string;
-}
-
-const USER_COLUMNS = 'id, issuer, subject, email, username, first_name, last_name, display_name, is_active, date_joined';
-
-export async function findUserBySubject(db: Queryable, issuer: string, subject: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE issuer = $1 AND subject = $2`, [issuer, subject]);
-  return rows[0] ?? null;
-}
-
-export async function findUserById(db: Queryable, id: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
-  return rows[0] ?? null;
 }
 
 /** Turns an e-mail or name into a username candidate: letters, digits and . _ - only. */
@@ -50,7 +37,7 @@ export function usernameCandidate(claims: IdentityClaims): string {
 }
 
 export async function findOrCreateUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
-  const existing = await findUserBySubject(db, claims.issuer, claims.subject);
+  const existing = await selectUserBySubject(db, claims.issuer, claims.subject);
   if (existing) return existing;
   // Two new users whose e-mails share a local part may pick the same username at the same
   // instant: the unique index refuses the second, which then picks again.
@@ -69,26 +56,26 @@ async function createUser(db: Database, claims: IdentityClaims, signupCreditsCen
   return db.transaction(async (tx) => {
     const base = usernameCandidate(claims);
     // A taken username gets a short suffix; the unique index decides races.
-    const taken = await tx.query<{ username: string }>("SELECT username FROM users WHERE lower(username) LIKE $1 || '%'", [base]);
-    const takenSet = new Set(taken.rows.map((row) => row.username.toLowerCase()));
+    const takenSet = new Set((await selectUsernamesStartingWith(tx, base)).map((taken) => taken.toLowerCase()));
     let username = base;
     for (let n = 2; takenSet.has(username); n++) username = `${base}${n}`;
     const displayName = claims.name || [claims.givenName, claims.familyName].filter(Boolean).join(' ') || claims.email?.split('@')[0] || '';
-    const inserted = await tx.query<UserRow>(
-      `INSERT INTO users (issuer, subject, email, username, first_name, last_name, display_name)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (issuer, subject) DO NOTHING
-       RETURNING ${USER_COLUMNS}`,
-      [claims.issuer, claims.subject, claims.email ?? '', username, claims.givenName ?? '', claims.familyName ?? '', displayName],
-    );
-    const user = inserted.rows[0];
+    const user = await insertUser(tx, {
+      issuer: claims.issuer,
+      subject: claims.subject,
+      email: claims.email ?? '',
+      username,
+      firstName: claims.givenName ?? '',
+      lastName: claims.familyName ?? '',
+      displayName,
+    });
     if (!user) {
       // Another request created it first; its transaction also made the grant.
-      const raced = await findUserBySubject(tx, claims.issuer, claims.subject);
+      const raced = await selectUserBySubject(tx, claims.issuer, claims.subject);
       if (!raced) throw new Error('user vanished after a conflicting insert');
       return raced;
     }
-    await tx.query('INSERT INTO creators (user_id, display_name) VALUES ($1, $2)', [user.id, displayName]);
+    await insertCreator(tx, user.id, displayName);
     const credits = await findOrCreateUserAccount(tx, 'user_credits', user.id);
     await findOrCreateUserAccount(tx, 'creator_earnings', user.id);
     if (signupCreditsCents > 0) await postSignupGrant(tx, user.id, credits, signupCreditsCents);
@@ -114,10 +101,20 @@ export async function grantSignupCreditsOnce(db: Database, userId: string, cents
   if (cents <= 0) return false;
   return db.transaction(async (tx) => {
     // The user row is locked so two verifications of one account cannot both grant.
-    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-    const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
-    if (rows.length > 0) return false;
+    await lockUser(tx, userId);
+    if (await signupGrantExists(tx, userId)) return false;
     await postSignupGrant(tx, userId, await findOrCreateUserAccount(tx, 'user_credits', userId), cents);
     return true;
   });
 }
+
+/** The users service the routes receive: what a signed-in user is. */
+export function createUsersService({ db }: { db: Database }) {
+  return {
+    async readRoles(userId: string): Promise<('user' | 'creator')[]> {
+      return (await isCreator(db, userId)) ? ['user', 'creator'] : ['user'];
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

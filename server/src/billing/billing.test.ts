@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../db/client.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { findOrCreateUserAccount, postLedgerTransaction } from './ledger.ts';
-import { readBillingBalance } from './routes.ts';
+import { readBillingBalance } from './service.ts';
 
 let ctx: TestContext;
 let ada: string;

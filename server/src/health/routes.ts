@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/client.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import type { HealthService } from './service.ts';
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Database; models: ModelRouter }> = async (app, { config, db, models }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
   app.get(
     '/health',
     {
@@ -18,12 +16,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Datab
       },
     },
     async (_request, reply) => {
-      try {
-        await db.query('SELECT 1');
-        return { status: 'ok' as const, database: db.kind };
-      } catch {
-        return reply.status(503).send({ status: 'unavailable' as const, database: db.kind });
-      }
+      const result = await health.checkDatabase();
+      return result.status === 'ok' ? result : reply.status(503).send(result);
     },
   );
 
@@ -38,19 +32,6 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Datab
         },
       },
     },
-    async () => ({
-      product_name: config.productName,
-      oidc: {
-        issuer: config.oidc.issuer,
-        client_id: config.oidc.clientId,
-        audience: config.oidc.audience,
-        provider_name: config.oidc.providerName,
-        embedded: config.oidc.embedded,
-        scopes: 'openid profile email offline_access',
-      },
-      stripe_publishable_key: config.stripe.secretKey ? config.stripe.publishableKey : null,
-      public_url: config.publicUrl,
-      demo_models: models.demoModels(),
-    }),
+    async () => health.runtimeConfig(),
   );
 };

@@ -2,21 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CreatorList, CreatorMe, CreatorUpdate, ErrorResponse, Profile, ProfileUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/client.ts';
-import { listCreators, readCreatorMe, readProfile, updateCreatorMe, updateProfile } from './service.ts';
+import type { ProfileService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const secured = { security: [{ bearer: [] }] };
 
-export const profileRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Database }> = async (app, { db }) => {
+export const profileRoutes: FastifyPluginAsyncTypebox<{ profile: ProfileService }> = async (app, { profile }) => {
   app.get(
     '/auth/profile/',
     {
       preHandler: app.authenticate,
       schema: { tags: ['profile'], summary: 'The signed-in user and creator profile', ...secured, response: { 200: Profile, ...errors } },
     },
-    async (request) => readProfile(db, requireAuth(request).user.id),
+    async (request) => profile.readProfile(requireAuth(request).user.id),
   );
 
   app.patch(
@@ -33,13 +31,13 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Data
         response: { 200: Profile, ...errors },
       },
     },
-    async (request) => updateProfile(db, requireAuth(request).user, request.body),
+    async (request) => profile.updateProfile(requireAuth(request).user, request.body),
   );
 
   app.get(
     '/creators/me/',
     { preHandler: app.authenticate, schema: { tags: ['profile'], summary: 'The signed-in creator', ...secured, response: { 200: CreatorMe, ...errors } } },
-    async (request) => readCreatorMe(db, requireAuth(request).user.id),
+    async (request) => profile.readCreatorMe(requireAuth(request).user.id),
   );
 
   app.patch(
@@ -48,7 +46,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Data
       preHandler: app.authenticate,
       schema: { tags: ['profile'], summary: 'Change the creator display name', ...secured, body: CreatorUpdate, response: { 200: CreatorMe, ...errors } },
     },
-    async (request) => updateCreatorMe(db, requireAuth(request).user.id, request.body.display_name),
+    async (request) => profile.updateCreatorMe(requireAuth(request).user.id, request.body.display_name),
   );
 
   app.get(
@@ -66,6 +64,6 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Data
         response: { 200: CreatorList, ...errors },
       },
     },
-    async (request) => listCreators(db, request.query.limit, request.query.offset),
+    async (request) => profile.listCreators(request.query.limit, request.query.offset),
   );
 };

@@ -1,0 +1,67 @@
+// The SQL of users: the row a token's subject maps to, and the creator profile and roles beside it.
+import type { Queryable } from '../db/client.ts';
+
+export interface UserRow {
+  id: string;
+  issuer: string;
+  subject: string;
+  email: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  is_active: boolean;
+  date_joined: Date;
+}
+
+const USER_COLUMNS = 'id, issuer, subject, email, username, first_name, last_name, display_name, is_active, date_joined';
+
+export async function selectUserBySubject(db: Queryable, issuer: string, subject: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE issuer = $1 AND subject = $2`, [issuer, subject]);
+  return rows[0] ?? null;
+}
+
+export async function selectUserById(db: Queryable, id: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/** Usernames that start with `base` (case-insensitively), to pick a free one. */
+export async function selectUsernamesStartingWith(tx: Queryable, base: string): Promise<string[]> {
+  const { rows } = await tx.query<{ username: string }>("SELECT username FROM users WHERE lower(username) LIKE $1 || '%'", [base]);
+  return rows.map((row) => row.username);
+}
+
+/** Inserts the user unless its subject exists already (then null). */
+export async function insertUser(
+  tx: Queryable,
+  user: { issuer: string; subject: string; email: string; username: string; firstName: string; lastName: string; displayName: string },
+): Promise<UserRow | null> {
+  const { rows } = await tx.query<UserRow>(
+    `INSERT INTO users (issuer, subject, email, username, first_name, last_name, display_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (issuer, subject) DO NOTHING
+       RETURNING ${USER_COLUMNS}`,
+    [user.issuer, user.subject, user.email, user.username, user.firstName, user.lastName, user.displayName],
+  );
+  return rows[0] ?? null;
+}
+
+export async function insertCreator(tx: Queryable, userId: string, displayName: string): Promise<void> {
+  await tx.query('INSERT INTO creators (user_id, display_name) VALUES ($1, $2)', [userId, displayName]);
+}
+
+/** Locks the user row for the rest of the transaction. */
+export async function lockUser(tx: Queryable, userId: string): Promise<void> {
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+}
+
+export async function signupGrantExists(tx: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
+  return rows.length > 0;
+}
+
+export async function isCreator(db: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM creators WHERE user_id = $1', [userId]);
+  return rows.length > 0;
+}

@@ -1,0 +1,57 @@
+// Billing reads for the signed-in user: balances and their own ledger entries, newest first.
+// They only ever see the user's own accounts (user_credits as "credits", creator_earnings as
+// "earnings"). The SQL is in queries.ts; paid calls are charged in paid-calls.ts, payments in
+// payments-service.ts.
+import type { BillingBalance, LedgerPage } from '@tollbooth/contract';
+import type { Database, Queryable } from '../db/client.ts';
+import { invalidParam } from '../errors.ts';
+import type { UserAccountKind } from './ledger.ts';
+import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances } from './queries.ts';
+
+const ACCOUNT_NAMES = { user_credits: 'credits', creator_earnings: 'earnings' } as const satisfies Record<UserAccountKind, string>;
+
+const toDollars = (cents: number) => cents / 100;
+
+export async function readBillingBalance(db: Queryable, userId: string): Promise<BillingBalance> {
+  const rows = await selectUserBalances(db, userId);
+  const balance = (kind: UserAccountKind) => rows.find((row) => row.kind === kind)?.balance_cents ?? 0;
+  const credits = balance('user_credits');
+  const earnings = balance('creator_earnings');
+  return { credits_cents: credits, credits: toDollars(credits), earnings_cents: earnings, earnings: toDollars(earnings) };
+}
+
+/** A cursor is the id of the last entry of the previous page; it must be one of the user's own entries. */
+function parseCursor(before: string | undefined): number | null {
+  if (before === undefined) return null;
+  const id = /^[1-9]\d{0,15}$/.test(before) ? Number(before) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw invalidParam('before', 'is not a valid cursor');
+  return id;
+}
+
+export async function listLedgerEntries(db: Queryable, userId: string, query: { limit: number; before?: string }): Promise<LedgerPage> {
+  const cursorId = parseCursor(query.before);
+  if (cursorId !== null && !(await isOwnLedgerEntry(db, cursorId, userId))) throw invalidParam('before', 'is not a valid cursor');
+  const rows = await selectLedgerEntries(db, userId, query.limit + 1, cursorId);
+  const page = rows.slice(0, query.limit);
+  return {
+    results: page.map((row) => ({
+      id: row.id,
+      transaction_id: row.transaction_id,
+      kind: row.kind,
+      description: row.description,
+      account: ACCOUNT_NAMES[row.account_kind],
+      amount_cents: row.amount_cents,
+      created_at: row.created_at.toISOString(),
+    })),
+    next_cursor: rows.length > query.limit ? String(page[page.length - 1]!.id) : null,
+  };
+}
+
+export function createBillingService({ db }: { db: Database }) {
+  return {
+    readBalance: (userId: string) => readBillingBalance(db, userId),
+    listLedgerEntries: (userId: string, query: { limit: number; before?: string }) => listLedgerEntries(db, userId, query),
+  };
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;
