@@ -1,5 +1,6 @@
-// Per-call charging: reserve before the upstream call, settle on success (settlement.ts,
-// batched with the invocation records), release on failure.
+// The holds behind a paid call's charge (the gateway reaches them through paid-calls.ts): reserve
+// before the upstream call, settle on success (settlement.ts, batched with the invocation
+// records), release on failure.
 // A reservation is a hold row plus held_cents on the caller's credits (and on the key's monthly
 // spend counter); CHECK constraints make an over-reservation fail inside PostgreSQL, so no number
 // of concurrent calls or server processes can spend a cent twice. Settling deletes the hold, so a

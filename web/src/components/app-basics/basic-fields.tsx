@@ -1,8 +1,43 @@
-// The basics every application form shares (spec section 5): visibility and description. The
-// create, edit, builder and detail forms lay them out differently, but each field exists once.
+// The basics every application form shares (spec section 5): name, description and visibility
+// here, the price in price-field.tsx. The create, edit, builder and detail forms (prompt and
+// workflow) lay them out differently, but each field exists once.
 import type { Visibility } from '@tollbooth/contract';
-import { FormField } from '@/components/ui/form-field';
+import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
+
+interface NameFieldProps {
+  id: string;
+  /** "Name" in the app forms, "Prompt Name" in the builder, "Application Name" on the detail pages. */
+  label?: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  required?: boolean;
+  name?: string;
+  /** For a form that opens on the user's own click (Edit), so focus follows them there. */
+  autoFocus?: boolean;
+}
+
+export function NameField({ id, label = 'Name', value, onChange, error, required, name, autoFocus }: NameFieldProps) {
+  return (
+    <FormField id={id} label={label} error={error}>
+      <input
+        id={id}
+        name={name}
+        type="text"
+        required={required}
+        maxLength={100}
+        autoComplete="off"
+        // biome-ignore lint/a11y/noAutofocus: only the Edit form asks for it, opened by the user's own click.
+        autoFocus={autoFocus}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className={inputField}
+        {...describedBy(id, { error })}
+      />
+    </FormField>
+  );
+}
 
 interface VisibilityFieldProps {
   id: string;

@@ -1,7 +1,7 @@
 import type { AppType, InteractionMode } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
+import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -50,20 +50,7 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         </div>
       ) : null}
 
-      <FormField id={fieldId('name')} label="Name" error={errors.name}>
-        <input
-          id={fieldId('name')}
-          name="name"
-          type="text"
-          required
-          maxLength={100}
-          autoComplete="off"
-          value={values.name}
-          onChange={(event) => set('name', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('name'), { error: errors.name })}
-        />
-      </FormField>
+      <NameField id={fieldId('name')} name="name" required value={values.name} onChange={(value) => set('name', value)} error={errors.name} />
 
       <DescriptionField
         id={fieldId('description')}

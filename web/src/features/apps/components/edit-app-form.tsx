@@ -1,9 +1,8 @@
 import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
-import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
+import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
-import { describedBy, FormField } from '@/components/ui/form-field';
-import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { MIN_PRICE_CENTS } from '@/lib/price';
@@ -42,21 +41,7 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
         </div>
       ) : null}
 
-      <FormField id={fieldId('name')} label="Name" error={errors.name}>
-        <input
-          id={fieldId('name')}
-          type="text"
-          required
-          maxLength={100}
-          autoComplete="off"
-          // biome-ignore lint/a11y/noAutofocus: the form opens on the user's Edit click, so focus follows them there.
-          autoFocus
-          value={values.name}
-          onChange={(event) => set('name', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('name'), { error: errors.name })}
-        />
-      </FormField>
+      <NameField id={fieldId('name')} required autoFocus value={values.name} onChange={(value) => set('name', value)} error={errors.name} />
 
       <DescriptionField id={fieldId('description')} value={values.description} onChange={(value) => set('description', value)} />
 

@@ -1,7 +1,7 @@
 import type { AppStatus } from '@tollbooth/contract';
 import { slugify } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
+import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
@@ -34,20 +34,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
   return (
     <div className="space-y-6">
       <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
-        <FormField id={fieldId('name')} label="Prompt Name">
-          <input
-            id={fieldId('name')}
-            type="text"
-            maxLength={100}
-            autoComplete="off"
-            value={draft.name}
-            onChange={(event) => {
-              const name = event.target.value;
-              onChange((current) => withName(current, name));
-            }}
-            className={inputField}
-          />
-        </FormField>
+        <NameField id={fieldId('name')} label="Prompt Name" value={draft.name} onChange={(name) => onChange((current) => withName(current, name))} />
         <FormField id={fieldId('slug')} label="URL Slug" hint={slugHint(draft, savedSlug)}>
           <input
             id={fieldId('slug')}

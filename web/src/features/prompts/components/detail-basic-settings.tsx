@@ -1,6 +1,6 @@
 import type { AppStatus, InteractionMode } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { DescriptionField, VisibilityField } from '@/components/app-basics/basic-fields';
+import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
 import { PriceField } from '@/components/app-basics/price-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
@@ -19,17 +19,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
 
   return (
     <div className="grid max-w-3xl grid-cols-1 gap-5 sm:grid-cols-2">
-      <FormField id={fieldId('name')} label="Application Name">
-        <input
-          id={fieldId('name')}
-          type="text"
-          maxLength={100}
-          autoComplete="off"
-          value={values.name}
-          onChange={(event) => set('name', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <NameField id={fieldId('name')} label="Application Name" value={values.name} onChange={(value) => set('name', value)} />
       <FormField id={fieldId('status')} label="Status">
         <select id={fieldId('status')} value={values.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
           <option value="draft">Draft</option>

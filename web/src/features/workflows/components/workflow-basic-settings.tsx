@@ -1,9 +1,10 @@
-import type { AppStatus, Visibility } from '@tollbooth/contract';
+import type { AppStatus } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { describedBy, FormField } from '@/components/ui/form-field';
+import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
+import { PriceField } from '@/components/app-basics/price-field';
+import { FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { formatCents } from '@/lib/format';
-import { parseCents, type WorkflowBasicValues } from '../lib/workflow-detail.utils';
+import type { WorkflowBasicValues } from '../lib/workflow-detail.utils';
 
 /** The Basic Settings tab: name, status, description, visibility, price in cents. */
 export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBasicValues; onChange: Dispatch<SetStateAction<WorkflowBasicValues>> }) {
@@ -12,17 +13,7 @@ export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBa
   const set = <K extends keyof WorkflowBasicValues>(name: K, value: WorkflowBasicValues[K]) => onChange((current) => ({ ...current, [name]: value }));
   return (
     <div className="grid max-w-3xl grid-cols-1 gap-5 sm:grid-cols-2">
-      <FormField id={fieldId('name')} label="Application Name">
-        <input
-          id={fieldId('name')}
-          type="text"
-          maxLength={100}
-          autoComplete="off"
-          value={values.name}
-          onChange={(event) => set('name', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
+      <NameField id={fieldId('name')} label="Application Name" value={values.name} onChange={(value) => set('name', value)} />
       <FormField id={fieldId('status')} label="Status">
         <select id={fieldId('status')} value={values.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
           <option value="draft">Draft</option>
@@ -30,45 +21,17 @@ export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBa
           <option value="archived">Archived</option>
         </select>
       </FormField>
-      <FormField id={fieldId('description')} label="Description" className="sm:col-span-2">
-        <textarea
-          id={fieldId('description')}
-          rows={3}
-          maxLength={2000}
-          value={values.description}
-          onChange={(event) => set('description', event.target.value)}
-          className={inputField}
-        />
-      </FormField>
-      <FormField id={fieldId('visibility')} label="Visibility">
-        <select
-          id={fieldId('visibility')}
-          value={values.visibility}
-          onChange={(event) => set('visibility', event.target.value as Visibility)}
-          className={inputField}
-        >
-          <option value="private">Private</option>
-          <option value="public">Public</option>
-          <option value="embed">Embed</option>
-        </select>
-      </FormField>
-      <FormField
+      <DescriptionField id={fieldId('description')} className="sm:col-span-2" value={values.description} onChange={(value) => set('description', value)} />
+      <VisibilityField id={fieldId('visibility')} value={values.visibility} onChange={(value) => set('visibility', value)} />
+      <PriceField
         id={fieldId('price')}
         label="Price per Call (cents)"
-        hint={<output aria-live="polite">{`${formatCents(parseCents(values.price_cents))} per call`}</output>}
-      >
-        <input
-          id={fieldId('price')}
-          type="number"
-          min={0}
-          step={1}
-          inputMode="numeric"
-          value={values.price_cents}
-          onChange={(event) => set('price_cents', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('price'), { hint: true })}
-        />
-      </FormField>
+        unit="cents"
+        min={0}
+        clampDisplay
+        value={values.price_cents}
+        onChange={(value) => set('price_cents', value)}
+      />
     </div>
   );
 }
