@@ -162,14 +162,15 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       const maxPrice = request.headers['x-max-price-cents'];
       let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
       try {
-        preparation = await gateway.prepare(
-          plan.slug,
-          plan.mode,
-          async () => request.auth,
-          plan.body,
+        preparation = await gateway.prepare({
+          slug: plan.slug,
+          mode: plan.mode,
+          caller: { auth: request.auth },
+          body: plan.body,
           idempotencyKey,
-          typeof maxPrice === 'number' ? maxPrice : null,
-        );
+          maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
+          startedAt: performance.now(),
+        });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
         throw error;

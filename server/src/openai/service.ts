@@ -14,10 +14,10 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessage, ChatCo
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
+import { recordInvocation } from '../billing/invocations.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallTargetCache } from '../gateway/call-target-cache.ts';
-import { recordInvocation } from '../gateway/invocations.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { ChatMessage } from '../providers/types.ts';
