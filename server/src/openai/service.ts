@@ -26,6 +26,9 @@ import type { InputFormEntry } from '../providers/workflows/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
 import { selectCallableModels } from './queries.ts';
 
+/** A conversation sent in one request, all messages' text together (the gateway caps a query at 100 000). */
+export const MAX_CONVERSATION_CHARACTERS = 200_000;
+
 /** What the gateway is asked to run for one chat completion request. */
 export interface PlannedCall {
   slug: string;
@@ -105,6 +108,8 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
           content: messageText(message, index),
         }))
       : [];
+    const characters = history.reduce((total, message) => total + message.content.length, query.length);
+    if (characters > MAX_CONVERSATION_CHARACTERS) throw invalidParam('messages', `must hold at most ${MAX_CONVERSATION_CHARACTERS} characters of text in all`);
     return {
       slug: request.model,
       mode: 'chat',
@@ -222,9 +227,10 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
     async plan(request: ChatCompletionRequest, auth: AuthContext | null): Promise<PlannedCall & { chatWithConversationId: boolean }> {
       const startedAt = performance.now();
       const target = await loadTarget(request.model);
+      // The app's own mode when it is known without asking a provider, so the gateway refuses for the right reason.
       const passThrough = {
         slug: request.model,
-        mode: 'completion' as const,
+        mode: target?.app.type === 'prompt' ? target.app.interaction_mode : ('completion' as const),
         history: [],
         body: { inputs: request.inputs ?? {} },
         chatWithConversationId: false,
