@@ -30,7 +30,7 @@ export const ChatCompletionRequest = Type.Object(
       maxItems: 500,
       description:
         'Chat apps: the conversation (the last message must be from the user; earlier user and assistant messages are the history). ' +
-        "Completion and workflow apps: the last user message fills the app's single text input (unless `inputs` sets it); earlier messages are not sent.",
+        "Completion and workflow apps: the last user message fills the app's text input (unless `inputs` sets it); earlier messages are not sent.",
     }),
     stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     stream_options: Type.Optional(

@@ -2,7 +2,11 @@
 // listening Tollbooth whose apps are answered by the OpenAI fake on loopback (a real provider:
 // its answers are charged). Every successful call is checked in the ledger: the caller's credits
 // lose exactly the price, the creator earns it less the platform fee, nothing else moves.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
@@ -135,7 +139,7 @@ async function successesOf(subject: string, count: number) {
 }
 
 describe('chat.completions.create on a completion app', () => {
-  it('answers blocking with usage, fills the single text input from the last user message, and charges exactly once', async () => {
+  it('answers blocking with usage, fills the text input from the last user message, and charges exactly once', async () => {
     const slug = await promptApp();
     const consumer = await newConsumer();
     const creatorBefore = await balances(ownerToken);
@@ -237,15 +241,23 @@ describe('chat.completions.create on a completion app', () => {
     expect((upstream.lastRequest().body as { messages: { content: string }[] }).messages.at(-1)!.content).toBe('Write about owls in the style of a haiku');
     await expectChargedOnce(answered.id.slice(9), consumer.subject);
 
-    // A message alone cannot say which of two inputs it is.
-    const ambiguous = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }] }).catch((error) => error);
-    expect(ambiguous).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(ambiguous.status).toBe(400);
-    expect(ambiguous.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'inputs' });
+    // A message fills the first text input the template uses; the other one is still required.
+    const halfway = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }] }).catch((error) => error);
+    expect(halfway).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(halfway.status).toBe(400);
+    expect(halfway.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'inputs.style' });
+    const both = await openai.chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'bats' }],
+      // @ts-expect-error Tollbooth's addition.
+      inputs: { style: 'a limerick' },
+    });
+    expect((upstream.lastRequest().body as { messages: { content: string }[] }).messages.at(-1)!.content).toBe('Write about bats in the style of a limerick');
+    await expectChargedOnce(both.id.slice(9), consumer.subject);
 
     const missing = await openai.chat.completions
       // @ts-expect-error Tollbooth's addition.
-      .create({ model: slug, messages: [{ role: 'user', content: 'hi' }], inputs: { topic: 'owls' } })
+      .create({ model: slug, messages: [], inputs: { topic: 'owls' } })
       .catch((error) => error);
     expect(missing.status).toBe(400);
     expect(missing.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_param', param: 'inputs.style' });
@@ -257,13 +269,16 @@ describe('chat.completions.create on a completion app', () => {
 
     // Refusals are recorded as the gateway's are, and cost nothing.
     const rows = await invocationsOf(consumer.subject);
-    expect(rows.map((row) => [row.status, row.error_type, row.price_cents])).toEqual([
-      ['success', '', PRICE],
-      ['error', 'invalid_param', 0],
-      ['error', 'invalid_param', 0],
-      ['error', 'invalid_param', 0],
-    ]);
-    expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
+    expect(rows.map((row) => [row.status, row.error_type, row.price_cents]).sort()).toEqual(
+      [
+        ['success', '', PRICE],
+        ['success', '', PRICE],
+        ['error', 'invalid_param', 0],
+        ['error', 'invalid_param', 0],
+        ['error', 'invalid_param', 0],
+      ].sort(),
+    );
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - 2 * PRICE);
   });
 });
 
@@ -361,7 +376,7 @@ describe('a Dify app behind the OpenAI endpoint', () => {
     await expectChargedOnce(second.id.slice(9), consumer.subject);
   });
 
-  it("fills a completion app's single text input from the message, streaming", async () => {
+  it("fills a completion app's text input from the message, streaming", async () => {
     const slug = await difyApp('completion', [{ 'text-input': { label: 'Topic', variable: 'topic', required: true } }]);
     const consumer = await newConsumer();
     const stream = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }], stream: true });
@@ -372,6 +387,50 @@ describe('a Dify app behind the OpenAI endpoint', () => {
     expect((sent.body as { inputs: object }).inputs).toEqual({ topic: 'owls' });
     const [success] = await successesOf(consumer.subject, 1);
     await expectChargedOnce(success!.id, consumer.subject);
+  });
+});
+
+describe("the app page's OpenAI SDK snippet", () => {
+  // Written where Node resolves the workspace's `openai` package; the key and this server's address
+  // replace YOUR_API_KEY and PUBLIC_URL, as a caller pasting it would have them.
+  const run = async (snippet: string, key: string) => {
+    const cache = path.resolve(import.meta.dirname, '../../../node_modules/.cache');
+    mkdirSync(cache, { recursive: true });
+    const directory = mkdtempSync(path.join(cache, 'openai-snippet-'));
+    try {
+      const file = path.join(directory, 'snippet.mjs');
+      writeFileSync(file, snippet.replaceAll('YOUR_API_KEY', key).replaceAll('http://tollbooth.test', base));
+      return (await promisify(execFile)(process.execPath, [file], { timeout: 60_000 })).stdout.trim();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  };
+
+  it('runs as pasted for a completion app with several inputs and for a chat app, each call charged', async () => {
+    const completion = await promptApp({
+      prompt: {
+        prompt_template: 'Write about {{topic}} in the style of {{style}}',
+        input_schema: {
+          type: 'object',
+          properties: { style: { type: 'string', maxLength: 40 }, topic: { type: 'string', maxLength: 40 } },
+          required: ['topic', 'style'],
+          additionalProperties: false,
+        },
+      },
+    });
+    const chat = await promptApp({ mode: 'chat' });
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'Pasted and answered.' });
+    for (const slug of [completion, chat]) {
+      const page = await api('GET', `/api/catalog/${slug}`, consumer.token);
+      expect(page.status).toBe(200);
+      const snippet = (page.body.snippets as { openai_sdk: string }).openai_sdk;
+      expect(snippet).toContain(`model: '${slug}'`);
+      expect(await run(snippet, consumer.key)).toBe('Pasted and answered.');
+    }
+    const successes = await successesOf(consumer.subject, 2);
+    for (const success of successes) await expectChargedOnce(success.id, consumer.subject);
+    expect((await balances(consumer.token)).credits_cents).toBe(500 - 2 * PRICE);
   });
 });
 

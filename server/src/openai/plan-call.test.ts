@@ -5,8 +5,9 @@ import { AppError } from '../errors.ts';
 import { MAX_CONVERSATION_CHARACTERS, planCall, priceInDollars, promptAppShape, workflowAppShape } from './service.ts';
 
 const schema = (properties: IoSchema['properties']): IoSchema => ({ type: 'object', properties, additionalProperties: false });
-const completionApp = (properties: IoSchema['properties']) => promptAppShape({ interaction_mode: 'completion' }, schema(properties));
-const chatApp = promptAppShape({ interaction_mode: 'chat' }, schema({ query: { type: 'string' } }));
+const completionApp = (properties: IoSchema['properties'], required: string[] = [], template = '') =>
+  promptAppShape({ interaction_mode: 'completion' }, { input_schema: { ...schema(properties), required }, prompt_template: template });
+const chatApp = promptAppShape({ interaction_mode: 'chat' }, { input_schema: schema({ query: { type: 'string' } }), prompt_template: '{{query}}' });
 
 const refusal = (run: () => unknown) => {
   try {
@@ -39,15 +40,19 @@ describe('planCall', () => {
     });
   });
 
-  it('prefers the input named query among several text inputs, and refuses a message it cannot place', () => {
-    expect(completionApp({ query: { type: 'string' }, tone: { type: 'string' } }).textInput).toBe('query');
-    expect(completionApp({ tone: { type: 'string', enum: ['dry', 'warm'] }, topic: { type: 'string' } }).textInput).toBe('topic');
-    const ambiguous = completionApp({ topic: { type: 'string' }, style: { type: 'string' } });
-    expect(refusal(() => planCall({ model: 'app', messages: [{ role: 'user', content: 'owls' }] }, ambiguous))).toEqual({
+  it("picks the text input as the app's public page does: query, else the first required text input, else the first", () => {
+    expect(completionApp({ tone: { type: 'string' }, query: { type: 'string' } }).textInput).toBe('query');
+    // Template order, since stored schemas do not keep theirs.
+    expect(completionApp({ style: { type: 'string' }, topic: { type: 'string' } }, [], '{{topic}} as {{style}}').textInput).toBe('topic');
+    expect(completionApp({ style: { type: 'string' }, topic: { type: 'string' } }, ['style'], '{{topic}} as {{style}}').textInput).toBe('style');
+    expect(completionApp({ tone: { type: 'string', enum: ['dry', 'warm'] }, count: { type: 'integer' } }).textInput).toBeNull();
+    const numbersOnly = completionApp({ count: { type: 'integer' } });
+    expect(refusal(() => planCall({ model: 'app', messages: [{ role: 'user', content: 'owls' }] }, numbersOnly))).toEqual({
       code: 'invalid_param',
       param: 'inputs',
     });
-    expect(refusal(() => planCall({ model: 'app', messages: [] }, ambiguous))).toEqual({ code: 'invalid_param', param: 'messages' });
+    expect(planCall({ model: 'app', messages: [{ role: 'user', content: 'owls' }], inputs: { count: 2 } }, numbersOnly).body.inputs).toEqual({ count: 2 });
+    expect(refusal(() => planCall({ model: 'app', messages: [] }, numbersOnly))).toEqual({ code: 'invalid_param', param: 'messages' });
   });
 
   it('turns a chat into the query and the conversation before it, with text parts joined', () => {
@@ -136,7 +141,7 @@ describe('planCall', () => {
       history: [],
       body: { response_mode: 'blocking', query: 'now', inputs: {}, conversation_id: '7d9e4a52-2c4f-4a53-9d0e-1f0d3c1f2b11' },
     });
-    expect(workflowAppShape('workflow', [{ paragraph: { variable: 'text' } }, { select: { variable: 'tone' } }])).toMatchObject({
+    expect(workflowAppShape('workflow', [{ select: { variable: 'tone', options: ['a'] } }, { paragraph: { variable: 'text' } }])).toMatchObject({
       mode: 'completion',
       textInput: 'text',
     });

@@ -85,8 +85,8 @@ How the request reaches the app (docs/openai-compatible-api.md):
 - Chat apps (prompt apps in chat mode, Dify chat apps): the last message must be the user's; it is the chat query. For prompt apps the earlier
   messages (system, user, assistant) are the conversation, sent to the model after the app's own system prompt; nothing is stored. Dify chat apps
   keep their conversation themselves: only the last message is sent, and the answer's \`conversation_id\` continues it when sent back.
-- Completion and workflow apps: the last user message fills the app's single text input (its only text input, else the one named \`query\`)
-  unless \`inputs\` sets it; \`inputs\` (the app's input variables, as in the Dify endpoints) carries the rest. Earlier messages are not sent.
+- Completion and workflow apps: the last user message fills the app's text input (the one named \`query\`, else its first required text input,
+  else its first text input, as the app's public page says) unless \`inputs\` sets it; \`inputs\` (the app's input variables, as in the Dify endpoints) carries the rest. Earlier messages are not sent.
 - The app's creator sets the model and its parameters: temperature, max_tokens and the like are accepted and ignored.
 
 Charging, idempotency (\`Idempotency-Key\`), rate limits, the price cap (\`X-Max-Price-Cents\`) and analytics are those of the Dify endpoints:

@@ -8,20 +8,23 @@
 //   the query; for prompt apps the messages before it are the conversation sent to the model after
 //   the app's system prompt (nothing is stored: the caller holds the conversation). Dify keeps its
 //   conversations itself: only the query is sent, and `conversation_id` continues one.
-// - completion and workflow apps: the last user message fills the app's single text input (a lone
-//   string input, else the one named `query`) unless `inputs` sets it; `inputs` carries the rest.
+// - completion and workflow apps: the last user message fills the app's text input (the one named
+//   `query`, else its first required text input, else its first text input: catalog/service.ts's
+//   textInputOf, so the catalog's snippets and OpenAPI documents say the same) unless `inputs` sets
+//   it; `inputs` carries the rest.
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessage, ChatCompletionRequest, IoSchema, OpenAIModel } from '@tollbooth/contract';
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import { recordInvocation } from '../billing/invocations.ts';
+import { textInputOf } from '../catalog/service.ts';
 import type { Database } from '../db/client.ts';
+import { fieldsFromDifyForm, fieldsFromInputSchema, frontendKindOfDifyMode } from '../downloads/app-description.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallTargetCache } from '../gateway/call-target-cache.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { ChatMessage } from '../providers/types.ts';
-import { isChatMode } from '../providers/workflows/dify.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
 import { selectCallableModels } from './queries.ts';
@@ -42,31 +45,24 @@ interface AppShape {
   mode: CallMode;
   /** Prompt apps take a conversation from the messages; Dify apps keep their own. */
   takesHistory: boolean;
-  /** The input the last user message fills in completion mode, or null when there is no single one. */
+  /** The input the last user message fills in completion mode, or null when the app has no text input. */
   textInput: string | null;
   inputNames: string[];
 }
 
-/** The input a completion's message goes into: the only string input, else the one named query. */
-export function pickTextInput(textInputs: string[]): string | null {
-  if (textInputs.length === 1) return textInputs[0]!;
-  return textInputs.includes('query') ? 'query' : null;
-}
-
-export function promptAppShape(app: Pick<AppRow, 'interaction_mode'>, schema: IoSchema): AppShape {
-  const names = Object.keys(schema.properties);
-  const texts = names.filter((name) => schema.properties[name]?.type === 'string' && !schema.properties[name]?.enum);
-  return { mode: app.interaction_mode, takesHistory: true, textInput: pickTextInput(texts), inputNames: names };
+/** A prompt app's shape; its text input is the one the catalog's snippets and OpenAPI document name. */
+export function promptAppShape(app: Pick<AppRow, 'interaction_mode'>, version: { input_schema: IoSchema; prompt_template: string }): AppShape {
+  const fields = fieldsFromInputSchema(version.input_schema, version.prompt_template);
+  return { mode: app.interaction_mode, takesHistory: true, textInput: textInputOf('completion', fields), inputNames: fields.map((field) => field.name) };
 }
 
 export function workflowAppShape(difyMode: string, form: InputFormEntry[]): AppShape {
-  const fields = form.map((entry) => Object.entries(entry)[0]).filter((field) => field !== undefined);
-  const texts = fields.filter(([kind]) => kind === 'text-input' || kind === 'paragraph').map(([, field]) => field.variable);
+  const fields = fieldsFromDifyForm(form);
   return {
-    mode: isChatMode(difyMode) ? 'chat' : 'completion',
+    mode: frontendKindOfDifyMode(difyMode),
     takesHistory: false,
-    textInput: pickTextInput(texts),
-    inputNames: fields.map(([, f]) => f.variable),
+    textInput: textInputOf('completion', fields),
+    inputNames: fields.map((field) => field.name),
   };
 }
 
@@ -132,7 +128,7 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
       if (inputs[shape.textInput] === undefined) inputs[shape.textInput] = text;
     } else if (request.inputs === undefined) {
       const names = shape.inputNames.length > 0 ? shape.inputNames.join(', ') : 'none';
-      throw invalidParam('inputs', `this app has no single text input for the message (its inputs: ${names}); send them as an "inputs" object`);
+      throw invalidParam('inputs', `this app has no text input for the message (its inputs: ${names}); send them as an "inputs" object`);
     }
   } else if (request.inputs === undefined) {
     throw invalidParam('messages', 'must contain a user message, or send the app\'s "inputs"');
@@ -213,7 +209,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
     });
 
   const shapeOf = async (target: NonNullable<Awaited<ReturnType<typeof loadTarget>>>): Promise<AppShape> => {
-    if (target.config) return promptAppShape(target.app, target.config.active_version.input_schema);
+    if (target.config) return promptAppShape(target.app, target.config.active_version);
     const call = await workflows.readCallConfig(target.app.id);
     const appInfo = call.appInfo ?? (await workflows.refreshAppInfo(target.app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000))));
     return workflowAppShape(appInfo.mode, appInfo.user_input_form);
@@ -287,7 +283,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
 export const modelNotFound = (slug: string) => new AppError('not_found', `The model "${slug}" does not exist or you do not have access to it.`, 'model');
 
 function toModel(row: Awaited<ReturnType<typeof selectCallableModels>>[number], userId: string): OpenAIModel {
-  const mode: CallMode = row.type === 'workflow' ? (row.workflow_mode && isChatMode(row.workflow_mode) ? 'chat' : 'completion') : row.interaction_mode;
+  const mode: CallMode = row.type === 'workflow' ? frontendKindOfDifyMode(row.workflow_mode ?? undefined) : row.interaction_mode;
   return {
     id: row.slug,
     object: 'model',
