@@ -3,6 +3,7 @@
 // unmodified; fields OpenAI does not have (inputs, conversation_id, price_cents…) are additions
 // its clients pass through.
 import { type Static, Type } from 'typebox';
+import { DemoAnswerMetadata } from './gateway.ts';
 
 /** A part of a message's content; only text parts are supported. */
 export const ChatContentPart = Type.Object(
@@ -80,6 +81,7 @@ export const ChatCompletion = Type.Object({
   ),
   usage: ChatCompletionUsage,
   conversation_id: Type.Optional(Type.String({ description: 'Tollbooth addition, Dify chat apps: send it back to continue the conversation' })),
+  ...DemoAnswerMetadata,
 });
 export type ChatCompletion = Static<typeof ChatCompletion>;
 
@@ -100,6 +102,7 @@ export const ChatCompletionChunk = Type.Object({
   ),
   usage: Type.Optional(Type.Union([ChatCompletionUsage, Type.Null()], { description: 'With include_usage: null, except in the last chunk' })),
   conversation_id: Type.Optional(Type.String()),
+  ...DemoAnswerMetadata,
 });
 export type ChatCompletionChunk = Static<typeof ChatCompletionChunk>;
 

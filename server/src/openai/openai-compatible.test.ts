@@ -282,6 +282,23 @@ describe('chat.completions.create on a completion app', () => {
   });
 });
 
+describe('the built-in demo model', () => {
+  it('answers free over the OpenAI endpoint too, and says so', async () => {
+    // Anthropic is not configured here, so the built-in demo model answers this app.
+    const slug = await promptApp({ prompt: { model: 'claude-3-haiku' } });
+    const consumer = await newConsumer();
+    const completion = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }] });
+    expect(completion).toMatchObject({ object: 'chat.completion', demo: true });
+    const stream = await client(consumer.key).chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }], stream: true });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.at(-1)).toMatchObject({ demo: true, choices: [{ finish_reason: 'stop' }] });
+    await successesOf(consumer.subject, 2);
+    expect((await invocationsOf(consumer.subject)).map((row) => row.price_cents)).toEqual([0, 0]);
+    expect((await balances(consumer.token)).credits_cents).toBe(500);
+  });
+});
+
 describe('chat.completions.create on a chat app', () => {
   it('sends the messages as the conversation after the app system prompt, stores none of it, and charges', async () => {
     const slug = await promptApp({ mode: 'chat' });

@@ -185,7 +185,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
         write(chunks.role());
         write(chunks.delta(answer.answer));
-        write(chunks.finish());
+        write(chunks.finish(answer));
         if (includeUsage) write(chunks.usage(answer));
         reply.raw.end('data: [DONE]\n\n');
         return reply;
@@ -241,7 +241,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       // The role chunk is not part of the answer: a caller leaving after it is not charged.
       write(chunks.role());
       answer = await gateway.stream(call, abort.signal, (text) => write(chunks.delta(text)));
-      write(chunks.finish());
+      write(chunks.finish(answer));
       if (includeUsage) write(chunks.usage(answer));
       reply.raw.write('data: [DONE]\n\n');
     } catch (error) {

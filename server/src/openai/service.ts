@@ -158,8 +158,15 @@ export function toChatCompletion(answer: CallAnswer, model: string, withConversa
     choices: [{ index: 0, message: { role: 'assistant', content: answer.answer, refusal: null }, logprobs: null, finish_reason: 'stop' }],
     usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
     ...(withConversationId && answer.conversation_id ? { conversation_id: answer.conversation_id } : {}),
+    ...demoMarks(answer),
   };
 }
+
+/** The gateway's demo marks (the built-in demo model answered; never charged), carried over. */
+const demoMarks = (answer: CallAnswer) => ({
+  ...(answer.metadata.demo ? { demo: answer.metadata.demo } : {}),
+  ...(answer.metadata.demo_notice ? { demo_notice: answer.metadata.demo_notice } : {}),
+});
 
 /** Builds the chunks of one streamed answer, all with the same id. */
 export function chunkWriter(id: string, model: string, includeUsage: boolean, conversationId: string | null) {
@@ -175,7 +182,11 @@ export function chunkWriter(id: string, model: string, includeUsage: boolean, co
   return {
     role: (): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }),
     delta: (text: string): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
-    finish: (): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
+    finish: (answer: CallAnswer): ChatCompletionChunk => ({
+      ...base(),
+      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+      ...demoMarks(answer),
+    }),
     /** Only with include_usage: empty choices and the answer's usage. */
     usage: (answer: CallAnswer): ChatCompletionChunk => {
       const usage = answer.metadata.usage;
