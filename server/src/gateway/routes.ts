@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, type StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { toCallerEvent } from '../workflows/stream-events.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
@@ -180,6 +181,9 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
     const send = openStream(reply);
     const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
     const createdAt = Math.floor(Date.now() / 1000);
+    // Workflow providers' other events (agent thoughts, workflow nodes, files…) pass through with our ids.
+    call.modelRequest.onEvent = (event) =>
+      reply.raw.write(`data: ${JSON.stringify(toCallerEvent(event, { taskId: call.taskId, conversationId: call.conversationId ?? '' }))}\n\n`);
     try {
       const answer = await gateway.stream(call, abort.signal, (text) => {
         send({

@@ -436,3 +436,158 @@ describe('secrets', () => {
     }
   });
 });
+
+describe('Dify’s other stream events reach a streaming caller, with Tollbooth’s ids', () => {
+  /** No id Dify made for a task, message or conversation appears anywhere in what the caller got. */
+  const expectNoDifyIds = (text: string) => {
+    for (const taskId of dify.tasks.keys()) expect(text).not.toContain(taskId);
+    for (const conversationId of dify.conversations.keys()) expect(text).not.toContain(conversationId);
+  };
+
+  it('agent thoughts, files, speech and a moderation replacement, in order, with the call’s task and conversation ids', async () => {
+    const slug = await liveWorkflowApp({
+      mode: 'agent-chat',
+      extraEvents: [
+        { event: 'message_file', id: 'file-1', type: 'image', belongs_to: 'assistant', url: 'https://files.example/1.png' },
+        { event: 'tts_message', audio: 'UklGRg==', created_at: 1 },
+        { event: 'message_replace', answer: 'Replaced by moderation', created_at: 1 },
+      ],
+    });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'one two three four' });
+    const response = await chat(slug, consumer.token, { response_mode: 'streaming' });
+    const text = await response.text();
+    const events = parseEvents(text);
+    expect(events.map((event) => event.event)).toEqual([
+      'agent_thought',
+      'message',
+      'message_file',
+      'tts_message',
+      'message_replace',
+      'message',
+      'message_end',
+    ]);
+    const first = events.find((event) => event.event === 'message')!;
+    const end = events.at(-1)!;
+    for (const event of events.slice(0, -1)) {
+      expect(event.task_id, String(event.event)).toBe(first.task_id);
+      if ('message_id' in event) expect(event.message_id, String(event.event)).toBe(first.message_id);
+      if ('conversation_id' in event) expect(event.conversation_id, String(event.event)).toBe(end.conversation_id);
+    }
+    expect(events[2]).toMatchObject({ id: 'file-1', url: 'https://files.example/1.png' });
+    expect(events[4]).toMatchObject({ answer: 'Replaced by moderation' });
+    expectNoDifyIds(text);
+    expect(await balance(consumer.token)).toBe(500 - PRICE);
+  });
+
+  it('a workflow app’s run and node events, with the run id replaced by Tollbooth’s', async () => {
+    const slug = await liveWorkflowApp({ mode: 'workflow' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'Flow output here' });
+    const response = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'streaming' });
+    const text = await response.text();
+    const events = parseEvents(text);
+    expect(events.map((event) => event.event)).toEqual([
+      'workflow_started',
+      'node_started',
+      'message',
+      'message',
+      'node_finished',
+      'workflow_finished',
+      'message_end',
+    ]);
+    const taskId = events.find((event) => event.event === 'message')!.task_id;
+    for (const event of events.slice(0, -1)) expect(event.task_id).toBe(taskId);
+    expect(events[0]).toMatchObject({ workflow_run_id: taskId, data: { id: taskId, workflow_id: 'wf' } });
+    expect(events[5]).toMatchObject({ workflow_run_id: taskId, data: { id: taskId, status: 'succeeded', outputs: { text: 'Flow output here' } } });
+    expectNoDifyIds(text);
+    expect(await balance(consumer.token)).toBe(500 - PRICE);
+  });
+
+  it('a blocking call to an agent app gathers the answer and applies a moderation replacement', async () => {
+    const slug = await liveWorkflowApp({ mode: 'agent-chat', extraEvents: [{ event: 'message_replace', answer: 'Safe answer.', created_at: 1 }] });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ text: 'one two three four' });
+    const answer = await (await chat(slug, consumer.token)).json();
+    expect(answer.answer).toBe('Safe answer. three four');
+  });
+});
+
+describe('Dify’s stop endpoint when an answer ends before Dify ends it', () => {
+  it('a blocking call to an agent app whose caller goes away: the upstream is aborted and the task stopped, nothing charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'agent-chat' });
+    const consumer = await newConsumer();
+    // Dify sends the agent's first thought (with its task id), then nothing more.
+    dify.setBehaviour({ hangAfterChunks: 0 });
+    const before = dify.requests.length;
+    const stopsBefore = dify.stopRequests.length;
+    const abort = new AbortController();
+    const response = chat(slug, consumer.token, {}, abort.signal).catch(() => null);
+    await waitFor(async () => (dify.requests[before] ? true : null));
+    // Time for Tollbooth to read the first event, generous for a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    abort.abort();
+    await response;
+    await dify.requests[before]!.closed;
+    expect(dify.requests[before]!.aborted).toBe(true);
+    const stop = await waitFor(async () => dify.stopRequests[stopsBefore] ?? null);
+    expect(stop.known).toBe(true);
+    expect(stop.user).toBe(difyBody(dify.requests[before]!).user);
+    expect(dify.requests.find((r) => r.path === `/v1/chat-messages/${stop.taskId}/stop`)).toBeTruthy();
+    const rows = await waitFor(async () => {
+      const found = await invocationsOf(consumer.subject);
+      return found.length > 0 ? found : null;
+    });
+    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
+    expect(await balance(consumer.token)).toBe(500);
+  });
+
+  it('a blocking call to a workflow app that times out: 504, the run stopped at /workflows/tasks/{id}/stop, nothing charged', async () => {
+    const slug = await liveWorkflowApp({ mode: 'workflow' }, { timeout_seconds: 1 });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ hangAfterChunks: 0 });
+    const stopsBefore = dify.stopRequests.length;
+    const response = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'blocking' });
+    expect(response.status).toBe(504);
+    const stop = await waitFor(async () => dify.stopRequests[stopsBefore] ?? null);
+    expect(stop.known).toBe(true);
+    expect(dify.requests.some((r) => r.path === `/v1/workflows/tasks/${stop.taskId}/stop`)).toBe(true);
+    expect(await balance(consumer.token)).toBe(500);
+    expect((await invocationsOf(consumer.subject))[0]).toMatchObject({ status: 'error', error_type: 'provider_timeout', price_cents: 0 });
+  });
+
+  it('a streaming workflow call whose caller leaves before any answer chunk: free, upstream aborted, run stopped', async () => {
+    const slug = await liveWorkflowApp({ mode: 'workflow' });
+    const consumer = await newConsumer();
+    dify.setBehaviour({ hangAfterChunks: 0 });
+    const before = dify.requests.length;
+    const stopsBefore = dify.stopRequests.length;
+    const abort = new AbortController();
+    const response = await request('POST', `/api/app/${slug}/completion-messages`, consumer.token, { inputs: {}, response_mode: 'streaming' }, abort.signal);
+    const reader = response.body!.getReader();
+    // The run's first events reach the caller (they are not part of the answer), then it leaves.
+    let seen = '';
+    while (!seen.includes('"event":"node_started"')) seen += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await dify.requests[before]!.closed;
+    expect(dify.requests[before]!.aborted).toBe(true);
+    const stop = await waitFor(async () => dify.stopRequests[stopsBefore] ?? null);
+    expect(stop.known).toBe(true);
+    const rows = await waitFor(async () => {
+      const found = await invocationsOf(consumer.subject);
+      return found.length > 0 ? found : null;
+    });
+    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
+    expect(await balance(consumer.token)).toBe(500);
+  });
+
+  it('a finished answer is not stopped', async () => {
+    const slug = await liveWorkflowApp({ mode: 'agent-chat' });
+    const consumer = await newConsumer();
+    const stopsBefore = dify.stopRequests.length;
+    expect((await chat(slug, consumer.token)).status).toBe(200);
+    expect((await chat(slug, consumer.token, { response_mode: 'streaming' })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(dify.stopRequests.length).toBe(stopsBefore);
+  });
+});

@@ -34,6 +34,12 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Deadline for the whole upstream exchange (streaming included), in milliseconds. */
   timeoutMs: number;
+  /**
+   * Streaming only: receives the provider's events other than text (Dify's agent_thought,
+   * workflow_started, node_finished, message_file…), in order with the deltas. Model providers
+   * have none; the gateway passes them to the caller with Tollbooth's ids.
+   */
+  onEvent?: (event: Record<string, unknown>) => void;
 }
 
 export interface ModelUsage {

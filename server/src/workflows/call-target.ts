@@ -3,8 +3,9 @@
 // the conversation and its turn limit, files uploaded to the provider), and hands the gateway an
 // upstream that speaks the gateway's model-provider interface, so charging, settlement, streaming
 // and recording are exactly the prompt apps' path. The upstream aborts the provider's request
-// when the caller goes away (and asks the provider to stop the task), bounds it by the app's
-// timeout, and remembers the provider's conversation id once an answer succeeded.
+// when the caller goes away (and the provider stops the task), bounds it by the app's timeout,
+// passes the provider's other stream events (agent thoughts, workflow nodes, files…) to
+// ModelRequest.onEvent, and remembers the provider's conversation id once an answer succeeded.
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AppRow } from '../apps/queries.ts';
@@ -185,13 +186,6 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
       const answered = async (upstreamId: string | null) => {
         if (conversationId) await recordConversationTurn(db, conversationId, upstreamId);
       };
-      const stopUpstream = (taskId: string | null) => {
-        if (!taskId) return;
-        call.provider.stop(call.settings, appInfo.mode, taskId, user).catch(() => {
-          // Best effort: the aborted request already stopped the answer reaching us.
-        });
-      };
-
       const provider: ModelProvider = {
         name: call.provider.id,
         async complete({ signal }) {
@@ -199,21 +193,16 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
           await answered(result.conversationId);
           return { text: result.answer, usage: result.usage };
         },
-        async *stream({ signal }): AsyncGenerator<ModelStreamEvent> {
-          let taskId: string | null = null;
-          let finished = false;
-          try {
-            for await (const event of call.provider.callStreaming(request(signal))) {
-              if (event.type === 'task') taskId = event.taskId;
-              else if (event.type === 'delta') yield { type: 'delta', text: event.text };
-              else {
-                finished = true;
-                await answered(event.conversationId);
-                yield { type: 'done', usage: event.usage };
-              }
+        // The provider stops its task upstream when the stream ends early (caller gone, deadline).
+        async *stream({ signal, onEvent }): AsyncGenerator<ModelStreamEvent> {
+          for await (const event of call.provider.callStreaming(request(signal))) {
+            if (event.type === 'delta') yield { type: 'delta', text: event.text };
+            else if (event.type === 'event') {
+              if (!signal.aborted) onEvent?.(event.event);
+            } else if (event.type === 'done') {
+              await answered(event.conversationId);
+              yield { type: 'done', usage: event.usage };
             }
-          } finally {
-            if (!finished) stopUpstream(taskId);
           }
         },
       };

@@ -181,6 +181,23 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     ...(isChatMode(request.appMode) ? { query: request.query ?? '', conversation_id: request.conversationId ?? '', auto_generate_name: false } : {}),
   });
 
+  /** POST …/{task_id}/stop with the task's user (Dify only stops a task for the user who started it). */
+  async function stopTask(settings: ProviderSettings, appMode: string, taskId: string, user: string): Promise<void> {
+    const path = appMode === 'workflow' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `${endpointFor(appMode)}/${encodeURIComponent(taskId)}/stop`;
+    const upstream = await exchange(settings, 'POST', path, {
+      body: JSON.stringify({ user }),
+      contentType: 'application/json',
+      signal: new AbortController().signal,
+      timeoutMs: CHECK_TIMEOUT_MS,
+      label: 'stop',
+    });
+    try {
+      await readText(upstream.response, 64 * 1024);
+    } finally {
+      upstream.done();
+    }
+  }
+
   async function* streamEvents(request: WorkflowCallRequest): AsyncGenerator<WorkflowStreamEvent> {
     const upstream = await exchange(request.settings, 'POST', endpointFor(request.appMode), {
       body: JSON.stringify(bodyFor(request, 'streaming')),
@@ -192,7 +209,9 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     const fail = upstream.failure;
     const isWorkflow = request.appMode === 'workflow';
     let sentText = false;
-    let taskAnnounced = false;
+    let taskId: string | null = null;
+    /** Dify ended the task itself (message_end, workflow_finished or an error event): nothing to stop. */
+    let ended = false;
     let conversationId: string | null = request.conversationId;
     let finished = false;
     try {
@@ -207,9 +226,9 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
         } catch {
           throw new AppError('provider_error', 'Dify sent a stream event that is not JSON');
         }
-        if (!taskAnnounced && typeof event.task_id === 'string') {
-          taskAnnounced = true;
-          yield { type: 'task', taskId: event.task_id };
+        if (taskId === null && typeof event.task_id === 'string' && event.task_id) {
+          taskId = event.task_id;
+          yield { type: 'task', taskId };
         }
         if (typeof event.conversation_id === 'string' && event.conversation_id) conversationId = event.conversation_id;
         switch (event.event) {
@@ -224,12 +243,14 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
             break;
           }
           case 'message_end':
+            ended = true;
             if (!isWorkflow) {
               finished = true;
               yield { type: 'done', usage: usageFrom(isRecord(event.metadata) ? event.metadata.usage : null), conversationId };
             }
             break;
           case 'workflow_finished': {
+            ended = true;
             const data = isRecord(event.data) ? event.data : {};
             if (data.status !== 'succeeded') {
               throw new AppError(
@@ -240,6 +261,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
                 'provider_workflow_failed',
               );
             }
+            yield { type: 'event', event };
             if (isWorkflow) {
               if (!sentText) {
                 const answer = workflowOutputsToAnswer(data.outputs);
@@ -251,6 +273,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
             break;
           }
           case 'error': {
+            ended = true;
             throw difyError(
               typeof event.status === 'number' ? event.status : 500,
               typeof event.code === 'string' ? event.code : '',
@@ -258,6 +281,8 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
             );
           }
           default:
+            // agent_thought, message_file, message_replace, tts_message, workflow_started, node_*…
+            if (typeof event.event === 'string' && event.event) yield { type: 'event', event };
             break;
         }
         if (finished) return;
@@ -270,6 +295,12 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       upstream.done();
       // Stops reading; a body not read to the end is destroyed, which aborts the upstream request.
       if (!upstream.response.complete) upstream.response.destroy();
+      // Dify keeps running a task whose client went away (and bills the creator's model account):
+      // ask it to stop whenever the answer ended here before Dify ended it (caller gone, deadline,
+      // consumer stopped reading, cut stream). Best effort, not awaited.
+      if (!ended && taskId !== null) {
+        stopTask(request.settings, request.appMode, taskId, request.user).catch(() => {});
+      }
     }
   }
 
@@ -279,7 +310,10 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     for await (const event of streamEvents(request)) {
       if (event.type === 'delta') answer += event.text;
       else if (event.type === 'task') taskId = event.taskId;
-      else return { answer, usage: event.usage, conversationId: event.conversationId, taskId };
+      else if (event.type === 'event') {
+        // Dify's moderation replaces the whole answer so far.
+        if (event.event.event === 'message_replace' && typeof event.event.answer === 'string') answer = event.event.answer;
+      } else return { answer, usage: event.usage, conversationId: event.conversationId, taskId };
     }
     throw new AppError('provider_error', 'The Dify stream ended before the answer was complete');
   };
@@ -351,22 +385,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
 
     callStreaming: streamEvents,
 
-    async stop(settings, appMode, taskId, user) {
-      const path =
-        appMode === 'workflow' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `${endpointFor(appMode)}/${encodeURIComponent(taskId)}/stop`;
-      const upstream = await exchange(settings, 'POST', path, {
-        body: JSON.stringify({ user }),
-        contentType: 'application/json',
-        signal: new AbortController().signal,
-        timeoutMs: CHECK_TIMEOUT_MS,
-        label: 'stop',
-      });
-      try {
-        await readText(upstream.response, 64 * 1024);
-      } finally {
-        upstream.done();
-      }
-    },
+    stop: stopTask,
 
     async uploadFile(settings, file, user, signal) {
       const boundary = `----tollbooth${randomUUID().replace(/-/g, '')}`;

@@ -75,6 +75,13 @@ export type WorkflowStreamEvent =
   | { type: 'delta'; text: string }
   /** The provider's task id, as soon as it is known (for stop). */
   | { type: 'task'; taskId: string }
+  /**
+   * Any other provider event (Dify: agent_thought, message_file, message_replace, tts_message,
+   * workflow_started, node_started, node_finished, workflow_finished…), in order, as the provider
+   * sent it: the gateway passes it to a streaming caller with Tollbooth's ids in place of the
+   * provider's. Not part of the answer for the charge rule.
+   */
+  | { type: 'event'; event: Record<string, unknown> }
   /** Exactly once, last, when the provider reported success. */
   | { type: 'done'; usage: WorkflowUsage; conversationId: string | null };
 
@@ -88,8 +95,13 @@ export interface WorkflowProvider {
   checkConfiguration(settings: ProviderSettings, signal: AbortSignal): Promise<WorkflowAppInfo>;
   /** The app's input form only (cheaper than checkConfiguration where the provider allows it). */
   describeInputs(settings: ProviderSettings, signal: AbortSignal): Promise<WorkflowAppInfo['user_input_form']>;
+  /** A blocking answer; apps answered from a stream (Dify agents and workflows) are stopped upstream on abort or timeout. */
   callBlocking(request: WorkflowCallRequest): Promise<WorkflowResult>;
-  /** Deltas in order, then one 'done'; stopping early aborts the upstream request. */
+  /**
+   * Deltas (and other events) in order, then one 'done'. Ending before 'done' (the caller went
+   * away, the deadline passed, the consumer stopped reading) aborts the upstream request and asks
+   * the provider to stop the task once its id is known.
+   */
   callStreaming(request: WorkflowCallRequest): AsyncIterable<WorkflowStreamEvent>;
   /** Asks the provider to stop a running task (best effort). */
   stop(settings: ProviderSettings, appMode: string, taskId: string, user: string): Promise<void>;

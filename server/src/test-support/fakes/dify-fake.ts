@@ -1,7 +1,8 @@
 // A loopback fake of Dify's Service API (../shared/providers/dify-api.md), one Dify app per fake:
 // GET /info and /parameters; chat-messages, completion-messages and workflows/run, blocking and
 // streaming (message / agent_message / message_end / error and workflow_started / node_* /
-// text_chunk / workflow_finished events, pings); conversations per user; files/upload; stop; Dify's
+// text_chunk / workflow_finished events, pings, and any extra event a test adds); conversations per
+// user; files/upload; stop (recorded with its user and checked against the tasks started); Dify's
 // error bodies. The app's mode and input form, error statuses and codes, slow answers, error events
 // after HTTP 200 and cut or hanging streams are set by the test (setBehaviour and `app`).
 import { randomUUID } from 'node:crypto';
@@ -31,6 +32,11 @@ export interface DifyFakeApp {
   errorEventAfterChunks: number | null;
   /** workflow_finished status for workflow apps. */
   workflowStatus: 'succeeded' | 'failed';
+  /**
+   * Streaming chat/completion apps: more Dify events (message_file, message_replace, tts_message…)
+   * sent after the first text chunk, each given the call's task_id, message_id and conversation_id.
+   */
+  extraEvents: Record<string, unknown>[];
 }
 
 export interface DifyFake extends FakeProviderServer {
@@ -42,6 +48,10 @@ export interface DifyFake extends FakeProviderServer {
   uploads: { id: string; name: string; content: string; user: string }[];
   /** Task ids asked to stop. */
   stops: string[];
+  /** Every stop request: the task, the user it was sent for, and whether the fake had started that task for that user. */
+  stopRequests: { taskId: string; user: string; known: boolean }[];
+  /** Task ids the fake started (task id → user). */
+  tasks: Map<string, string>;
   /** conversation id → the user it belongs to. */
   conversations: Map<string, string>;
 }
@@ -54,6 +64,7 @@ export const DEFAULT_DIFY_APP: DifyFakeApp = {
   errorCode: null,
   errorEventAfterChunks: null,
   workflowStatus: 'succeeded',
+  extraEvents: [],
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -78,6 +89,8 @@ export async function startDifyFake(options: { apiKey: string; app?: Partial<Dif
     app: { ...DEFAULT_DIFY_APP, ...options.app },
     uploads: [] as DifyFake['uploads'],
     stops: [] as string[],
+    stopRequests: [] as DifyFake['stopRequests'],
+    tasks: new Map<string, string>(),
     conversations: new Map<string, string>(),
   };
   const server = await startFakeServer((exchange) => answer(exchange, options.apiKey, state), '/v1', options.port ?? 0);
@@ -88,6 +101,8 @@ export async function startDifyFake(options: { apiKey: string; app?: Partial<Dif
     },
     uploads: state.uploads,
     stops: state.stops,
+    stopRequests: state.stopRequests,
+    tasks: state.tasks,
     conversations: state.conversations,
   }) as DifyFake;
 }
@@ -96,7 +111,9 @@ function difyError(status: number, code: string, message: string) {
   return { code, message, status };
 }
 
-function answer(exchange: FakeExchange, apiKey: string, state: Pick<DifyFake, 'app' | 'uploads' | 'stops' | 'conversations'>): Promise<void> | void {
+type FakeState = Pick<DifyFake, 'app' | 'uploads' | 'stops' | 'stopRequests' | 'tasks' | 'conversations'>;
+
+function answer(exchange: FakeExchange, apiKey: string, state: FakeState): Promise<void> | void {
   const { request, behaviour, res } = exchange;
   const app = state.app;
   if (header(request, 'authorization') !== `Bearer ${apiKey}`) {
@@ -122,7 +139,10 @@ function answer(exchange: FakeExchange, apiKey: string, state: Pick<DifyFake, 'a
   if (route === 'POST /v1/files/upload') return upload(exchange, state);
   const stop = /^POST \/v1\/(?:chat-messages|completion-messages|workflows\/tasks)\/([^/]+)\/stop$/.exec(route);
   if (stop) {
+    const user = typeof (request.body as { user?: unknown } | undefined)?.user === 'string' ? (request.body as { user: string }).user : '';
+    if (!user) return sendJson(res, 400, difyError(400, 'invalid_param', 'user is required'));
     state.stops.push(stop[1]!);
+    state.stopRequests.push({ taskId: stop[1]!, user, known: state.tasks.get(stop[1]!) === user });
     return sendJson(res, 200, { result: 'success' });
   }
   if (route === 'POST /v1/chat-messages' || route === 'POST /v1/completion-messages' || route === 'POST /v1/workflows/run') {
@@ -163,7 +183,7 @@ function upload(exchange: FakeExchange, state: Pick<DifyFake, 'uploads'>) {
   });
 }
 
-function call(exchange: FakeExchange, route: string, state: Pick<DifyFake, 'app' | 'conversations'>): Promise<void> | void {
+function call(exchange: FakeExchange, route: string, state: Pick<DifyFake, 'app' | 'conversations' | 'tasks'>): Promise<void> | void {
   const { request, behaviour, res } = exchange;
   const app = state.app;
   const body = (request.body ?? {}) as {
@@ -202,6 +222,7 @@ function call(exchange: FakeExchange, route: string, state: Pick<DifyFake, 'app'
     }
   }
   const taskId = randomUUID();
+  state.tasks.set(taskId, body.user);
   const messageId = randomUUID();
   const created = Math.floor(Date.now() / 1000);
   const usage = {
@@ -324,6 +345,10 @@ function call(exchange: FakeExchange, route: string, state: Pick<DifyFake, 'app'
       frame: frame({ event: textEvent, task_id: taskId, message_id: messageId, conversation_id: conversationId, answer: text, created_at: created }),
       text: true,
     });
+    if (index === 0) {
+      for (const extra of app.extraEvents)
+        frames.push({ frame: frame({ ...extra, task_id: taskId, message_id: messageId, ...(isChat ? { conversation_id: conversationId } : {}) }) });
+    }
   }
   frames.push({
     frame: frame({
