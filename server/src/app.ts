@@ -50,7 +50,7 @@ import { validatorCompiler } from './validation.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
 import { createWorkflowCallTarget } from './workflows/call-target.ts';
 import { workflowsRoutes } from './workflows/routes.ts';
-import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService } from './workflows/service.ts';
+import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService, recordWorkflowVersionIfChanged } from './workflows/service.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -101,9 +101,13 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const apps = createAppsService({
     db,
     config,
-    onChange: (slug) => callTargets.invalidate({ slug }),
+    onChange: (slug, appId) => {
+      callTargets.invalidate({ slug });
+      workflows.forgetCallConfig(appId);
+    },
     createHooks: [async (tx, created) => (created.type === 'prompt' ? createDefaultPromptConfig(tx, created.id) : createInitialWorkflowConfig(tx, created.id))],
     copyHooks: [copyPromptConfig, copyWorkflowConfig],
+    providerConfigHooks: [async (tx, appId) => void (await recordWorkflowVersionIfChanged(tx, config.secretKey, appId, 'Updated provider settings'))],
   });
   const models = createModelRouter(config.models, { table: config.gateway.modelTable });
   const prompts = createPromptsService({ db, models, timeoutMs: config.gateway.providerTimeoutMs, onChange: (appId) => callTargets.invalidate({ appId }) });

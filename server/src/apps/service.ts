@@ -13,7 +13,7 @@ import {
 } from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
-import type { Database } from '../db/client.ts';
+import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { planPriceChange } from './price-changes.ts';
@@ -50,14 +50,17 @@ export function createAppsService({
   config,
   createHooks = [],
   copyHooks = [],
+  providerConfigHooks = [],
   onChange = () => {},
 }: {
   db: Database;
   config: Config;
   createHooks?: InitAppConfiguration[];
   copyHooks?: CopyAppConfiguration[];
+  /** Run in the transaction that changed a workflow app's provider settings (the workflow feature versions them). */
+  providerConfigHooks?: ((tx: Parameters<Parameters<Database['transaction']>[0]>[0], appId: string) => Promise<void>)[];
   /** Told after an app changed or was deleted (caches forget it). */
-  onChange?: (slug: string) => void;
+  onChange?: (slug: string, appId: string) => void;
 }): AppsService {
   const toView = (row: AppRow, viewerId: string | null): Application => {
     const isOwner = viewerId === row.owner_id;
@@ -211,8 +214,9 @@ export function createAppsService({
         input.price_cents === undefined
           ? null
           : planPriceChange({ priceCents: row.price_cents, wentLiveAt: row.went_live_at }, input.price_cents, config.priceIncreaseNoticeDays);
-      await db.query(
-        `UPDATE apps SET
+      const runUpdate = (q: Queryable) =>
+        q.query(
+          `UPDATE apps SET
            name = coalesce($2, name),
            description = coalesce($3, description),
            visibility = coalesce($4, visibility),
@@ -226,21 +230,27 @@ export function createAppsService({
            provider_secret_sealed = coalesce($9, provider_secret_sealed),
            updated_at = now()
          WHERE id = $1`,
-        [
-          row.id,
-          name ?? null,
-          input.description?.trim() ?? null,
-          input.visibility ?? null,
-          input.status ?? null,
-          price?.priceCents ?? null,
-          input.interaction_mode ?? null,
-          providerConfig ? JSON.stringify(providerConfig) : null,
-          sealed,
-          price?.upcomingPriceCents ?? null,
-          price?.upcomingPriceAt ?? null,
-        ],
-      );
-      onChange(slug);
+          [
+            row.id,
+            name ?? null,
+            input.description?.trim() ?? null,
+            input.visibility ?? null,
+            input.status ?? null,
+            price?.priceCents ?? null,
+            input.interaction_mode ?? null,
+            providerConfig ? JSON.stringify(providerConfig) : null,
+            sealed,
+            price?.upcomingPriceCents ?? null,
+            price?.upcomingPriceAt ?? null,
+          ],
+        );
+      if (providerConfig || sealed) {
+        await db.transaction(async (tx) => {
+          await runUpdate(tx);
+          for (const hook of providerConfigHooks) await hook(tx, row.id);
+        });
+      } else await runUpdate(db);
+      onChange(slug, row.id);
       return reread(slug, ownerId);
     },
 
@@ -250,14 +260,14 @@ export function createAppsService({
         "UPDATE apps SET status = $2, went_live_at = coalesce(went_live_at, CASE WHEN $2 = 'live' THEN now() END), updated_at = now() WHERE id = $1",
         [row.id, status],
       );
-      onChange(slug);
+      onChange(slug, row.id);
       return reread(slug, ownerId);
     },
 
     async deleteApp(slug, ownerId) {
       const row = await findOwnedApp(slug, ownerId);
       await softDeleteApp(db, row.id);
-      onChange(slug);
+      onChange(slug, row.id);
     },
 
     async duplicateApp(slug, ownerId) {

@@ -16,6 +16,7 @@ import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { CALL_TARGET_TTL_MS } from '../gateway/call-target-cache.ts';
 import { DEFAULT_WORKFLOW_PROVIDER, type WorkflowProviderRegistry } from '../providers/workflows/registry.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import type { ProviderSettings, WorkflowAppInfo, WorkflowProvider } from '../providers/workflows/types.ts';
@@ -28,8 +29,11 @@ import {
   updateCachedAppInfo,
   type WorkflowConfigRow,
   type WorkflowState,
+  type WorkflowVersionRow,
   writeWorkflowState,
 } from './queries.ts';
+
+const CALL_CONFIG_MAX_ENTRIES = 10_000;
 
 export const workflowNotFound = () => new AppError('not_found', 'Workflow not found');
 
@@ -49,6 +53,53 @@ export interface WorkflowCallConfig {
   appInfo: WorkflowAppInfo | null;
 }
 
+/** The settings a version records, secrets compared in clear (a re-typed key seals differently). */
+function sameSettings(
+  a: Pick<WorkflowState, 'provider' | 'providerConfig' | 'providerSecretSealed' | 'timeoutSeconds' | 'maxIterations' | 'enableLogging'>,
+  b: Pick<WorkflowState, 'provider' | 'providerConfig' | 'providerSecretSealed' | 'timeoutSeconds' | 'maxIterations' | 'enableLogging'>,
+  secretKey: Buffer,
+): boolean {
+  const canonical = (config: Record<string, string>) =>
+    JSON.stringify(
+      Object.keys(config)
+        .filter((name) => config[name] !== undefined && config[name] !== '')
+        .sort()
+        .map((name) => [name, config[name]]),
+    );
+  const secret = (sealed: string | null) => (sealed ? decryptSecret(secretKey, sealed) : null);
+  return (
+    a.provider === b.provider &&
+    canonical(a.providerConfig) === canonical(b.providerConfig) &&
+    a.timeoutSeconds === b.timeoutSeconds &&
+    a.maxIterations === b.maxIterations &&
+    a.enableLogging === b.enableLogging &&
+    (a.providerSecretSealed === b.providerSecretSealed || secret(a.providerSecretSealed) === secret(b.providerSecretSealed))
+  );
+}
+
+const stateOfRow = (row: WorkflowConfigRow | WorkflowVersionRow): WorkflowState => ({
+  provider: row.provider,
+  providerConfig: row.provider_config,
+  providerSecretSealed: row.provider_secret_sealed,
+  timeoutSeconds: row.timeout_seconds,
+  maxIterations: row.max_iterations,
+  enableLogging: row.enable_logging,
+  appInfo: row.app_info,
+  appInfoSource: row.app_info_source,
+});
+
+/**
+ * After the app's provider settings changed outside PATCH /workflow/ (PATCH /api/app/{slug}/ with
+ * provider_config), in the same transaction: records the current configuration as a new version
+ * when it differs from the active one, so every configuration a call ran with is in the history.
+ */
+export async function recordWorkflowVersionIfChanged(tx: Queryable, secretKey: Buffer, appId: string, changelog: string): Promise<number | null> {
+  const current = await selectWorkflowConfig(tx, appId, true);
+  const active = await selectWorkflowVersion(tx, appId, current.active_version);
+  if (active && sameSettings(stateOfRow(current), stateOfRow(active), secretKey)) return null;
+  return writeWorkflowState(tx, appId, stateOfRow(current), changelog);
+}
+
 export async function createInitialWorkflowConfig(tx: Queryable, appId: string) {
   await insertInitialWorkflowConfig(tx, appId);
 }
@@ -60,13 +111,34 @@ export function createWorkflowsService({
   config,
   providers,
   onChange = () => {},
+  callConfigTtlMs = CALL_TARGET_TTL_MS,
+  now = Date.now,
 }: {
   db: Database;
   config: Config;
   providers: WorkflowProviderRegistry;
+  /** How long a process may answer calls from its cached configuration after another process changed it. */
+  callConfigTtlMs?: number;
+  /** The clock of the cache (tests move it). */
+  now?: () => number;
   /** Told after an app's workflow configuration changed (caches forget it). */
   onChange?: (appId: string) => void;
 }) {
+  // The gateway's view of each app, per process, like the prompt apps' call targets: a paid call
+  // reads no configuration row. Changes through this process forget it at once (a load that was
+  // under way when they happened is not kept); another process sees them within the TTL.
+  const callConfigs = new Map<string, { config: WorkflowCallConfig; expiresAt: number }>();
+  const changes = new Map<string, number>();
+  const forgetCallConfig = (appId: string) => {
+    callConfigs.delete(appId);
+    changes.set(appId, (changes.get(appId) ?? 0) + 1);
+    if (changes.size > CALL_CONFIG_MAX_ENTRIES) changes.clear();
+  };
+  const changed = (appId: string) => {
+    forgetCallConfig(appId);
+    onChange(appId);
+  };
+
   const providerInfo = (provider: WorkflowProvider): WorkflowProviderInfo => ({
     id: provider.id,
     name: provider.name,
@@ -226,29 +298,28 @@ export function createWorkflowsService({
       const checked = await check(provider, settings);
       if (checked.app_info) appInfo = checked.app_info;
       const { providerConfig, providerSecretSealed } = splitSettings(provider, settings);
+      const next: WorkflowState = {
+        provider: provider.id,
+        providerConfig,
+        // Keep the very same sealed value when the secret did not change.
+        providerSecretSealed:
+          stored && settings[secretFieldOf(provider) ?? ''] === stored[secretFieldOf(provider) ?? ''] ? current.provider_secret_sealed : providerSecretSealed,
+        timeoutSeconds: input.timeout_seconds ?? current.timeout_seconds,
+        maxIterations: input.max_iterations ?? current.max_iterations,
+        enableLogging: input.enable_logging ?? current.enable_logging,
+        appInfo,
+        appInfoSource: appInfo ? source : null,
+      };
       await db.transaction(async (tx) => {
-        await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [app.id]);
-        await writeWorkflowState(
-          tx,
-          app.id,
-          {
-            provider: provider.id,
-            providerConfig,
-            // Keep the very same sealed value when the secret did not change.
-            providerSecretSealed:
-              stored && settings[secretFieldOf(provider) ?? ''] === stored[secretFieldOf(provider) ?? '']
-                ? current.provider_secret_sealed
-                : providerSecretSealed,
-            timeoutSeconds: input.timeout_seconds ?? current.timeout_seconds,
-            maxIterations: input.max_iterations ?? current.max_iterations,
-            enableLogging: input.enable_logging ?? current.enable_logging,
-            appInfo,
-            appInfoSource: appInfo ? source : null,
-          },
-          input.changelog?.trim() || 'Updated configuration',
-        );
+        const locked = await selectWorkflowConfig(tx, app.id, true);
+        // Like prompt apps: a save that changes nothing is not a new version (only the cached app info may refresh).
+        if (sameSettings(next, stateOfRow(locked), config.secretKey)) {
+          if (next.appInfo && next.appInfoSource) await updateCachedAppInfo(tx, app.id, next.appInfoSource, next.appInfo);
+          return;
+        }
+        await writeWorkflowState(tx, app.id, next, input.changelog?.trim() || 'Updated configuration');
       });
-      onChange(app.id);
+      changed(app.id);
       return toView(await selectWorkflowConfig(db, app.id));
     },
 
@@ -270,7 +341,7 @@ export function createWorkflowsService({
       // Tested settings that are the saved ones refresh the cached input form.
       if (app && current && result.app_info && stored && JSON.stringify(settings) === JSON.stringify(stored)) {
         await updateCachedAppInfo(db, app.id, appInfoSourceOf(settings), result.app_info);
-        onChange(app.id);
+        changed(app.id);
       }
       return result;
     },
@@ -318,12 +389,28 @@ export function createWorkflowsService({
         }
         await writeWorkflowState(tx, app.id, state, changelog);
       });
-      onChange(app.id);
+      changed(app.id);
       return this.listVersions(app);
     },
 
-    /** The gateway's view of a workflow app: provider, settings in clear, limits and the cached app info. */
+    /** Forget an app's call configuration (its provider settings changed elsewhere). */
+    forgetCallConfig,
+
+    /** The gateway's view of a workflow app: provider, settings in clear, limits and the cached app info (cached for callConfigTtlMs). */
     async readCallConfig(appId: string): Promise<WorkflowCallConfig> {
+      const readAt = now();
+      const cached = callConfigs.get(appId);
+      if (cached && cached.expiresAt > readAt) return cached.config;
+      const seen = changes.get(appId) ?? 0;
+      const loaded = await this.loadCallConfig(appId);
+      if ((changes.get(appId) ?? 0) === seen) {
+        if (callConfigs.size >= CALL_CONFIG_MAX_ENTRIES) callConfigs.clear();
+        callConfigs.set(appId, { config: loaded, expiresAt: readAt + callConfigTtlMs });
+      }
+      return loaded;
+    },
+
+    async loadCallConfig(appId: string): Promise<WorkflowCallConfig> {
       const row = await selectWorkflowConfig(db, appId);
       const provider = providers.get(row.provider);
       if (!provider)
@@ -343,7 +430,7 @@ export function createWorkflowsService({
     async refreshAppInfo(appId: string, call: WorkflowCallConfig, signal: AbortSignal): Promise<WorkflowAppInfo> {
       const appInfo = await call.provider.checkConfiguration(call.settings, signal);
       await updateCachedAppInfo(db, appId, appInfoSourceOf(call.settings), appInfo);
-      onChange(appId);
+      changed(appId);
       return appInfo;
     },
   };

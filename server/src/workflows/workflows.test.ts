@@ -198,3 +198,63 @@ describe('versions', () => {
     expect(versions.versions).toHaveLength(2);
   });
 });
+
+describe('versions follow every change of the settings, and only changes', () => {
+  const versionsOf = async (slug: string) =>
+    (await api('GET', `/api/workflows/${slug}/versions/`)).json() as {
+      active_version: number;
+      versions: { version: number; changelog: string; timeout_seconds: number; provider_config: Record<string, string> }[];
+    };
+
+  it('a save that changes nothing (the mask sent back, the same values) is not a new version', async () => {
+    const { slug } = await workflowApp();
+    const first = await api('PATCH', `/api/app/${slug}/workflow/`, ownerToken, { timeout_seconds: 45, changelog: 'Slower' });
+    expect(first.json().active_version).toBe(2);
+    const current = first.json();
+    const same = await api('PATCH', `/api/app/${slug}/workflow/`, ownerToken, {
+      provider: 'dify',
+      provider_config: current.provider_config,
+      timeout_seconds: 45,
+      max_iterations: current.max_iterations,
+      enable_logging: current.enable_logging,
+      changelog: 'Updated via UI',
+    });
+    expect(same.statusCode).toBe(200);
+    expect(same.json().active_version).toBe(2);
+    // The key typed again in clear is the same key: still no new version.
+    const retyped = await api('PATCH', `/api/app/${slug}/workflow/`, ownerToken, { provider_config: { api_key: KEY } });
+    expect(retyped.json().active_version).toBe(2);
+    expect((await versionsOf(slug)).versions.map((v) => v.version)).toEqual([2, 1]);
+    // Any one setting changed is a version.
+    for (const [body, expected] of [
+      [{ max_iterations: 7 }, 3],
+      [{ enable_logging: false }, 4],
+      [{ provider_config: { app_id: 'dify-app-9' } }, 5],
+      [{ provider_config: { api_key: 'app-anotherKey5555' } }, 6],
+    ] as const) {
+      const saved = await api('PATCH', `/api/app/${slug}/workflow/`, ownerToken, body);
+      expect(saved.json().active_version, JSON.stringify(body)).toBe(expected);
+    }
+  });
+
+  it('provider settings changed through PATCH /api/app/{slug}/ are a numbered version too; other app changes are not', async () => {
+    const { slug } = await workflowApp();
+    const renamed = await api('PATCH', `/api/app/${slug}/`, ownerToken, { name: 'Renamed flow', description: 'd' });
+    expect(renamed.statusCode).toBe(200);
+    expect((await versionsOf(slug)).active_version).toBe(1);
+    const masked = await api('PATCH', `/api/app/${slug}/`, ownerToken, { provider_config: { api_key: '••••••••WXYZ', app_id: 'dify-app-1' } });
+    expect(masked.statusCode).toBe(200);
+    expect((await versionsOf(slug)).active_version).toBe(1);
+    const changed = await api('PATCH', `/api/app/${slug}/`, ownerToken, { provider_config: { app_id: 'dify-app-2', api_key: 'app-rotatedKey7777' } });
+    expect(changed.statusCode).toBe(200);
+    const versions = await versionsOf(slug);
+    expect(versions.active_version).toBe(2);
+    expect(versions.versions[0]).toMatchObject({ version: 2, changelog: 'Updated provider settings' });
+    expect(versions.versions[0]!.provider_config).toMatchObject({ app_id: 'dify-app-2', api_key: '••••••••7777' });
+    // Rolling back restores the old key and app id, as a new version.
+    const rolledBack = await api('POST', `/api/workflows/${slug}/versions/`, ownerToken, { rollback_to: 1 });
+    expect(rolledBack.json().active_version).toBe(3);
+    const config = (await api('GET', `/api/app/${slug}/workflow/`)).json();
+    expect(config.provider_config).toMatchObject({ app_id: 'dify-app-1', api_key: '••••••••WXYZ' });
+  });
+});
