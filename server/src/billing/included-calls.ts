@@ -3,9 +3,15 @@
 // included_calls` after waiting for the row lock, and a CHECK forbids going over, so with K calls
 // left any number of concurrent calls (in any number of processes) gets exactly K covered; the rest
 // fall through to credits. A covered call that fails gives its call back (only within the same
-// period). A free plan's period rolls over at the first call after it ended; a paid plan's period
-// comes from Stripe (invoice.paid / customer.subscription.updated), and past-due or canceled
-// subscriptions cover nothing.
+// period). A paid plan's period comes from Stripe (invoice.paid / customer.subscription.updated),
+// and past-due or canceled subscriptions cover nothing.
+//
+// A free plan's periods are whole calendar months from the day it was subscribed (created_at, its
+// anchor, as Stripe's billing_cycle_anchor): period k is [anchor + k months, anchor + k+1 months).
+// Nothing has to run at the boundary: whoever looks first after it (a call covering, or a read of
+// the subscription) moves the row to the period that contains now, with its included calls unused,
+// however many periods passed in between. So the included calls reset at each period start and a
+// read shows the right current_period_end and days_remaining even if no call came in between.
 import type { Queryable } from '../db/client.ts';
 
 export interface CoveredCall {
@@ -14,22 +20,49 @@ export interface CoveredCall {
   periodStart: string;
 }
 
+/**
+ * The period that contains now() for a free subscription `s` (anchor s.created_at): whole months
+ * from the anchor by age(), plus one when the month-end clamp (Jan 31 + 1 month = Feb 28) left the
+ * computed period already over.
+ */
+const ALIGNED_PERIOD = `
+  SELECT s.id, CASE WHEN s.created_at + make_interval(months => m.months + 1) <= now() THEN m.months + 1 ELSE m.months END AS months, s.created_at AS anchor
+  FROM subscriptions s,
+    LATERAL (SELECT (extract(year FROM age(now(), s.created_at)) * 12 + extract(month FROM age(now(), s.created_at)))::int AS months) m`;
+
 const COVER_SQL = `
 WITH target AS (
-  SELECT id FROM subscriptions
-  WHERE user_id = $1 AND app_id = $2 AND status IN ('active', 'trialing') AND included_calls > 0
-    AND (current_period_end > now() OR (stripe_subscription_id IS NULL AND NOT cancel_at_period_end))
-  ORDER BY current_period_end DESC
+  ${ALIGNED_PERIOD}
+  WHERE s.user_id = $1 AND s.app_id = $2 AND s.status IN ('active', 'trialing') AND s.included_calls > 0
+    AND (s.current_period_end > now() OR (s.stripe_subscription_id IS NULL AND NOT s.cancel_at_period_end))
+  ORDER BY s.current_period_end DESC
   LIMIT 1
 )
 UPDATE subscriptions s SET
   included_used = CASE WHEN s.current_period_end > now() THEN s.included_used + 1 ELSE 1 END,
-  current_period_start = CASE WHEN s.current_period_end > now() THEN s.current_period_start ELSE now() END,
-  current_period_end = CASE WHEN s.current_period_end > now() THEN s.current_period_end ELSE now() + interval '1 month' END
+  current_period_start = CASE WHEN s.current_period_end > now() THEN s.current_period_start ELSE target.anchor + make_interval(months => target.months) END,
+  current_period_end = CASE WHEN s.current_period_end > now() THEN s.current_period_end ELSE target.anchor + make_interval(months => target.months + 1) END
 FROM target
 WHERE s.id = target.id AND s.status IN ('active', 'trialing')
   AND (s.included_used < s.included_calls OR (s.current_period_end <= now() AND s.stripe_subscription_id IS NULL))
 RETURNING s.id, s.current_period_start::text AS period_start`;
+
+const ROLL_SQL = `
+WITH lapsed AS (
+  ${ALIGNED_PERIOD}
+  WHERE s.user_id = $1 AND s.stripe_subscription_id IS NULL AND s.status IN ('active', 'trialing') AND NOT s.cancel_at_period_end
+    AND s.current_period_end <= now()
+)
+UPDATE subscriptions s SET included_used = 0,
+  current_period_start = lapsed.anchor + make_interval(months => lapsed.months),
+  current_period_end = lapsed.anchor + make_interval(months => lapsed.months + 1)
+FROM lapsed
+WHERE s.id = lapsed.id AND s.current_period_end <= now()`;
+
+/** Moves a user's free subscriptions whose period ended to the current one (included calls unused). */
+export async function rollFreePeriods(db: Queryable, userId: string): Promise<void> {
+  await db.query(ROLL_SQL, [userId]);
+}
 
 export function createIncludedCalls(db: Queryable) {
   return {

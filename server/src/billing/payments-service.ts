@@ -23,6 +23,7 @@ import type { AppsService } from '../apps/service.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { StripeClient } from '../providers/stripe/client.ts';
+import { rollFreePeriods } from './included-calls.ts';
 import { applyTopUpPayment } from './payments-ledger.ts';
 
 const DAY_MS = 86_400_000;
@@ -190,12 +191,17 @@ export function createPaymentsService({ db, apps, stripe }: { db: Database; apps
     return rows[0];
   };
 
-  /** Free plans have no Stripe to end them: a canceling one ends when its period does. */
-  const endLapsedFreeSubscriptions = (userId: string) =>
-    db.query(
+  /**
+   * Free plans have no Stripe to renew or end them: a canceling one ends when its period does, the
+   * others move to the period that contains now (see included-calls.ts), before anyone reads them.
+   */
+  const endLapsedFreeSubscriptions = async (userId: string) => {
+    await db.query(
       `UPDATE subscriptions SET status = 'canceled' WHERE user_id = $1 AND stripe_subscription_id IS NULL AND cancel_at_period_end AND status = 'active' AND current_period_end <= now()`,
       [userId],
     );
+    await rollFreePeriods(db, userId);
+  };
 
   /** Applies a Stripe subscription object we just received as an answer (webhooks do the same later). */
   const applyStripeSubscription = async (id: string, sub: { status: string; cancel_at_period_end: boolean }) => {

@@ -245,6 +245,61 @@ describe('free plans and included calls', () => {
     expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
   });
 
+  it('a free plan starts a new period at each whole month from its start, calls or not: a read shows the current period and unused calls', async () => {
+    const { slug } = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 2 });
+    const user = await newUser();
+    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    expect(sub.days_remaining).toBeGreaterThanOrEqual(28);
+    // Subscribed 2 months and 3 days ago; the first period's calls all used; no call since.
+    await ctx.database.db.query(
+      `UPDATE subscriptions SET created_at = now() - interval '2 months 3 days', current_period_start = now() - interval '2 months 3 days',
+         current_period_end = now() - interval '2 months 3 days' + interval '1 month', included_used = 2 WHERE id = $1`,
+      [sub.id],
+    );
+    const { rows } = await ctx.database.db.query<{ start: Date; end: Date }>(
+      `SELECT created_at + interval '2 months' AS start, created_at + interval '3 months' AS end FROM subscriptions WHERE id = $1`,
+      [sub.id],
+    );
+    const expected = rows[0]!;
+    const read = (await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json();
+    expect(read).toMatchObject({ status: 'active', included_calls_used: 0, current_period_end: expected.end.toISOString() });
+    expect(read.days_remaining).toBe(Math.ceil((expected.end.getTime() - Date.now()) / 86_400_000));
+    expect((await api('GET', `/api/app/${slug}/subscriptions/`, user.token)).json()[0]).toMatchObject({
+      included_calls_used: 0,
+      current_period_end: expected.end.toISOString(),
+    });
+    const row = (await ctx.database.db.query<{ current_period_start: Date }>('SELECT current_period_start FROM subscriptions WHERE id = $1', [sub.id]))
+      .rows[0]!;
+    expect(row.current_period_start.toISOString()).toBe(expected.start.toISOString());
+    // Both of this period's calls are covered, the third is paid from credits.
+    for (let i = 0; i < 3; i++) expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await subRow(sub.id)).included_used).toBe(2);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+  });
+
+  it('a call after several periods without calls or reads covers from the period that contains now, anchored to the start', async () => {
+    const { slug } = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
+    const user = await newUser();
+    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    await ctx.database.db.query(
+      `UPDATE subscriptions SET created_at = now() - interval '5 months 1 day', current_period_start = now() - interval '5 months 1 day',
+         current_period_end = now() - interval '5 months 1 day' + interval '1 month', included_used = 1 WHERE id = $1`,
+      [sub.id],
+    );
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+    const { rows } = await ctx.database.db.query<{ aligned: boolean; included_used: number }>(
+      `SELECT current_period_start = created_at + interval '5 months' AND current_period_end = created_at + interval '6 months' AS aligned, included_used
+       FROM subscriptions WHERE id = $1`,
+      [sub.id],
+    );
+    expect(rows[0]).toEqual({ aligned: true, included_used: 1 });
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+  });
+
   it('cancel at period end: Canceling until the period ends, then canceled; cancel is refused twice', async () => {
     const { slug } = await livePublicApp();
     const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
