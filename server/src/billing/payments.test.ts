@@ -208,7 +208,13 @@ describe('free plans and included calls', () => {
     const results = await Promise.all(Array.from({ length: 10 * K }, () => callApp(slug, user.token)));
     const ok = results.filter((r) => r.statusCode === 200).length;
     const refused = results.filter((r) => r.statusCode === 402).length;
-    expect(ok + refused).toBe(10 * K);
+    expect(
+      ok + refused,
+      results
+        .filter((r) => r.statusCode !== 200 && r.statusCode !== 402)
+        .map((r) => `${r.statusCode} ${r.body}`)
+        .join('\n'),
+    ).toBe(10 * K);
     // 500 cents of credits pay exactly 5 calls at 100; K are covered.
     expect(ok).toBe(K + 5);
     expect((await subRow(sub.id)).included_used).toBe(K);
@@ -504,6 +510,102 @@ describe('credit top-ups', () => {
     )!;
     expect(await stripe.deliver(event)).toBe(200);
     expect((await balance(user.token)).credits_cents).toBe(1100);
+  });
+});
+
+describe('3-D Secure: a card that needs the cardholder to authenticate', () => {
+  const card = TEST_CARDS.requiresAuthentication;
+  const intentEvents = (id: string) => stripe.events.filter((e) => (e.data as { object: { id: string } }).object.id === id).map((e) => e.type);
+
+  it('top-up: requires_action moves no money; completed, the credits come once; failed, nothing', async () => {
+    const user = await newUser();
+    const topUp = (await api('POST', '/api/billing/top-ups/', user.token, { amount_cents: 800 })).json();
+    const waiting = stripe.confirmPaymentIntent(topUp.payment_intent_id, card) as { status: string; next_action: { type: string } };
+    expect(waiting).toMatchObject({ status: 'requires_action', next_action: { type: 'use_stripe_sdk' } });
+    await stripe.settled();
+    expect(intentEvents(topUp.payment_intent_id)).toEqual(['payment_intent.requires_action']);
+    // The browser comes back before authenticating: nothing is credited.
+    const early = await api('POST', '/api/billing/top-ups/confirm/', user.token, { payment_intent_id: topUp.payment_intent_id });
+    expect(early.json()).toMatchObject({ status: 'requires_action', credited: false, credits_cents: 500 });
+    expect((await balance(user.token)).credits_cents).toBe(500);
+
+    stripe.authenticate(topUp.payment_intent_id, 'complete');
+    await stripe.settled();
+    expect((await balance(user.token)).credits_cents).toBe(1300);
+    const back = await api('POST', '/api/billing/top-ups/confirm/', user.token, { payment_intent_id: topUp.payment_intent_id });
+    expect(back.json()).toMatchObject({ status: 'succeeded', credited: false, credits_cents: 1300 });
+
+    const failed = (await api('POST', '/api/billing/top-ups/', user.token, { amount_cents: 900 })).json();
+    stripe.confirmPaymentIntent(failed.payment_intent_id, card);
+    expect(stripe.authenticate(failed.payment_intent_id, 'fail')).toMatchObject({
+      status: 'requires_payment_method',
+      last_payment_error: { code: 'payment_intent_authentication_failure' },
+    });
+    await stripe.settled();
+    const refused = await api('POST', '/api/billing/top-ups/confirm/', user.token, { payment_intent_id: failed.payment_intent_id });
+    expect(refused.json()).toMatchObject({ status: 'requires_payment_method', credited: false, credits_cents: 1300 });
+    const { rows } = await ctx.database.db.query<{ status: string }>('SELECT status FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [
+      failed.payment_intent_id,
+    ]);
+    expect(rows[0]!.status).toBe('failed');
+    await ledgerBalanced();
+  });
+
+  it('subscribe: until the cardholder authenticates the subscription is incomplete, covers nothing and earns nothing; a failed challenge grants nothing', async () => {
+    const { slug } = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Pro', price: 4, included_calls: 3 });
+    const user = await newUser();
+    const earned = (await balance(owner)).earnings_cents;
+    const sub = await subscribePaid(slug, user, plan.id, card);
+    expect((await subRow(sub.id)).status).toBe('incomplete');
+    const read = (await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json();
+    expect(read.status).toBe('incomplete');
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+    expect((await balance(owner)).earnings_cents - earned).toBe(PRICE - PRICE / 10);
+
+    // The challenge fails: still nothing.
+    const row = await subRow(sub.id);
+    const invoice = (stripe.read(row.stripe_subscription_id) as { latest_invoice: string }).latest_invoice;
+    const intentId = String(stripe.objects.get(invoice)?._payment_intent);
+    stripe.authenticate(intentId, 'fail');
+    await stripe.settled();
+    expect((await subRow(sub.id)).status).toBe('incomplete');
+    expect((await balance(owner)).earnings_cents - earned).toBe(PRICE - PRICE / 10);
+
+    // Asked again, the same subscription's payment; this time the cardholder completes the challenge.
+    const again = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().id).toBe(sub.id);
+    stripe.confirmPaymentIntent(intentId, card);
+    await stripe.settled();
+    expect((await subRow(sub.id)).status).toBe('incomplete');
+    stripe.authenticate(intentId, 'complete');
+    await stripe.settled();
+    expect(await subRow(sub.id)).toMatchObject({ status: 'active', included_used: 0 });
+    expect((await balance(owner)).earnings_cents - earned).toBe(PRICE - PRICE / 10 + 400 - 40);
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await subRow(sub.id)).included_used).toBe(1);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+    await ledgerBalanced();
+  });
+
+  it('add a card: a SetupIntent waiting for authentication saves nothing; completed, the card is saved', async () => {
+    const { slug } = await livePublicApp();
+    const user = await newUser();
+    const setup = (await api('POST', `/api/app/${slug}/create-payment-intent/`, user.token, { amount: 0, currency: 'usd' })).json();
+    const setupId = (setup.client_secret as string).split('_secret_')[0]!;
+    expect(stripe.confirmSetupIntent(setupId, card)).toMatchObject({ status: 'requires_action' });
+    await stripe.settled();
+    const early = await api('POST', `/api/app/${slug}/payment-methods/`, user.token, { setup_intent_id: setupId });
+    expect(early.statusCode).toBe(400);
+    expect((await api('GET', `/api/app/${slug}/payment-methods/`, user.token)).json()).toEqual([]);
+    stripe.authenticate(setupId, 'complete');
+    await stripe.settled();
+    const added = await api('POST', `/api/app/${slug}/payment-methods/`, user.token, { setup_intent_id: setupId });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json()).toMatchObject({ card_last4: '3155', is_default: true });
+    expect((await api('GET', `/api/app/${slug}/payment-methods/`, user.token)).json()).toHaveLength(1);
   });
 });
 

@@ -425,6 +425,59 @@ describe('concurrency', () => {
   });
 });
 
+describe('included calls (a subscription to the app’s plan) cover workflow calls like prompt calls', () => {
+  it('one covered call: free for the caller, Dify called once, the plan’s count moves by one; a failed call gives it back', async () => {
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const plan = await request('POST', `/api/app/${slug}/packages/`, owner, { name: 'Flow Trial', price: 0, included_calls: 2 });
+    expect(plan.status).toBe(201);
+    const consumer = await newConsumer();
+    const sub = await (await request('POST', `/api/app/${slug}/subscriptions/`, consumer.token, { package_id: (await plan.json()).id })).json();
+    const used = async () => (await (await request('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, consumer.token)).json()).included_calls_used as number;
+    const before = dify.requests.length;
+    expect((await chat(slug, consumer.token)).status).toBe(200);
+    expect(dify.requests.length - before).toBe(1);
+    expect(await used()).toBe(1);
+    expect(await balance(consumer.token)).toBe(500);
+    dify.setBehaviour({ status: 500 });
+    expect((await chat(slug, consumer.token)).status).toBe(502);
+    dify.resetBehaviour();
+    expect(await used()).toBe(1);
+    expect((await chat(slug, consumer.token, { response_mode: 'streaming' })).status).toBe(200);
+    expect(await used()).toBe(2);
+    // Used up: the next call is paid from credits.
+    expect((await chat(slug, consumer.token)).status).toBe(200);
+    expect(await balance(consumer.token)).toBe(500 - PRICE);
+    expect((await invocationsOf(consumer.subject)).map((row) => [row.status, row.price_cents])).toEqual([
+      ['success', 0],
+      ['error', 0],
+      ['success', 0],
+      ['success', PRICE],
+    ]);
+  });
+
+  it('10×K concurrent calls with K included calls and credit for 5 more: exactly K covered, 5 paid, the rest refused before Dify', async () => {
+    const K = 4;
+    const slug = await liveWorkflowApp({ mode: 'chat' });
+    const plan = await (await request('POST', `/api/app/${slug}/packages/`, owner, { name: 'Flow Plan', price: 0, included_calls: K })).json();
+    const consumer = await newConsumer();
+    const sub = await (await request('POST', `/api/app/${slug}/subscriptions/`, consumer.token, { package_id: plan.id })).json();
+    const before = dify.requests.length;
+    const responses = await Promise.all(Array.from({ length: 10 * K }, () => chat(slug, consumer.token)));
+    const statuses = responses.map((response) => response.status);
+    const paid = 500 / PRICE;
+    expect(statuses.filter((status) => status === 200)).toHaveLength(K + paid);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(10 * K - K - paid);
+    expect(dify.requests.length - before).toBe(K + paid);
+    expect((await (await request('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, consumer.token)).json()).included_calls_used).toBe(K);
+    expect(await balance(consumer.token)).toBe(0);
+    const rows = (await invocationsOf(consumer.subject)).filter((row) => row.status === 'success');
+    expect(rows.filter((row) => row.price_cents === 0)).toHaveLength(K);
+    expect(rows.filter((row) => row.price_cents === PRICE)).toHaveLength(paid);
+    const { rows: ledger } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    expect(Number(ledger[0]!.total)).toBe(0);
+  });
+});
+
 describe('secrets', () => {
   it('the creator’s Dify key is nowhere in the database in plaintext', async () => {
     await liveWorkflowApp({ mode: 'chat' });

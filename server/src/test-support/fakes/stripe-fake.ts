@@ -185,6 +185,22 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
   };
 
   const declined = (pm: StripeObject) => pm._number === TEST_CARDS.declined;
+  /** Stripe's 3-D Secure test card: every confirmation needs the cardholder to authenticate first. */
+  const needsAuthentication = (pm: StripeObject) => pm._number === TEST_CARDS.requiresAuthentication;
+  /** What Stripe answers for an intent waiting for 3-D Secure; Stripe.js runs the challenge from it. */
+  const threeDSecureAction = (intent: StripeObject) => ({
+    type: 'use_stripe_sdk',
+    use_stripe_sdk: {
+      type: 'three_d_secure_redirect',
+      stripe_js: `http://127.0.0.1:${port}/_test/three_d_secure/${intent.id as string}`,
+      source: newId('src'),
+    },
+  });
+  const AUTHENTICATION_FAILED = {
+    type: 'invalid_request_error',
+    code: 'payment_intent_authentication_failure',
+    message: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+  };
 
   const attach = (pm: StripeObject, customer: string | null) => {
     if (!customer) return;
@@ -277,12 +293,62 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       if (intent._invoice) failInvoice(get('invoice', intent._invoice));
       throw new StripeError(402, 'card_error', 'Your card has insufficient funds.', 'card_declined', undefined, 'insufficient_funds');
     }
+    if (needsAuthentication(pm)) {
+      // HTTP 200 with requires_action: no money moves until the cardholder authenticates.
+      intent.status = 'requires_action';
+      intent.next_action = threeDSecureAction(intent);
+      intent.last_payment_error = null;
+      emit('payment_intent.requires_action', intent);
+      return intent;
+    }
+    return succeedIntent(intent, pm);
+  };
+
+  const succeedIntent = (intent: StripeObject, pm: StripeObject) => {
     attach(pm, (intent.customer as string) ?? null);
     intent.status = 'succeeded';
+    intent.next_action = null;
     intent.latest_charge = newId('ch');
     intent.last_payment_error = null;
     emit('payment_intent.succeeded', intent);
     if (intent._invoice) payInvoice(get('invoice', intent._invoice));
+    return intent;
+  };
+
+  const succeedSetup = (intent: StripeObject, pm: StripeObject) => {
+    attach(pm, (intent.customer as string) ?? null);
+    intent.payment_method = pm.id;
+    intent.status = 'succeeded';
+    intent.next_action = null;
+    emit('setup_intent.succeeded', intent);
+    return intent;
+  };
+
+  /**
+   * The cardholder's answer to the 3-D Secure challenge (Stripe's test page offers "Complete" and
+   * "Fail"): completed, the intent goes on as a plain confirmation would; failed, it needs another
+   * payment method and nothing was paid or saved.
+   */
+  const authenticate = (intent: StripeObject, outcome: 'complete' | 'fail') => {
+    if (intent.status !== 'requires_action')
+      throw new StripeError(
+        400,
+        'invalid_request_error',
+        `This ${String(intent.object)} does not require authentication.`,
+        `${String(intent.object)}_unexpected_state`,
+      );
+    const pm = get('payment_method', intent.payment_method as string);
+    if (outcome === 'complete') return intent.object === 'setup_intent' ? succeedSetup(intent, pm) : succeedIntent(intent, pm);
+    intent.status = 'requires_payment_method';
+    intent.next_action = null;
+    if (intent.object === 'setup_intent') {
+      intent.last_setup_error = AUTHENTICATION_FAILED;
+      emit('setup_intent.setup_failed', intent);
+    } else {
+      intent.last_payment_error = AUTHENTICATION_FAILED;
+      emit('payment_intent.payment_failed', intent);
+      if (intent._invoice) failInvoice(get('invoice', intent._invoice));
+    }
     return intent;
   };
 
@@ -295,11 +361,14 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       emit('setup_intent.setup_failed', intent);
       throw new StripeError(402, 'card_error', 'Your card has insufficient funds.', 'card_declined', undefined, 'insufficient_funds');
     }
-    attach(pm, (intent.customer as string) ?? null);
     intent.payment_method = pm.id;
-    intent.status = 'succeeded';
-    emit('setup_intent.succeeded', intent);
-    return intent;
+    if (needsAuthentication(pm)) {
+      intent.status = 'requires_action';
+      intent.next_action = threeDSecureAction(intent);
+      emit('setup_intent.requires_action', intent);
+      return intent;
+    }
+    return succeedSetup(intent, pm);
   };
 
   /** Browser-side calls carry the publishable key and the intent's client secret instead of the secret key. */
@@ -488,6 +557,19 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
         const intent = get('payment_intent', id);
         checkClientSecret(intent, request, body);
         return confirmIntent(intent, body);
+      },
+    },
+    {
+      // Not Stripe's API: the 3-D Secure challenge page's answer (next_action.use_stripe_sdk.stripe_js),
+      // sent by the Stripe.js double with the intent's client secret, as the browser would.
+      method: 'POST',
+      pattern: /^\/_test\/three_d_secure\/((?:pi|seti)_[^/]+)$/,
+      clientSide: true,
+      handle: ([, id], body, request) => {
+        const intent = get(id!.startsWith('seti_') ? 'setup_intent' : 'payment_intent', id);
+        checkClientSecret(intent, request, body);
+        if (body.outcome !== 'complete' && body.outcome !== 'fail') throw missing('outcome');
+        return authenticate(intent, body.outcome);
       },
     },
     {
@@ -751,6 +833,9 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       render(confirmSetup(get('setup_intent', id), { payment_method_data: { type: 'card', card: { number: cardNumber } } })),
     confirmPaymentIntent: (id: string, cardNumber = TEST_CARDS.success) =>
       render(confirmIntent(get('payment_intent', id), { payment_method_data: { type: 'card', card: { number: cardNumber } } })),
+    /** The cardholder completes (or fails) the 3-D Secure challenge of an intent in requires_action. */
+    authenticate: (id: string, outcome: 'complete' | 'fail' = 'complete') =>
+      render(authenticate(get(id.startsWith('seti_') ? 'setup_intent' : 'payment_intent', id), outcome)),
     renew,
     close: () =>
       new Promise<void>((resolve) => {

@@ -3,7 +3,8 @@
 // uses (elements with payment and address elements, confirmPayment, confirmSetup,
 // retrievePaymentIntent, retrieveSetupIntent) and confirms against the Stripe fake exactly as
 // Stripe.js confirms against Stripe: a form-encoded POST with the publishable key and the intent's
-// client secret. The payment element is a plain card-number input (test cards: 4242…, 4000…9995).
+// client secret. The payment element is a plain card-number input (test cards: 4242…, 4000…9995,
+// and 4000 0025 0000 3155, which needs 3-D Secure: the double then shows the test challenge).
 
 /** The script's source, talking to the fake at `fakeUrl`. */
 export function stripeJsDouble(fakeUrl: string): string {
@@ -63,7 +64,55 @@ export function stripeJsDouble(fakeUrl: string): string {
     return input ? input.value.replace(/\\s+/g, '') : '';
   }
   const idOf = (secret) => String(secret).split('_secret_')[0];
+  // 3-D Secure: when a confirmation answers requires_action, Stripe.js shows the issuer's
+  // challenge over the page and resolves only once the cardholder has answered it. The double
+  // shows Stripe's test challenge (Complete / Fail authentication) and sends the answer to the
+  // fake's challenge URL (next_action.use_stripe_sdk.stripe_js) with the client secret.
+  function challenge(intent, secret) {
+    return new Promise((resolve) => {
+      const overlay = document.createElement('div');
+      overlay.setAttribute('data-stripe-double', 'three-d-secure');
+      overlay.setAttribute('role', 'dialog');
+      overlay.setAttribute('aria-modal', 'true');
+      overlay.setAttribute('aria-label', '3D Secure authentication');
+      overlay.style.cssText = 'position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,.55);display:flex;align-items:center;justify-content:center;font-family:sans-serif';
+      overlay.innerHTML = '<div style="background:#fff;padding:24px;border-radius:8px;max-width:380px;box-shadow:0 10px 30px rgba(0,0,0,.3)">' +
+        '<h2 style="font-size:18px;margin:0 0 8px">3D Secure 2 Test Page</h2>' +
+        '<p style="font-size:14px;margin:0 0 16px;color:#444">Your bank asks you to confirm this payment of ' + (intent.amount !== undefined ? (intent.amount / 100).toFixed(2) + ' ' + String(intent.currency || '').toUpperCase() : 'this card') + '.</p>' +
+        '<button type="button" data-outcome="complete" style="background:#635bff;color:#fff;border:0;padding:8px 14px;border-radius:4px;margin-right:8px">Complete authentication</button>' +
+        '<button type="button" data-outcome="fail" style="background:#fff;color:#333;border:1px solid #ccc;padding:8px 14px;border-radius:4px">Fail authentication</button></div>';
+      for (const button of overlay.querySelectorAll('button')) {
+        button.addEventListener('click', async () => {
+          overlay.remove();
+          const url = intent.next_action && intent.next_action.use_stripe_sdk && intent.next_action.use_stripe_sdk.stripe_js;
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: form({ key: currentKey, client_secret: secret, outcome: button.getAttribute('data-outcome') }).toString(),
+          });
+          const json = await response.json();
+          resolve(response.ok ? { ok: json } : { error: json.error });
+        });
+      }
+      document.body.appendChild(overlay);
+    });
+  }
+  let currentKey = '';
+  /** A confirmation's answer as Stripe.js resolves it, after any 3-D Secure challenge. */
+  async function settle(answer, secret, kind) {
+    if (answer.error) return { error: answer.error };
+    let intent = answer.ok;
+    if (intent.status === 'requires_action') {
+      const challenged = await challenge(intent, secret);
+      if (challenged.error) return { error: challenged.error };
+      intent = challenged.ok;
+    }
+    const lastError = kind === 'paymentIntent' ? intent.last_payment_error : intent.last_setup_error;
+    if (intent.status === 'requires_payment_method' && lastError) return { error: { ...lastError, [kind === 'paymentIntent' ? 'payment_intent' : 'setup_intent']: intent } };
+    return { [kind]: intent };
+  }
   window.Stripe = function Stripe(key) {
+    currentKey = key;
     const stripe = {
       _registerWrapper() {}, registerAppInfo() {},
       elements(options) {
@@ -84,14 +133,14 @@ export function stripeJsDouble(fakeUrl: string): string {
         const number = cardNumber(elements);
         if (!number) return { error: { type: 'validation_error', message: 'Your card number is incomplete.' } };
         const answer = await call('POST', '/v1/payment_intents/' + idOf(secret) + '/confirm', key, { client_secret: secret, payment_method_data: { type: 'card', card: { number } } });
-        return answer.error ? { error: answer.error } : { paymentIntent: answer.ok };
+        return settle(answer, secret, 'paymentIntent');
       },
       async confirmSetup({ elements, clientSecret }) {
         const secret = clientSecret || elements._options.clientSecret;
         const number = cardNumber(elements);
         if (!number) return { error: { type: 'validation_error', message: 'Your card number is incomplete.' } };
         const answer = await call('POST', '/v1/setup_intents/' + idOf(secret) + '/confirm', key, { client_secret: secret, payment_method_data: { type: 'card', card: { number } } });
-        return answer.error ? { error: answer.error } : { setupIntent: answer.ok };
+        return settle(answer, secret, 'setupIntent');
       },
       async retrievePaymentIntent(secret) {
         const answer = await call('GET', '/v1/payment_intents/' + idOf(secret), key, { client_secret: secret });

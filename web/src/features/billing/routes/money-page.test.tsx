@@ -1,0 +1,119 @@
+// The Money page: both balances, the whole ledger statement (every page of it), its filters, and a
+// CSV export of exactly the rows shown; without Stripe, the top-up shows the not-configured notice.
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setAccessTokenGetter } from '@/lib/api-client';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { ledgerCsv, MoneyPage } from './money-page';
+
+const entry = (id: number, account: 'credits' | 'earnings', kind: string, description: string, amount: number, date: string) => ({
+  id,
+  transaction_id: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+  kind,
+  description,
+  account,
+  amount_cents: amount,
+  created_at: `${date}T10:00:00Z`,
+});
+const newer = [
+  entry(4, 'earnings', 'call_charge', 'Call to demo', 90, '2026-11-20'),
+  entry(3, 'credits', 'credit_top_up', 'Credits top-up (card)', 1500, '2026-11-10'),
+];
+const older = [
+  entry(2, 'credits', 'call_charge', 'Call to "other", paid', -100, '2026-10-05'),
+  entry(1, 'credits', 'signup_grant', 'Welcome credits', 500, '2026-10-01'),
+];
+
+let restore: () => void;
+let fetchMock: ReturnType<typeof vi.fn>;
+beforeEach(() => {
+  restore = setAccessTokenGetter(async () => 'test-token');
+  fetchMock = vi.fn(async (url: string) => {
+    if (url === '/api/billing/balance/') return jsonResponse({ credits_cents: 1900, earnings_cents: 90 });
+    if (url.startsWith('/api/billing/ledger/')) {
+      const before = new URL(url, 'http://x').searchParams.get('before');
+      return jsonResponse(before === 'cursor-2' ? { results: older, next_cursor: null } : { results: newer, next_cursor: 'cursor-2' });
+    }
+    return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+});
+afterEach(() => {
+  restore();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+const rows = () =>
+  within(screen.getByTestId('statement'))
+    .getAllByRole('row')
+    .map((row) => row.textContent);
+
+describe('Money', () => {
+  it('shows both balances and the whole statement, every page of it', async () => {
+    renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    expect((await screen.findByTestId('credits-balance')).textContent).toBe('$19.00');
+    expect(screen.getByTestId('earnings-balance').textContent).toBe('$0.90');
+    await waitFor(() => expect(rows()).toHaveLength(4));
+    expect(rows()[0]).toContain('Call to demo');
+    expect(rows()[2]).toContain('−$1.00');
+    expect(rows()[3]).toContain('+$5.00');
+  });
+
+  it('filters by account, kind and dates, and exports exactly the rows shown as CSV', async () => {
+    const saved: { name: string; text: Promise<string> }[] = [];
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => {
+          const text = new Promise<string>((resolve) => {
+            const reader = new FileReader();
+            reader.onload = () => resolve(String(reader.result));
+            reader.readAsText(blob);
+          });
+          saved.push({ name: '', text });
+          return 'blob:statement';
+        },
+        revokeObjectURL: () => {},
+      }),
+    );
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.at(-1)!.name = this.download;
+    });
+    renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    await waitFor(() => expect(rows()).toHaveLength(4));
+
+    fireEvent.change(screen.getByLabelText('Account'), { target: { value: 'credits' } });
+    expect(rows()).toHaveLength(3);
+    fireEvent.change(screen.getByLabelText('Kind'), { target: { value: 'call_charge' } });
+    expect(rows()).toHaveLength(1);
+    expect(rows()[0]).toContain('Call to "other", paid');
+    fireEvent.change(screen.getByLabelText('Kind'), { target: { value: 'all' } });
+    fireEvent.change(screen.getByLabelText('From'), { target: { value: '2026-10-02' } });
+    fireEvent.change(screen.getByLabelText('To'), { target: { value: '2026-11-15' } });
+    expect(rows()).toHaveLength(2);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
+    expect(saved).toHaveLength(1);
+    expect(saved[0]!.name).toBe('tollbooth-statement.csv');
+    const csv = await saved[0]!.text;
+    expect(csv).toBe(ledgerCsv([newer[1]!, older[0]!]));
+    expect(csv.split('\n')).toEqual([
+      'date,account,kind,description,amount_dollars,amount_cents,transaction_id',
+      `2026-11-10T10:00:00Z,credits,credit_top_up,Credits top-up (card),15.00,1500,${newer[1]!.transaction_id}`,
+      `2026-10-05T10:00:00Z,credits,call_charge,"Call to ""other"", paid",-1.00,-100,${older[0]!.transaction_id}`,
+    ]);
+
+    // Nothing shown: nothing to export.
+    fireEvent.change(screen.getByLabelText('Account'), { target: { value: 'earnings' } });
+    expect(rows()).toEqual(['No entries']);
+    expect((screen.getByRole('button', { name: 'Export CSV' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('without Stripe configured, Add credits shows the not-configured notice', async () => {
+    renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    await screen.findByTestId('credits-balance');
+    expect(screen.getByRole('heading', { name: 'Add credits' })).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: 'Add credits' })).getByText(/not configured/i)).toBeTruthy();
+  });
+});
