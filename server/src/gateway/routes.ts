@@ -28,7 +28,9 @@ const callErrors = {
 const CALL_DESCRIPTION = `Calls the application. Authenticate with \`Authorization: Bearer <API key>\` (or an access token).
 A call to another user's live public or embed app costs its price_cents, charged only when the call succeeds;
 the owner's own calls are free. With \`response_mode: "streaming"\` the answer is Server-Sent Events:
-\`message\` chunks, then \`message_end\` with usage, or \`error\`; an \`event: ping\` every 10 s.
+\`message\` chunks, then \`message_end\` with usage, or \`error\`; an \`event: ping\` every 10 s. A workflow app's stream also carries
+Dify's other events (agent_thought, message_file, message_replace, tts_message, workflow_started, node_started, node_finished,
+workflow_finished) in order, with this call's task_id, message_id and conversation_id in place of Dify's.
 Streaming charge rule: a stream is charged once the caller has been sent any part of the answer, whether or not it stays
 to the end; a call cut before any answer chunk is free and its upstream call is aborted; a provider failure at any point is free.
 Prices: a price increase reaches callers only after a notice period (the app shows the upcoming price and its date);
