@@ -250,4 +250,73 @@ test.describe('with Stripe configured', () => {
       await subscriber.context.close();
     }
   });
+
+  test('3-D Secure: the challenge appears over the page; failed, nothing is granted; completed, the subscription and the credits arrive once', async ({
+    browser,
+  }) => {
+    const owner = await stripePage(browser);
+    const subscriber = await stripePage(browser);
+    const secureCard = '4000002500003155';
+    try {
+      await signUp(owner.page);
+      const id = unique();
+      const slug = `secure-plans-${id}`;
+      await createLivePublicPrompt(owner.page, `Secure Plans ${id}`, '25');
+      await owner.page.goto(`/applications/${slug}/billing`);
+      await createPlan(owner.page, { name: 'Pro', price: '7', included: '2' });
+
+      const page = subscriber.page;
+      await signUp(page);
+      await page.goto(`/applications/${slug}/billing`);
+      const subscribeTo = async () => {
+        await page.getByTestId('plan').filter({ hasText: 'Pro' }).getByRole('button', { name: 'Subscribe' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Subscribe to Pro' });
+        await dialog.locator('[data-stripe-double="card-number"]').fill(secureCard);
+        await dialog.getByRole('button', { name: 'Subscribe for $7/usd' }).click();
+        const challenge = page.getByRole('dialog', { name: '3D Secure authentication' });
+        await expect(challenge).toBeVisible();
+        await expect(challenge).toContainText('7.00 USD');
+        return challenge;
+      };
+
+      // The cardholder fails the challenge: Stripe's reason, and no subscription to use.
+      const failing = await subscribeTo();
+      await shot(page, 'billing-3ds-challenge');
+      await failing.getByRole('button', { name: 'Fail authentication' }).click();
+      await expect(page.getByRole('alert')).toContainText('We are unable to authenticate your payment method.');
+      await page.reload();
+      await expect(page.getByTestId('subscription').filter({ hasText: 'active' })).toHaveCount(0);
+      await owner.page.goto('/money');
+      await expect(owner.page.getByTestId('earnings-balance')).toHaveText('$0.00');
+
+      // Again, and the challenge is completed: active once the payment went through.
+      const completing = await subscribeTo();
+      await completing.getByRole('button', { name: 'Complete authentication' }).click();
+      const subscription = page.getByTestId('subscription');
+      await expect(subscription).toContainText('active', { timeout: 15_000 });
+      await expect(subscription).toContainText('0 of 2 included calls used');
+      await owner.page.reload();
+      await expect(owner.page.getByTestId('earnings-balance')).toHaveText('$7.00');
+
+      // A top-up with the same card: credited only after the challenge, once.
+      await page.goto('/money');
+      await expect(page.getByTestId('credits-balance')).toHaveText('$5.00');
+      await page.getByLabel('Amount (USD, minimum $5)').fill('6');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.locator('[data-stripe-double="card-number"]').fill(secureCard);
+      await page.getByRole('button', { name: 'Pay $6.00' }).click();
+      const challenge = page.getByRole('dialog', { name: '3D Secure authentication' });
+      await expect(challenge).toBeVisible();
+      await expect(page.getByTestId('credits-balance')).toHaveText('$5.00');
+      await challenge.getByRole('button', { name: 'Complete authentication' }).click();
+      await expect(page.getByText('Your credits were added.')).toBeVisible();
+      await expect(page.getByTestId('credits-balance')).toHaveText('$11.00');
+      await page.reload();
+      await expect(page.getByTestId('credits-balance')).toHaveText('$11.00');
+      await expect(page.getByTestId('statement').getByRole('row', { name: /Credits top-up \(card\)/ })).toHaveCount(1);
+    } finally {
+      await owner.context.close();
+      await subscriber.context.close();
+    }
+  });
 });

@@ -388,6 +388,27 @@ describe('paid plans through Stripe', () => {
     await ledgerBalanced();
   });
 
+  it('a price change applies to new subscriptions only: the existing one renews at its price, a new one pays the new price', async () => {
+    const { slug } = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Pro', price: 5, included_calls: 1 });
+    const early = await newUser();
+    const sub = await subscribePaid(slug, early, plan.id);
+    expect((await api('PATCH', `/api/app/${slug}/packages/${plan.id}/`, owner, { price: 8 })).json()).toMatchObject({ price_cents: 800 });
+    const earned = (await balance(owner)).earnings_cents;
+    stripe.renew((await subRow(sub.id)).stripe_subscription_id);
+    await stripe.settled();
+    expect((await balance(owner)).earnings_cents - earned).toBe(500 - 50);
+    expect((await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, early.token)).json().price).toBe(5);
+
+    const late = await newUser();
+    const lateSub = await subscribePaid(slug, late, plan.id);
+    expect((await api('GET', `/api/app/${slug}/subscriptions/${lateSub.id}/`, late.token)).json()).toMatchObject({ status: 'active', price: 8 });
+    const stripeSub = stripe.read((await subRow(lateSub.id)).stripe_subscription_id) as { items: { data: { price: { unit_amount: number } }[] } };
+    expect(stripeSub.items.data[0]!.price.unit_amount).toBe(800);
+    expect((await balance(owner)).earnings_cents - earned).toBe(500 - 50 + 800 - 80);
+    await ledgerBalanced();
+  });
+
   it('a declined first payment leaves the subscription incomplete; it covers nothing', async () => {
     const { slug } = await livePublicApp();
     const plan = await createPlan(slug, { name: 'Pro', price: 5, included_calls: 5 });
