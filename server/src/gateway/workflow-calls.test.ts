@@ -578,7 +578,7 @@ describe('Dify’s stop endpoint when an answer ends before Dify ends it', () =>
     const response = chat(slug, consumer.token, {}, abort.signal).catch(() => null);
     await waitFor(async () => (dify.requests[before] ? true : null));
     // Time for Tollbooth to read the first event, generous for a loaded machine.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     abort.abort();
     await response;
     await dify.requests[before]!.closed;
