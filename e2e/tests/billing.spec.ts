@@ -116,9 +116,12 @@ let fakeUrl = '';
 let dataDir = '';
 
 test.describe('with Stripe configured', () => {
-  test.describe.configure({ timeout: 120_000 });
+  // One worker runs the group in order, so one Stripe-configured server serves both tests.
+  test.describe.configure({ timeout: 120_000, mode: 'default' });
 
   test.beforeAll(async () => {
+    // Starting a second server (and the fake) beside the suite's can take over a minute on a loaded machine.
+    test.setTimeout(240_000);
     const port = await freePort();
     base = `http://localhost:${port}`;
     fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
