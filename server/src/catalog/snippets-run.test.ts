@@ -2,7 +2,7 @@
 // listening server: curl in a shell, the fetch snippet in Node, the requests snippet in Python.
 // Each call is a real, charged call answered by a provider fake (never the free demo model).
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,7 +47,7 @@ const credits = async () => (await api('GET', '/api/billing/balance/', callerTok
 const snippetsOf = async (appSlug: string) => {
   const response = await api('GET', `/api/catalog/${appSlug}`, null);
   expect(response.statusCode).toBe(200);
-  return response.json().snippets as { curl: string; javascript: string; python: string };
+  return response.json().snippets as { curl: string; javascript: string; python: string; openai_sdk: string };
 };
 const withKey = (snippet: string) => {
   expect(snippet).toContain('YOUR_API_KEY');
@@ -118,6 +118,18 @@ describe('snippets from the public page, pasted with a real key', () => {
     writeFileSync(file, withKey((await snippetsOf(slug)).javascript));
     const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
     expect(stdout.trim()).toBe('An autumn haiku.');
+    expect(await credits()).toBe(before - PRICE);
+  });
+
+  it('the OpenAI SDK snippet answers through /v1/chat/completions and is charged', async () => {
+    const before = await credits();
+    // Inside the repository, so `import OpenAI from 'openai'` finds the installed package.
+    mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
+    const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), 'openai.mjs');
+    writeFileSync(file, withKey((await snippetsOf(slug)).openai_sdk));
+    const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
+    expect(stdout.trim()).toBe('An autumn haiku.');
+    expect(lastPrompt()).toBe("A poet's haiku about Hello! What can you do? (it's 3 lines)");
     expect(await credits()).toBe(before - PRICE);
   });
 

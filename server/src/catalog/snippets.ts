@@ -161,10 +161,12 @@ export function buildSnippets(publicUrl: string, app: SnippetApp): CatalogSnippe
           'console.log(response.data.answer);',
         ].join('\n');
 
-  // Chat apps take the messages as the conversation; a completion app takes the last user message
-  // into its text input, and any other inputs from an `inputs` object sent alongside.
+  // Chat apps take the last message as the query; a completion app takes it into its text input.
+  // With other inputs the whole inputs object goes along (text input included), so the call does
+  // not depend on which input the endpoint would pick for the message.
   const userText = app.mode === 'chat' ? SAMPLE_QUERY : typeof inputs[app.textInput ?? ''] === 'string' ? (inputs[app.textInput!] as string) : SAMPLE_TEXT;
-  const otherInputs = Object.fromEntries(Object.entries(inputs).filter(([name]) => app.mode === 'chat' || name !== app.textInput));
+  const onlyTheText = Object.keys(inputs).every((name) => app.mode !== 'chat' && name === app.textInput);
+  const otherInputs = onlyTheText ? {} : inputs;
   const openaiSdk = [
     `import OpenAI from 'openai';`,
     '',
