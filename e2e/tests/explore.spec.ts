@@ -56,7 +56,7 @@ test('a second user finds an app in Explore, reads its page, tries it in the con
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Explore' }).click();
   await expect(page).toHaveURL(/\/explore$/);
   await expect(page.getByRole('heading', { name: 'Explore', level: 1 })).toBeVisible();
-  await page.getByLabel('Search').fill(`desk ${id}`);
+  await page.getByRole('searchbox', { name: 'Search' }).fill(`desk ${id}`);
   const card = page.getByRole('list', { name: 'Apps' }).getByRole('listitem');
   await expect(card).toHaveCount(1);
   await expect(card).toContainText(`by ${creator.displayName}`);
