@@ -4,7 +4,7 @@ import type { CatalogSort } from '@tollbooth/contract';
 import type { CatalogFilters } from '@/lib/api/catalog/catalog-keys';
 
 export const SORT_OPTIONS: { value: CatalogSort; label: string }[] = [
-  { value: 'popular', label: 'Most popular (30 days)' },
+  { value: 'popular', label: 'Most popular' },
   { value: 'newest', label: 'Newest' },
   { value: 'price_asc', label: 'Price: low to high' },
   { value: 'price_desc', label: 'Price: high to low' },
