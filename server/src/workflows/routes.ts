@@ -92,9 +92,9 @@ export const workflowsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; wor
       preHandler: app.authenticate,
       schema: {
         tags,
-        summary: 'Update the workflow configuration; every save is a new version',
+        summary: 'Update the workflow configuration; a save that changes it is a new version',
         description:
-          'timeout_seconds 1–600 bounds each upstream call (504 provider_timeout, not charged). max_iterations 1–1000 is the number of turns one chat conversation may have. enable_logging keeps (true) or drops (false) the query and answer of chat turns. A masked secret sent back keeps the stored one. The provider URL must not reach a private or loopback address. The app is checked against the provider and its input form cached.',
+          'timeout_seconds 1–600 bounds each upstream call (504 provider_timeout, not charged). max_iterations 1–1000 is the number of turns one chat conversation may have. enable_logging keeps (true) or drops (false) the query and answer of chat turns. A masked secret sent back keeps the stored one. The provider URL must not reach a private or loopback address. The app is checked against the provider and its input form cached. A save that changes nothing (a masked or re-typed identical key included) writes no version; provider settings changed through PATCH /app/{slug}/ are a version too.',
         security,
         params: SlugParams,
         body: WorkflowConfigUpdate,

@@ -24,7 +24,7 @@ export function useWorkflowProviders() {
   return useQuery({ queryKey: workflowKeys.providers(), queryFn: ({ signal }) => getWorkflowProviders(signal), staleTime: 5 * 60_000 });
 }
 
-/** PATCH /api/app/{slug}/workflow/ — every save is a new version. */
+/** PATCH /api/app/{slug}/workflow/ — a save that changes the settings is a new version. */
 export function updateWorkflowConfig(slug: string, body: WorkflowConfigUpdate): Promise<WorkflowConfig> {
   return api.patch<WorkflowConfig>(workflowPath(slug), body, { auth: 'required' });
 }

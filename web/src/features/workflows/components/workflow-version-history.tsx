@@ -15,7 +15,9 @@ export function WorkflowVersionHistory({ versions, loading, onRollback, rollingB
   return (
     <div className="max-w-4xl">
       <h2 className="text-lg font-semibold text-gray-900">Version History</h2>
-      <p className="mt-1 text-sm text-gray-600">Every save is a version. Rolling back restores a version's settings (and its key) as a new version.</p>
+      <p className="mt-1 text-sm text-gray-600">
+        Every save that changes the settings is a version. Rolling back restores a version's settings (and its key) as a new version.
+      </p>
       {error ? (
         <p role="alert" className="mt-4 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
           {error}
