@@ -465,6 +465,8 @@ describe('included calls (a subscription to the app’s plan) cover workflow cal
     const responses = await Promise.all(Array.from({ length: 10 * K }, () => chat(slug, consumer.token)));
     const statuses = responses.map((response) => response.status);
     const paid = 500 / PRICE;
+    const others = await Promise.all(responses.filter((response) => response.status !== 200 && response.status !== 402).map((response) => response.text()));
+    expect(others, 'statuses other than 200 and 402').toEqual([]);
     expect(statuses.filter((status) => status === 200)).toHaveLength(K + paid);
     expect(statuses.filter((status) => status === 402)).toHaveLength(10 * K - K - paid);
     expect(dify.requests.length - before).toBe(K + paid);

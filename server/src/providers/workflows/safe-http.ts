@@ -137,6 +137,15 @@ export interface SafeRequest {
 export function safeRequest(request: SafeRequest): Promise<IncomingMessage> {
   const host = hostOf(request.url);
   if (!request.allowPrivate && isIP(host) && isPrivateAddress(host)) return Promise.reject(new BlockedAddressError(host));
+  return send(request).catch((error: unknown) => {
+    // A kept-alive connection the provider closed just as we reused it fails before the request
+    // reached it (Node's documented keep-alive race): send it once more on a fresh connection.
+    if ((error as { reusedSocket?: boolean }).reusedSocket && !request.signal.aborted) return send(request);
+    throw error;
+  });
+}
+
+function send(request: SafeRequest): Promise<IncomingMessage> {
   const transport = request.url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const outgoing = transport.request(
@@ -149,7 +158,10 @@ export function safeRequest(request: SafeRequest): Promise<IncomingMessage> {
       },
       resolve,
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code;
+      reject(outgoing.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE') ? Object.assign(error, { reusedSocket: true }) : error);
+    });
     if (request.body !== undefined) outgoing.write(request.body);
     outgoing.end();
   });
