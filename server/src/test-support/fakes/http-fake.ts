@@ -131,6 +131,10 @@ export async function startFakeServer(handler: FakeHandler, baseUrlPath = '', po
       res.end(`fake failed: ${String(error)}`);
     });
   });
+  // Keep idle connections longer than the gateway's pool does (undici, 30 s), as hosted providers do:
+  // with Node's 5 s default the fake could close a kept-alive socket just as a loaded gateway reused
+  // it, and a paid call failed with ECONNRESET for a reason no real provider shows.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: listeningPort } = server.address() as AddressInfo;
 
