@@ -21,12 +21,14 @@ export const LedgerEntry = Type.Object({
 
 export const LedgerPage = Type.Object({
   results: Type.Array(LedgerEntry),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null on the last page' }),
+  has_more: Type.Boolean({ description: 'True when an older page follows' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` (or `before`) for the next (older) page; null on the last page' }),
 });
 
 export const LedgerQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A next_cursor from a previous page' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A next_cursor from a previous page' })),
+  before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The same as `cursor` (its first name)' })),
 });
 
 export type BillingBalance = Static<typeof BillingBalance>;

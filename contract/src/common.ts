@@ -7,6 +7,7 @@ export const ErrorResponse = Type.Object(
     message: Type.String({ description: 'Human-readable explanation; for invalid_param it starts with the field name' }),
     status: Type.Integer({ description: 'The HTTP status, repeated' }),
     params: Type.Optional(Type.String({ description: 'The request field the error is about' })),
+    request_id: Type.Optional(Type.String({ description: 'The X-Request-Id of the request, to quote when reporting a problem' })),
   },
   { $id: 'ErrorResponse' },
 );

@@ -32,6 +32,8 @@ import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
+import { registerRouteTable } from './http/method-not-allowed.ts';
+import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
@@ -68,11 +70,17 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
-    // Slugs and ids never need case-folding; keep paths exact and allow the spec's trailing slashes.
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Slugs and ids never need case-folding; keep paths exact. The spec's paths end in a slash;
+    // every route answers the same with or without it (/api/keys and /api/keys/).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // X-Request-Id: a valid incoming id is echoed, else a new one (http/request-id.ts); the log's reqId.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  registerRequestIdHeader(app);
+  const routeTable = registerRouteTable(app);
   registerErrorHandling(app);
   registerRequestGuards(app);
   registerCallerCors(app);
@@ -189,6 +197,6 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     await userRateLimiter.close();
   });
 
-  await serveWebApp(app, config);
+  await serveWebApp(app, config, routeTable);
   return app;
 }

@@ -7,6 +7,8 @@ interface ErrorBody {
   message: string;
   status: number;
   params?: string;
+  /** The request's X-Request-Id, to match a report with the logs. */
+  request_id: string;
 }
 
 /** Names the field of the first schema violation, e.g. "body/first_name" becomes "first_name". */
@@ -21,7 +23,7 @@ function describeValidation(error: FastifyError): { field: string; message: stri
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    let body: ErrorBody;
+    let body: Omit<ErrorBody, 'request_id'>;
     if (error instanceof AppError) {
       body = { code: error.code, message: error.message, status: error.status, ...(error.params ? { params: error.params } : {}) };
     } else if (error.validation) {
@@ -29,10 +31,15 @@ export function registerErrorHandling(app: FastifyInstance) {
       body = { code: 'invalid_param', message: `${field}: ${message}`, status: 400, params: field };
     } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       const code = (
-        { 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 404: 'not_found', 401: 'unauthorized', 403: 'forbidden' } as Record<
-          number,
-          ErrorCode
-        >
+        {
+          405: 'method_not_allowed',
+          413: 'payload_too_large',
+          415: 'unsupported_media_type',
+          429: 'rate_limited',
+          404: 'not_found',
+          401: 'unauthorized',
+          403: 'forbidden',
+        } as Record<number, ErrorCode>
       )[error.statusCode];
       // Malformed JSON, empty bodies and other client mistakes Fastify catches before our code.
       body = { code: code ?? 'invalid_param', message: error.message, status: error.statusCode };
@@ -41,6 +48,6 @@ export function registerErrorHandling(app: FastifyInstance) {
       body = { code: 'internal_error', message: 'Internal server error', status: ERROR_STATUS.internal_error };
     }
     if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
-    return reply.status(body.status).send(body);
+    return reply.status(body.status).send({ ...body, request_id: request.id } satisfies ErrorBody);
   });
 }

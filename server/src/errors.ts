@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   app_unavailable: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

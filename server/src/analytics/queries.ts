@@ -2,6 +2,7 @@
 // last-day tables of migration 0007), bounded by the app and the period; only the recent
 // invocations read the invocations table, through its (app_id, created_at DESC, id DESC) index.
 import type { Queryable } from '../db/client.ts';
+import { decodeKeysetCursor, keysetAtSql, keysetBefore } from '../http/pagination.ts';
 
 export interface DailyTotals {
   invocations: number;
@@ -136,14 +137,20 @@ export interface InvocationRow {
   created_at: Date;
 }
 
-/** The newest calls of an app, read backwards along invocations_app_created. */
-export async function selectRecentInvocations(db: Queryable, appId: string, limit: number): Promise<InvocationRow[]> {
-  const { rows } = await db.query<InvocationRow>(
-    `SELECT id, end_user, status, error_type, latency_ms, input_tokens, output_tokens, created_at
-     FROM invocations WHERE app_id = $1
+/** The newest calls of an app (older than `cursor` when given), read backwards along invocations_app_created. */
+export async function selectRecentInvocations(
+  db: Queryable,
+  appId: string,
+  limit: number,
+  cursor?: string,
+): Promise<(InvocationRow & { cursor_at: string })[]> {
+  const older = keysetBefore({ at: 'created_at', id: 'id', idType: 'uuid' }, decodeKeysetCursor(cursor), 3);
+  const { rows } = await db.query<InvocationRow & { cursor_at: string }>(
+    `SELECT id, end_user, status, error_type, latency_ms, input_tokens, output_tokens, created_at, ${keysetAtSql('created_at')} AS cursor_at
+     FROM invocations WHERE app_id = $1 ${older.sql}
      ORDER BY created_at DESC, id DESC
      LIMIT $2`,
-    [appId, limit],
+    [appId, limit, ...older.params],
   );
   return rows;
 }

@@ -13,6 +13,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
+import { CursorParam, sendPageHeaders } from '../http/pagination.ts';
 import type { AnalyticsService, CsvExport } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -86,14 +87,18 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       schema: {
         tags,
         summary: 'The newest calls of an application (owner only)',
-        description: `Newest first. Response times in seconds, timestamps in ISO 8601 UTC. ${OWNER_ONLY}`,
+        description: `Newest first. Response times in seconds, timestamps in ISO 8601 UTC. Paged: \`limit\` and \`cursor\`; the X-Has-More, X-Next-Cursor and Link headers describe the page. ${OWNER_ONLY}`,
         security,
         params: SlugParams,
-        querystring: RecentInvocationsQuery,
+        querystring: Type.Object({ ...RecentInvocationsQuery.properties, cursor: CursorParam }),
         response: { 200: RecentInvocations, ...errors },
       },
     },
-    async (request) => analytics.readRecentInvocations(request.params.slug, requireAuth(request).user.id, request.query.limit),
+    async (request, reply) =>
+      sendPageHeaders(
+        reply,
+        await analytics.readRecentInvocations(request.params.slug, requireAuth(request).user.id, request.query.limit, request.query.cursor),
+      ),
   );
 
   app.get(

@@ -1,9 +1,10 @@
 // Analytics read the per-app per-day rollups kept as calls are recorded, never the invocations
 // (except the newest few, by index). Per-app answers are for the app's owner only: anyone else
 // gets the same 404 as for an app that does not exist.
-import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
+import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocation, UsageAnalytics } from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
+import { mapPage, type Page, takeKeysetPage } from '../http/pagination.ts';
 import { toCsv } from './csv.ts';
 import { analyticsPeriod, centsToDollars, meanSeconds, msToSeconds, type Period, percent } from './period.ts';
 import {
@@ -138,10 +139,11 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       };
     },
 
-    async readRecentInvocations(slug: string, ownerId: string, limit: number): Promise<RecentInvocations> {
+    /** A page of the app's calls, newest first (older than `cursor` when given). */
+    async readRecentInvocations(slug: string, ownerId: string, limit: number, cursor?: string): Promise<Page<RecentInvocation>> {
       const app = await apps.findOwnedApp(slug, ownerId);
-      const rows = await selectRecentInvocations(db, app.id, limit);
-      return rows.map((row) => ({
+      const page = takeKeysetPage(await selectRecentInvocations(db, app.id, limit + 1, cursor), limit);
+      return mapPage(page, (row) => ({
         id: row.id,
         end_user: row.end_user === '' ? null : row.end_user,
         status: row.status,

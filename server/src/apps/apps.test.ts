@@ -147,7 +147,7 @@ describe('reading applications', () => {
   it('answers 404 "Application not found" for an unknown slug', async () => {
     const response = await call('GET', '/api/app/no-such-app/');
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'not_found', message: 'Application not found', status: 404 });
+    expect(response.json()).toEqual({ code: 'not_found', message: 'Application not found', status: 404, request_id: response.headers['x-request-id'] });
   });
 });
 

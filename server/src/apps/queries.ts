@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/client.ts';
+import { decodeKeysetCursor, keysetAtSql, keysetBefore, type Page, type PageRequest, takeKeysetPage } from '../http/pagination.ts';
 
 export interface AppRow {
   id: string;
@@ -38,9 +39,16 @@ export async function selectAppBySlug(db: Queryable, slug: string): Promise<AppR
   return rows[0] ?? null;
 }
 
-export async function selectAppsByOwner(db: Queryable, ownerId: string): Promise<AppRow[]> {
-  const { rows } = await db.query<AppRow>(`${APP_SELECT} WHERE a.owner_id = $1 AND a.deleted_at IS NULL ORDER BY a.created_at DESC, a.id DESC`, [ownerId]);
-  return rows;
+/** One page of the owner's apps, newest first. */
+export async function selectAppsByOwner(db: Queryable, ownerId: string, page: PageRequest): Promise<Page<AppRow>> {
+  const older = keysetBefore({ at: 'a.created_at', id: 'a.id', idType: 'uuid' }, decodeKeysetCursor(page.cursor), 3);
+  const { rows } = await db.query<AppRow & { cursor_at: string }>(
+    `${APP_SELECT.replace('SELECT ', `SELECT ${keysetAtSql('a.created_at')} AS cursor_at, `)}
+     WHERE a.owner_id = $1 AND a.deleted_at IS NULL ${older.sql}
+     ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+    [ownerId, page.limit + 1, ...older.params],
+  );
+  return takeKeysetPage(rows, page.limit);
 }
 
 /** Slugs already used by base or base-N, deleted apps included (slugs are never reused). */

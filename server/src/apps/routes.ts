@@ -2,20 +2,32 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, ErrorResponse, SlugParams, StatusUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
+import { PageQuery, sendPageHeaders } from '../http/pagination.ts';
 import type { AppsService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['applications'];
+const APP_PAGE = { defaultLimit: 100, maxLimit: 100 };
 
 export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = async (app, { apps }) => {
   app.get(
     '/app/',
     {
       preHandler: app.authenticate,
-      schema: { tags, summary: "The signed-in user's applications, newest first", security, response: { 200: ApplicationList, ...errors } },
+      schema: {
+        tags,
+        summary: "The signed-in user's applications, newest first",
+        description: `Paged: \`limit\` (1–${APP_PAGE.maxLimit}, default ${APP_PAGE.defaultLimit}) and \`cursor\`; the X-Has-More, X-Next-Cursor and Link headers describe the page.`,
+        security,
+        querystring: PageQuery(APP_PAGE),
+        response: { 200: ApplicationList, ...errors },
+      },
     },
-    async (request) => apps.listOwnApps(requireAuth(request).user.id),
+    async (request, reply) => {
+      const { limit = APP_PAGE.defaultLimit, cursor } = request.query;
+      return sendPageHeaders(reply, await apps.listOwnApps(requireAuth(request).user.id, { limit, cursor }));
+    },
   );
 
   app.post(

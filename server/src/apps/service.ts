@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
@@ -25,7 +26,8 @@ export const appNotFound = () => new AppError('not_found', 'Application not foun
 export type CopyAppConfiguration = (tx: Parameters<Parameters<Database['transaction']>[0]>[0], fromAppId: string, toAppId: string) => Promise<void>;
 
 export interface AppsService {
-  listOwnApps(ownerId: string): Promise<Application[]>;
+  /** A page of the owner's applications, newest first. */
+  listOwnApps(ownerId: string, page: PageRequest): Promise<Page<Application>>;
   createApp(ownerId: string, input: ApplicationCreate): Promise<Application>;
   readApp(slug: string, viewerId: string | null): Promise<Application>;
   findOwnedApp(slug: string, ownerId: string): Promise<AppRow>;
@@ -136,8 +138,8 @@ export function createAppsService({
     findOwnedApp,
     findCallableApp: (slug) => selectAppBySlug(db, slug),
 
-    async listOwnApps(ownerId) {
-      return (await selectAppsByOwner(db, ownerId)).map((row) => toView(row, ownerId));
+    async listOwnApps(ownerId, page) {
+      return mapPage(await selectAppsByOwner(db, ownerId, page), (row) => toView(row, ownerId));
     },
 
     async createApp(ownerId, input) {

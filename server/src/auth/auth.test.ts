@@ -13,7 +13,7 @@ describe('bearer verification', () => {
   it('answers 401 JSON without a token', async () => {
     const response = await profile();
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ code: 'unauthorized', message: expect.any(String), status: 401 });
+    expect(response.json()).toEqual({ code: 'unauthorized', message: expect.any(String), status: 401, request_id: response.headers['x-request-id'] });
     expect(response.headers['www-authenticate']).toBe('Bearer realm="api"');
   });
 

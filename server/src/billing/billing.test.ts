@@ -46,9 +46,14 @@ const readAllPages = async (token: string, limit: number) => {
   const pages: Entry[][] = [];
   let cursor: string | null = null;
   do {
-    const response = await call(`/api/billing/ledger/?limit=${limit}${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`, token);
+    // `cursor` is the shared name of the paging parameter, `before` its first name: both work.
+    const name = pages.length % 2 === 0 ? 'cursor' : 'before';
+    const response = await call(`/api/billing/ledger/?limit=${limit}${cursor ? `&${name}=${encodeURIComponent(cursor)}` : ''}`, token);
     expect(response.statusCode).toBe(200);
-    const body: { results: Entry[]; next_cursor: string | null } = response.json();
+    const body: { results: Entry[]; has_more: boolean; next_cursor: string | null } = response.json();
+    expect(body.has_more).toBe(body.next_cursor !== null);
+    expect(response.headers['x-has-more']).toBe(String(body.has_more));
+    expect(response.headers['x-next-cursor']).toBe(body.next_cursor ?? undefined);
     pages.push(body.results);
     cursor = body.next_cursor;
   } while (cursor && pages.length < 50);
@@ -76,6 +81,7 @@ describe('a new account', () => {
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         },
       ],
+      has_more: false,
       next_cursor: null,
     });
   });
@@ -146,6 +152,9 @@ describe('balances and ledger after calls', () => {
       const response = await call(`/api/billing/ledger/?before=${encodeURIComponent(before)}`);
       expect(response.statusCode, before).toBe(400);
       expect(response.json()).toMatchObject({ code: 'invalid_param', params: 'before' });
+      const named = await call(`/api/billing/ledger/?cursor=${encodeURIComponent(before)}`);
+      expect(named.statusCode, before).toBe(400);
+      expect(named.json()).toMatchObject({ code: 'invalid_param', params: 'cursor' });
     }
   });
 

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BillingBalance, ErrorResponse, LedgerPage, LedgerQuery } from '@tollbooth/contract';
 import { requireAuth } from '../auth/plugin.ts';
+import { sendPageHeaders } from '../http/pagination.ts';
 import type { BillingService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse };
@@ -32,12 +33,16 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ billing: BillingService 
         tags,
         summary: "The signed-in user's ledger entries, newest first",
         description:
-          'Entries on your credits and earnings accounts only. Page with `limit` (1–100, default 50) and `before` = the previous page’s next_cursor (opaque; null on the last page).',
+          'Entries on your credits and earnings accounts only. Page with `limit` (1–100, default 50) and `cursor` (or its first name `before`) = the previous page’s next_cursor (opaque; null on the last page, when has_more is false). The X-Has-More, X-Next-Cursor and Link headers say the same.',
         security,
         querystring: LedgerQuery,
         response: { 200: LedgerPage, ...errors },
       },
     },
-    async (request) => billing.listLedgerEntries(requireAuth(request).user.id, request.query),
+    async (request, reply) => {
+      const page = await billing.listLedgerEntries(requireAuth(request).user.id, request.query);
+      sendPageHeaders(reply, { items: page.results, has_more: page.has_more, next_cursor: page.next_cursor });
+      return page;
+    },
   );
 };

@@ -5,10 +5,13 @@
 import type { BillingBalance, LedgerPage } from '@tollbooth/contract';
 import type { Database, Queryable } from '../db/client.ts';
 import { invalidParam } from '../errors.ts';
+import { takePage } from '../http/pagination.ts';
 import type { UserAccountKind } from './ledger.ts';
 import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances } from './queries.ts';
 
 const ACCOUNT_NAMES = { user_credits: 'credits', creator_earnings: 'earnings' } as const satisfies Record<UserAccountKind, string>;
+
+type LedgerPageQuery = { limit: number; cursor?: string; before?: string };
 
 const toDollars = (cents: number) => cents / 100;
 
@@ -21,20 +24,22 @@ export async function readBillingBalance(db: Queryable, userId: string): Promise
 }
 
 /** A cursor is the id of the last entry of the previous page; it must be one of the user's own entries. */
-function parseCursor(before: string | undefined): number | null {
+function parseCursor(before: string | undefined, field: string): number | null {
   if (before === undefined) return null;
   const id = /^[1-9]\d{0,15}$/.test(before) ? Number(before) : Number.NaN;
-  if (!Number.isSafeInteger(id)) throw invalidParam('before', 'is not a valid cursor');
+  if (!Number.isSafeInteger(id)) throw invalidParam(field, 'is not a valid cursor');
   return id;
 }
 
-export async function listLedgerEntries(db: Queryable, userId: string, query: { limit: number; before?: string }): Promise<LedgerPage> {
-  const cursorId = parseCursor(query.before);
-  if (cursorId !== null && !(await isOwnLedgerEntry(db, cursorId, userId))) throw invalidParam('before', 'is not a valid cursor');
+/** A page of entries; `cursor` is the shared name of the paging parameter (http/pagination.ts), `before` its first name. */
+export async function listLedgerEntries(db: Queryable, userId: string, query: LedgerPageQuery): Promise<LedgerPage> {
+  const cursorField = query.cursor === undefined ? 'before' : 'cursor';
+  const cursorId = parseCursor(query.cursor ?? query.before, cursorField);
+  if (cursorId !== null && !(await isOwnLedgerEntry(db, cursorId, userId))) throw invalidParam(cursorField, 'is not a valid cursor');
   const rows = await selectLedgerEntries(db, userId, query.limit + 1, cursorId);
-  const page = rows.slice(0, query.limit);
+  const page = takePage(rows, query.limit, (row) => String(row.id));
   return {
-    results: page.map((row) => ({
+    results: page.items.map((row) => ({
       id: row.id,
       transaction_id: row.transaction_id,
       kind: row.kind,
@@ -43,14 +48,15 @@ export async function listLedgerEntries(db: Queryable, userId: string, query: { 
       amount_cents: row.amount_cents,
       created_at: row.created_at.toISOString(),
     })),
-    next_cursor: rows.length > query.limit ? String(page[page.length - 1]!.id) : null,
+    has_more: page.has_more,
+    next_cursor: page.next_cursor,
   };
 }
 
 export function createBillingService({ db }: { db: Database }) {
   return {
     readBalance: (userId: string) => readBillingBalance(db, userId),
-    listLedgerEntries: (userId: string, query: { limit: number; before?: string }) => listLedgerEntries(db, userId, query),
+    listLedgerEntries: (userId: string, query: LedgerPageQuery) => listLedgerEntries(db, userId, query),
   };
 }
 

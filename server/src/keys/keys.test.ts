@@ -241,7 +241,7 @@ describe('DELETE /api/keys/{id}/', () => {
     const bobKey = await createKey({ name: 'Not yours' }, bob);
     const response = await call('DELETE', `/api/keys/${bobKey.id}/`);
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'not_found', message: 'API key not found', status: 404 });
+    expect(response.json()).toEqual({ code: 'not_found', message: 'API key not found', status: 404, request_id: response.headers['x-request-id'] });
     expect(await keys.authenticateApiKey(bobKey.key)).not.toBeNull();
   });
 

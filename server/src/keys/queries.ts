@@ -1,5 +1,6 @@
 import type { UserRow } from '../auth/users-service.ts';
 import type { Queryable } from '../db/client.ts';
+import { decodeKeysetCursor, keysetAtSql, keysetBefore, type Page, type PageRequest, takeKeysetPage } from '../http/pagination.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -50,14 +51,16 @@ export async function insertApiKey(
   return rows[0]!;
 }
 
-export async function selectApiKeysByUser(db: Queryable, userId: string, includeRevoked: boolean): Promise<ApiKeyRow[]> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys k
-     WHERE k.user_id = $1 AND ($2 OR k.revoked_at IS NULL)
-     ORDER BY k.created_at DESC, k.id DESC`,
-    [userId, includeRevoked],
+/** One page of the user's keys, newest first. */
+export async function selectApiKeysByUser(db: Queryable, userId: string, includeRevoked: boolean, page: PageRequest): Promise<Page<ApiKeyRow>> {
+  const older = keysetBefore({ at: 'k.created_at', id: 'k.id', idType: 'uuid' }, decodeKeysetCursor(page.cursor), 4);
+  const { rows } = await db.query<ApiKeyRow & { cursor_at: string }>(
+    `SELECT ${KEY_COLUMNS}, ${keysetAtSql('k.created_at')} AS cursor_at FROM api_keys k
+     WHERE k.user_id = $1 AND ($2 OR k.revoked_at IS NULL) ${older.sql}
+     ORDER BY k.created_at DESC, k.id DESC LIMIT $3`,
+    [userId, includeRevoked, page.limit + 1, ...older.params],
   );
-  return rows;
+  return takeKeysetPage(rows, page.limit);
 }
 
 /** Revokes a key of the user; revoking twice keeps the first time. Returns false when the user has no such key. */

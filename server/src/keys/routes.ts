@@ -2,11 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ErrorResponse } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
+import { pageQueryProperties, sendPageHeaders } from '../http/pagination.ts';
 import type { ApiKeysService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['api keys'];
+const KEY_PAGE = { defaultLimit: 100, maxLimit: 100 };
 
 export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = async (app, { keys }) => {
   app.get(
@@ -16,13 +18,16 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
       schema: {
         tags,
         summary: "The signed-in user's API keys, newest first",
-        description: 'Revoked keys are left out unless include_revoked=true. The key itself is never listed, only its prefix.',
+        description: `Revoked keys are left out unless include_revoked=true. The key itself is never listed, only its prefix. Paged: \`limit\` (1–${KEY_PAGE.maxLimit}, default ${KEY_PAGE.defaultLimit}) and \`cursor\`; the X-Has-More, X-Next-Cursor and Link headers describe the page.`,
         security,
-        querystring: ApiKeyListQuery,
+        querystring: Type.Object({ ...ApiKeyListQuery.properties, ...pageQueryProperties(KEY_PAGE) }),
         response: { 200: ApiKeyList, ...errors },
       },
     },
-    async (request) => keys.listKeys(requireAuth(request).user.id, { includeRevoked: request.query.include_revoked }),
+    async (request, reply) => {
+      const { include_revoked: includeRevoked, limit = KEY_PAGE.defaultLimit, cursor } = request.query;
+      return sendPageHeaders(reply, await keys.listKeys(requireAuth(request).user.id, { includeRevoked, limit, cursor }));
+    },
   );
 
   app.post(
@@ -38,7 +43,12 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
         response: { 201: ApiKeyCreated, ...errors },
       },
     },
-    async (request, reply) => reply.status(201).send(await keys.createKey(requireAuth(request).user.id, request.body)),
+    // The answer carries the key itself: no cache (browser, proxy) may keep it.
+    async (request, reply) =>
+      reply
+        .status(201)
+        .header('Cache-Control', 'no-store')
+        .send(await keys.createKey(requireAuth(request).user.id, request.body)),
   );
 
   app.delete(

@@ -6,6 +6,7 @@ import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
 import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import {
   type ApiKeyRow,
   countLiveApiKeysForUpdate,
@@ -40,7 +41,8 @@ export interface AuthenticatedApiKey {
 
 export interface ApiKeysService {
   createKey(userId: string, input: ApiKeyCreate): Promise<ApiKeyCreated>;
-  listKeys(userId: string, options?: { includeRevoked?: boolean }): Promise<ApiKey[]>;
+  /** A page of the user's keys, newest first. */
+  listKeys(userId: string, options: { includeRevoked?: boolean } & PageRequest): Promise<Page<ApiKey>>;
   revokeKey(userId: string, keyId: string): Promise<void>;
   /** The live key a raw key string belongs to, or null (malformed, unknown, revoked, or its user inactive). */
   authenticateApiKey(rawKey: string): Promise<AuthenticatedApiKey | null>;
@@ -112,8 +114,8 @@ export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
       return { ...toView(row), key };
     },
 
-    async listKeys(userId, { includeRevoked = false } = {}) {
-      return (await selectApiKeysByUser(db, userId, includeRevoked)).map(toView);
+    async listKeys(userId, { includeRevoked = false, ...page }) {
+      return mapPage(await selectApiKeysByUser(db, userId, includeRevoked, page), toView);
     },
 
     async revokeKey(userId, keyId) {

@@ -5,10 +5,11 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import type { RouteTable } from '../http/method-not-allowed.ts';
 
 const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];
 
-export async function serveWebApp(app: FastifyInstance, config: Config) {
+export async function serveWebApp(app: FastifyInstance, config: Config, routes?: RouteTable) {
   const dist = config.webDistDir;
   let indexHtml: Buffer | null = null;
   if (dist) {
@@ -26,10 +27,22 @@ export async function serveWebApp(app: FastifyInstance, config: Config) {
 
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
+    const allowed = routes?.allowedMethods(pathname);
+    if (allowed) {
+      return reply
+        .status(405)
+        .header('Allow', allowed.join(', '))
+        .send({
+          code: 'method_not_allowed',
+          message: `${request.method} is not allowed on ${pathname}; use ${allowed.join(', ')}`,
+          status: 405,
+          request_id: request.id,
+        });
+    }
     const isApi = API_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === '/api' || pathname === '/oidc';
     if (!isApi && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
       return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
     }
-    return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404 });
+    return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404, request_id: request.id });
   });
 }
