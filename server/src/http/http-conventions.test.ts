@@ -95,6 +95,9 @@ describe('methods and trailing slashes', () => {
     expect(health.headers.allow).toContain('GET');
 
     expect((await ctx.app.inject({ method: 'PUT', url: '/api/no-such-thing/' })).statusCode).toBe(404);
+    // The CORS preflight wildcards (OPTIONS /api/app/:slug/*) do not make every path under an app exist.
+    expect((await ctx.app.inject({ method: 'PUT', url: '/api/app/some-app/no-such-thing/' })).statusCode).toBe(404);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/no-such-thing' })).statusCode).toBe(404);
   });
 
   it('answers every route the same with and without its trailing slash', async () => {

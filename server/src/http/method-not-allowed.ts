@@ -31,9 +31,14 @@ export interface RouteTable {
 export function registerRouteTable(app: FastifyInstance): RouteTable {
   const routes = new Map<string, RoutePattern>();
   app.addHook('onRoute', (route) => {
+    // OPTIONS routes are CORS preflights over wildcards (cors.ts), not resources of their own.
+    const methods = (Array.isArray(route.method) ? route.method : [route.method])
+      .map((method) => method.toUpperCase())
+      .filter((method) => method !== 'OPTIONS');
+    if (methods.length === 0) return;
     const trimmed = route.url.length > 1 ? route.url.replace(/\/+$/, '') : route.url;
     const entry = routes.get(trimmed) ?? { pattern: compile(route.url), methods: new Set<string>() };
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) entry.methods.add(method.toUpperCase());
+    for (const method of methods) entry.methods.add(method);
     routes.set(trimmed, entry);
   });
   return {
