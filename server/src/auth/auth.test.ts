@@ -65,6 +65,13 @@ describe('bearer verification', () => {
     expect((await profile(await ctx.issuer.sign({ sub: 'id-token' }, { typ: 'JWT' }))).statusCode).toBe(401);
   });
 
+  it('answers 401 for a sender-constrained token (DPoP cnf.jkt): its proof is not checked here, so it is not taken as a bearer token', async () => {
+    const bound = await ctx.tokenFor('bound', { cnf: { jkt: 'k8mLcnmOoAUxmKIdsVvBVKLm4M0qUqmKWEeuLW3rJ5M' } });
+    const response = await profile(bound);
+    expect(response.statusCode).toBe(401);
+    expect(response.json().message).toMatch(/DPoP/);
+  });
+
   it('accepts a valid token', async () => {
     const response = await profile(await ctx.tokenFor('valid'));
     expect(response.statusCode).toBe(200);

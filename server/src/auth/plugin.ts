@@ -50,6 +50,10 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
 
   const resolve = async (request: FastifyRequest, token: string): Promise<AuthContext> => {
     const claims = await verifyToken(token);
+    // The embedded provider's tokens name their grant; sign-out and revocation destroy it.
+    if (embedded && (typeof claims.grant_id !== 'string' || !(await embedded.isGrantActive(claims.grant_id)))) {
+      throw new AppError('unauthorized', 'Access token revoked: sign in again');
+    }
     const str = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
     const user = await findOrCreateUser(
       db,

@@ -78,5 +78,8 @@ const ACCESS_TOKEN_RULES = (options: { issuer: string; audience: string }) => ({
 export function checkAccessTokenClaims(payload: JWTPayload, nowSeconds = Math.floor(Date.now() / 1000)): JWTPayload & { sub: string } {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new AppError('unauthorized', 'Token has no subject');
   if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) throw new AppError('unauthorized', 'Token issued in the future');
+  // A sender-constrained token (DPoP cnf.jkt, mTLS cnf.x5t#S256) is only valid with its proof, which
+  // this API does not check: accepting it as a plain bearer token would defeat the binding.
+  if (payload.cnf !== undefined) throw new AppError('unauthorized', 'Sender-constrained (DPoP or mTLS) tokens are not supported; use a bearer token');
   return payload as JWTPayload & { sub: string };
 }

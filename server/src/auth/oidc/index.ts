@@ -17,6 +17,7 @@ import type { Database } from '../../db/client.ts';
 import { findOrCreateUser, grantSignupCreditsOnce } from '../users-service.ts';
 import { createAccountStore } from './accounts.ts';
 import { createEmailVerifier } from './email-verification.ts';
+import { createGrantCheck } from './grant-check.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { createPostgresAdapterFactory, deleteAccountPayloads, deleteExpiredPayloads } from './postgres-adapter.ts';
 import { createProvider, OIDC_MOUNT_PATH } from './provider.ts';
@@ -27,6 +28,8 @@ export interface EmbeddedOidc {
   jwks: JSONWebKeySet;
   /** Ends every session and revokes every grant (refresh tokens) of an account. */
   revokeAccountSessions(accountId: string): Promise<void>;
+  /** Whether an access token's grant still exists: sign-out and revocation destroy it. */
+  isGrantActive(grantId: string): Promise<boolean>;
 }
 
 const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
@@ -35,7 +38,20 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
   const log = app.log.child({ module: 'oidc' });
   const signingKeys = await loadOrCreateSigningKeys(db, config.secretKey);
   const accounts = createAccountStore(db);
-  const provider = createProvider({ config, accounts, signingKeys, adapter: createPostgresAdapterFactory(db), log });
+  const grants = createGrantCheck(db);
+  const storage = createPostgresAdapterFactory(db);
+  // A grant this process destroys (end-session, revocation) is refused at once, not after the cache age.
+  const adapter = (model: string) => {
+    const inner = storage(model);
+    if (model !== 'Grant') return inner;
+    return Object.assign(Object.create(inner) as typeof inner, {
+      async destroy(id: string) {
+        grants.forget(id);
+        await inner.destroy(id);
+      },
+    });
+  };
+  const provider = createProvider({ config, accounts, signingKeys, adapter, log, grants });
   const handle = provider.callback();
   const publicUrl = new URL(config.publicUrl);
 
@@ -108,8 +124,10 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
     jwks: signingKeys.publicJwks,
     async revokeAccountSessions(accountId) {
       const count = await deleteAccountPayloads(db, accountId);
+      grants.forget();
       log.info({ accountId, count }, 'oidc sessions and grants revoked');
     },
+    isGrantActive: (grantId) => grants.isActive(grantId),
   };
 }
 

@@ -8,6 +8,7 @@ import Provider, { type Adapter, type ClientMetadata, type Configuration, errors
 import type { Config } from '../../config.ts';
 import { deriveKey } from '../../crypto/secrets.ts';
 import { type AccountStore, accountClaims } from './accounts.ts';
+import type { GrantCheck } from './grant-check.ts';
 import { AUTO_SUBMIT_SCRIPT, messageCard, renderPage, signOutCard } from './pages.ts';
 import type { SigningKeys } from './signing-keys.ts';
 
@@ -29,6 +30,8 @@ export interface ProviderDependencies {
   signingKeys: SigningKeys;
   adapter: (model: string) => Adapter;
   log: FastifyBaseLogger;
+  /** Whether an access token's grant still exists (sign-out and revocation destroy it). */
+  grants: GrantCheck;
 }
 
 export function spaClientMetadata(config: Config): ClientMetadata {
@@ -44,7 +47,7 @@ export function spaClientMetadata(config: Config): ClientMetadata {
   };
 }
 
-export function createProvider({ config, accounts, signingKeys, adapter, log }: ProviderDependencies): Provider {
+export function createProvider({ config, accounts, signingKeys, adapter, log, grants }: ProviderDependencies): Provider {
   const { audience, clientId, issuer } = config.oidc;
   const publicOrigin = new URL(config.publicUrl).origin;
   const homeUrl = `${config.publicUrl}/`;
@@ -80,9 +83,23 @@ export function createProvider({ config, accounts, signingKeys, adapter, log }: 
     discovery: { prompt_values_supported: ['none', ...policy.filter((prompt) => prompt.requestable).map((prompt) => prompt.name)] },
     responseTypes: ['code'],
     pkce: { required: () => true },
+    // Each API access token names its grant, so the API can refuse it once sign-out or revocation
+    // destroyed the grant (grant-check.ts); a JWT alone would stay valid until it expires.
+    formats: {
+      customizers: {
+        jwt(_ctx, token, parts) {
+          if (token.kind === 'AccessToken' && token.grantId) parts.payload.grant_id = token.grantId;
+          return parts;
+        },
+      },
+    },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      // Off, and so not advertised: the API and userinfo do not verify DPoP proofs, and a bound
+      // token accepted without its proof would be worse than a plain bearer token (decision 0010).
+      dPoP: { enabled: false },
+      // oidc-provider 8 refuses to revoke another client's token by itself ("this token does not belong to you").
+      revocation: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -177,7 +194,8 @@ export function createProvider({ config, accounts, signingKeys, adapter, log }: 
   // The mount (index.ts) replaces Host and X-Forwarded-Proto with PUBLIC_URL's before the
   // provider sees a request, so URLs and cookie flags follow PUBLIC_URL and no client header.
   provider.proxy = true;
-  provider.use(jwtUserinfo({ issuer, audience, jwks: signingKeys.publicJwks, accounts }));
+  provider.use(jwtUserinfo({ issuer, audience, jwks: signingKeys.publicJwks, accounts, grants }));
+  provider.use(jwtRevocation({ issuer, jwks: signingKeys.publicJwks, grants }));
 
   const rejected = (event: string) => (_ctx: KoaContextWithOIDC, error: errors.OIDCProviderError) =>
     log.info({ event, error: error.error, description: error.error_description }, 'oidc request rejected');
@@ -198,7 +216,7 @@ export function createProvider({ config, accounts, signingKeys, adapter, log }: 
  * userinfo for those tokens itself: it verifies the JWT with our own keys and returns the claims
  * the token's scopes allow. Opaque tokens fall through to oidc-provider.
  */
-function jwtUserinfo(options: { issuer: string; audience: string; jwks: JSONWebKeySet; accounts: AccountStore }): Middleware {
+function jwtUserinfo(options: { issuer: string; audience: string; jwks: JSONWebKeySet; accounts: AccountStore; grants: GrantCheck }): Middleware {
   const keys = createLocalJWKSet(options.jwks);
   return async (ctx, next) => {
     if (ctx.path !== USERINFO_PATH || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
@@ -217,6 +235,10 @@ function jwtUserinfo(options: { issuer: string; audience: string; jwks: JSONWebK
     } catch {
       return reject(401, 'invalid_token', 'invalid token provided');
     }
+    if (payload.cnf !== undefined) return reject(401, 'invalid_token', 'sender-constrained tokens are not supported');
+    if (typeof payload.grant_id !== 'string' || !(await options.grants.isActive(payload.grant_id))) {
+      return reject(401, 'invalid_token', 'access token revoked');
+    }
     const scopes = new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []);
     if (!scopes.has('openid')) return reject(403, 'insufficient_scope', 'access token missing openid scope');
     const account = typeof payload.sub === 'string' ? await options.accounts.findById(payload.sub) : null;
@@ -228,5 +250,29 @@ function jwtUserinfo(options: { issuer: string; audience: string; jwks: JSONWebK
       ...(scopes.has('email') ? { email, email_verified } : {}),
       ...(scopes.has('profile') ? { name } : {}),
     };
+  };
+}
+
+/**
+ * The revocation endpoint cannot find JWT access tokens either (they are not stored), so revoking
+ * one would change nothing. After the provider answered, a revoked JWT access token of ours that
+ * belongs to the requesting client has its grant revoked, as oidc-provider does for the tokens it
+ * stores: the API then refuses it (and its refresh tokens stop working).
+ */
+function jwtRevocation(options: { issuer: string; jwks: JSONWebKeySet; grants: GrantCheck }): Middleware {
+  const keys = createLocalJWKSet(options.jwks);
+  return async (ctx, next) => {
+    await next();
+    if (ctx.path !== '/token/revocation' || ctx.method !== 'POST' || ctx.status !== 200) return;
+    const { oidc } = ctx as unknown as KoaContextWithOIDC;
+    const token = oidc?.params?.token;
+    if (typeof token !== 'string' || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token) || !oidc.client) return;
+    try {
+      // An expired token needs no revoking, so the usual expiry check may stand.
+      const { payload } = await jwtVerify(token, keys, { issuer: options.issuer, typ: 'at+jwt' });
+      if (payload.client_id === oidc.client.clientId && typeof payload.grant_id === 'string') await options.grants.revoke(payload.grant_id);
+    } catch {
+      // Not one of our access tokens: nothing to revoke (RFC 7009 answers 200 regardless).
+    }
   };
 }
