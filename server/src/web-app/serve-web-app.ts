@@ -40,7 +40,10 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
         });
     }
     const isApi = API_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === '/api' || pathname === '/oidc';
-    if (!isApi && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
+    // A path naming a file (robots.txt, favicon.ico, openapi.json, a missing asset) that is not
+    // there is a real 404: only client-side routes, which never have an extension, get the app.
+    const isFile = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
+    if (!isApi && !isFile && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
       return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
     }
     return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404, request_id: request.id });

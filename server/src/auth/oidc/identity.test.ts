@@ -59,7 +59,7 @@ const fetchThrough =
       if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : String(value));
     }
     const empty = response.statusCode === 204 || response.statusCode === 304;
-    return new Response(empty ? null : response.rawPayload, { status: response.statusCode, headers: responseHeaders });
+    return new Response(empty ? null : new Uint8Array(response.rawPayload), { status: response.statusCode, headers: responseHeaders });
   };
 
 async function discover(target: App = app) {
