@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { useLocation } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { INTENDED_PATH_KEY } from '../features/auth/lib/intended-path';
@@ -145,5 +145,41 @@ describe('sign-in pages', () => {
     screen.getByRole('button', { name: 'Sign in with Tollbooth' }).click();
     expect(await screen.findByRole('button', { name: 'Sign in with Tollbooth' })).toBeTruthy();
     expect(auth.signIn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('document titles', () => {
+  it.each([
+    ['/', 'Home · Tollbooth'],
+    ['/login', 'Sign In · Tollbooth'],
+    ['/register', 'Create Account · Tollbooth'],
+    ['/terms', 'Terms of Service · Tollbooth'],
+    ['/privacy', 'Privacy Policy · Tollbooth'],
+    ['/api-test', 'API Test Console · Tollbooth'],
+    ['/no-such-page', 'Page not found · Tollbooth'],
+  ])('titles %s "%s"', async (path, title) => {
+    renderAt(path);
+    await waitFor(() => expect(document.title).toBe(title));
+  });
+
+  it('titles signed-in screens by screen and application', async () => {
+    renderAt('/prompts/haiku-writer', signedInAuth());
+    await waitFor(() => expect(document.title).toBe('haiku-writer · Prompt · Tollbooth'));
+  });
+});
+
+describe('Terms and Privacy', () => {
+  it('are real pages the sign-up page links to', async () => {
+    renderAt('/register');
+    expect((await screen.findByRole('link', { name: 'Terms of Service' })).getAttribute('href')).toBe('/terms');
+    expect(screen.getByRole('link', { name: 'Privacy Policy' }).getAttribute('href')).toBe('/privacy');
+    fireEvent.click(screen.getByRole('link', { name: 'Terms of Service' }));
+    expect(await screen.findByRole('heading', { name: 'Terms of Service', level: 1 })).toBeTruthy();
+    expect(currentPath()).toBe('/terms');
+  });
+
+  it('shows the Privacy Policy', async () => {
+    renderAt('/privacy');
+    expect(await screen.findByRole('heading', { name: 'Privacy Policy', level: 1 })).toBeTruthy();
   });
 });

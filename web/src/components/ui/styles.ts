@@ -12,5 +12,5 @@ export const textLink =
   'font-medium text-indigo-600 hover:text-indigo-500 rounded-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600';
 
 export const inputField =
-  'block w-full rounded-md border-0 px-3 py-2 text-gray-900 shadow-sm ring-1 ring-gray-300 ring-inset placeholder:text-gray-400 ' +
+  'block w-full rounded-md border-0 px-3 py-2 text-gray-900 shadow-sm ring-1 ring-gray-300 ring-inset placeholder:text-gray-500 ' +
   'focus:ring-2 focus:ring-indigo-600 focus:ring-inset focus:outline-none sm:text-sm disabled:cursor-not-allowed disabled:bg-gray-100 disabled:text-gray-500';

@@ -23,6 +23,13 @@ export function ApplicationPerformanceTable({ applications }: { applications: Da
             </tr>
           </thead>
           <tbody className="divide-y divide-gray-200">
+            {applications.length === 0 ? (
+              <tr>
+                <td colSpan={COLUMNS.length} className="px-6 py-8 text-center text-sm text-gray-600">
+                  No applications yet. Each application you create appears here with its calls.
+                </td>
+              </tr>
+            ) : null}
             {applications.map((app) => (
               <tr key={app.application_slug} data-testid={`performance-row-${app.application_slug}`}>
                 <th scope="row" className="px-6 py-4 text-left text-sm font-medium whitespace-nowrap">

@@ -166,4 +166,11 @@ describe('GlobalAnalyticsPage', () => {
     renderPage();
     expect(await screen.findByText('No data available')).toBeTruthy();
   });
+
+  it('says so in the Application Performance table when there are no applications', async () => {
+    fakeAnalyticsServer({ dashboard: makeDashboard(30) });
+    renderPage();
+    const table = within(await screen.findByRole('region', { name: 'Application Performance' }));
+    expect(table.getByText('No applications yet. Each application you create appears here with its calls.')).toBeTruthy();
+  });
 });

@@ -4,9 +4,10 @@ import { useUpdateAppStatus } from '@/lib/api/apps/update-app-status';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 
 const statusButtons: Array<{ status: AppStatus; label: string; className: string }> = [
-  { status: 'draft', label: 'Set as Draft', className: 'bg-yellow-500 hover:bg-yellow-400 disabled:hover:bg-yellow-500' },
-  { status: 'live', label: 'Set as Live', className: 'bg-green-600 hover:bg-green-500 disabled:hover:bg-green-600' },
-  { status: 'archived', label: 'Archive', className: 'bg-gray-600 hover:bg-gray-500 disabled:hover:bg-gray-600' },
+  // Text and background keep a contrast of at least 4.5:1 (dark text on the draft yellow, white on the darker green and gray).
+  { status: 'draft', label: 'Set as Draft', className: 'bg-yellow-400 text-gray-900 hover:bg-yellow-300 disabled:hover:bg-yellow-400' },
+  { status: 'live', label: 'Set as Live', className: 'bg-green-700 text-white hover:bg-green-800 disabled:hover:bg-green-700' },
+  { status: 'archived', label: 'Archive', className: 'bg-gray-600 text-white hover:bg-gray-700 disabled:hover:bg-gray-600' },
 ];
 
 export function StatusManagement({ app }: { app: Application }) {
@@ -28,7 +29,7 @@ export function StatusManagement({ app }: { app: Application }) {
             type="button"
             disabled={app.status === button.status || updateStatus.isPending}
             onClick={() => updateStatus.mutate({ slug: app.slug, status: button.status })}
-            className={`inline-flex items-center rounded-md px-4 py-2 text-sm font-semibold text-white shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50 ${button.className}`}
+            className={`inline-flex items-center rounded-md px-4 py-2 text-sm font-semibold shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50 ${button.className}`}
           >
             {button.label}
           </button>

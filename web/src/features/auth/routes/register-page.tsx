@@ -39,13 +39,13 @@ export function RegisterPage() {
       </p>
       <p className="mt-4 text-center text-xs text-gray-500">
         By creating an account you agree to our{' '}
-        <a href="#terms" className={textLink}>
+        <Link to="/terms" className={textLink}>
           Terms of Service
-        </a>{' '}
+        </Link>{' '}
         and{' '}
-        <a href="#privacy" className={textLink}>
+        <Link to="/privacy" className={textLink}>
           Privacy Policy
-        </a>
+        </Link>
         .
       </p>
     </AuthCard>

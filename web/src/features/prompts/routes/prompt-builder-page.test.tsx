@@ -1,5 +1,5 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes, useLocation } from 'react-router';
+import { Route, Routes, useLocation, useParams } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
@@ -32,6 +32,22 @@ function renderBuilder(route = '/prompt-builder') {
       <CurrentPath />
     </>,
     { route, auth: signedInAuth() },
+  );
+}
+
+function WorkflowDetailStub() {
+  const { slug } = useParams();
+  return <p>Workflow detail of {slug}</p>;
+}
+
+function renderWorkflowRedirect() {
+  fakePromptsServer({ apps: [makeApp({ name: 'Flow', slug: 'flow', type: 'workflow' })] });
+  return renderWithProviders(
+    <Routes>
+      <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+      <Route path="/workflows/:slug" element={<WorkflowDetailStub />} />
+    </Routes>,
+    { route: '/applications/flow/edit', auth: signedInAuth() },
   );
 }
 
@@ -493,15 +509,16 @@ describe('PromptBuilderPage (edit)', () => {
     expect(Array.from(model.options).map((option) => option.value)).toContain('gpt-4-turbo');
   });
 
-  it('shows "Failed to load prompt data" when loading fails', async () => {
+  it('shows "Failed to load prompt data" with a way back when the app does not exist', async () => {
     fakePromptsServer({ apps: [makeApp({ name: 'Flow', slug: 'flow', type: 'workflow' })] });
     renderBuilder('/applications/missing/edit');
     expect(await screen.findByText('Failed to load prompt data')).toBeTruthy();
+    expect(screen.getByText('There is no prompt application named “missing” in your account.')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Back to Applications' }).getAttribute('href')).toBe('/applications');
   });
 
-  it('refuses to edit a workflow app in the prompt builder', async () => {
-    fakePromptsServer({ apps: [makeApp({ name: 'Flow', slug: 'flow', type: 'workflow' })] });
-    renderBuilder('/applications/flow/edit');
-    expect(await screen.findByText('Failed to load prompt data')).toBeTruthy();
+  it('sends a workflow app to its own detail page', async () => {
+    renderWorkflowRedirect();
+    expect(await screen.findByText('Workflow detail of flow')).toBeTruthy();
   });
 });
