@@ -25,7 +25,7 @@ interface BuilderPreviewTestProps {
 function PromptPreview({ title, text }: { title: string; text: string }) {
   return (
     <div>
-      <h3 className="text-sm font-medium text-gray-700">{title}</h3>
+      <h2 className="text-sm font-medium text-gray-700">{title}</h2>
       <pre className="mt-1 min-h-12 rounded-md bg-gray-50 p-3 font-mono text-sm whitespace-pre-wrap text-gray-900 ring-1 ring-gray-200">
         {text || <span className="text-gray-600">Empty</span>}
       </pre>
@@ -44,9 +44,9 @@ export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
       <PromptPreview title="User Prompt Template" text={draft.user_prompt_template} />
 
       <section aria-labelledby={`${id}-inputs`} className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-        <h3 id={`${id}-inputs`} className="text-base font-semibold text-gray-900">
+        <h2 id={`${id}-inputs`} className="text-base font-semibold text-gray-900">
           Test Inputs
-        </h3>
+        </h2>
         {variables.length === 0 ? (
           <p className="mt-2 text-sm text-gray-600">The template has no {'{{variables}}'}.</p>
         ) : (

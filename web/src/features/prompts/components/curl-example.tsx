@@ -32,14 +32,15 @@ export function CurlExample({ slug, inputs, saved }: CurlExampleProps) {
   return (
     <section aria-labelledby="curl-example-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <h3 id="curl-example-title" className="text-base font-semibold text-gray-900">
+        <h2 id="curl-example-title" className="text-base font-semibold text-gray-900">
           API Example
-        </h3>
+        </h2>
         <button type="button" className={secondaryButton} onClick={() => void copy()}>
           {copied === 'yes' ? 'Copied!' : 'Copy'}
         </button>
       </div>
-      <pre className="mt-3 overflow-x-auto rounded-md bg-gray-900 px-4 py-3 font-mono text-sm text-gray-100">
+      {/* Wrapped rather than scrolled sideways: all of it readable on a phone, no scroll region to reach by keyboard. */}
+      <pre className="mt-3 rounded-md bg-gray-900 px-4 py-3 font-mono text-sm break-all whitespace-pre-wrap text-gray-100">
         <code data-testid="curl-example">{command}</code>
       </pre>
       <p className="mt-2 text-sm text-gray-600">

@@ -25,7 +25,10 @@ function VersionDiff({ active, version }: { active: PromptVersion; version: Prom
         {fields.map(({ field, lines }) => (
           <div key={field}>
             <p className="text-xs font-semibold tracking-wide text-gray-600 uppercase">{field}</p>
-            <pre className="mt-1 overflow-x-auto rounded-md bg-white p-2 font-mono text-xs ring-1 ring-gray-200" data-testid={`diff-${version.version}`}>
+            <pre
+              className="mt-1 rounded-md bg-white p-2 font-mono text-xs break-words whitespace-pre-wrap ring-1 ring-gray-200"
+              data-testid={`diff-${version.version}`}
+            >
               {keyedLines(lines).map((line) => (
                 <span key={line.key} className={`block ${lineTone[line.kind]}`}>
                   <span aria-hidden="true">{linePrefix[line.kind]}</span>
