@@ -42,6 +42,8 @@ async function auditScreens(page: Page, screens: Screen[]): Promise<string[]> {
     problems.push(...(await audit(page, screen.name)));
     for (const tab of screen.tabs ?? []) {
       await page.getByRole('tab', { name: tab, exact: true }).click();
+      // Open what the tab folds away (the version history's diffs), so it is audited too.
+      for (const summary of await page.locator('[role="tabpanel"]:not([hidden]) summary').all()) await summary.click();
       problems.push(...(await audit(page, `${screen.name} / ${tab}`)));
     }
   }
@@ -83,6 +85,15 @@ async function createApps(page: Page) {
     return ((await response.json()) as { slug: string }).slug;
   };
   const prompt = await post({ name: `Axe Prompt ${id}`, type: 'prompt', description: 'Audited by axe' });
+  // A second version, so the version history has a diff to show.
+  const patched = await page.request.patch(`/api/app/${prompt}/prompt/`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { prompt_template: 'Answer briefly:\n{{query}}', changelog: 'Updated via UI' },
+  });
+  expect(patched.status()).toBe(200);
+  // Live, so the app page's yellow "Set as Draft" button is enabled (and audited).
+  const live = await page.request.patch(`/api/app/${prompt}/`, { headers: { authorization: `Bearer ${token}` }, data: { status: 'live' } });
+  expect(live.status()).toBe(200);
   const workflow = await post({ name: `Axe Flow ${id}`, type: 'workflow', provider_config: { app_id: 'axe-app', api_key: 'app-axe-key' } });
   return { prompt, workflow };
 }
