@@ -57,6 +57,7 @@ const signedOutScreens: Screen[] = [
   { name: 'terms', path: '/terms' },
   { name: 'privacy', path: '/privacy' },
   { name: 'console signed out', path: '/api-test' },
+  { name: 'explore signed out', path: '/explore' },
   { name: 'not found', path: '/no-such-page' },
   {
     name: 'provider sign-up form',
@@ -91,8 +92,11 @@ async function createApps(page: Page) {
     data: { prompt_template: 'Answer briefly:\n{{query}}', changelog: 'Updated via UI' },
   });
   expect(patched.status()).toBe(200);
-  // Live, so the app page's yellow "Set as Draft" button is enabled (and audited).
-  const live = await page.request.patch(`/api/app/${prompt}/`, { headers: { authorization: `Bearer ${token}` }, data: { status: 'live' } });
+  // Live (the app page's yellow "Set as Draft" button then enabled, and audited) and public (listed in Explore).
+  const live = await page.request.patch(`/api/app/${prompt}/`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { status: 'live', visibility: 'public' },
+  });
   expect(live.status()).toBe(200);
   const workflow = await post({ name: `Axe Flow ${id}`, type: 'workflow', provider_config: { app_id: 'axe-app', api_key: 'app-axe-key' } });
   return { prompt, workflow };
@@ -118,6 +122,8 @@ function signedInScreens({ prompt, workflow }: { prompt: string; workflow: strin
     { name: 'money', path: '/money' },
     { name: 'billing', path: `/applications/${prompt}/billing` },
     { name: 'console', path: '/api-test' },
+    { name: 'explore', path: '/explore' },
+    { name: 'explore app', path: `/explore/${prompt}` },
   ];
 }
 
