@@ -43,6 +43,7 @@ async function auditScreens(page: Page, screens: Screen[]): Promise<string[]> {
     for (const tab of screen.tabs ?? []) {
       await page.getByRole('tab', { name: tab, exact: true }).click();
       // Open what the tab folds away (the version history's diffs), so it is audited too.
+      await expect(page.getByText(/^Loading.*\.\.\.$/).filter({ visible: true })).toHaveCount(0);
       for (const summary of await page.locator('[role="tabpanel"]:not([hidden]) summary').all()) await summary.click();
       problems.push(...(await audit(page, `${screen.name} / ${tab}`)));
     }
