@@ -40,10 +40,7 @@ export function CatalogFilters({ filters, onChange }: CatalogFiltersProps) {
 
   const set = (key: keyof Filters) => (value: string) => onChange({ ...filters, q: text, [key]: value || undefined });
   return (
-    <section
-      aria-label="Filters"
-      className="grid grid-cols-1 gap-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-gray-200 sm:grid-cols-2 lg:grid-cols-6"
-    >
+    <section aria-label="Filters" className="grid grid-cols-1 gap-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-gray-200 sm:grid-cols-2 lg:grid-cols-6">
       <div className="sm:col-span-2">
         <label htmlFor={searchId} className="block text-sm font-medium text-gray-700">
           Search
