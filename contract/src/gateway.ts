@@ -23,9 +23,12 @@ export const CallRequest = Type.Object(
     inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values for the app input schema' })),
     query: Type.Optional(Type.String({ description: 'The user message (chat-messages; required there)' })),
     response_mode: Type.Optional(Type.Union([Type.Literal('blocking'), Type.Literal('streaming')], { default: 'blocking' })),
-    conversation_id: Type.Optional(Type.String({ description: 'Continue a chat conversation; empty or absent starts a new one' })),
+    conversation_id: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'Continue a chat conversation; empty, null or absent starts a new one' }),
+    ),
     user: Type.Optional(Type.String({ maxLength: 200, description: 'Your own end-user id, for analytics' })),
-    files: Type.Optional(Type.Array(FileReference, { maxItems: 10 })),
+    // Dify's SDKs send files: null when there are none, and Dify accepts it.
+    files: Type.Optional(Type.Union([Type.Array(FileReference, { maxItems: 10 }), Type.Null()])),
   },
   { additionalProperties: true },
 );
@@ -50,6 +53,17 @@ export const CallUsage = Type.Object({
   total_tokens: Type.Integer(),
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
+  // Dify's price fields, decimal strings, always sent (optional for answers stored before them).
+  // A call has a flat price, not per token: the per-token prices are "0" and total_price is what
+  // this call cost the caller, in dollars.
+  prompt_unit_price: Type.Optional(Type.String()),
+  prompt_price_unit: Type.Optional(Type.String()),
+  prompt_price: Type.Optional(Type.String()),
+  completion_unit_price: Type.Optional(Type.String()),
+  completion_price_unit: Type.Optional(Type.String()),
+  completion_price: Type.Optional(Type.String()),
+  total_price: Type.Optional(Type.String({ description: 'What this call cost the caller, in dollars (a decimal string, e.g. "0.0500000")' })),
+  currency: Type.Optional(Type.String({ description: 'USD' })),
   latency: Type.Number({ description: 'Seconds' }),
 });
 export type CallUsage = Static<typeof CallUsage>;

@@ -6,6 +6,7 @@ export * from './catalog.ts';
 export * from './common.ts';
 export * from './defaults.ts';
 export * from './demo-model.ts';
+export * from './dify.ts';
 export * from './gateway.ts';
 export * from './keys.ts';
 export * from './openai.ts';

@@ -26,6 +26,9 @@ import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
+import { difyApiRoutes } from './gateway/dify-api/routes.ts';
+import { createDifyApiService } from './gateway/dify-api/service.ts';
+import { createRunningTasks } from './gateway/dify-api/tasks.ts';
 import { sweepExpiredUploads } from './gateway/files.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
@@ -96,6 +99,12 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
           'Errors are JSON `{code, message, status}`. Money is integer cents in storage; fields named *_cents are cents, others are dollars.',
       },
       servers: [{ url: config.publicUrl }],
+      tags: [
+        {
+          name: 'dify',
+          description: `Dify's Service API per app: a Dify client's base URL is \`${config.publicUrl}/api/app/{slug}\`; completion-messages and chat-messages are under gateway.`,
+        },
+      ],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'OIDC access token or Tollbooth API key (tb_...)' } },
       },
@@ -182,7 +191,10 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     idempotency,
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
   });
-  await app.register(gatewayRoutes, { gateway });
+  // Dify's Service API around the call (gateway/dify-api): stop finds running streams in `tasks`.
+  const tasks = createRunningTasks();
+  await app.register(gatewayRoutes, { gateway, tasks });
+  await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
   await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));

@@ -8,6 +8,10 @@ export const ERROR_STATUS = {
   price_above_limit: 402,
   forbidden: 403,
   app_unavailable: 403,
+  /** Dify's code for a chat call to an app that is not a chat app. */
+  not_chat_app: 400,
+  /** Dify's code for a workflow run on an app that is not a workflow app. */
+  not_workflow_app: 400,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -30,7 +30,15 @@ export interface Settlement {
   /** Null for free calls (the owner's own). */
   charge: { hold: CreditHold; creatorId: string; feeCents: number; ledgerTransactionId: string; description: string } | null;
   /** Chat calls: the turn to save. */
-  turn: { conversationId: string; isNew: boolean; userContent: string; answer: string } | null;
+  turn: {
+    conversationId: string;
+    isNew: boolean;
+    userContent: string;
+    answer: string;
+    /** The caller's own query and inputs (GET messages shows them); the turn's message id is the invocation id. */
+    query?: string;
+    inputs?: Record<string, unknown>;
+  } | null;
 }
 
 const MAX_BATCH = 256;
@@ -41,10 +49,10 @@ WITH items AS (
   SELECT * FROM unnest(
     $1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
     $10::bigint[], $11::timestamptz[], $12::uuid[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[],
-    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[]
+    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[], $24::text[], $25::text[]
   ) AS t(id, app_id, caller_id, api_key_id, end_user, mode, latency_ms, input_tokens, output_tokens,
          price_cents, created_at, hold_id, creator_id, fee_cents, ledger_tx_id, description,
-         conversation_id, new_conversation, user_turn, answer, position, demo)
+         conversation_id, new_conversation, user_turn, answer, position, demo, query, inputs)
 ),
 released AS (
   UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
@@ -103,16 +111,23 @@ conversations_touched AS (
   UPDATE conversations c SET updated_at = now() FROM items i WHERE c.id = i.conversation_id AND NOT i.new_conversation
 ),
 turns AS (
-  INSERT INTO conversation_messages (conversation_id, role, content)
-  SELECT conversation_id, role, content FROM (
-    SELECT conversation_id, 'user' AS role, user_turn AS content, position, 0 AS part FROM items WHERE conversation_id IS NOT NULL
+  INSERT INTO conversation_messages (conversation_id, role, content, message_id, query, inputs)
+  SELECT conversation_id, role, content, id, query, inputs::jsonb FROM (
+    SELECT conversation_id, 'user' AS role, user_turn AS content, position, 0 AS part, id, query, inputs FROM items WHERE conversation_id IS NOT NULL
     UNION ALL
-    SELECT conversation_id, 'assistant', answer, position, 1 FROM items WHERE conversation_id IS NOT NULL
+    SELECT conversation_id, 'assistant', answer, position, 1, id, NULL, NULL FROM items WHERE conversation_id IS NOT NULL
   ) t ORDER BY position, part
 )
 SELECT tollbooth_assert((SELECT count(*) FROM released) = (SELECT count(DISTINCT hold_id) FROM items WHERE hold_id IS NOT NULL), 'a hold was already released')
    AND tollbooth_assert((SELECT count(*) FROM earnings) = (SELECT count(DISTINCT creator_id) FROM items WHERE hold_id IS NOT NULL), 'a creator has no earnings account')
    AS ok`;
+
+/** JSON that jsonb takes: text PostgreSQL cannot store (NUL, lone surrogates) never fails a settlement. */
+function storableJson(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const text = JSON.stringify(value);
+  return /\\u0000|\\ud[89a-f]/i.test(text) ? null : text;
+}
 
 async function writeBatch(db: Database, batch: Settlement[]) {
   const column = <T>(pick: (s: Settlement) => T) => batch.map(pick);
@@ -140,6 +155,8 @@ async function writeBatch(db: Database, batch: Settlement[]) {
     batch.map((_, index) => index),
     currentSpendMonth(),
     column((s) => s.demo ?? false),
+    column((s) => s.turn?.query ?? null),
+    column((s) => storableJson(s.turn?.inputs)),
   ]);
 }
 

@@ -2,10 +2,11 @@
 
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, type StreamEvent, UploadedFile } from '@tollbooth/contract';
+import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { toCallerEvent } from '../workflows/stream-events.ts';
+import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
@@ -42,41 +43,53 @@ without a second charge; the same key with a different body is a 409.
 Errors: invalid_param 400, unauthorized 401, insufficient_credits / key_limit_exceeded / price_above_limit 402, app_unavailable 403,
 not_found 404, rate_limited 429 (with Retry-After), provider_error 502, provider_timeout 504.`;
 
+/** A call answers JSON (blocking) or Server-Sent Events (response_mode "streaming"); both documented. */
+const callAnswerContent = {
+  description:
+    'Blocking: the answer. Streaming: text/event-stream, each event a `data: {json}` line: `message` chunks (one message_id and conversation_id throughout; the task_id is also in the X-Task-Id header), then `message_end` with usage and price, or `error`; `event: ping` every 10 s.',
+  content: {
+    'application/json': { schema: CallAnswer },
+    'text/event-stream': { schema: StreamEvent },
+  },
+};
+
 function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rateLimit'>) {
   const { limit, remaining, resetSeconds } = call.rateLimit;
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
 }
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService }> = async (app, { gateway }) => {
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService; tasks?: RunningTasks }> = async (app, { gateway, tasks }) => {
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
-  app.post(
-    '/api/app/:slug/file-upload/',
-    {
-      schema: {
-        tags: ['gateway'],
-        summary: 'Upload a file to reference in a call',
-        description: `multipart/form-data with a "file" field, at most 15 MB (413 above), of type ${Object.keys(ALLOWED_UPLOADS).join(', ')} (415 otherwise). Reference it in a call as files: [{type: "image", transfer_method: "local_file", upload_file_id}]; images go to vision-capable models.`,
-        security: [{ bearer: [] }],
-        consumes: ['multipart/form-data'],
-        params: SlugParams,
-        response: {
-          201: UploadedFile,
-          400: ErrorResponse,
-          401: ErrorResponse,
-          403: ErrorResponse,
-          404: ErrorResponse,
-          413: ErrorResponse,
-          415: ErrorResponse,
+  // Dify's path for the same upload (multipart "file" and "user"), so Dify clients work unmodified.
+  for (const uploadPath of ['/api/app/:slug/file-upload/', '/api/app/:slug/files/upload'] as const)
+    app.post(
+      uploadPath,
+      {
+        schema: {
+          tags: ['gateway'],
+          summary: uploadPath.endsWith('files/upload') ? "Upload a file (Dify's files/upload)" : 'Upload a file to reference in a call',
+          description: `multipart/form-data with a "file" field, at most 15 MB (413 above), of type ${Object.keys(ALLOWED_UPLOADS).join(', ')} (415 otherwise). Reference it in a call as files: [{type: "image", transfer_method: "local_file", upload_file_id}]; images go to vision-capable models.`,
+          security: [{ bearer: [] }],
+          consumes: ['multipart/form-data'],
+          params: SlugParams,
+          response: {
+            201: UploadedFile,
+            400: ErrorResponse,
+            401: ErrorResponse,
+            403: ErrorResponse,
+            404: ErrorResponse,
+            413: ErrorResponse,
+            415: ErrorResponse,
+          },
         },
+        preHandler: app.authenticateCaller,
       },
-      preHandler: app.authenticateCaller,
-    },
-    async (request, reply) => {
-      const uploaded = await gateway.upload(request.params.slug, request.auth, { isMultipart: request.isMultipart(), file: () => request.file() });
-      return reply.status(201).send(uploaded);
-    },
-  );
+      async (request, reply) => {
+        const uploaded = await gateway.upload(request.params.slug, request.auth, { isMultipart: request.isMultipart(), file: () => request.file() });
+        return reply.status(201).send(uploaded);
+      },
+    );
 
   /**
    * preHandler of the call routes: authenticates the caller. A failure is kept for the service,
@@ -138,7 +151,11 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
         reply.raw.off('close', onClose);
       }
     }
-    return streamCall(reply, call, abort, onClose);
+    // Dify's stop endpoint finds the stream by its task id (dify-api/tasks.ts).
+    const task = tasks?.track(call.taskId, call.auth.user.id, call.app.id, abort);
+    // The task id before the first event, so a caller can stop the stream while the model is still silent.
+    reply.header('X-Task-Id', call.taskId);
+    return streamCall(reply, call, abort, onClose, task);
   };
 
   const openStream = (reply: FastifyReply) => {
@@ -179,19 +196,27 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
     reply.raw.end();
   };
 
-  const streamCall = async (reply: FastifyReply, call: PreparedCall, abort: AbortController, onClose: () => void) => {
+  const streamCall = async (
+    reply: FastifyReply,
+    call: PreparedCall,
+    abort: AbortController,
+    onClose: () => void,
+    task?: { stopped: boolean; done(): void },
+  ) => {
     const send = openStream(reply);
     const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
     const createdAt = Math.floor(Date.now() / 1000);
     // Workflow providers' other events (agent thoughts, workflow nodes, files…) pass through with our ids.
     call.modelRequest.onEvent = (event) =>
-      reply.raw.write(`data: ${JSON.stringify(toCallerEvent(event, { taskId: call.taskId, conversationId: call.conversationId ?? '' }))}\n\n`);
+      reply.raw.write(
+        `data: ${JSON.stringify(toCallerEvent(event, { taskId: call.taskId, messageId: call.messageId, conversationId: call.conversationId ?? '' }))}\n\n`,
+      );
     try {
       const answer = await gateway.stream(call, abort.signal, (text) => {
         send({
           event: 'message',
           task_id: call.taskId,
-          message_id: call.taskId,
+          message_id: call.messageId,
           conversation_id: call.conversationId ?? '',
           answer: text,
           created_at: createdAt,
@@ -199,12 +224,14 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
       });
       send(messageEnd(answer));
     } catch (error) {
-      if (!abort.signal.aborted) {
+      if (task?.stopped) send(stoppedMessageEnd(call));
+      else if (!abort.signal.aborted) {
         const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
         if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
-        send({ event: 'error', task_id: call.taskId, message_id: call.taskId, status: appError.status, code: appError.code, message: appError.message });
+        send({ event: 'error', task_id: call.taskId, message_id: call.messageId, status: appError.status, code: appError.code, message: appError.message });
       }
     } finally {
+      task?.done();
       clearInterval(ping);
       reply.raw.off('close', onClose);
       reply.raw.end();
@@ -223,7 +250,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService 
           params: SlugParams,
           headers: CallHeaders,
           body: CallRequest,
-          response: { 200: CallAnswer, ...callErrors },
+          response: { 200: callAnswerContent, ...callErrors },
         },
         preHandler: identifyCaller,
       },

@@ -35,6 +35,7 @@ import { createAjv, describeSchemaError } from '../validation.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
+import { checkAppMode, priceFields, withOptionalInputs } from './dify-api/compat.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { checkPriceCap } from './price-cap.ts';
@@ -56,8 +57,14 @@ export interface PreparedCall {
   resolved: ReturnType<ModelRouter['resolve']>;
   outputSchema: IoSchema | null;
   conversationId: string | null;
+  /** True when this call starts its conversation (its id is chosen before the call, so every stream event carries it). */
+  newConversation?: boolean;
   query: string | null;
   taskId: string;
+  /** The answer's message id (and its invocation's id), the same in every stream event. */
+  messageId: string;
+  /** The caller's inputs, kept with a chat turn (GET messages). */
+  inputs?: Record<string, unknown>;
   startedAt: number;
   rateLimit: RateLimitDecision;
   /** Set when the call runs under an Idempotency-Key: its answer is stored for replays. */
@@ -129,6 +136,7 @@ interface ValidatedPromptCall {
   query: string | undefined;
   renderedText: string;
   conversationId: string | null;
+  newConversation: boolean;
   history: ChatMessage[];
   images: ChatImage[];
 }
@@ -231,14 +239,16 @@ export function createGatewayService({
       const path = ['inputs', ...parts].join('.');
       throw new AppError('invalid_param', `${path}: ${reason}`, path);
     }
-    const rendered = renderTemplate(version.prompt_template, inputs);
+    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(version.input_schema, inputs));
     if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
 
-    const conversationId = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
-    if (conversationId && !UUID.test(conversationId)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
-    const history = conversationId ? await loadHistory(conversationId, app, auth) : [];
-    const images = await loadImages(body.files, auth);
-    return { query, renderedText: rendered.text, conversationId, history, images };
+    const continued = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
+    if (continued && !UUID.test(continued)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
+    const history = continued ? await loadHistory(continued, app, auth) : [];
+    // A new chat's id is chosen now, so the stream's first chunk already carries it.
+    const conversationId = mode === 'chat' ? (continued ?? randomUUID()) : null;
+    const images = await loadImages(body.files ?? undefined, auth);
+    return { query, renderedText: rendered.text, conversationId, newConversation: mode === 'chat' && continued === null, history, images };
   };
 
   const loadHistory = async (conversationId: string, app: AppRow, auth: AuthContext): Promise<ChatMessage[]> => {
@@ -318,13 +328,25 @@ export function createGatewayService({
       auth = authenticate(request.caller);
       endUser ||= auth.user.id;
       authorize(app, auth);
+      if (app.type === 'prompt') checkAppMode(app.interaction_mode === 'chat', mode);
       if (request.idempotencyKey !== null) {
         const claim = await claimIdempotencyKey(auth, request.idempotencyKey, request);
         if (claim.kind === 'replay') return claim;
         claimedKey = claim.claim;
       }
       const rateLimit = await checkRateLimits(auth);
-      const call = { idempotency: claimedKey, app, mode, auth, endUser, taskId: randomUUID(), startedAt, rateLimit };
+      const call = {
+        idempotency: claimedKey,
+        app,
+        mode,
+        auth,
+        endUser,
+        taskId: randomUUID(),
+        messageId: randomUUID(),
+        inputs: body.inputs ?? {},
+        startedAt,
+        rateLimit,
+      };
 
       if (app.type === 'workflow') {
         // Workflow apps: the provider is the upstream (validated and built by workflows/call-target.ts); everything from here on is the same path.
@@ -353,6 +375,7 @@ export function createGatewayService({
         resolved,
         outputSchema: config.active_version.output_schema,
         conversationId: validated.conversationId,
+        newConversation: validated.newConversation,
         query: validated.query ?? null,
         modelRequest,
       };
@@ -387,7 +410,7 @@ export function createGatewayService({
   /** Has billing settle the charge and record the success (batched with other calls); returns the answer. */
   const finish = async (call: PreparedCall, answer: string, usage: ModelUsage): Promise<CallAnswer> => {
     const latencyMs = performance.now() - call.startedAt;
-    const invocationId = randomUUID();
+    const invocationId = call.messageId;
     const createdAt = new Date();
     const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
     await paidCalls.settle(call.charge, {
@@ -408,9 +431,11 @@ export function createGatewayService({
         conversationId && call.keepTurn !== false
           ? {
               conversationId,
-              isNew: call.conversationId === null,
+              isNew: call.newConversation ?? call.conversationId === null,
               userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
               answer: toStorableText(answer),
+              query: toStorableText(call.query ?? ''),
+              inputs: call.inputs ?? {},
             }
           : null,
     });
@@ -429,6 +454,7 @@ export function createGatewayService({
           total_tokens: usage.inputTokens + usage.outputTokens,
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
+          ...priceFields(call.charge.priceCents),
           latency: Math.round(latencyMs) / 1000,
         },
         ...demoMetadata(call.resolved),
@@ -482,6 +508,8 @@ export function createGatewayService({
       try {
         for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
           if (event.type === 'delta') {
+            // Stopped or gone before this chunk went out: nothing was sent, so nothing is charged.
+            if (signal.aborted) break;
             text += event.text;
             onDelta(event.text);
             delivered = true;

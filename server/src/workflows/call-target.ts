@@ -13,6 +13,7 @@ import type { AuthContext } from '../auth/plugin.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { checkAppMode } from '../gateway/dify-api/compat.ts';
 import type { ModelProvider, ModelStreamEvent } from '../providers/types.ts';
 import { isChatMode } from '../providers/workflows/dify.ts';
 import type { InputFormEntry, WorkflowAppInfo, WorkflowCallRequest } from '../providers/workflows/types.ts';
@@ -25,8 +26,8 @@ const MAX_QUERY_LENGTH = 100_000;
 export interface WorkflowCallBody {
   inputs?: Record<string, unknown>;
   query?: string;
-  conversation_id?: string;
-  files?: { type?: string; transfer_method?: string; upload_file_id?: string; url?: string }[];
+  conversation_id?: string | null;
+  files?: { type?: string; transfer_method?: string; upload_file_id?: string; url?: string }[] | null;
 }
 
 export interface PreparedWorkflowCall {
@@ -102,6 +103,8 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
       // Never checked for these settings: ask now, before any money moves.
       const appInfo: WorkflowAppInfo = call.appInfo ?? (await workflows.refreshAppInfo(app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000))));
       const chatApp = isChatMode(appInfo.mode);
+      // As Dify does: chat-messages only on chat apps, completion-messages only on the others.
+      checkAppMode(chatApp, mode);
       let query = typeof body.query === 'string' ? body.query : null;
       if (query !== null && query.length > MAX_QUERY_LENGTH) throw invalidParam('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
       const rawInputs: Record<string, unknown> = { ...(body.inputs ?? {}) };

@@ -8,6 +8,8 @@ export interface CallerIds {
   taskId: string;
   /** Tollbooth's conversation id ('' outside a conversation). */
   conversationId: string;
+  /** The answer's message id, when it differs from the task id (the gateway's message events carry it). */
+  messageId?: string;
 }
 
 /** Fields that name the upstream run; the node ids and thought ids describe the app and stay. */
@@ -15,7 +17,7 @@ const RUN_ID_FIELDS = ['task_id', 'message_id', 'workflow_run_id'] as const;
 
 export function toCallerEvent(event: Record<string, unknown>, ids: CallerIds): Record<string, unknown> {
   const rewritten: Record<string, unknown> = { ...event };
-  for (const field of RUN_ID_FIELDS) if (field in rewritten) rewritten[field] = ids.taskId;
+  for (const field of RUN_ID_FIELDS) if (field in rewritten) rewritten[field] = field === 'message_id' ? (ids.messageId ?? ids.taskId) : ids.taskId;
   rewritten.task_id = ids.taskId;
   if ('conversation_id' in rewritten) rewritten.conversation_id = ids.conversationId;
   // workflow_started / workflow_finished carry the run id again as data.id.

@@ -1,0 +1,52 @@
+// Dify Service API details the paid call path needs (see docs/decisions/0009): the app's mode
+// checked the way Dify checks it, optional inputs rendered as Dify renders them, and Dify's price
+// fields in usage. Pure functions, so the gateway's steps only call them.
+import type { CallMode, IoSchema } from '@tollbooth/contract';
+import { AppError } from '../../errors.ts';
+
+/** Dify answers a call to the other mode's endpoint with these (400). */
+export function checkAppMode(appIsChat: boolean, mode: CallMode) {
+  if (mode === 'chat' && !appIsChat)
+    throw new AppError('not_chat_app', 'App mode does not match the API route: this is not a chat app; call completion-messages');
+  if (mode === 'completion' && appIsChat) {
+    throw new AppError('app_unavailable', 'App mode does not match the API route: this is a chat app; call chat-messages', undefined, 400);
+  }
+}
+
+/**
+ * The inputs a template is rendered with: an optional input the caller left out takes the
+ * schema's default, else renders as an empty string (Dify's behaviour). Required inputs were
+ * checked before; a variable the schema does not declare is left to the renderer's error.
+ */
+export function withOptionalInputs(schema: IoSchema, inputs: Record<string, unknown>): Record<string, unknown> {
+  const required = new Set(schema.required ?? []);
+  const filled: Record<string, unknown> = { ...inputs };
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (Object.hasOwn(inputs, name) && inputs[name] !== undefined && inputs[name] !== null) continue;
+    if (property.default !== undefined && property.default !== null) filled[name] = property.default;
+    else if (!required.has(name)) filled[name] = '';
+  }
+  return filled;
+}
+
+/** Dify's usage price fields for a flat per-call price: decimal strings with 7 places, like Dify's. */
+export function priceFields(priceCents: number) {
+  const zero = '0.0000000';
+  return {
+    prompt_unit_price: zero,
+    prompt_price_unit: zero,
+    prompt_price: zero,
+    completion_unit_price: zero,
+    completion_price_unit: zero,
+    completion_price: zero,
+    total_price: centsToDecimalDollars(priceCents),
+    currency: 'USD',
+  };
+}
+
+/** Integer cents as a dollar decimal string with 7 places, without floating point. */
+export function centsToDecimalDollars(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(Math.trunc(cents));
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}00000`;
+}

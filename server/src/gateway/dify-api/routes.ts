@@ -1,0 +1,261 @@
+// Dify's Service API endpoints besides the call itself, per app at /api/app/{slug} (the base URL a
+// Dify client is given): parameters, info, meta, site; conversations, messages, feedbacks,
+// suggested questions; stopping a stream; workflow runs. See docs/decisions/0009.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  CallHeaders,
+  DifyAppInfo,
+  DifyAppMeta,
+  DifyAppSite,
+  DifyConversation,
+  DifyConversationList,
+  DifyConversationParams,
+  DifyConversationsQuery,
+  DifyFeedbackRequest,
+  DifyMessageList,
+  DifyMessageParams,
+  DifyMessagesQuery,
+  DifyParameters,
+  DifyRenameRequest,
+  DifyResult,
+  DifySuggested,
+  DifyTaskParams,
+  DifyUserQuery,
+  DifyWorkflowRunAnswer,
+  DifyWorkflowRunRequest,
+  ErrorResponse,
+  SlugParams,
+} from '@tollbooth/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayService } from '../service.ts';
+import type { DifyApiService } from './service.ts';
+import type { RunningTasks } from './tasks.ts';
+import { runWorkflow } from './workflow-run.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+const TAG = 'dify';
+const BASE = 'Base URL for Dify clients: `{PUBLIC_URL}/api/app/{slug}` (what a Dify SDK calls its API base).';
+const PUBLIC_READ = `${BASE} Readable without a key for a live public or embed app (so a public page can show its inputs); with a key or token, as the caller may call the app (owners: any status).`;
+const OWN_DATA = `${BASE} Needs \`Authorization: Bearer <API key>\`; only the caller's own conversations and messages exist (another caller's id is 404). \`user\` is accepted as Dify clients send it.`;
+
+export const difyApiRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; gateway: GatewayService; tasks: RunningTasks }> = async (
+  app,
+  { difyApi, gateway, tasks },
+) => {
+  const caller = async (request: FastifyRequest, reply: FastifyReply) => {
+    await app.authenticateCaller(request, reply);
+    return request.auth;
+  };
+
+  app.get(
+    '/api/app/:slug/parameters',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The app's input form and upload settings (Dify's GET /parameters)",
+        description: `user_input_form has one entry per input of the app's input schema (text-input, paragraph, select, number, checkbox, json_object with label, variable, required, default, options, max_length); a workflow app answers its provider's own form. ${PUBLIC_READ}`,
+        params: SlugParams,
+        querystring: DifyUserQuery,
+        response: { 200: DifyParameters, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.parameters(request.params.slug, await caller(request, reply)),
+  );
+
+  app.get(
+    '/api/app/:slug/info',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The app's name, description, mode and author (Dify's GET /info)",
+        description: PUBLIC_READ,
+        params: SlugParams,
+        querystring: DifyUserQuery,
+        response: { 200: DifyAppInfo, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.info(request.params.slug, await caller(request, reply)),
+  );
+
+  app.get(
+    '/api/app/:slug/meta',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Tool icons (Dify's GET /meta; none for Tollbooth apps)",
+        description: PUBLIC_READ,
+        params: SlugParams,
+        response: { 200: DifyAppMeta, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.meta(request.params.slug, await caller(request, reply)),
+  );
+
+  app.get(
+    '/api/app/:slug/site',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The app's web settings (Dify's GET /site)",
+        description: PUBLIC_READ,
+        params: SlugParams,
+        response: { 200: DifyAppSite, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.site(request.params.slug, await caller(request, reply)),
+  );
+
+  app.get(
+    '/api/app/:slug/conversations',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The caller's conversations with a chat app, most recently active first",
+        description: `Paged by last_id (the last conversation of the previous page; first_id is taken as last_id, as dify-client sends it) and limit (default 20, at most 100); has_more says whether another page follows. With user, only that end user's conversations. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        querystring: DifyConversationsQuery,
+        response: { 200: DifyConversationList, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.listConversations(request.params.slug, await caller(request, reply), request.query),
+  );
+
+  app.post(
+    '/api/app/:slug/conversations/:conversation_id/name',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Rename a conversation',
+        description: `name, or auto_generate: true to name it after its first query. Answers the conversation. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: DifyConversationParams,
+        body: DifyRenameRequest,
+        response: { 200: DifyConversation, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.renameConversation(request.params.slug, await caller(request, reply), request.params.conversation_id, request.body),
+  );
+
+  app.delete(
+    '/api/app/:slug/conversations/:conversation_id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a conversation and its messages',
+        description: `Answers 204. Its calls stay in the app's analytics. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: DifyConversationParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await difyApi.deleteConversation(request.params.slug, await caller(request, reply), request.params.conversation_id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/app/:slug/messages',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A conversation's messages, oldest first",
+        description: `Each message is one answered turn: its id is the call's message_id, with the query, inputs, answer and feedback. Paged backwards: first_id is the oldest message of the page already read, limit (default 20) messages before it are answered; has_more says whether older ones exist. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        querystring: DifyMessagesQuery,
+        response: { 200: DifyMessageList, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.listMessages(request.params.slug, await caller(request, reply), request.query),
+  );
+
+  app.post(
+    '/api/app/:slug/messages/:message_id/feedbacks',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Rate an answer (like, dislike, or null to take the rating back)',
+        description: `Any of the caller's successful calls to the app, chat or completion, by its message_id. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: DifyMessageParams,
+        body: DifyFeedbackRequest,
+        response: { 200: DifyResult, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.feedback(request.params.slug, await caller(request, reply), request.params.message_id, request.body),
+  );
+
+  app.get(
+    '/api/app/:slug/messages/:message_id/suggested',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Suggested follow-up questions (always an empty list: Tollbooth apps do not suggest)',
+        description: OWN_DATA,
+        security: [{ bearer: [] }],
+        params: DifyMessageParams,
+        querystring: DifyUserQuery,
+        response: { 200: DifySuggested, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.suggested(request.params.slug, await caller(request, reply), request.params.message_id),
+  );
+
+  for (const mode of ['completion', 'chat'] as const) {
+    app.post(
+      `/api/app/:slug/${mode}-messages/:task_id/stop`,
+      {
+        schema: {
+          tags: [TAG],
+          summary: `Stop a streaming ${mode} answer`,
+          description: `task_id is the stream's task_id. The upstream call is aborted and the stream ends with message_end. Charged by the streaming rule: free when stopped before any answer chunk was sent (message_end then shows total_price "0.0000000"), the app's price once any chunk was sent. Answers {"result": "success"} as Dify does, also for a task that already ended; another caller's task is not stopped. ${OWN_DATA}`,
+          security: [{ bearer: [] }],
+          params: DifyTaskParams,
+          response: { 200: DifyResult, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { app: target, auth } = await difyApi.callableApp(request.params.slug, await caller(request, reply));
+        tasks.stop(request.params.task_id, auth.user.id, target.id);
+        return { result: 'success' };
+      },
+    );
+  }
+
+  app.post(
+    '/api/app/:slug/workflows/run',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Run a workflow app (Dify workflow mode)',
+        description: `For workflow apps whose Dify app is in workflow mode (others: 400 not_workflow_app). Charged exactly like completion-messages (the same path, price, idempotency, rate limit and streaming rule). Blocking answers the run with its outputs; streaming sends workflow_started, text_chunk events, then workflow_finished (or error). ${BASE}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        headers: CallHeaders,
+        body: DifyWorkflowRunRequest,
+        response: {
+          200: {
+            description:
+              'Blocking: the run. Streaming (response_mode "streaming"): text/event-stream of workflow_started, text_chunk, workflow_finished or error events.',
+            content: {
+              'application/json': { schema: DifyWorkflowRunAnswer },
+              'text/event-stream': {
+                schema: { type: 'string', description: 'data: {"event": "workflow_started" | "text_chunk" | "workflow_finished" | "error", ...}' },
+              },
+            },
+          },
+          ...errors,
+          402: ErrorResponse,
+          409: ErrorResponse,
+          429: ErrorResponse,
+          502: ErrorResponse,
+          504: ErrorResponse,
+        },
+      },
+    },
+    async (request, reply) =>
+      runWorkflow({ request, reply, gateway, difyApi, tasks, body: request.body, slug: request.params.slug, authenticate: () => caller(request, reply) }),
+  );
+};
