@@ -22,7 +22,16 @@ const CALLER_SEGMENTS = new Set([
 ]);
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Max-Price-Cents'];
-const EXPOSED_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed', 'WWW-Authenticate', 'X-Request-Id'];
+const EXPOSED_HEADERS = [
+  'Retry-After',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+  'X-Request-Id',
+  'X-Task-Id',
+];
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /** True for a path callers reach from browsers. */
