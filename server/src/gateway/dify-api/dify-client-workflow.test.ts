@@ -1,0 +1,133 @@
+// dify-client (unmodified) against a Tollbooth workflow app wrapping a Dify app (the Dify fake):
+// runWorkflow blocking and streaming, charged once each; the parameters are the Dify app's form;
+// the app's mode decides which endpoints answer.
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { ChatClient, CompletionClient } from 'dify-client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import { type DifyFake, type DifyFakeApp, startDifyFake } from '../../test-support/fakes/dify-fake.ts';
+
+const KEY = 'app-secretDifyKey0000LAST';
+const PRICE = 9;
+let ctx: TestContext;
+let dify: DifyFake;
+let base: string;
+let owner: string;
+
+beforeAll(async () => {
+  dify = await startDifyFake({ apiKey: KEY });
+  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000' });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  owner = await ctx.tokenFor('sdk-wf-owner', { name: 'Flow Owner' });
+}, 240_000);
+afterAll(async () => {
+  await ctx?.close();
+  await dify?.close();
+});
+beforeEach(() => {
+  dify.resetBehaviour();
+  dify.resetApp();
+});
+
+const request = (method: string, path: string, token: string, body?: object) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+let counter = 0;
+async function liveWorkflowApp(app: Partial<DifyFakeApp>) {
+  Object.assign(dify.app, app);
+  const created = await request('POST', '/api/app/', owner, {
+    name: `SDK Flow ${++counter}`,
+    type: 'workflow',
+    visibility: 'public',
+    price_cents: PRICE,
+    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
+  });
+  expect(created.status).toBe(201);
+  const { slug } = (await created.json()) as { slug: string };
+  expect((await request('PATCH', `/api/app/${slug}/workflow/`, owner, {})).status).toBe(200);
+  expect((await request('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' })).status).toBe(200);
+  return slug;
+}
+
+async function newCaller(name: string) {
+  const token = await ctx.tokenFor(name);
+  const created = await request('POST', '/api/keys/', token, { name: 'sdk' });
+  expect(created.status).toBe(201);
+  return { token, key: ((await created.json()) as { key: string }).key };
+}
+
+const credits = async (token: string) => ((await (await request('GET', '/api/billing/balance/', token)).json()) as { credits_cents: number }).credits_cents;
+
+/** dify-client's runWorkflow exists in its JavaScript (index.js) but not in its index.d.ts. */
+const withRunWorkflow = (client: CompletionClient) =>
+  client as CompletionClient & {
+    runWorkflow(inputs: object, user: string, stream?: boolean): Promise<{ data: { workflow_run_id: string; data: { id: string } } & Record<string, unknown> }>;
+  };
+
+async function failure(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    const response = (error as { response?: { status: number; data: unknown } }).response;
+    if (response) return { status: response.status, body: response.data as { code: string } };
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}
+
+describe('dify-client against a workflow app', { timeout: 240_000 }, () => {
+  it('runWorkflow blocking and streaming, charged once each; parameters are the Dify form; other modes refused', async () => {
+    const form = [{ paragraph: { label: 'Text', variable: 'text', required: true } }];
+    const slug = await liveWorkflowApp({ mode: 'workflow', userInputForm: form });
+    const caller = await newCaller('sdk-wf-caller');
+    const client = withRunWorkflow(new CompletionClient(caller.key, `${base}/api/app/${slug}`));
+
+    const parameters = await client.getApplicationParameters('end-user-9');
+    expect(parameters.data.user_input_form).toEqual(form);
+    expect((await client.sendRequest('GET', '/info')).data).toMatchObject({ mode: 'workflow' });
+
+    dify.setBehaviour({ text: 'Workflow result', usage: { inputTokens: 3, outputTokens: 9 } });
+    const blocking = await client.runWorkflow({ text: 'summarise this' }, 'end-user-9');
+    expect(blocking.data).toMatchObject({ data: { status: 'succeeded', outputs: { text: 'Workflow result' }, error: null } });
+    expect(blocking.data.workflow_run_id).toBe(blocking.data.data.id);
+    expect(dify.lastRequest().path).toBe('/v1/workflows/run');
+    expect(await credits(caller.token)).toBe(500 - PRICE);
+
+    const streamed = await client.runWorkflow({ text: 'again' }, 'end-user-9', true);
+    let text = '';
+    for await (const chunk of streamed.data as unknown as Readable) text += chunk.toString();
+    const events = text
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => JSON.parse(frame.slice(6)) as { event: string; workflow_run_id: string; data: { text?: string; status?: string } });
+    expect(events[0]!.event).toBe('workflow_started');
+    expect(
+      events
+        .filter((event) => event.event === 'text_chunk')
+        .map((event) => event.data.text)
+        .join(''),
+    ).toBe('Workflow result');
+    expect(events.at(-1)).toMatchObject({ event: 'workflow_finished', data: { status: 'succeeded' } });
+    expect(new Set(events.map((event) => event.workflow_run_id)).size).toBe(1);
+    expect(await credits(caller.token)).toBe(500 - 2 * PRICE);
+
+    // A required input missing: Dify's 400 before anything is charged.
+    expect(await failure(client.runWorkflow({}, 'end-user-9'))).toMatchObject({ status: 400, body: { code: 'invalid_param' } });
+    // chat-messages on a workflow app: not_chat_app.
+    const chat = await failure(new ChatClient(caller.key, `${base}/api/app/${slug}`).createChatMessage({ text: 'x' }, 'Hi', 'end-user-9'));
+    expect(chat).toMatchObject({ status: 400, body: { code: 'not_chat_app' } });
+    expect(await credits(caller.token)).toBe(500 - 2 * PRICE);
+
+    // workflows/run on a Dify chat app: not_workflow_app, not charged.
+    const chatSlug = await liveWorkflowApp({ mode: 'advanced-chat', userInputForm: [] });
+    const run = await failure(withRunWorkflow(new CompletionClient(caller.key, `${base}/api/app/${chatSlug}`)).runWorkflow({}, 'end-user-9'));
+    expect(run).toMatchObject({ status: 400, body: { code: 'not_workflow_app' } });
+    expect(await credits(caller.token)).toBe(500 - 2 * PRICE);
+  });
+});
