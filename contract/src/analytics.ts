@@ -2,12 +2,33 @@
 // percent (0–100), revenue in dollars computed from integer cents, dates as ISO days (YYYY-MM-DD)
 // in UTC. Every series has one entry per day of the period, oldest first, zero-filled. The period
 // query (days = 7, 30 or 90) is PeriodQuery in apps.ts.
+//
+// Every call has an outcome (design.md): success; failed (the app or its provider failed); or
+// rejected (the caller's own mistake: a bad or missing key, a private app, invalid inputs, no
+// credit, a rate limit…). Success rates are success / (success + failed); rejected calls are
+// counted apart, by error type, and response times are those of answered and failed calls.
 import { type Static, Type } from 'typebox';
 
 const IsoDay = Type.String({ description: 'ISO day (YYYY-MM-DD), UTC' });
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description: `${description}, in percent (0–100), two decimals` });
 const Seconds = (description: string) => Type.Number({ minimum: 0, description: `${description}, in seconds, millisecond precision` });
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
+const SUCCESS_RATE = 'Successful calls over successful plus failed calls of the period (rejected calls left out); 0 without such calls';
+const RESPONSE_TIME = 'Mean response time of the answered and failed calls';
+
+export const CallOutcome = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('rejected')], {
+  description: "success; failed (the app or its provider failed); rejected (the caller's own mistake)",
+});
+export type CallOutcome = Static<typeof CallOutcome>;
+
+const ErrorGroups = (what: string) =>
+  Type.Array(
+    Type.Object({
+      error_type: Type.String({ description: 'The error code or finer reason, e.g. provider_timeout or unauthorized; empty when unknown' }),
+      count: Count(`${what} of this type over the period`),
+    }),
+    { description: `${what} over the period grouped by error type, most frequent first` },
+  );
 
 export const RECENT_INVOCATIONS_DEFAULT_LIMIT = 20;
 export const RECENT_INVOCATIONS_MAX_LIMIT = 100;
@@ -17,9 +38,10 @@ export const INVOCATIONS_CSV_MAX_LIMIT = 10_000;
 export const DashboardAnalytics = Type.Object({
   overview: Type.Object({
     total_applications: Count("The signed-in user's applications (deleted ones excluded)"),
-    total_invocations: Count('Calls over the period, successful or not'),
+    total_invocations: Count('Calls over the period, whatever their outcome'),
     total_users: Count('Distinct end users over the period, across all the applications'),
-    success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
+    success_rate: Percent(SUCCESS_RATE),
+    rejected_count: Count("Calls rejected over the period for the caller's own mistake"),
   }),
   time_series: Type.Object({
     data: Type.Array(
@@ -27,8 +49,9 @@ export const DashboardAnalytics = Type.Object({
         date: IsoDay,
         invocations: Count('Calls that day'),
         success_count: Count('Successful calls that day'),
-        error_count: Count('Failed calls that day'),
-        avg_response_time: Seconds('Mean response time of that day’s calls; 0 without calls'),
+        error_count: Count('Failed calls that day (the app or its provider failed)'),
+        rejected_count: Count("Calls rejected that day for the caller's own mistake"),
+        avg_response_time: Seconds(`${RESPONSE_TIME} that day; 0 without such calls`),
         input_tokens: Count('Input (prompt) tokens that day'),
         output_tokens: Count('Output (completion) tokens that day'),
       }),
@@ -40,33 +63,34 @@ export const DashboardAnalytics = Type.Object({
       application_name: Type.String(),
       application_slug: Type.String(),
       application_type: Type.Union([Type.Literal('prompt'), Type.Literal('workflow')]),
-      invocations: Count('Calls over the period'),
-      success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
-      avg_response_time: Seconds('Mean response time over the period; 0 without calls'),
+      invocations: Count('Calls over the period, whatever their outcome'),
+      success_rate: Percent(SUCCESS_RATE),
+      rejected_count: Count("Calls rejected over the period for the caller's own mistake"),
+      avg_response_time: Seconds(`${RESPONSE_TIME} over the period; 0 without such calls`),
       last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
         description: 'When the application was last called (any time), or null if never',
       }),
     }),
     { description: 'Every application of the user, most called first' },
   ),
-  errors: Type.Array(
-    Type.Object({
-      error_type: Type.String({ description: 'The error code or finer reason, e.g. provider_timeout; empty when unknown' }),
-      count: Count('Failed calls of this type over the period'),
-    }),
-    { description: 'Failed calls over the period grouped by error type, most frequent first' },
-  ),
+  errors: ErrorGroups('Failed calls (the app or its provider failed)'),
+  rejections: ErrorGroups("Rejected calls (the caller's own mistake)"),
 });
 
 export const PerformanceAnalytics = Type.Object({
-  success_rate: Percent('Successful calls over all calls of the period; 0 without calls'),
-  average_response_time: Seconds('Mean response time over the period; 0 without calls'),
+  success_rate: Percent(SUCCESS_RATE),
+  average_response_time: Seconds(`${RESPONSE_TIME} over the period; 0 without such calls`),
+  failed_count: Count('Failed calls over the period (the app or its provider failed)'),
+  rejected_count: Count("Calls rejected over the period for the caller's own mistake"),
+  errors: ErrorGroups('Failed calls (the app or its provider failed)'),
+  rejections: ErrorGroups("Rejected calls (the caller's own mistake)"),
   data: Type.Array(
     Type.Object({
       date: IsoDay,
       success_count: Count('Successful calls that day'),
-      error_count: Count('Failed calls that day'),
-      response_time: Seconds('Mean response time of that day’s calls; 0 without calls'),
+      error_count: Count('Failed calls that day (the app or its provider failed)'),
+      rejected_count: Count("Calls rejected that day for the caller's own mistake"),
+      response_time: Seconds(`${RESPONSE_TIME} that day; 0 without such calls`),
     }),
     { description: 'One entry per UTC day of the period, oldest first, zero-filled' },
   ),
@@ -83,9 +107,12 @@ export const RecentInvocationsQuery = Type.Object({
 
 export const RecentInvocation = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  end_user: Type.Union([Type.String(), Type.Null()], { description: 'The end-user id the caller sent (or the caller’s user id); null when none' }),
-  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
-  error_type: Type.String({ description: 'Why the call failed; empty for successful calls' }),
+  end_user: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `user` the caller sent with the call; null when it sent none (shown as Anonymous). Never an account id',
+  }),
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')], { description: 'success, or error for any call that was not answered' }),
+  outcome: CallOutcome,
+  error_type: Type.String({ description: 'Why the call failed or was rejected; empty for successful calls' }),
   response_time: Seconds('Time from receiving the call to answering it'),
   input_tokens: Count('Input (prompt) tokens'),
   output_tokens: Count('Output (completion) tokens'),

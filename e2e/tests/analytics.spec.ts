@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { expect, type Page, test } from '@playwright/test';
 import { signUp } from './support.ts';
 
@@ -25,32 +26,41 @@ test('after calls through the gateway, both analytics screens show them', async 
   expect(created.status()).toBe(201);
   const { slug } = (await created.json()) as { slug: string };
 
-  // Three answered calls by two end users (the OpenAI model fake answers), and one refused
-  // for a missing input: 4 invocations, 3 successful, 2 distinct users.
-  const call = (inputs: object, user: string) =>
-    page.request.post(`/api/app/${slug}/completion-messages`, { headers, data: { inputs, response_mode: 'blocking', user } });
+  // Three answered calls by two end users (the OpenAI model fake answers), one rejected for a
+  // missing input (the caller's mistake, not the app's) and one answered call that names no user:
+  // 5 invocations, 4 successful, none failed (100%), 1 rejected, 3 distinct users (a caller that
+  // names no user counts as one user, though its account id is never shown).
+  const call = (inputs: object, user?: string) =>
+    page.request.post(`/api/app/${slug}/completion-messages`, { headers, data: { inputs, response_mode: 'blocking', ...(user ? { user } : {}) } });
   for (const user of ['reader-one', 'reader-two', 'reader-one']) {
     const response = await call({ query: 'hi' }, user);
     expect(response.status(), await response.text()).toBe(200);
   }
   expect((await call({}, 'reader-two')).status()).toBe(400);
+  expect((await call({ query: 'hi' })).status()).toBe(200);
 
   // Global Analytics.
   await page.goto('/analytics');
   await expect(page.getByRole('heading', { name: 'Global Analytics', level: 1 })).toBeVisible();
   await expect(page.getByTestId('stat-Applications')).toContainText('1');
-  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
-  await expect(page.getByTestId('stat-Active Users')).toContainText('2');
-  await expect(page.getByTestId('stat-Success Rate')).toContainText('75.0%');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
+  await expect(page.getByTestId('stat-Active Users')).toContainText('3');
+  await expect(page.getByTestId('stat-Success Rate')).toContainText('100.0%');
   for (const title of ['Invocations Over Time', 'Success vs Error Rate', 'Response Time Trend', 'Token Usage']) {
     await expect(page.getByRole('region', { name: title }).locator('.recharts-surface').first()).toBeVisible();
   }
   const row = page.getByTestId(`performance-row-${slug}`);
   await expect(row).toContainText(name);
   await expect(row).toContainText('prompt');
-  await expect(row).toContainText('75.0%');
+  await expect(row).toContainText('100.0%');
   await expect(row).toContainText(await page.evaluate(() => new Date().toLocaleDateString()));
-  await expect(page.getByRole('region', { name: 'Top Errors' })).toContainText('invalid_param');
+  // The rejected call is shown apart, by type; the app itself never failed, so there are no Top Errors.
+  const rejected = page.getByRole('region', { name: 'Rejected Calls' });
+  await expect(rejected).toContainText('Invalid inputs (400)');
+  await expect(rejected).toContainText('invalid_param');
+  await expect(rejected.getByTestId('rejected-total')).toHaveText('1 rejected');
+  await expect(page.getByRole('region', { name: 'Top Errors' })).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('global-analytics.png'), fullPage: true });
 
   // Switching the period loads it again.
   await expect(page.getByRole('button', { name: '30d' })).toHaveAttribute('aria-pressed', 'true');
@@ -58,36 +68,45 @@ test('after calls through the gateway, both analytics screens show them', async 
   await page.getByRole('button', { name: '7d' }).click();
   await sevenDays;
   await expect(page.getByRole('button', { name: '7d' })).toHaveAttribute('aria-pressed', 'true');
-  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
 
   // Per-application analytics, from the table.
   await row.getByRole('link', { name }).click();
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}/analytics$`));
   await expect(page.getByRole('heading', { name: `${name} Analytics`, level: 1 })).toBeVisible();
-  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
-  await expect(page.getByTestId('stat-Unique Users')).toContainText('2');
-  await expect(page.getByTestId('stat-Success Rate')).toContainText('75.0%');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
+  await expect(page.getByTestId('stat-Unique Users')).toContainText('3');
+  await expect(page.getByTestId('stat-Success Rate')).toContainText('100.0%');
   await expect(page.getByTestId('stat-Avg Response Time')).toContainText(/^Avg Response Time\d+\.\d{2}s$/);
   for (const title of ['Usage Over Time', 'Performance Metrics', 'Response Time Trend', 'Revenue Trend']) {
     await expect(page.getByRole('region', { name: title }).locator('.recharts-surface').first()).toBeVisible();
   }
 
   const invocations = page.getByRole('region', { name: 'Recent Invocations' }).getByTestId('invocation-row');
-  await expect(invocations).toHaveCount(4);
-  // Newest first: the refused call, then the three answered ones.
-  await expect(invocations.nth(0)).toContainText('reader-two');
-  await expect(invocations.nth(0)).toContainText('error');
-  await expect(invocations.nth(1)).toContainText('reader-one');
-  await expect(invocations.nth(1)).toContainText('success');
+  await expect(invocations).toHaveCount(5);
+  // Newest first: the call without a user (Anonymous, never the caller's account id), the rejected
+  // call with its error type, then the three answered ones.
+  await expect(invocations.nth(0)).toContainText('Anonymous');
+  await expect(invocations.nth(0)).toContainText('success');
+  await expect(invocations.nth(1)).toContainText('reader-two');
+  await expect(invocations.nth(1)).toContainText('rejected');
+  await expect(invocations.nth(1)).toContainText('invalid_param');
+  await expect(invocations.nth(2)).toContainText('reader-one');
+  await expect(invocations.nth(2)).toContainText('success');
   await expect(invocations.nth(0).locator('td').first()).toHaveText(/^[0-9a-f]{8}\.\.\.$/);
+  await expect(page.getByRole('region', { name: 'Rejected Calls' })).toContainText('Invalid inputs (400)');
+  await page.screenshot({ path: test.info().outputPath('app-analytics.png'), fullPage: true });
 
   const usageSevenDays = page.waitForRequest((request) => request.url().includes(`/api/app/${slug}/analytics/usage/?days=7`));
   await page.getByRole('button', { name: '7d' }).click();
   await usageSevenDays;
-  await expect(page.getByTestId('stat-Total Invocations')).toContainText('4');
+  await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
 
-  // CSV export downloads the calls.
+  // CSV export downloads the calls, with their outcome.
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export Invocations CSV' }).click();
   expect((await download).suggestedFilename()).toBe(`${slug}-invocations.csv`);
+  const csv = readFileSync((await (await download).path()) as string, 'utf8');
+  expect(csv.split('\r\n')[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens');
+  expect(csv).toContain(',reader-two,error,rejected,invalid_param,');
 });

@@ -1,5 +1,7 @@
 // Exact figures on a small known dataset: zero-filled days, success-rate rounding, unique users
 // across days, revenue sums in cents, error grouping, period boundaries in UTC, owner-only access.
+// Rejected calls (the caller's mistakes: here a bad key and invalid inputs) count as invocations
+// but apart, by type: never in the success rate, the response times or the errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvocation } from '../billing/invocations.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
@@ -78,6 +80,9 @@ beforeAll(async () => {
   theirs = await createApp(strangerToken, { name: 'Not Yours', type: 'prompt' });
 
   await record(alpha.id, [
+    // Rejected: the caller's mistakes, counted apart.
+    { ago: 0, time: '09:30:00.000', user: '', status: 'error', errorType: 'unauthorized', latencyMs: 5 },
+    { ago: 0, time: '10:30:00.000', user: 'u1', status: 'error', errorType: 'invalid_param', latencyMs: 7 },
     { ago: 0, time: '10:00:00.000', user: 'u1', latencyMs: 1000, tokens: [10, 5], priceCents: 100 },
     { ago: 0, time: '11:00:00.000', user: 'u2', latencyMs: 2000, tokens: [20, 10], priceCents: 150 },
     { ago: 0, time: '12:00:00.000', user: 'u1', status: 'error', errorType: 'provider_timeout', latencyMs: 3001 },
@@ -116,18 +121,18 @@ describe('GET /api/analytics/dashboard/', () => {
     const response = await call('GET', '/api/analytics/dashboard/?days=7');
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    // Alpha 5 calls (4 ok), Beta 2 (1 ok): 5 / 7 = 71.428…% → 71.43.
-    expect(body.overview).toEqual({ total_applications: 2, total_invocations: 7, total_users: 4, success_rate: 71.43 });
+    // Alpha 5 answered or failed calls (4 ok) and 2 rejected, Beta 2 (1 ok): 5 / 7 = 71.428…% → 71.43.
+    expect(body.overview).toEqual({ total_applications: 2, total_invocations: 9, total_users: 4, success_rate: 71.43, rejected_count: 2 });
     expect(body.time_series.data.map((d: { date: string }) => d.date)).toEqual([6, 5, 4, 3, 2, 1, 0].map(isoDay));
     expect(body.time_series.data).toEqual([
-      // 1000 + 2000 + 3001 + 400 ms over 4 calls = 1600.25 ms → 1.6 s.
-      { date: isoDay(6), invocations: 1, success_count: 1, error_count: 0, avg_response_time: 0.1, input_tokens: 1, output_tokens: 1 },
-      { date: isoDay(5), invocations: 0, success_count: 0, error_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
-      { date: isoDay(4), invocations: 0, success_count: 0, error_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
-      { date: isoDay(3), invocations: 0, success_count: 0, error_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
-      { date: isoDay(2), invocations: 1, success_count: 1, error_count: 0, avg_response_time: 0.6, input_tokens: 3, output_tokens: 4 },
-      { date: isoDay(1), invocations: 1, success_count: 1, error_count: 0, avg_response_time: 0.5, input_tokens: 7, output_tokens: 3 },
-      { date: isoDay(0), invocations: 4, success_count: 2, error_count: 2, avg_response_time: 1.6, input_tokens: 30, output_tokens: 15 },
+      // 1000 + 2000 + 3001 + 400 ms over 4 calls = 1600.25 ms → 1.6 s (the rejected calls' 12 ms left out).
+      { date: isoDay(6), invocations: 1, success_count: 1, error_count: 0, rejected_count: 0, avg_response_time: 0.1, input_tokens: 1, output_tokens: 1 },
+      { date: isoDay(5), invocations: 0, success_count: 0, error_count: 0, rejected_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
+      { date: isoDay(4), invocations: 0, success_count: 0, error_count: 0, rejected_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
+      { date: isoDay(3), invocations: 0, success_count: 0, error_count: 0, rejected_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 },
+      { date: isoDay(2), invocations: 1, success_count: 1, error_count: 0, rejected_count: 0, avg_response_time: 0.6, input_tokens: 3, output_tokens: 4 },
+      { date: isoDay(1), invocations: 1, success_count: 1, error_count: 0, rejected_count: 0, avg_response_time: 0.5, input_tokens: 7, output_tokens: 3 },
+      { date: isoDay(0), invocations: 6, success_count: 2, error_count: 2, rejected_count: 2, avg_response_time: 1.6, input_tokens: 30, output_tokens: 15 },
     ]);
     expect(body.applications).toEqual([
       // 6601 ms / 5 = 1320.2 ms → 1.32 s.
@@ -135,8 +140,9 @@ describe('GET /api/analytics/dashboard/', () => {
         application_name: 'Alpha',
         application_slug: alpha.slug,
         application_type: 'prompt',
-        invocations: 5,
+        invocations: 7,
         success_rate: 80,
+        rejected_count: 2,
         avg_response_time: 1.32,
         last_used: at(0, '12:00:00.000').toISOString(),
       },
@@ -146,6 +152,7 @@ describe('GET /api/analytics/dashboard/', () => {
         application_type: 'workflow',
         invocations: 2,
         success_rate: 50,
+        rejected_count: 0,
         avg_response_time: 0.5,
         last_used: at(0, '09:00:00.000').toISOString(),
       },
@@ -153,6 +160,10 @@ describe('GET /api/analytics/dashboard/', () => {
     expect(body.errors).toEqual([
       { error_type: 'provider_error', count: 1 },
       { error_type: 'provider_timeout', count: 1 },
+    ]);
+    expect(body.rejections).toEqual([
+      { error_type: 'invalid_param', count: 1 },
+      { error_type: 'unauthorized', count: 1 },
     ]);
   });
 
@@ -163,9 +174,15 @@ describe('GET /api/analytics/dashboard/', () => {
     expect(thirty.time_series.data[0]).toMatchObject({ invocations: 1, success_count: 1, avg_response_time: 1 });
     expect(thirty.time_series.data[22]).toMatchObject({ date: isoDay(7), invocations: 1, error_count: 1, avg_response_time: 0.25 });
     // 6 of 9 → 66.666…% → 66.67; users u1 u2 u3 u4 u5 u8.
-    expect(thirty.overview).toEqual({ total_applications: 2, total_invocations: 9, total_users: 6, success_rate: 66.67 });
+    expect(thirty.overview).toEqual({ total_applications: 2, total_invocations: 11, total_users: 6, success_rate: 66.67, rejected_count: 2 });
     // 7851 ms / 7 = 1121.57 ms → 1.122 s.
-    expect(thirty.applications[0]).toMatchObject({ application_slug: alpha.slug, invocations: 7, success_rate: 71.43, avg_response_time: 1.122 });
+    expect(thirty.applications[0]).toMatchObject({
+      application_slug: alpha.slug,
+      invocations: 9,
+      success_rate: 71.43,
+      rejected_count: 2,
+      avg_response_time: 1.122,
+    });
     // An error without a type is its own group; ties sort by type.
     expect(thirty.errors).toEqual([
       { error_type: '', count: 1 },
@@ -175,14 +192,15 @@ describe('GET /api/analytics/dashboard/', () => {
 
     const ninety = (await call('GET', '/api/analytics/dashboard/?days=90')).json();
     expect(ninety.time_series.data).toHaveLength(90);
-    expect(ninety.overview).toEqual({ total_applications: 2, total_invocations: 10, total_users: 7, success_rate: 70 });
-    expect(ninety.applications[0]).toMatchObject({ invocations: 8, success_rate: 75 });
+    expect(ninety.overview).toEqual({ total_applications: 2, total_invocations: 12, total_users: 7, success_rate: 70, rejected_count: 2 });
+    expect(ninety.applications[0]).toMatchObject({ invocations: 10, success_rate: 75 });
   });
 
   it('shows a user only their own apps; an app never called is listed with zeros and no last use', async () => {
     const fresh = await createApp(strangerToken, { name: 'Never Called', type: 'prompt' });
     const body = (await call('GET', '/api/analytics/dashboard/?days=7', strangerToken)).json();
-    expect(body.overview).toEqual({ total_applications: 2, total_invocations: 2, total_users: 2, success_rate: 50 });
+    // One answered call and one rejected (invalid inputs): the app never failed.
+    expect(body.overview).toEqual({ total_applications: 2, total_invocations: 2, total_users: 2, success_rate: 100, rejected_count: 1 });
     expect(body.applications).toEqual([
       expect.objectContaining({ application_slug: theirs.slug, invocations: 2 }),
       {
@@ -191,16 +209,19 @@ describe('GET /api/analytics/dashboard/', () => {
         application_type: 'prompt',
         invocations: 0,
         success_rate: 0,
+        rejected_count: 0,
         avg_response_time: 0,
         last_used: null,
       },
     ]);
-    expect(body.errors).toEqual([{ error_type: 'invalid_param', count: 1 }]);
+    expect(body.errors).toEqual([]);
+    expect(body.rejections).toEqual([{ error_type: 'invalid_param', count: 1 }]);
     const empty = (await call('GET', '/api/analytics/dashboard/', await ctx.tokenFor('analytics-newcomer'))).json();
-    expect(empty.overview).toEqual({ total_applications: 0, total_invocations: 0, total_users: 0, success_rate: 0 });
+    expect(empty.overview).toEqual({ total_applications: 0, total_invocations: 0, total_users: 0, success_rate: 0, rejected_count: 0 });
     expect(empty.time_series.data).toHaveLength(30);
     expect(empty.applications).toEqual([]);
     expect(empty.errors).toEqual([]);
+    expect(empty.rejections).toEqual([]);
   });
 
   it('answers 400 for any other period and 401 without a token', async () => {
@@ -216,7 +237,7 @@ describe('GET /api/analytics/dashboard/', () => {
 describe('per-application analytics', () => {
   it('usage: totals, distinct users across days and revenue in dollars from cents', async () => {
     const seven = (await call('GET', `/api/app/${alpha.slug}/analytics/usage/?days=7`)).json();
-    expect(seven).toMatchObject({ total_invocations: 5, total_users: 3, total_revenue: 3.75, total_revenue_cents: 375 });
+    expect(seven).toMatchObject({ total_invocations: 7, total_users: 3, total_revenue: 3.75, total_revenue_cents: 375 });
     expect(seven.data).toEqual([
       { date: isoDay(6), invocations: 1, revenue: 0.25 },
       { date: isoDay(5), invocations: 0, revenue: 0 },
@@ -224,43 +245,53 @@ describe('per-application analytics', () => {
       { date: isoDay(3), invocations: 0, revenue: 0 },
       { date: isoDay(2), invocations: 0, revenue: 0 },
       { date: isoDay(1), invocations: 1, revenue: 1 },
-      { date: isoDay(0), invocations: 3, revenue: 2.5 },
+      { date: isoDay(0), invocations: 5, revenue: 2.5 },
     ]);
     const thirty = (await call('GET', `/api/app/${alpha.slug}/analytics/usage/`)).json();
-    expect(thirty).toMatchObject({ total_invocations: 7, total_users: 5, total_revenue: 4.75, total_revenue_cents: 475 });
+    expect(thirty).toMatchObject({ total_invocations: 9, total_users: 5, total_revenue: 4.75, total_revenue_cents: 475 });
     expect(thirty.data).toHaveLength(30);
     const ninety = (await call('GET', `/api/app/${alpha.slug}/analytics/usage/?days=90`)).json();
-    expect(ninety).toMatchObject({ total_invocations: 8, total_users: 6, total_revenue: 4.76, total_revenue_cents: 476 });
+    expect(ninety).toMatchObject({ total_invocations: 10, total_users: 6, total_revenue: 4.76, total_revenue_cents: 476 });
   });
 
-  it('performance: success rate and mean response times per day, in seconds', async () => {
+  it('performance: success rate and mean response times per day, in seconds, with failed and rejected calls by type', async () => {
     const seven = (await call('GET', `/api/app/${alpha.slug}/analytics/performance/?days=7`)).json();
     expect(seven.success_rate).toBe(80);
     expect(seven.average_response_time).toBe(1.32);
+    expect(seven.failed_count).toBe(1);
+    expect(seven.rejected_count).toBe(2);
+    expect(seven.errors).toEqual([{ error_type: 'provider_timeout', count: 1 }]);
+    expect(seven.rejections).toEqual([
+      { error_type: 'invalid_param', count: 1 },
+      { error_type: 'unauthorized', count: 1 },
+    ]);
     expect(seven.data).toHaveLength(7);
-    expect(seven.data[0]).toEqual({ date: isoDay(6), success_count: 1, error_count: 0, response_time: 0.1 });
-    expect(seven.data[1]).toEqual({ date: isoDay(5), success_count: 0, error_count: 0, response_time: 0 });
+    expect(seven.data[0]).toEqual({ date: isoDay(6), success_count: 1, error_count: 0, rejected_count: 0, response_time: 0.1 });
+    expect(seven.data[1]).toEqual({ date: isoDay(5), success_count: 0, error_count: 0, rejected_count: 0, response_time: 0 });
     // (1000 + 2000 + 3001) / 3 = 2000.33 ms → 2 s.
-    expect(seven.data[6]).toEqual({ date: isoDay(0), success_count: 2, error_count: 1, response_time: 2 });
+    expect(seven.data[6]).toEqual({ date: isoDay(0), success_count: 2, error_count: 1, rejected_count: 2, response_time: 2 });
     const beta30 = (await call('GET', `/api/app/${beta.slug}/analytics/performance/`)).json();
-    expect(beta30).toMatchObject({ success_rate: 50, average_response_time: 0.5 });
+    expect(beta30).toMatchObject({ success_rate: 50, average_response_time: 0.5, failed_count: 1, rejected_count: 0, rejections: [] });
     expect(beta30.data).toHaveLength(30);
   });
 
   it('invocations: newest first by default 20, limit 1–100, anonymous as null', async () => {
     const all = (await call('GET', `/api/app/${alpha.slug}/analytics/invocations/`)).json();
-    expect(all).toHaveLength(9);
+    expect(all).toHaveLength(11);
     expect(all[0]).toEqual({
       id: expect.any(String),
       end_user: 'u1',
       status: 'error',
+      outcome: 'failed',
       error_type: 'provider_timeout',
       response_time: 3.001,
       input_tokens: 0,
       output_tokens: 0,
       created_at: at(0, '12:00:00.000').toISOString(),
     });
-    expect(all[1]).toMatchObject({ end_user: 'u2', status: 'success', response_time: 2, input_tokens: 20, output_tokens: 10 });
+    expect(all[1]).toMatchObject({ end_user: 'u2', status: 'success', outcome: 'success', response_time: 2, input_tokens: 20, output_tokens: 10 });
+    expect(all[2]).toMatchObject({ end_user: 'u1', status: 'error', outcome: 'rejected', error_type: 'invalid_param' });
+    expect(all[4]).toMatchObject({ end_user: null, status: 'error', outcome: 'rejected', error_type: 'unauthorized' });
     expect(all.map((row: { created_at: string }) => row.created_at)).toEqual([...all.map((row: { created_at: string }) => row.created_at)].sort().reverse());
     expect(all.at(-1)).toMatchObject({ end_user: null, created_at: at(100, '08:00:00.000').toISOString() });
 
@@ -314,12 +345,13 @@ describe('CSV export', () => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${alpha.slug}-invocations.csv"`);
     const lines = response.body.split('\r\n');
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toBe('id,created_at,end_user,status,error_type,response_time_seconds,input_tokens,output_tokens');
-    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,provider_timeout,3.001,0,0$`));
-    expect(lines[2]).toMatch(/,u2,success,,2,20,10$/);
+    expect(lines[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens');
+    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,failed,provider_timeout,3.001,0,0$`));
+    expect(lines[2]).toMatch(/,u2,success,success,,2,20,10$/);
+    expect(lines[3]).toMatch(/,u1,error,rejected,invalid_param,0.007,0,0$/);
     expect(lines[4]).toBe('');
     const all = (await call('GET', `/api/app/${alpha.slug}/analytics/invocations.csv`)).body.trim().split('\r\n');
-    expect(all).toHaveLength(10);
+    expect(all).toHaveLength(12);
   });
 
   it('exports one line per day of the period', async () => {
@@ -329,14 +361,14 @@ describe('CSV export', () => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${alpha.slug}-usage-7d.csv"`);
     const lines = response.body.trim().split('\r\n');
     expect(lines).toEqual([
-      'date,invocations,success_count,error_count,success_rate_percent,avg_response_time_seconds,input_tokens,output_tokens,revenue_dollars,revenue_cents,unique_users',
-      `${isoDay(6)},1,1,0,100,0.1,1,1,0.25,25,1`,
-      `${isoDay(5)},0,0,0,0,0,0,0,0.00,0,0`,
-      `${isoDay(4)},0,0,0,0,0,0,0,0.00,0,0`,
-      `${isoDay(3)},0,0,0,0,0,0,0,0.00,0,0`,
-      `${isoDay(2)},0,0,0,0,0,0,0,0.00,0,0`,
-      `${isoDay(1)},1,1,0,100,0.5,7,3,1.00,100,1`,
-      `${isoDay(0)},3,2,1,66.67,2,30,15,2.50,250,2`,
+      'date,invocations,success_count,error_count,rejected_count,success_rate_percent,avg_response_time_seconds,input_tokens,output_tokens,revenue_dollars,revenue_cents,unique_users,rejected_invalid_param,rejected_unauthorized',
+      `${isoDay(6)},1,1,0,0,100,0.1,1,1,0.25,25,1,0,0`,
+      `${isoDay(5)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
+      `${isoDay(4)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
+      `${isoDay(3)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
+      `${isoDay(2)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
+      `${isoDay(1)},1,1,0,0,100,0.5,7,3,1.00,100,1,0,0`,
+      `${isoDay(0)},5,2,1,2,66.67,2,30,15,2.50,250,2,1,1`,
     ]);
     expect((await call('GET', `/api/app/${alpha.slug}/analytics/usage.csv`)).body.trim().split('\r\n')).toHaveLength(31);
   });

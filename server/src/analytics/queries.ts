@@ -5,9 +5,14 @@ import type { Queryable } from '../db/client.ts';
 import { decodeKeysetCursor, keysetAtSql, keysetBefore } from '../http/pagination.ts';
 
 export interface DailyTotals {
+  /** Every call, whatever its outcome. */
   invocations: number;
   successes: number;
+  /** Failed calls (the app or its provider failed). */
   errors: number;
+  /** Rejected calls (the caller's own mistake). */
+  rejections: number;
+  /** Of the successful and failed calls only (rejected calls' latency is not counted). */
   latency_ms_sum: number;
   input_tokens: number;
   output_tokens: number;
@@ -19,6 +24,7 @@ export interface DailyStatsRow extends DailyTotals {
 }
 
 const TOTALS = `sum(s.invocations)::bigint AS invocations, sum(s.successes)::bigint AS successes, sum(s.errors)::bigint AS errors,
+  sum(s.rejections)::bigint AS rejections,
   sum(s.latency_ms_sum)::bigint AS latency_ms_sum, sum(s.input_tokens)::bigint AS input_tokens,
   sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents`;
 
@@ -27,7 +33,7 @@ const OWNED_APP_IDS = 'SELECT a.id FROM apps a WHERE a.owner_id = $1 AND a.delet
 
 export async function selectAppDailyStats(db: Queryable, appId: string, start: string, end: string): Promise<DailyStatsRow[]> {
   const { rows } = await db.query<DailyStatsRow>(
-    `SELECT day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents
+    `SELECT day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents
      FROM app_daily_stats WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
     [appId, start, end],
   );
@@ -91,16 +97,50 @@ export async function selectOwnerTotals(db: Queryable, ownerId: string, start: s
   return rows;
 }
 
-/** Failed calls by type over the owner's live apps, from the per-owner totals (deleted apps already taken out). */
-export async function selectOwnerErrors(db: Queryable, ownerId: string, start: string, end: string): Promise<{ error_type: string; count: number }[]> {
-  const { rows } = await db.query<{ error_type: string; count: number }>(
-    `SELECT error_type, sum(count)::bigint AS count
+export interface ErrorGroupRow {
+  outcome: 'failed' | 'rejected';
+  error_type: string;
+  count: number;
+}
+
+/** Failed and rejected calls by type over the owner's live apps, from the per-owner totals (deleted apps already taken out). */
+export async function selectOwnerErrors(db: Queryable, ownerId: string, start: string, end: string): Promise<ErrorGroupRow[]> {
+  const { rows } = await db.query<ErrorGroupRow>(
+    `SELECT outcome, error_type, sum(count)::bigint AS count
      FROM owner_daily_errors
      WHERE owner_id = $1 AND day BETWEEN $2::date AND $3::date
-     GROUP BY error_type
+     GROUP BY outcome, error_type
      HAVING sum(count) > 0
      ORDER BY count DESC, error_type`,
     [ownerId, start, end],
+  );
+  return rows;
+}
+
+/** Failed and rejected calls of one app by type over the period. */
+export async function selectAppErrors(db: Queryable, appId: string, start: string, end: string): Promise<ErrorGroupRow[]> {
+  const { rows } = await db.query<ErrorGroupRow>(
+    `SELECT outcome, error_type, sum(count)::bigint AS count
+     FROM app_daily_errors
+     WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date
+     GROUP BY outcome, error_type
+     ORDER BY count DESC, error_type`,
+    [appId, start, end],
+  );
+  return rows;
+}
+
+/** Rejected calls of one app per day and error type (the usage CSV's columns). */
+export async function selectAppDailyRejections(
+  db: Queryable,
+  appId: string,
+  start: string,
+  end: string,
+): Promise<{ day: string; error_type: string; count: number }[]> {
+  const { rows } = await db.query<{ day: string; error_type: string; count: number }>(
+    `SELECT day, error_type, count FROM app_daily_errors
+     WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date AND outcome = 'rejected'`,
+    [appId, start, end],
   );
   return rows;
 }
@@ -128,8 +168,10 @@ export async function countOwnerUsersSince(db: Queryable, ownerId: string, start
 
 export interface InvocationRow {
   id: string;
+  /** The `user` the caller sent; '' when none (the account id recorded in its place is not shown). */
   end_user: string;
   status: 'success' | 'error';
+  outcome: 'success' | 'failed' | 'rejected';
   error_type: string;
   latency_ms: number;
   input_tokens: number;
@@ -137,7 +179,11 @@ export interface InvocationRow {
   created_at: Date;
 }
 
-/** The newest calls of an app (older than `cursor` when given), read backwards along invocations_app_created. */
+/**
+ * The newest calls of an app (older than `cursor` when given), read backwards along
+ * invocations_app_created. A call without a `user` is recorded under its caller's account id (so
+ * unique users still count callers); that id is the caller's private business and reads back as no user.
+ */
 export async function selectRecentInvocations(
   db: Queryable,
   appId: string,
@@ -146,7 +192,8 @@ export async function selectRecentInvocations(
 ): Promise<(InvocationRow & { cursor_at: string })[]> {
   const older = keysetBefore({ at: 'created_at', id: 'id', idType: 'uuid' }, decodeKeysetCursor(cursor), 3);
   const { rows } = await db.query<InvocationRow & { cursor_at: string }>(
-    `SELECT id, end_user, status, error_type, latency_ms, input_tokens, output_tokens, created_at, ${keysetAtSql('created_at')} AS cursor_at
+    `SELECT id, CASE WHEN end_user = caller_id::text THEN '' ELSE end_user END AS end_user, status, outcome, error_type,
+       latency_ms, input_tokens, output_tokens, created_at, ${keysetAtSql('created_at')} AS cursor_at
      FROM invocations WHERE app_id = $1 ${older.sql}
      ORDER BY created_at DESC, id DESC
      LIMIT $2`,

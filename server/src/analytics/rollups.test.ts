@@ -1,11 +1,13 @@
 // The rollups the dashboards read must equal a full recomputation from the invocations, whatever
-// the mix of calls: a seeded random series of successful and failed calls recorded through
-// recordInvocation (some concurrently), plus real calls through the gateway.
+// the mix of calls: a seeded random series of successful, failed and rejected calls recorded
+// through recordInvocation (some concurrently), plus real calls through the gateway. Rejected
+// calls (the caller's mistakes) are counted apart and stay out of success rates and response times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvocation } from '../billing/invocations.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { expectRollupsToMatchInvocations as expectRollupsToMatch } from '../test-support/rollup-checks.ts';
 
 let ctx: TestContext;
 let upstream: FakeProviderServer;
@@ -36,60 +38,28 @@ afterAll(async () => {
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, payload?: object) =>
   ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
-/** Rows of a query as sorted JSON lines, so two answers compare regardless of order. */
-async function rowsOf(sql: string): Promise<string[]> {
-  const { rows } = await ctx.database.db.query(sql);
-  return rows.map((row) => JSON.stringify(row)).sort();
-}
-
 const DAY = "(i.created_at AT TIME ZONE 'UTC')::date";
 
-async function expectRollupsToMatchInvocations() {
-  expect(
-    await rowsOf(`SELECT app_id, day::text, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at
-                  FROM app_daily_stats`),
-  ).toEqual(
-    await rowsOf(`SELECT i.app_id, ${DAY}::text AS day, count(*)::bigint AS invocations,
-                    count(*) FILTER (WHERE i.status = 'success')::bigint AS successes, count(*) FILTER (WHERE i.status = 'error')::bigint AS errors,
-                    sum(i.latency_ms)::bigint AS latency_ms_sum, sum(i.input_tokens)::bigint AS input_tokens, sum(i.output_tokens)::bigint AS output_tokens,
-                    sum(i.price_cents)::bigint AS revenue_cents, max(i.created_at) AS last_used_at
-                  FROM invocations i GROUP BY 1, 2`),
-  );
-  expect(await rowsOf('SELECT app_id, day::text, end_user FROM app_daily_users')).toEqual(
-    await rowsOf(`SELECT DISTINCT i.app_id, ${DAY}::text AS day, i.end_user FROM invocations i WHERE i.end_user <> ''`),
-  );
-  expect(await rowsOf('SELECT app_id, day::text, error_type, count FROM app_daily_errors')).toEqual(
-    await rowsOf(`SELECT i.app_id, ${DAY}::text AS day, i.error_type, count(*)::bigint AS count FROM invocations i WHERE i.status = 'error' GROUP BY 1, 2, 3`),
-  );
-  expect(await rowsOf('SELECT owner_id, day::text, error_type, count FROM owner_daily_errors WHERE count <> 0')).toEqual(
-    await rowsOf(`SELECT a.owner_id, ${DAY}::text AS day, i.error_type, count(*)::bigint AS count FROM invocations i JOIN apps a ON a.id = i.app_id
-                  WHERE i.status = 'error' AND a.deleted_at IS NULL GROUP BY 1, 2, 3`),
-  );
-  expect(await rowsOf('SELECT app_id, end_user, last_day::text FROM app_end_users')).toEqual(
-    await rowsOf(`SELECT i.app_id, i.end_user, max(${DAY})::text AS last_day FROM invocations i WHERE i.end_user <> '' GROUP BY 1, 2`),
-  );
-  expect(await rowsOf('SELECT owner_id, end_user, last_day::text FROM owner_end_users')).toEqual(
-    await rowsOf(`SELECT a.owner_id, i.end_user, max(${DAY})::text AS last_day FROM invocations i JOIN apps a ON a.id = i.app_id
-                  WHERE i.end_user <> '' GROUP BY 1, 2`),
-  );
-}
+const expectRollupsToMatchInvocations = () => expectRollupsToMatch(ctx.database.db);
 
 /** The dashboard recomputed from the invocations of the owner's live apps, for a period ending today. */
 async function dashboardFromInvocations(ownerId: string, days: number) {
-  const { rows } = await ctx.database.db.query<{ invocations: number; successes: number; users: number; latency: number }>(
+  const { rows } = await ctx.database.db.query<{ invocations: number; successes: number; failed: number; rejected: number; users: number }>(
     `SELECT count(*)::int AS invocations, count(*) FILTER (WHERE i.status = 'success')::int AS successes,
-            count(DISTINCT nullif(i.end_user, ''))::int AS users, coalesce(sum(i.latency_ms), 0)::bigint AS latency
+            count(*) FILTER (WHERE i.outcome = 'failed')::int AS failed, count(*) FILTER (WHERE i.outcome = 'rejected')::int AS rejected,
+            count(DISTINCT nullif(i.end_user, ''))::int AS users
      FROM invocations i JOIN apps a ON a.id = i.app_id
      WHERE a.owner_id = $1 AND a.deleted_at IS NULL AND ${DAY} > (now() AT TIME ZONE 'UTC')::date - $2::int`,
     [ownerId, days],
   );
-  const errors = await ctx.database.db.query<{ error_type: string; count: number }>(
-    `SELECT i.error_type, count(*)::int AS count FROM invocations i JOIN apps a ON a.id = i.app_id
-     WHERE a.owner_id = $1 AND a.deleted_at IS NULL AND i.status = 'error' AND ${DAY} > (now() AT TIME ZONE 'UTC')::date - $2::int
-     GROUP BY 1 ORDER BY 2 DESC, 1`,
-    [ownerId, days],
-  );
-  return { ...rows[0]!, errors: errors.rows };
+  const groups = (outcome: string) =>
+    ctx.database.db.query<{ error_type: string; count: number }>(
+      `SELECT i.error_type, count(*)::int AS count FROM invocations i JOIN apps a ON a.id = i.app_id
+       WHERE a.owner_id = $1 AND a.deleted_at IS NULL AND i.outcome = $3 AND ${DAY} > (now() AT TIME ZONE 'UTC')::date - $2::int
+       GROUP BY 1 ORDER BY 2 DESC, 1`,
+      [ownerId, days, outcome],
+    );
+  return { ...rows[0]!, errors: (await groups('failed')).rows, rejections: (await groups('rejected')).rows };
 }
 
 describe('rollups', () => {
@@ -106,7 +76,17 @@ describe('rollups', () => {
       apps.push({ ...created.json(), owner });
     }
     const users = ['', 'alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
-    const errorTypes = ['', 'provider_error', 'provider_timeout', 'invalid_param', 'rate_limited'];
+    // Failed (the app's fault) and rejected (the caller's mistake) types.
+    const errorTypes = [
+      '',
+      'provider_error',
+      'provider_timeout',
+      'output_schema_mismatch',
+      'invalid_param',
+      'rate_limited',
+      'unauthorized',
+      'client_disconnected',
+    ];
     const now = Date.now();
 
     const randomCall = () => {
@@ -147,6 +127,7 @@ describe('rollups', () => {
     expect((await gatewayCall(ownerTokens[0]!, { query: 'hi' })).statusCode).toBe(200);
     expect((await gatewayCall(key, { query: 'hi' }, 'gateway-user')).statusCode).toBe(200);
     expect((await gatewayCall(key, {}, 'gateway-user')).statusCode).toBe(400);
+    expect((await gatewayCall('tb_not-a-key', { query: 'hi' }, 'gateway-user')).statusCode).toBe(401);
     upstream.setBehaviour({ status: 500 });
     expect((await gatewayCall(key, { query: 'hi' }, 'alice')).statusCode).toBe(502);
     upstream.resetBehaviour();
@@ -170,24 +151,35 @@ describe('rollups', () => {
           total_applications: 2,
           total_invocations: expected.invocations,
           total_users: expected.users,
-          success_rate: expected.invocations ? Math.round((expected.successes * 10_000) / expected.invocations) / 100 : 0,
+          success_rate: expected.successes + expected.failed ? Math.round((expected.successes * 10_000) / (expected.successes + expected.failed)) / 100 : 0,
+          rejected_count: expected.rejected,
         });
         expect(body.errors).toEqual(expected.errors);
+        expect(body.rejections).toEqual(expected.rejections);
         const fromSeries = body.time_series.data.reduce((sum: number, day: { invocations: number }) => sum + day.invocations, 0);
         expect(fromSeries).toBe(expected.invocations);
-        const perApp = await ctx.database.db.query<{ slug: string; invocations: number; successes: number; latency: number }>(
+        const perApp = await ctx.database.db.query<{
+          slug: string;
+          invocations: number;
+          successes: number;
+          answered: number;
+          rejected: number;
+          latency: number;
+        }>(
           `SELECT a.slug, count(i.id)::int AS invocations, count(i.id) FILTER (WHERE i.status = 'success')::int AS successes,
-                  coalesce(sum(i.latency_ms), 0)::bigint AS latency
+                  count(i.id) FILTER (WHERE i.outcome IN ('success', 'failed'))::int AS answered, count(i.id) FILTER (WHERE i.outcome = 'rejected')::int AS rejected,
+                  coalesce(sum(i.latency_ms) FILTER (WHERE i.outcome <> 'rejected'), 0)::bigint AS latency
            FROM apps a LEFT JOIN invocations i ON i.app_id = a.id AND ${DAY} > (now() AT TIME ZONE 'UTC')::date - $2::int
            WHERE a.owner_id = $1 AND a.deleted_at IS NULL GROUP BY a.slug`,
           [rows[0]!.owner_id, days],
         );
         expect(
           body.applications
-            .map((app: { application_slug: string; invocations: number; success_rate: number; avg_response_time: number }) => [
+            .map((app: { application_slug: string; invocations: number; success_rate: number; rejected_count: number; avg_response_time: number }) => [
               app.application_slug,
               app.invocations,
               app.success_rate,
+              app.rejected_count,
               app.avg_response_time,
             ])
             .sort(),
@@ -196,8 +188,9 @@ describe('rollups', () => {
             .map((app) => [
               app.slug,
               app.invocations,
-              app.invocations ? Math.round((app.successes * 10_000) / app.invocations) / 100 : 0,
-              app.invocations ? Math.round(app.latency / app.invocations) / 1000 : 0,
+              app.answered ? Math.round((app.successes * 10_000) / app.answered) / 100 : 0,
+              app.rejected,
+              app.answered ? Math.round(app.latency / app.answered) / 1000 : 0,
             ])
             .sort(),
         );

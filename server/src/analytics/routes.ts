@@ -37,7 +37,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       schema: {
         tags,
         summary: "Global analytics over the signed-in user's applications",
-        description: `Totals, a daily series, per-application figures and failures by error type over the last \`days\` UTC days (today included), for the user's own applications (deleted ones excluded). Read from the daily rollups. ${UNITS}`,
+        description: `Totals, a daily series, per-application figures, failed calls by error type and rejected calls (the caller's own mistakes) by error type over the last \`days\` UTC days (today included), for the user's own applications (deleted ones excluded). Read from the daily rollups. ${UNITS}`,
         security,
         querystring: PeriodQuery,
         response: { 200: DashboardAnalytics, ...errors },
@@ -69,7 +69,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       preHandler: app.authenticate,
       schema: {
         tags,
-        summary: 'Success rate and response times of an application over a period (owner only)',
+        summary: 'Success rate, response times, failed and rejected calls of an application over a period (owner only)',
         description: `Period figures and one entry per UTC day of the period (zero-filled). ${UNITS} ${OWNER_ONLY}`,
         security,
         params: SlugParams,
@@ -108,7 +108,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       schema: {
         tags,
         summary: 'The newest calls of an application as CSV (owner only)',
-        description: `Columns id, created_at (ISO 8601 UTC), end_user, status, error_type, response_time_seconds, input_tokens, output_tokens; newest first. Saved as {slug}-invocations.csv. ${OWNER_ONLY}`,
+        description: `Columns id, created_at (ISO 8601 UTC), end_user (the user the caller sent; empty when none), status (success or error), outcome (success, failed, or rejected for the caller's own mistake), error_type, response_time_seconds, input_tokens, output_tokens; newest first. Saved as {slug}-invocations.csv. ${OWNER_ONLY}`,
         security,
         params: SlugParams,
         querystring: InvocationsCsvQuery,
@@ -125,7 +125,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       schema: {
         tags,
         summary: 'The daily figures of an application as CSV (owner only)',
-        description: `One line per UTC day of the period (zero-filled): date, invocations, success_count, error_count, success_rate_percent, avg_response_time_seconds, input_tokens, output_tokens, revenue_dollars, revenue_cents, unique_users. Saved as {slug}-usage-{days}d.csv. ${OWNER_ONLY}`,
+        description: `One line per UTC day of the period (zero-filled): date, invocations (every call), success_count, error_count (failed: the app or its provider failed), rejected_count (the caller's own mistake), success_rate_percent (success / (success + failed)), avg_response_time_seconds (answered and failed calls), input_tokens, output_tokens, revenue_dollars, revenue_cents, unique_users, then one rejected_{error_type} column per type of rejection in the period. Saved as {slug}-usage-{days}d.csv. ${OWNER_ONLY}`,
         security,
         params: SlugParams,
         querystring: PeriodQuery,

@@ -1,6 +1,8 @@
 // Analytics read the per-app per-day rollups kept as calls are recorded, never the invocations
 // (except the newest few, by index). Per-app answers are for the app's owner only: anyone else
-// gets the same 404 as for an app that does not exist.
+// gets the same 404 as for an app that does not exist. Outcomes (gateway/outcomes.ts): success
+// rates are success / (success + failed) and response times those of answered and failed calls,
+// so callers' mistakes (rejected calls, counted apart by type) never count against the app.
 import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocation, UsageAnalytics } from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
@@ -11,8 +13,11 @@ import {
   countAppUsersSince,
   countOwnerUsersSince,
   type DailyTotals,
+  type ErrorGroupRow,
+  selectAppDailyRejections,
   selectAppDailyStats,
   selectAppDailyUserCounts,
+  selectAppErrors,
   selectOwnedApps,
   selectOwnerErrors,
   selectOwnerTotals,
@@ -31,7 +36,15 @@ export interface CsvExport {
   csv: string;
 }
 
-const ZERO: DailyTotals = { invocations: 0, successes: 0, errors: 0, latency_ms_sum: 0, input_tokens: 0, output_tokens: 0, revenue_cents: 0 };
+const ZERO: DailyTotals = { invocations: 0, successes: 0, errors: 0, rejections: 0, latency_ms_sum: 0, input_tokens: 0, output_tokens: 0, revenue_cents: 0 };
+
+/** Success over success plus failed, in percent; rejected calls are the caller's, not the app's. */
+const successRate = (totals: DailyTotals) => percent(totals.successes, totals.successes + totals.errors);
+/** The mean response time of the answered and failed calls (the only ones in latency_ms_sum). */
+const responseTime = (totals: DailyTotals) => meanSeconds(totals.latency_ms_sum, totals.successes + totals.errors);
+/** The groups of one outcome, as the answers list them (already most frequent first). */
+const groupsOf = (rows: readonly ErrorGroupRow[], outcome: ErrorGroupRow['outcome']) =>
+  rows.filter((row) => row.outcome === outcome).map((row) => ({ error_type: row.error_type, count: row.count }));
 
 function sumTotals(rows: readonly DailyTotals[]): DailyTotals {
   const total = { ...ZERO };
@@ -88,8 +101,9 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           application_slug: app.slug,
           application_type: app.type,
           invocations: stats.invocations,
-          success_rate: percent(stats.successes, stats.invocations),
-          avg_response_time: meanSeconds(stats.latency_ms_sum, stats.invocations),
+          success_rate: successRate(stats),
+          rejected_count: stats.rejections,
+          avg_response_time: responseTime(stats),
           last_used: app.last_used_at ? new Date(app.last_used_at).toISOString() : null,
         };
       });
@@ -100,7 +114,8 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           total_applications: owned.length,
           total_invocations: overall.invocations,
           total_users: users,
-          success_rate: percent(overall.successes, overall.invocations),
+          success_rate: successRate(overall),
+          rejected_count: overall.rejections,
         },
         time_series: {
           data: perDay.map(({ date, totals: day }) => ({
@@ -108,13 +123,15 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
             invocations: day.invocations,
             success_count: day.successes,
             error_count: day.errors,
-            avg_response_time: meanSeconds(day.latency_ms_sum, day.invocations),
+            rejected_count: day.rejections,
+            avg_response_time: responseTime(day),
             input_tokens: day.input_tokens,
             output_tokens: day.output_tokens,
           })),
         },
         applications,
-        errors: errors.map((row) => ({ error_type: row.error_type, count: row.count })),
+        errors: groupsOf(errors, 'failed'),
+        rejections: groupsOf(errors, 'rejected'),
       };
     },
 
@@ -125,16 +142,22 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
 
     async readPerformance(slug: string, ownerId: string, days: number): Promise<PerformanceAnalytics> {
       const app = await apps.findOwnedApp(slug, ownerId);
-      const series = await appDays(app.id, periodOf(days));
+      const period = periodOf(days);
+      const [series, errors] = await Promise.all([appDays(app.id, period), selectAppErrors(db, app.id, period.start, period.end)]);
       const total = sumTotals(series.map((entry) => entry.totals));
       return {
-        success_rate: percent(total.successes, total.invocations),
-        average_response_time: meanSeconds(total.latency_ms_sum, total.invocations),
+        success_rate: successRate(total),
+        average_response_time: responseTime(total),
+        failed_count: total.errors,
+        rejected_count: total.rejections,
+        errors: groupsOf(errors, 'failed'),
+        rejections: groupsOf(errors, 'rejected'),
         data: series.map(({ date, totals }) => ({
           date,
           success_count: totals.successes,
           error_count: totals.errors,
-          response_time: meanSeconds(totals.latency_ms_sum, totals.invocations),
+          rejected_count: totals.rejections,
+          response_time: responseTime(totals),
         })),
       };
     },
@@ -147,6 +170,7 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
         id: row.id,
         end_user: row.end_user === '' ? null : row.end_user,
         status: row.status,
+        outcome: row.outcome,
         error_type: row.error_type,
         response_time: msToSeconds(row.latency_ms),
         input_tokens: row.input_tokens,
@@ -160,12 +184,13 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       const app = await apps.findOwnedApp(slug, ownerId);
       const rows = await selectRecentInvocations(db, app.id, limit);
       const csv = toCsv(
-        ['id', 'created_at', 'end_user', 'status', 'error_type', 'response_time_seconds', 'input_tokens', 'output_tokens'],
+        ['id', 'created_at', 'end_user', 'status', 'outcome', 'error_type', 'response_time_seconds', 'input_tokens', 'output_tokens'],
         rows.map((row) => [
           row.id,
           new Date(row.created_at).toISOString(),
           row.end_user,
           row.status,
+          row.outcome,
           row.error_type,
           msToSeconds(row.latency_ms),
           row.input_tokens,
@@ -175,18 +200,29 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       return { filename: `${app.slug}-invocations.csv`, csv };
     },
 
-    /** One row per UTC day of the period, with every daily figure the rollups keep. */
+    /**
+     * One row per UTC day of the period, with every daily figure the rollups keep: failed calls in
+     * error_count, rejected calls apart in rejected_count and, per type seen in the period, in one
+     * rejected_<type> column each.
+     */
     async exportUsageCsv(slug: string, ownerId: string, days: number): Promise<CsvExport> {
       const app = await apps.findOwnedApp(slug, ownerId);
       const period = periodOf(days);
-      const [series, dailyUsers] = await Promise.all([appDays(app.id, period), selectAppDailyUserCounts(db, app.id, period.start, period.end)]);
+      const [series, dailyUsers, rejections] = await Promise.all([
+        appDays(app.id, period),
+        selectAppDailyUserCounts(db, app.id, period.start, period.end),
+        selectAppDailyRejections(db, app.id, period.start, period.end),
+      ]);
       const usersByDay = new Map(dailyUsers.map((row) => [row.day, row.users]));
+      const rejectedTypes = [...new Set(rejections.map((row) => row.error_type))].sort();
+      const rejectedByDay = new Map(rejections.map((row) => [`${row.day} ${row.error_type}`, row.count]));
       const csv = toCsv(
         [
           'date',
           'invocations',
           'success_count',
           'error_count',
+          'rejected_count',
           'success_rate_percent',
           'avg_response_time_seconds',
           'input_tokens',
@@ -194,19 +230,22 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           'revenue_dollars',
           'revenue_cents',
           'unique_users',
+          ...rejectedTypes.map((type) => `rejected_${type || 'unknown'}`),
         ],
         series.map(({ date, totals }) => [
           date,
           totals.invocations,
           totals.successes,
           totals.errors,
-          percent(totals.successes, totals.invocations),
-          meanSeconds(totals.latency_ms_sum, totals.invocations),
+          totals.rejections,
+          successRate(totals),
+          responseTime(totals),
           totals.input_tokens,
           totals.output_tokens,
           centsToDollars(totals.revenue_cents).toFixed(2),
           totals.revenue_cents,
           usersByDay.get(date) ?? 0,
+          ...rejectedTypes.map((type) => rejectedByDay.get(`${date} ${type}`) ?? 0),
         ]),
       );
       return { filename: `${app.slug}-usage-${days}d.csv`, csv };

@@ -4,8 +4,11 @@
 // can never disagree with the invocations. This is the one definition of those rollups: a failed
 // call is recorded by recordInvocation, successful calls by the settlement statement
 // (settlement.ts) — both end in RECORD_ROLLUPS. Triggers of migration 0007 keep each end user's
-// last active day and the owner's errors from those rollups.
+// last active day and the owner's errors from those rollups. A call that was not answered is failed
+// or rejected by its error type (gateway/outcomes.ts, migration 0017_outcomes): rejected calls count
+// apart, and their latency stays out of the response times.
 import type { Queryable } from '../db/client.ts';
+import { outcomeOfErrorType } from '../gateway/outcomes.ts';
 
 export interface InvocationRecord {
   appId: string;
@@ -27,7 +30,7 @@ export interface InvocationRecord {
 }
 
 /** What an `INSERT INTO invocations` CTE named `recorded` returns for RECORD_ROLLUPS to read. */
-export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, end_user';
+export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, outcome, error_type, latency_ms, input_tokens, output_tokens, price_cents, end_user';
 
 /**
  * The rollups of the calls in `recorded` (the invocation rows the same statement inserts, with
@@ -37,14 +40,15 @@ export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, error
  */
 export const RECORD_ROLLUPS = `
 rollup_stats AS (
-  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
-  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status <> 'success'),
-         sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
+  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
+  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE outcome = 'failed'),
+         count(*) FILTER (WHERE outcome = 'rejected'), coalesce(sum(latency_ms) FILTER (WHERE outcome <> 'rejected'), 0), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
   FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (app_id, day) DO UPDATE SET
     invocations = s.invocations + EXCLUDED.invocations,
     successes = s.successes + EXCLUDED.successes,
     errors = s.errors + EXCLUDED.errors,
+    rejections = s.rejections + EXCLUDED.rejections,
     latency_ms_sum = s.latency_ms_sum + EXCLUDED.latency_ms_sum,
     input_tokens = s.input_tokens + EXCLUDED.input_tokens,
     output_tokens = s.output_tokens + EXCLUDED.output_tokens,
@@ -57,15 +61,15 @@ rollup_users AS (
   ON CONFLICT DO NOTHING
 ),
 rollup_errors AS (
-  INSERT INTO app_daily_errors AS e (app_id, day, error_type, count)
-  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, error_type, count(*) FROM recorded WHERE status <> 'success' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  INSERT INTO app_daily_errors AS e (app_id, day, error_type, count, outcome)
+  SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, error_type, count(*), max(outcome) FROM recorded WHERE status <> 'success' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
   ON CONFLICT (app_id, day, error_type) DO UPDATE SET count = e.count + EXCLUDED.count
 )`;
 
 const RECORD_SQL = `
 WITH recorded AS (
-  INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+  INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo, outcome)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
   ${RECORDED_COLUMNS}
 ),
 ${RECORD_ROLLUPS}
@@ -92,6 +96,7 @@ export async function recordInvocation(tx: Queryable, record: InvocationRecord):
     record.conversationId,
     createdAt,
     record.demo ?? false,
+    record.status === 'success' ? 'success' : outcomeOfErrorType(record.errorType),
   ]);
   return { id: rows[0]!.id, createdAt };
 }

@@ -38,6 +38,7 @@ import { demoMetadata } from './demo-calls.ts';
 import { checkAppMode, priceFields, withOptionalInputs } from './dify-api/compat.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
+import { errorTypeOf } from './outcomes.ts';
 import { checkPriceCap } from './price-cap.ts';
 import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
 
@@ -103,13 +104,6 @@ const MAX_QUERY_LENGTH = 100_000;
 const MAX_INPUTS_CHARACTERS = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_CREDENTIALS = 'Authentication credentials were not provided: send Authorization: Bearer <API key>';
-
-/** Error types recorded on failed invocations, from the AppError code (or a finer reason). */
-function errorTypeOf(error: unknown): string {
-  if (error instanceof AppError) return error.errorType ?? error.code;
-  if ((error as Error)?.name === 'AbortError') return 'client_disconnected';
-  return 'internal_error';
-}
 
 // Patterns run on a linear-time engine: no schema can make validation stall the process.
 const inputValidator = createAjv({ coerceTypes: false, code: { regExp: linearRegExp } });
@@ -178,6 +172,7 @@ export function createGatewayService({
       apiKeyId: auth?.apiKey?.id ?? null,
       endUser,
       mode,
+      // Its outcome (failed, or rejected for a caller's mistake) follows from the type: outcomes.ts.
       errorType: errorTypeOf(error),
       latencyMs: performance.now() - startedAt,
       demo,

@@ -12,11 +12,12 @@ export interface TestDatabase {
   cleanup(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** migrationsDir: apply the migrations of another folder (e.g. only those before a migration under test). */
+export async function createTestDatabase({ migrationsDir }: { migrationsDir?: string } = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const db = await openPglite(null);
-    await migrate(db);
+    await migrate(db, migrationsDir);
     return { db, url: null, cleanup: () => db.close() };
   }
   const name = `tb_test_${randomBytes(6).toString('hex')}`;
@@ -27,7 +28,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const db = await openPostgres(url.toString());
-  await migrate(db);
+  await migrate(db, migrationsDir);
   return {
     db,
     url: url.toString(),

@@ -3,7 +3,9 @@ import { Link } from 'react-router';
 import { Badge, typeTone } from '@/components/ui/badges';
 import { formatCount, formatLastUsed, formatPercent, formatSeconds } from '../lib/analytics-format.utils';
 
-const COLUMNS = ['Application', 'Type', 'Invocations', 'Success Rate', 'Avg Response Time', 'Last Used'];
+const COLUMNS = ['Application', 'Type', 'Invocations', 'Success Rate', 'Rejected', 'Avg Response Time', 'Last Used'];
+
+export const NO_APPLICATIONS_MESSAGE = 'No applications yet: create one and its calls will show here.';
 const cell = 'px-6 py-4 text-sm whitespace-nowrap text-gray-900';
 
 /** One row per application, keyed by slug; the name links to the app's own analytics. */
@@ -44,10 +46,18 @@ export function ApplicationPerformanceTable({ applications }: { applications: Da
                 </td>
                 <td className={cell}>{formatCount(app.invocations)}</td>
                 <td className={cell}>{formatPercent(app.success_rate)}</td>
+                <td className={cell}>{formatCount(app.rejected_count)}</td>
                 <td className={cell}>{formatSeconds(app.avg_response_time, 3)}</td>
                 <td className={cell}>{formatLastUsed(app.last_used)}</td>
               </tr>
             ))}
+            {applications.length === 0 ? (
+              <tr>
+                <td colSpan={COLUMNS.length} className="px-6 py-4 text-sm text-gray-600">
+                  {NO_APPLICATIONS_MESSAGE}
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       </div>

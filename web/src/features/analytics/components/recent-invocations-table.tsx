@@ -1,7 +1,9 @@
 import type { RecentInvocations } from '@tollbooth/contract';
-import { endUserLabel, formatCreatedAt, formatSeconds, invocationStatusClass, totalTokens, truncateId } from '../lib/analytics-format.utils';
+import { endUserLabel, errorTypeLabel, formatCreatedAt, formatSeconds, invocationOutcomeClass, totalTokens, truncateId } from '../lib/analytics-format.utils';
 
-const COLUMNS = ['ID', 'User', 'Status', 'Response Time', 'Tokens', 'Created At'];
+// User: the `user` the caller sent, or Anonymous (the server never answers an account id).
+// Status: the outcome — success, failed (the app's fault) or rejected (the caller's mistake).
+const COLUMNS = ['ID', 'User', 'Status', 'Error Type', 'Response Time', 'Tokens', 'Created At'];
 const cell = 'px-6 py-4 text-sm whitespace-nowrap text-gray-900';
 
 export const NO_INVOCATIONS_MESSAGE = 'No invocations found.';
@@ -32,13 +34,11 @@ export function RecentInvocationsTable({ invocations }: { invocations: RecentInv
                   </td>
                   <td className={cell}>{endUserLabel(invocation.end_user)}</td>
                   <td className={cell}>
-                    <span
-                      className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${invocationStatusClass(invocation.status)}`}
-                      title={invocation.error_type || undefined}
-                    >
-                      {invocation.status}
+                    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${invocationOutcomeClass(invocation.outcome)}`}>
+                      {invocation.outcome}
                     </span>
                   </td>
+                  <td className={`${cell} font-mono`}>{errorTypeLabel(invocation.error_type, invocation.outcome)}</td>
                   <td className={cell}>{formatSeconds(invocation.response_time, 3)}</td>
                   <td className={cell}>{totalTokens(invocation)}</td>
                   <td className={cell}>{formatCreatedAt(invocation.created_at)}</td>

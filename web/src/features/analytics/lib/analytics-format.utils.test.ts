@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   endUserLabel,
+  errorTypeLabel,
   formatCount,
   formatDayLabel,
   formatDayTick,
@@ -8,7 +9,9 @@ import {
   formatPercent,
   formatRevenue,
   formatSeconds,
+  invocationOutcomeClass,
   invocationStatusClass,
+  rejectionLabel,
   totalTokens,
   truncateId,
 } from './analytics-format.utils';
@@ -56,6 +59,26 @@ describe('analytics formats', () => {
     expect(totalTokens({ input_tokens: 1200, output_tokens: 34 })).toBe('1,234');
     expect(invocationStatusClass('success')).toContain('green');
     expect(invocationStatusClass('error')).toContain('red');
+  });
+
+  it('colours outcomes: success green, failed red, rejected amber (not held against the app)', () => {
+    expect(invocationOutcomeClass('success')).toContain('green');
+    expect(invocationOutcomeClass('failed')).toContain('red');
+    expect(invocationOutcomeClass('rejected')).toContain('amber');
+    expect(invocationOutcomeClass('something-else')).toContain('red');
+    expect(errorTypeLabel('', 'success')).toBe('—');
+    expect(errorTypeLabel('unauthorized', 'rejected')).toBe('unauthorized');
+    expect(errorTypeLabel(' ', 'failed')).toBe('Unknown Error');
+  });
+
+  it('says in words what each rejection was', () => {
+    expect(rejectionLabel('unauthorized')).toBe('Missing or bad API key (401)');
+    expect(rejectionLabel('not_found')).toContain('(404)');
+    expect(rejectionLabel('invalid_param')).toBe('Invalid inputs (400)');
+    expect(rejectionLabel('insufficient_credits')).toBe('Not enough credit (402)');
+    expect(rejectionLabel('rate_limited')).toBe('Rate limited (429)');
+    expect(rejectionLabel('something_new')).toBe('something_new');
+    expect(rejectionLabel('')).toBe('Unknown reason');
   });
 
   it('labels chart days in UTC', () => {

@@ -56,6 +56,42 @@ export function invocationStatusClass(status: string): string {
   return status === 'success' ? 'bg-green-100 text-green-800' : 'bg-red-100 text-red-800';
 }
 
+/**
+ * A call's outcome badge: success green, failed (the app's fault) red, rejected (the caller's
+ * mistake, not held against the app) amber; anything else red, like a failure.
+ */
+export function invocationOutcomeClass(outcome: string): string {
+  if (outcome === 'rejected') return 'bg-amber-100 text-amber-900';
+  return invocationStatusClass(outcome);
+}
+
+/** What each kind of rejected call means, in words (the code is shown beside it). */
+const REJECTION_LABELS: Readonly<Record<string, string>> = {
+  unauthorized: 'Missing or bad API key (401)',
+  forbidden: 'Not allowed (403)',
+  app_unavailable: 'App not live (403)',
+  not_found: 'Private or unknown app, or conversation (404)',
+  invalid_param: 'Invalid inputs (400)',
+  insufficient_credits: 'Not enough credit (402)',
+  key_limit_exceeded: "API key's spending limit reached (402)",
+  price_above_limit: "Above the caller's price cap (402)",
+  conflict: 'Idempotency key reused with another body (409)',
+  payload_too_large: 'Request too large (413)',
+  unsupported_media_type: 'Unsupported file type (415)',
+  rate_limited: 'Rate limited (429)',
+  client_disconnected: 'Caller left before the answer',
+};
+
+export function rejectionLabel(errorType: string): string {
+  return REJECTION_LABELS[errorType] ?? (errorType.trim() === '' ? 'Unknown reason' : errorType);
+}
+
+/** The Error Type column: the recorded type, or a dash for a successful call. */
+export function errorTypeLabel(errorType: string, outcome: string): string {
+  if (outcome === 'success') return '—';
+  return errorType.trim() === '' ? 'Unknown Error' : errorType;
+}
+
 const shortDay = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const longDay = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 

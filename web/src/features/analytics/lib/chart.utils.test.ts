@@ -9,9 +9,11 @@ describe('charts', () => {
       ['Response Time Trend', 'line'],
       ['Token Usage', 'area'],
     ]);
+    // Rejected calls (the caller's mistakes) are a bar of their own, apart from the app's errors.
     expect(GLOBAL_CHARTS[1]!.series.map((series) => [series.dataKey, series.name])).toEqual([
       ['success_count', 'Success'],
       ['error_count', 'Errors'],
+      ['rejected_count', 'Rejected'],
     ]);
     const tokens = GLOBAL_CHARTS[3]!.series;
     expect(tokens.map((series) => series.dataKey)).toEqual(['input_tokens', 'output_tokens']);
@@ -22,7 +24,7 @@ describe('charts', () => {
   it('draws the four per-application charts of the spec', () => {
     expect(APP_CHARTS.map((chart) => [chart.title, chart.kind, chart.series.map((series) => series.dataKey)])).toEqual([
       ['Usage Over Time', 'area', ['invocations']],
-      ['Performance Metrics', 'bar', ['success_count', 'error_count']],
+      ['Performance Metrics', 'bar', ['success_count', 'error_count', 'rejected_count']],
       ['Response Time Trend', 'line', ['response_time']],
       ['Revenue Trend', 'area', ['revenue']],
     ]);
@@ -35,11 +37,11 @@ describe('charts', () => {
           { date: '2024-05-01', invocations: 3, revenue: 1.5 },
           { date: '2024-05-02', invocations: 0, revenue: 0 },
         ],
-        [{ date: '2024-05-01', success_count: 2, error_count: 1, response_time: 0.25 }],
+        [{ date: '2024-05-01', success_count: 2, error_count: 1, rejected_count: 4, response_time: 0.25 }],
       ),
     ).toEqual([
-      { date: '2024-05-01', invocations: 3, revenue: 1.5, success_count: 2, error_count: 1, response_time: 0.25 },
-      { date: '2024-05-02', invocations: 0, revenue: 0, success_count: 0, error_count: 0, response_time: 0 },
+      { date: '2024-05-01', invocations: 3, revenue: 1.5, success_count: 2, error_count: 1, rejected_count: 4, response_time: 0.25 },
+      { date: '2024-05-02', invocations: 0, revenue: 0, success_count: 0, error_count: 0, rejected_count: 0, response_time: 0 },
     ]);
   });
 

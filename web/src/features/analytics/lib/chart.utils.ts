@@ -45,6 +45,8 @@ const GREEN = '#10b981';
 const RED = '#ef4444';
 const AMBER = '#f59e0b';
 const SKY = '#0ea5e9';
+/** Rejected calls (the caller's mistakes) are drawn apart from the app's own failures. */
+const SLATE = '#94a3b8';
 
 /** The four charts of Global Analytics, over time_series.data. */
 export const GLOBAL_CHARTS: readonly ChartDefinition[] = [
@@ -55,6 +57,7 @@ export const GLOBAL_CHARTS: readonly ChartDefinition[] = [
     series: [
       { dataKey: 'success_count', name: 'Success', color: GREEN },
       { dataKey: 'error_count', name: 'Errors', color: RED },
+      { dataKey: 'rejected_count', name: 'Rejected', color: SLATE },
     ],
   },
   { title: 'Response Time Trend', kind: 'line', unit: 'seconds', series: [{ dataKey: 'avg_response_time', name: 'Avg Response Time', color: AMBER }] },
@@ -77,6 +80,7 @@ export const APP_CHARTS: readonly ChartDefinition[] = [
     series: [
       { dataKey: 'success_count', name: 'Success', color: GREEN },
       { dataKey: 'error_count', name: 'Errors', color: RED },
+      { dataKey: 'rejected_count', name: 'Rejected', color: SLATE },
     ],
   },
   { title: 'Response Time Trend', kind: 'line', unit: 'seconds', series: [{ dataKey: 'response_time', name: 'Response Time', color: AMBER }] },
@@ -89,13 +93,14 @@ export interface AppChartPoint {
   revenue: number;
   success_count: number;
   error_count: number;
+  rejected_count: number;
   response_time: number;
 }
 
 /** One point per date of the usage series, with the performance figures of the same date (zero if absent). */
 export function joinAppSeries(
   usage: readonly { date: string; invocations: number; revenue: number }[],
-  performance: readonly { date: string; success_count: number; error_count: number; response_time: number }[],
+  performance: readonly { date: string; success_count: number; error_count: number; rejected_count: number; response_time: number }[],
 ): AppChartPoint[] {
   const byDate = new Map(performance.map((point) => [point.date, point]));
   return usage.map(({ date, invocations, revenue }) => {
@@ -106,6 +111,7 @@ export function joinAppSeries(
       revenue,
       success_count: other?.success_count ?? 0,
       error_count: other?.error_count ?? 0,
+      rejected_count: other?.rejected_count ?? 0,
       response_time: other?.response_time ?? 0,
     };
   });

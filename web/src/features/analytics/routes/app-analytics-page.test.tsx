@@ -16,6 +16,7 @@ const invocations: RecentInvocations = [
     id: '0123456789abcdef-0000',
     end_user: 'ada',
     status: 'success',
+    outcome: 'success',
     error_type: '',
     response_time: 1.2345,
     input_tokens: 1200,
@@ -26,8 +27,20 @@ const invocations: RecentInvocations = [
     id: 'fedcba9876543210-0000',
     end_user: null,
     status: 'error',
+    outcome: 'failed',
     error_type: 'provider_timeout',
     response_time: 60,
+    input_tokens: 0,
+    output_tokens: 0,
+    created_at: createdAt,
+  },
+  {
+    id: 'aaaabbbbccccdddd-0000',
+    end_user: 'grace',
+    status: 'error',
+    outcome: 'rejected',
+    error_type: 'unauthorized',
+    response_time: 0.004,
     input_tokens: 0,
     output_tokens: 0,
     created_at: createdAt,
@@ -54,7 +67,8 @@ describe('AppAnalyticsPage', () => {
     expect(screen.getByText('Loading analytics...')).toBeTruthy();
     server.release();
 
-    expect(await screen.findByRole('heading', { name: 'Haiku Writer Analytics', level: 1 })).toBeTruthy();
+    // The first render of the file pays the cold start: a generous wait, for a loaded machine.
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer Analytics', level: 1 }, { timeout: 10_000 })).toBeTruthy();
     expect(screen.getByText('Haiku Writer · prompt')).toBeTruthy();
     await screen.findByText('12,345');
     expect(within(card('Total Invocations')).getByText('12,345')).toBeTruthy();
@@ -95,8 +109,16 @@ describe('AppAnalyticsPage', () => {
     fakeAnalyticsServer({ app, usage, performance, invocations });
     renderPage();
     const table = within(await screen.findByRole('region', { name: 'Recent Invocations' }));
-    expect(table.getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['ID', 'User', 'Status', 'Response Time', 'Tokens', 'Created At']);
-    const [first, second] = table.getAllByTestId('invocation-row').map((row) => within(row));
+    expect(table.getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual([
+      'ID',
+      'User',
+      'Status',
+      'Error Type',
+      'Response Time',
+      'Tokens',
+      'Created At',
+    ]);
+    const [first, second, third] = table.getAllByTestId('invocation-row').map((row) => within(row));
     expect(first!.getByText('01234567...')).toBeTruthy();
     expect(first!.getByText('ada')).toBeTruthy();
     expect(first!.getByText('success').className).toContain('green');
@@ -104,10 +126,52 @@ describe('AppAnalyticsPage', () => {
     expect(first!.getByText('1,234')).toBeTruthy();
     expect(first!.getByText(new Date(createdAt).toLocaleString())).toBeTruthy();
     expect(second!.getByText('fedcba98...')).toBeTruthy();
+    expect(first!.getByText('—')).toBeTruthy();
     expect(second!.getByText('Anonymous')).toBeTruthy();
-    expect(second!.getByText('error').className).toContain('red');
+    expect(second!.getByText('failed').className).toContain('red');
+    expect(second!.getByText('provider_timeout')).toBeTruthy();
     expect(second!.getByText('60.000s')).toBeTruthy();
     expect(second!.getByText('0')).toBeTruthy();
+    // A caller's mistake: rejected, in amber, with its type.
+    expect(third!.getByText('grace')).toBeTruthy();
+    expect(third!.getByText('rejected').className).toContain('amber');
+    expect(third!.getByText('unauthorized')).toBeTruthy();
+  });
+
+  it('shows failed calls by type, and rejected calls apart, by type, with what each means', async () => {
+    const withOutcomes = (days: number) =>
+      makePerformance(days, {
+        success_rate: 100,
+        failed_count: 2,
+        rejected_count: 9,
+        errors: [{ error_type: 'provider_timeout', count: 2 }],
+        rejections: [
+          { error_type: 'unauthorized', count: 5 },
+          { error_type: 'invalid_param', count: 3 },
+          { error_type: 'not_found', count: 1 },
+        ],
+      });
+    fakeAnalyticsServer({ app, usage, performance: withOutcomes, invocations });
+    renderPage();
+    const rejected = within(await screen.findByRole('region', { name: 'Rejected Calls' }));
+    expect(rejected.getByTestId('rejected-total').textContent).toBe('9 rejected');
+    expect(rejected.getByText(/not counted against the success rate/)).toBeTruthy();
+    expect(rejected.getAllByTestId('rejection-group').map((group) => group.textContent)).toEqual([
+      'Missing or bad API key (401) unauthorized5',
+      'Invalid inputs (400) invalid_param3',
+      'Private or unknown app, or conversation (404) not_found1',
+    ]);
+    const failed = within(screen.getByRole('region', { name: 'Top Errors' }));
+    expect(failed.getAllByTestId('error-group').map((group) => group.textContent)).toEqual(['provider_timeout2']);
+    expect(within(card('Success Rate')).getByText('100.0%')).toBeTruthy();
+  });
+
+  it('says so when no call was rejected, and shows no Top Errors without failures', async () => {
+    fakeAnalyticsServer({ app, usage, performance, invocations });
+    renderPage();
+    const rejected = within(await screen.findByRole('region', { name: 'Rejected Calls' }));
+    expect(rejected.getByText('No rejected calls in this period.')).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Top Errors' })).toBeNull();
   });
 
   it('says No invocations found. without calls', async () => {

@@ -10,8 +10,10 @@ import { AnalyticsError, AnalyticsLoading, NoAnalyticsData } from '../components
 import { CsvExportButtons } from '../components/csv-export-buttons';
 import { PeriodSelector } from '../components/period-selector';
 import { RecentInvocationsTable } from '../components/recent-invocations-table';
+import { RejectedCalls } from '../components/rejected-calls';
 import { StatCardGrid } from '../components/stat-card-grid';
 import { TimeSeriesChart } from '../components/time-series-chart';
+import { TopErrors } from '../components/top-errors';
 import { formatCount, formatPercent, formatSeconds } from '../lib/analytics-format.utils';
 import { type AnalyticsPeriod, APP_CHARTS, DEFAULT_PERIOD, joinAppSeries } from '../lib/chart.utils';
 
@@ -41,6 +43,8 @@ function AppAnalytics({ usage, performance, invocations }: AppAnalyticsProps) {
           <TimeSeriesChart key={definition.title} definition={definition} data={series} />
         ))}
       </div>
+      {performance.errors.length > 0 ? <TopErrors errors={performance.errors} /> : null}
+      <RejectedCalls rejections={performance.rejections} total={performance.rejected_count} />
       <RecentInvocationsTable invocations={invocations} />
     </div>
   );

@@ -11,7 +11,7 @@ const lastUsed = '2024-05-30T12:00:00.000Z';
 
 const dashboard = (days: number) =>
   makeDashboard(days, {
-    overview: { total_applications: 2, total_invocations: 12345, total_users: 1500, success_rate: 66.67 },
+    overview: { total_applications: 2, total_invocations: 12345, total_users: 1500, success_rate: 66.67, rejected_count: 1234 },
     applications: [
       {
         application_name: 'Haiku Writer',
@@ -19,6 +19,7 @@ const dashboard = (days: number) =>
         application_type: 'prompt',
         invocations: 12000,
         success_rate: 71.43,
+        rejected_count: 1200,
         avg_response_time: 1.32,
         last_used: lastUsed,
       },
@@ -28,6 +29,7 @@ const dashboard = (days: number) =>
         application_type: 'workflow',
         invocations: 345,
         success_rate: 0,
+        rejected_count: 34,
         avg_response_time: 0,
         last_used: null,
       },
@@ -35,6 +37,10 @@ const dashboard = (days: number) =>
     errors: [
       { error_type: 'provider_error', count: 30 },
       { error_type: '', count: 10 },
+    ],
+    rejections: [
+      { error_type: 'unauthorized', count: 1000 },
+      { error_type: 'rate_limited', count: 234 },
     ],
   });
 
@@ -88,6 +94,7 @@ describe('GlobalAnalyticsPage', () => {
     const bars = screen.getByRole('region', { name: 'Success vs Error Rate' });
     await waitFor(() => expect(within(bars).getByText('Success')).toBeTruthy());
     expect(within(bars).getByText('Errors')).toBeTruthy();
+    expect(within(bars).getByText('Rejected')).toBeTruthy();
   });
 
   it('lists the applications with badges, rates, times and last use', async () => {
@@ -100,6 +107,7 @@ describe('GlobalAnalyticsPage', () => {
       'Type',
       'Invocations',
       'Success Rate',
+      'Rejected',
       'Avg Response Time',
       'Last Used',
     ]);
@@ -108,6 +116,7 @@ describe('GlobalAnalyticsPage', () => {
     expect(haiku.getByText('prompt').dataset.tone).toBe('green');
     expect(haiku.getByText('12,000')).toBeTruthy();
     expect(haiku.getByText('71.4%')).toBeTruthy();
+    expect(haiku.getByText('1,200')).toBeTruthy();
     expect(haiku.getByText('1.320s')).toBeTruthy();
     expect(haiku.getByText(new Date(lastUsed).toLocaleDateString())).toBeTruthy();
     const flow = within(screen.getByTestId('performance-row-support-flow'));
@@ -131,6 +140,33 @@ describe('GlobalAnalyticsPage', () => {
     renderPage();
     await screen.findByText('12,345');
     expect(screen.queryByRole('region', { name: 'Top Errors' })).toBeNull();
+  });
+
+  it('shows rejected calls apart, by type, with what each means; an empty period says so', async () => {
+    fakeAnalyticsServer({ dashboard });
+    const { unmount } = renderPage();
+    await screen.findByText('12,345');
+    const rejected = within(screen.getByRole('region', { name: 'Rejected Calls' }));
+    expect(rejected.getByTestId('rejected-total').textContent).toBe('1,234 rejected');
+    expect(rejected.getAllByTestId('rejection-group').map((group) => group.textContent)).toEqual([
+      'Missing or bad API key (401) unauthorized1,000',
+      'Rate limited (429) rate_limited234',
+    ]);
+    // The app's own failures stay in Top Errors, the callers' mistakes are not there.
+    expect(within(screen.getByRole('region', { name: 'Top Errors' })).queryByText('unauthorized')).toBeNull();
+    unmount();
+
+    fakeAnalyticsServer({ dashboard: (days) => makeDashboard(days, { overview: { ...dashboard(days).overview, rejected_count: 0 } }) });
+    renderPage();
+    await screen.findByText('12,345');
+    expect(within(screen.getByRole('region', { name: 'Rejected Calls' })).getByText('No rejected calls in this period.')).toBeTruthy();
+  });
+
+  it('says so when there are no applications yet', async () => {
+    fakeAnalyticsServer({ dashboard: (days) => makeDashboard(days) });
+    renderPage();
+    const table = within(await screen.findByRole('region', { name: 'Application Performance' }));
+    expect(table.getByText('No applications yet: create one and its calls will show here.')).toBeTruthy();
   });
 
   it('shows the Error box when loading fails', async () => {

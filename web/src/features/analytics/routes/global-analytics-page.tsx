@@ -4,6 +4,7 @@ import { useDashboardAnalytics } from '../api/get-dashboard-analytics';
 import { AnalyticsError, AnalyticsLoading, NoAnalyticsData } from '../components/analytics-states';
 import { ApplicationPerformanceTable } from '../components/application-performance-table';
 import { PeriodSelector } from '../components/period-selector';
+import { RejectedCalls } from '../components/rejected-calls';
 import { StatCardGrid } from '../components/stat-card-grid';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { TopErrors } from '../components/top-errors';
@@ -29,6 +30,7 @@ function Dashboard({ data }: { data: DashboardAnalytics }) {
       </div>
       <ApplicationPerformanceTable applications={data.applications} />
       {data.errors.length > 0 ? <TopErrors errors={data.errors} /> : null}
+      <RejectedCalls rejections={data.rejections} total={data.overview.rejected_count} />
     </div>
   );
 }

@@ -14,12 +14,22 @@ export function isoDays(count: number): string[] {
 
 export function makeDashboard(days = 30, overrides: Partial<DashboardAnalytics> = {}): DashboardAnalytics {
   return {
-    overview: { total_applications: 0, total_invocations: 0, total_users: 0, success_rate: 0 },
+    overview: { total_applications: 0, total_invocations: 0, total_users: 0, success_rate: 0, rejected_count: 0 },
     time_series: {
-      data: isoDays(days).map((date) => ({ date, invocations: 0, success_count: 0, error_count: 0, avg_response_time: 0, input_tokens: 0, output_tokens: 0 })),
+      data: isoDays(days).map((date) => ({
+        date,
+        invocations: 0,
+        success_count: 0,
+        error_count: 0,
+        rejected_count: 0,
+        avg_response_time: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+      })),
     },
     applications: [],
     errors: [],
+    rejections: [],
     ...overrides,
   };
 }
@@ -39,7 +49,11 @@ export function makePerformance(days = 30, overrides: Partial<PerformanceAnalyti
   return {
     success_rate: 0,
     average_response_time: 0,
-    data: isoDays(days).map((date) => ({ date, success_count: 0, error_count: 0, response_time: 0 })),
+    failed_count: 0,
+    rejected_count: 0,
+    errors: [],
+    rejections: [],
+    data: isoDays(days).map((date) => ({ date, success_count: 0, error_count: 0, rejected_count: 0, response_time: 0 })),
     ...overrides,
   };
 }
