@@ -22,7 +22,7 @@ CREATE FUNCTION tollbooth_rejected_error_type(error_type text) RETURNS boolean L
   SELECT error_type IN (
     'invalid_param', 'unauthorized', 'insufficient_credits', 'key_limit_exceeded', 'price_above_limit', 'forbidden',
     'app_unavailable', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited',
-    'client_disconnected'
+    'method_not_allowed', 'not_chat_app', 'not_workflow_app', 'client_disconnected'
   )
 $$;
 
