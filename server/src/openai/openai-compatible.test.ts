@@ -515,6 +515,12 @@ describe('errors in the OpenAI envelope', () => {
     });
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
+    // Both refusals are recorded against the app, as the Dify endpoints record theirs.
+    const refusals = await ctx.database.db.query<{ error_type: string }>(
+      'SELECT i.error_type FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1',
+      [slug],
+    );
+    expect(refusals.rows).toEqual([{ error_type: 'unauthorized' }, { error_type: 'unauthorized' }]);
 
     const consumer = await newConsumer();
     const unknown = await client(consumer.key)

@@ -14,7 +14,7 @@ import {
 } from '@tollbooth/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { type CallAnswer, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
+import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { describeSchemaError } from '../validation.ts';
 import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
 
@@ -156,8 +156,16 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     },
     async (request, reply) => {
       const body = request.body;
-      await app.authenticateCaller(request, reply);
-      const plan = await openai.plan(body, request.auth);
+      const startedAt = performance.now();
+      // As on the Dify endpoints: a refused key is reported (and recorded) once the app is known.
+      let caller: CallerIdentity;
+      try {
+        await app.authenticateCaller(request, reply);
+        caller = { auth: request.auth };
+      } catch (failure) {
+        caller = { failure };
+      }
+      const plan = await openai.plan(body, caller.auth ?? null);
       const idempotencyKey = request.headers['idempotency-key'] ?? null;
       const maxPrice = request.headers['x-max-price-cents'];
       let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
@@ -165,11 +173,11 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         preparation = await gateway.prepare({
           slug: plan.slug,
           mode: plan.mode,
-          caller: { auth: request.auth },
+          caller,
           body: plan.body,
           idempotencyKey,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
-          startedAt: performance.now(),
+          startedAt,
         });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
