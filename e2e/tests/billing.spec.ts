@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Browser, expect, type Page, test } from '@playwright/test';
-import { signUp } from './support.ts';
+import { signUp, watchCspViolations } from './support.ts';
 
 const unique = () => randomBytes(3).toString('hex');
 const serverDir = path.resolve(import.meta.dirname, '../../server');
@@ -171,7 +171,9 @@ test.describe('with Stripe configured', () => {
     const context = await browser.newContext({ baseURL: base });
     const double = await (await fetch(`${fakeUrl}/stripe-js-double.js`)).text();
     await context.route('https://js.stripe.com/**', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: double }));
-    return { context, page: await context.newPage() };
+    // The app's Content-Security-Policy lets Stripe.js, its Elements and its API calls through.
+    const cspViolations = await watchCspViolations(context);
+    return { context, page: await context.newPage(), cspViolations };
   }
 
   test('add a card, subscribe to a paid plan, and top up credits, through Stripe Elements and webhooks', async ({ browser }) => {
@@ -248,6 +250,8 @@ test.describe('with Stripe configured', () => {
       await owner.page.goto(`/applications/${slug}/billing`);
       await expect(owner.page.getByRole('row', { name: /Pro/ }).getByTestId('subscriber-count')).toHaveText('1');
       await shot(owner.page, 'billing-owner-stripe');
+      expect(subscriber.cspViolations).toEqual([]);
+      expect(owner.cspViolations).toEqual([]);
     } finally {
       await owner.context.close();
       await subscriber.context.close();
@@ -317,6 +321,9 @@ test.describe('with Stripe configured', () => {
       await page.reload();
       await expect(page.getByTestId('credits-balance')).toHaveText('$11.00');
       await expect(page.getByTestId('statement').getByRole('row', { name: /Credits top-up \(card\)/ })).toHaveCount(1);
+      // The 3-D Secure challenge and its confirmation call pass the Content-Security-Policy too.
+      expect(subscriber.cspViolations).toEqual([]);
+      expect(owner.cspViolations).toEqual([]);
     } finally {
       await owner.context.close();
       await subscriber.context.close();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, type Page } from '@playwright/test';
+import { type BrowserContext, expect, type Page } from '@playwright/test';
 
 export interface TestAccount {
   email: string;
@@ -59,4 +59,26 @@ export async function accessTokenOf(page: Page): Promise<string> {
   });
   expect(token, 'signed in').toBeTruthy();
   return token!;
+}
+
+/**
+ * Collects Content-Security-Policy violations in every page of a browser context: the document's
+ * securitypolicyviolation events (reported to the console by an init script) and Chromium's own
+ * "Refused to …" console errors. Returns the live list.
+ */
+export async function watchCspViolations(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`);
+    });
+  });
+  const watch = (page: Page) =>
+    page.on('console', (message) => {
+      const text = message.text();
+      if (text.startsWith('CSP violation:') || /Content Security Policy/i.test(text)) violations.push(`${page.url()}: ${text}`);
+    });
+  for (const page of context.pages()) watch(page);
+  context.on('page', watch);
+  return violations;
 }

@@ -6,12 +6,14 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { RouteTable } from '../http/method-not-allowed.ts';
+import { contentSecurityPolicy, setHtmlSecurityHeaders } from './security-headers.ts';
 
 const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];
 
 export async function serveWebApp(app: FastifyInstance, config: Config, routes?: RouteTable) {
   const dist = config.webDistDir;
   let indexHtml: Buffer | null = null;
+  const csp = contentSecurityPolicy(config);
   if (dist) {
     indexHtml = readFileSync(path.join(dist, 'index.html'));
     await app.register(fastifyStatic, {
@@ -21,6 +23,12 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
       setHeaders(res, filePath) {
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
         res.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+        res.header('X-Content-Type-Options', 'nosniff');
+        if (filePath.endsWith('.html')) {
+          res.header('Content-Security-Policy', csp);
+          res.header('X-Frame-Options', 'DENY');
+          res.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+        }
       },
     });
   }
@@ -44,7 +52,7 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
     // there is a real 404: only client-side routes, which never have an extension, get the app.
     const isFile = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
     if (!isApi && !isFile && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+      return setHtmlSecurityHeaders(reply, csp).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
     }
     return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404, request_id: request.id });
   });
