@@ -36,6 +36,7 @@ import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
+import { addResponseHeaders } from './http/openapi-headers.ts';
 import { addOperationIds } from './http/operation-ids.ts';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
 import { keysRoutes } from './keys/routes.ts';
@@ -90,7 +91,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   registerCallerCors(app);
 
   await app.register(swagger, {
-    transformObject: (document) => ('openapiObject' in document ? addOperationIds(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? addResponseHeaders(addOperationIds(document.openapiObject)) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
