@@ -2,6 +2,7 @@
 // dashboard, the prompt builder with Monaco and its worker, app billing without Stripe) loads with
 // no violation, and the policy is really enforced (an injected inline script is refused and reported). Billing with
 // Stripe configured is checked in billing.spec.ts, on the Stripe-configured server.
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { signUp, watchCspViolations } from './support.ts';
 
@@ -28,6 +29,7 @@ test('landing, dashboard, prompt builder (Monaco) and billing load without a CSP
     await editor.click();
     await page.keyboard.type(' {{topic}}');
     await expect(editor).toContainText('{{topic}}');
+    if (process.env.CSP_SCREENSHOTS_DIR) await page.screenshot({ path: path.join(process.env.CSP_SCREENSHOTS_DIR, 'csp-prompt-builder.png'), fullPage: true });
 
     await page.goto('/money');
     await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
