@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
-import { signUp } from './support.ts';
+import { accessTokenOf, signUp } from './support.ts';
 
 /** Slugs are unique across accounts and tests run in parallel, so every name carries a random part. */
 const unique = () => randomBytes(3).toString('hex');
@@ -17,6 +17,19 @@ async function createLivePublicPrompt(page: Page, name: string, price: string) {
   await page.getByRole('button', { name: 'Set as Live' }).click();
   await expect(page.getByRole('button', { name: 'Set as Live' })).toBeDisabled();
   await expect(page.getByTestId('app-badges')).toContainText('live');
+}
+
+/** A live public chat-mode prompt app, created through the management API with the page's own sign-in. */
+async function createLiveChatPrompt(page: Page, name: string) {
+  const headers = { authorization: `Bearer ${await accessTokenOf(page)}` };
+  const created = await page.request.post('/api/app/', {
+    headers,
+    data: { name, type: 'prompt', interaction_mode: 'chat', visibility: 'public', price_cents: 25 },
+  });
+  expect(created.status()).toBe(201);
+  const { slug } = (await created.json()) as { slug: string };
+  expect((await page.request.patch(`/api/app/${slug}/update_status/`, { headers, data: { status: 'live' } })).status()).toBe(200);
+  return slug;
 }
 
 function credits(page: Page) {
@@ -57,8 +70,17 @@ test('a creator tests a paid prompt in the console and another user pays for a c
   await expect(completion.getByTestId('result-output-tokens')).toHaveText(/^[1-9]\d*$/);
   await expect(completion.getByTestId('result-answer')).not.toBeEmpty();
 
-  // A chat, then a follow-up in the same conversation.
+  // A completion app refuses chat calls, as Dify does (400 not_chat_app, nothing charged).
   const chat = page.getByRole('region', { name: 'Test Chat API' });
+  await chat.getByLabel('Chat Query').fill('Hello there');
+  await chat.getByRole('button', { name: 'Test Chat' }).click();
+  await expect(chat.getByText(/App mode does not match the API route/)).toBeVisible();
+
+  // A chat app (made through the API), then a chat and a follow-up in the same conversation.
+  const chatSlug = await createLiveChatPrompt(page, `Console Chat ${id}`);
+  await page.goto(`/api-test?app=${chatSlug}`);
+  await expect(page.getByLabel('App Slug')).toHaveValue(chatSlug);
+  await expect(page.getByRole('region', { name: 'Application Details' })).toContainText(`Console Chat ${id}`);
   await chat.getByLabel('Chat Query').fill('Hello there');
   await chat.getByRole('button', { name: 'Test Chat' }).click();
   await expect(chat.getByText('Response Received')).toBeVisible();
