@@ -47,7 +47,7 @@ const credits = async () => (await api('GET', '/api/billing/balance/', callerTok
 const snippetsOf = async (appSlug: string) => {
   const response = await api('GET', `/api/catalog/${appSlug}`, null);
   expect(response.statusCode).toBe(200);
-  return response.json().snippets as { curl: string; javascript: string; python: string; openai_sdk: string };
+  return response.json().snippets as { curl: string; javascript: string; python: string; dify_sdk: string; openai_sdk: string };
 };
 const withKey = (snippet: string) => {
   expect(snippet).toContain('YOUR_API_KEY');
@@ -127,6 +127,18 @@ describe('snippets from the public page, pasted with a real key', () => {
     mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
     const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), 'openai.mjs');
     writeFileSync(file, withKey((await snippetsOf(slug)).openai_sdk));
+    const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
+    expect(stdout.trim()).toBe('An autumn haiku.');
+    expect(lastPrompt()).toBe("A poet's haiku about Hello! What can you do? (it's 3 lines)");
+    expect(await credits()).toBe(before - PRICE);
+  });
+
+  it('the Dify SDK (dify-client) snippet answers and is charged', async () => {
+    const before = await credits();
+    // Inside the repository, so `import { CompletionClient } from 'dify-client'` finds the installed package.
+    mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
+    const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), 'dify.mjs');
+    writeFileSync(file, withKey((await snippetsOf(slug)).dify_sdk));
     const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
     expect(stdout.trim()).toBe('An autumn haiku.');
     expect(lastPrompt()).toBe("A poet's haiku about Hello! What can you do? (it's 3 lines)");
