@@ -211,7 +211,13 @@ function recordingDatabase(db: Database) {
     },
     exec: (sql) => q.exec(sql),
   });
-  const wrapped: Database = { ...wrap(db), kind: db.kind, transaction: (fn) => db.transaction((tx) => fn(wrap(tx))), close: () => db.close() };
+  const wrapped: Database = {
+    ...wrap(db),
+    kind: db.kind,
+    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    listen: (channel, handlers) => db.listen(channel, handlers),
+    close: () => db.close(),
+  };
   return {
     db: wrapped,
     async capture(fn: () => Promise<unknown>): Promise<Statement[]> {

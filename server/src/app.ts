@@ -22,6 +22,7 @@ import { createCatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { registerCallerCors } from './cors.ts';
 import type { Database } from './db/client.ts';
+import { createInvalidationBus } from './db/invalidation.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
@@ -115,7 +116,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
-  const keys = createApiKeysService({ db });
+  // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
+  const invalidation = await createInvalidationBus(db);
+  const keys = createApiKeysService({ db, invalidation });
   await app.register(registerAuth, { config, db, apiKeys: keys });
   const callTargets = createCallTargetCache();
   const apps = createAppsService({
@@ -138,7 +141,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
   const stripe = createStripeClient(config.stripe);
-  const payments = createPaymentsService({ db, apps, stripe });
+  const payments = createPaymentsService({ db, apps, stripe, invalidation });
   const webhooks = createWebhookHandler({ db, config, stripe });
 
   await app.register(
@@ -175,7 +178,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     holdLifetimeSeconds: config.claimLifetimeSeconds,
     onRenewError: (error: unknown) => app.log.error({ err: error }, 'renewing credit holds or idempotency claims failed'),
   };
-  const paidCalls = createPaidCalls(db, { platformFeeBps: config.platformFeeBps, ...crashRecovery, log: app.log });
+  const paidCalls = createPaidCalls(db, { platformFeeBps: config.platformFeeBps, ...crashRecovery, log: app.log, invalidation });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
     claimLifetimeSeconds: config.claimLifetimeSeconds,
@@ -210,6 +213,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     idempotency.close();
     await rateLimiter.close();
     await userRateLimiter.close();
+    await invalidation.close();
   });
 
   await serveWebApp(app, config, routeTable);

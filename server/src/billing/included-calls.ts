@@ -13,6 +13,7 @@
 // however many periods passed in between. So the included calls reset at each period start and a
 // read shows the right current_period_end and days_remaining even if no call came in between.
 import type { Queryable } from '../db/client.ts';
+import type { InvalidationBus } from '../db/invalidation.ts';
 
 export interface CoveredCall {
   subscriptionId: string;
@@ -64,10 +65,42 @@ export async function rollFreePeriods(db: Queryable, userId: string): Promise<vo
   await db.query(ROLL_SQL, [userId]);
 }
 
-export function createIncludedCalls(db: Queryable) {
+/** Past this many cached users the cache starts afresh. */
+const SUBSCRIBERS_CACHE_MAX = 100_000;
+const SUBSCRIBERS_MAX_AGE_MS = 60_000;
+
+/**
+ * Which apps each caller has a subscription with included calls to (any status), so that the
+ * common paid call, from a caller without one, makes no round trip here. Only existence is cached:
+ * whether an included call is left is always decided by COVER_SQL. Forgotten when the caller's
+ * subscriptions change in any process (db/invalidation.ts) and bypassed while that is down.
+ */
+function createSubscribedApps(db: Queryable, bus: InvalidationBus) {
+  const byUser = new Map<string, { apps: ReadonlySet<string>; loadedAt: number }>();
+  bus.on('subscriber', (id) => (id === null ? byUser.clear() : byUser.delete(id)));
+  bus.on('user', (id) => (id === null ? byUser.clear() : byUser.delete(id)));
+  return async (userId: string): Promise<ReadonlySet<string> | null> => {
+    if (!bus.live()) return null;
+    const cached = byUser.get(userId);
+    if (cached && Date.now() - cached.loadedAt < SUBSCRIBERS_MAX_AGE_MS) return cached.apps;
+    const token = bus.track();
+    const { rows } = await db.query<{ app_id: string }>('SELECT DISTINCT app_id FROM subscriptions WHERE user_id = $1 AND included_calls > 0', [userId]);
+    const apps = new Set(rows.map((row) => row.app_id));
+    if (bus.live() && bus.stillCurrent(token)) {
+      if (byUser.size >= SUBSCRIBERS_CACHE_MAX) byUser.clear();
+      byUser.set(userId, { apps, loadedAt: Date.now() });
+    }
+    return apps;
+  };
+}
+
+export function createIncludedCalls(db: Queryable, invalidation?: InvalidationBus) {
+  const subscribedApps = invalidation ? createSubscribedApps(db, invalidation) : null;
   return {
     /** Uses one included call of the caller's subscription to the app; null when none is left. */
     async cover(userId: string, appId: string): Promise<CoveredCall | null> {
+      const apps = await subscribedApps?.(userId);
+      if (apps && !apps.has(appId)) return null;
       const { rows } = await db.query<{ id: string; period_start: string }>(COVER_SQL, [userId, appId]);
       const row = rows[0];
       return row ? { subscriptionId: row.id, periodStart: row.period_start } : null;

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.ts';
+import type { InvalidationBus } from '../db/invalidation.ts';
 import { sweepExpiredHolds } from './charges.ts';
 import { createCreditLeases, type LeasedCharge } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
@@ -76,11 +77,13 @@ export interface PaidCallOptions {
   holdLifetimeSeconds?: number;
   onRenewError?: (error: unknown) => void;
   log?: FastifyBaseLogger;
+  /** Lets billing cache which callers have subscriptions (included-calls.ts). */
+  invalidation?: InvalidationBus;
 }
 
 export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
-  const includedCalls = createIncludedCalls(db);
+  const includedCalls = createIncludedCalls(db, options.invalidation);
   const settlements = createSettlementBatcher(db);
   const sweeper = setInterval(
     () => {

@@ -21,6 +21,7 @@ import type {
 import type { AppRow } from '../apps/queries.ts';
 import type { AppsService } from '../apps/service.ts';
 import type { Database, Queryable } from '../db/client.ts';
+import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { StripeClient } from '../providers/stripe/client.ts';
 import { rollFreePeriods } from './included-calls.ts';
@@ -122,7 +123,18 @@ const SUBSCRIPTION_SELECT = `SELECT s.id, s.user_id, s.package_id, p.name AS pac
   s.included_calls, s.included_used, s.current_period_end, s.stripe_subscription_id
   FROM subscriptions s JOIN packages p ON p.id = s.package_id`;
 
-export function createPaymentsService({ db, apps, stripe }: { db: Database; apps: AppsService; stripe: StripeClient | null }) {
+export function createPaymentsService({
+  db,
+  apps,
+  stripe,
+  invalidation,
+}: {
+  db: Database;
+  apps: AppsService;
+  stripe: StripeClient | null;
+  /** The paid call caches who has subscriptions: a new one is news at once here (others hear by NOTIFY). */
+  invalidation?: InvalidationBus;
+}) {
   /** The app, if the user may see it (owner, or live and public/embed). */
   const visibleApp = async (slug: string, userId: string): Promise<AppRow> => {
     const app = await apps.findCallableApp(slug);
@@ -231,6 +243,7 @@ export function createPaymentsService({ db, apps, stripe }: { db: Database; apps
            VALUES ($1, $2, $3, $4, 'active', 0, $5, $6, now(), now() + interval '1 month')`,
           [id, userId, app.id, pkg.id, pkg.currency, pkg.included_calls],
         );
+        invalidation?.invalidate('subscriber', userId);
       } catch (error) {
         if ((error as { code?: string }).code === '23505') throw new AppError('conflict', 'You are already subscribed to this plan');
         throw error;
@@ -277,6 +290,7 @@ export function createPaymentsService({ db, apps, stripe }: { db: Database; apps
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), to_timestamp($10), $11)`,
         [id, userId, app.id, pkg.id, sub.status, cents, pkg.currency, pkg.included_calls, item.current_period_start, item.current_period_end, sub.id],
       );
+      invalidation?.invalidate('subscriber', userId);
     } catch (error) {
       await client.subscriptions.cancel(sub.id).catch(() => undefined);
       if ((error as { code?: string }).code === '23505') throw new AppError('conflict', 'You are already subscribed to this plan');

@@ -2,10 +2,13 @@
 // (STRIPE_API_BASE), with webhooks signed by the fake and delivered over HTTP to the real endpoint.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/client.ts';
+import { createInvalidationBus } from '../db/invalidation.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
+import { createIncludedCalls } from './included-calls.ts';
 
 let ctx: TestContext;
 let stripe: StripeFake;
@@ -720,6 +723,48 @@ describe('the webhook', () => {
       ).toBe(503);
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe('who has included calls, cached per process', () => {
+  /** Included calls as another process would have them, counting its queries on subscriptions. */
+  async function countedIncludedCalls() {
+    const db = ctx.database.db;
+    const counts = { subscribers: 0, covers: 0 };
+    const counted: Database = {
+      kind: db.kind,
+      query: ((sql: string, params?: readonly unknown[]) => {
+        if (/SELECT DISTINCT app_id FROM subscriptions/.test(sql)) counts.subscribers++;
+        if (/UPDATE subscriptions s SET\s+included_used/.test(sql)) counts.covers++;
+        return db.query(sql, params);
+      }) as Database['query'],
+      exec: (sql) => db.exec(sql),
+      transaction: (fn) => db.transaction(fn),
+      listen: (channel, handlers) => db.listen(channel, handlers),
+      close: () => db.close(),
+    };
+    const invalidation = await createInvalidationBus(counted);
+    return { included: createIncludedCalls(counted, invalidation), counts, close: () => invalidation.close() };
+  }
+
+  it('a caller without subscriptions costs one query, then none; a new subscription anywhere is covered', async () => {
+    const { slug, id: appId } = await livePublicApp();
+    const user = await newUser();
+    const { included, counts, close } = await countedIncludedCalls();
+    try {
+      for (let i = 0; i < 3; i++) expect(await included.cover(user.id, appId)).toBeNull();
+      expect(counts).toEqual({ subscribers: 1, covers: 0 });
+
+      // Subscribed through this test's app, i.e. in another service instance: heard of by NOTIFY.
+      const plan = await createPlan(slug, { name: 'Heard of', price: 0, included_calls: 1 });
+      expect((await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).statusCode).toBe(201);
+      await expect.poll(() => included.cover(user.id, appId), { timeout: 5_000, interval: 5 }).toMatchObject({ periodStart: expect.any(String) });
+      // Used up: the cover statement is asked (and says no); existence alone is cached.
+      expect(await included.cover(user.id, appId)).toBeNull();
+      expect(counts.covers).toBeGreaterThanOrEqual(2);
+    } finally {
+      await close();
     }
   });
 });

@@ -21,6 +21,18 @@ export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn inside BEGIN/COMMIT on one connection; any throw rolls back. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on a channel: onNotify gets each NOTIFY payload (from any process, after its commit).
+   * onReset runs whenever notifications may have been missed (the connection was lost); until
+   * the subscription is live again, `live()` is false and a cache built on it must not be trusted.
+   */
+  listen(channel: string, handlers: { onNotify: (payload: string) => void; onReset: () => void }): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export interface Subscription {
+  /** True while notifications are being received. */
+  live(): boolean;
   close(): Promise<void>;
 }
 
@@ -55,6 +67,18 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     kind: 'pglite',
     ...wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    // Embedded: one process, one connection, nothing is ever missed.
+    async listen(channel, { onNotify }) {
+      const unlisten = await db.listen(channel, onNotify);
+      let open = true;
+      return {
+        live: () => open,
+        async close() {
+          open = false;
+          await unlisten();
+        },
+      };
+    },
     close: () => db.close(),
   };
 }
@@ -111,7 +135,73 @@ export async function openPostgres(connectionString: string, max = 30): Promise<
         client.release();
       }
     },
+    listen: (channel, handlers) => listenPostgres(connectionString, channel, handlers),
     close: () => pool.end(),
+  };
+}
+
+const RECONNECT_DELAY_MS = 1000;
+
+/**
+ * A dedicated connection (not from the pool) LISTENing on one channel. When it fails it reports a
+ * reset and reconnects after a second, reporting a reset again once it listens again (what was
+ * sent in between is lost).
+ */
+async function listenPostgres(
+  connectionString: string,
+  channel: string,
+  { onNotify, onReset }: { onNotify: (payload: string) => void; onReset: () => void },
+): Promise<Subscription> {
+  let client: pg.Client | null = null;
+  let live = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? '');
+    });
+    const lost = () => {
+      if (client !== next) return;
+      client = null;
+      live = false;
+      onReset();
+      next.end().catch(() => undefined);
+      if (!closed) scheduleRetry();
+    };
+    next.on('error', lost);
+    next.on('end', lost);
+    await next.connect();
+    client = next;
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    live = true;
+    // Anything sent before LISTEN took effect is unknown: whoever caches must start afresh.
+    onReset();
+  };
+  const scheduleRetry = () => {
+    retry = setTimeout(() => {
+      retry = null;
+      connect().catch(() => {
+        client?.end().catch(() => undefined);
+        client = null;
+        if (!closed) scheduleRetry();
+      });
+    }, RECONNECT_DELAY_MS);
+    retry.unref();
+  };
+
+  await connect();
+  return {
+    live: () => live,
+    async close() {
+      closed = true;
+      live = false;
+      if (retry) clearTimeout(retry);
+      const current = client;
+      client = null;
+      await current?.end().catch(() => undefined);
+    },
   };
 }
 

@@ -128,4 +128,38 @@ describe.runIf(process.env.DATABASE_URL)('two server processes against one Postg
     expect(new Set(replays.map((replay) => replay.body.id)).size).toBe(1);
     expect(upstream.requests.length - before).toBe(1);
   });
+
+  it('a key revoked in one process fails in the other within 100 ms, though both keep keys in memory', async () => {
+    const [a, b] = bases as [string, string];
+    const owner = await issuer.sign({ sub: 'revoke-owner', email: 'revoke-owner@example.com' });
+    const caller = await issuer.sign({ sub: 'revoke-caller', email: 'revoke-caller@example.com' });
+    const app = await send(a, 'POST', '/api/app/', owner, { name: 'Revocation', type: 'prompt', visibility: 'public', price_cents: 1 });
+    await send(a, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
+    const created = (await send(b, 'POST', '/api/keys/', caller, { name: 'soon revoked' })).body as { id: string; key: string };
+    // GET /parameters authenticates the key like a paid call and calls no model: a cheap probe.
+    const probe = () => send(a, 'GET', `/api/app/${app.body.slug}/parameters`, created.key);
+    for (let i = 0; i < 3; i++) expect((await probe()).status).toBe(200);
+    expect((await send(a, 'POST', `/api/app/${app.body.slug}/completion-messages`, created.key, { inputs: { query: 'hi' } })).status).toBe(200);
+
+    expect((await send(b, 'DELETE', `/api/keys/${created.id}/`, caller)).status).toBe(204);
+    const revokedAt = performance.now();
+    // The first probe sent at least 100 ms after the revocation was answered must be refused,
+    // and so must every one after it (probes sent sooner may still pass).
+    let firstRefusedAfter = Number.POSITIVE_INFINITY;
+    for (;;) {
+      const sentAfter = performance.now() - revokedAt;
+      const { status } = await probe();
+      if (status === 401) {
+        firstRefusedAfter = Math.min(firstRefusedAfter, sentAfter);
+        if (sentAfter >= 100) break;
+      } else {
+        expect(status).toBe(200);
+        expect(sentAfter, 'a probe sent 100 ms after revocation was still accepted').toBeLessThan(100);
+      }
+      if (sentAfter > 10_000) break;
+    }
+    expect(firstRefusedAfter).toBeLessThan(100);
+    const paid = await send(a, 'POST', `/api/app/${app.body.slug}/completion-messages`, created.key, { inputs: { query: 'hi' } });
+    expect(paid.status).toBe(401);
+  });
 });

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import type { Database } from '../db/client.ts';
+import { createInvalidationBus } from '../db/invalidation.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { type ApiKeysService, createApiKeysService, encodeBase62, hashApiKey } from './service.ts';
 
@@ -313,5 +315,82 @@ describe('logs', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('the per-process key cache', () => {
+  /** A keys service as another process would have it, counting its key lookups. */
+  async function countedKeys({ live = true } = {}) {
+    const db = ctx.database.db;
+    let lookups = 0;
+    const counted: Database = {
+      kind: db.kind,
+      query: ((sql: string, params?: readonly unknown[]) => {
+        if (/FROM api_keys k JOIN users u/.test(sql)) lookups++;
+        return db.query(sql, params);
+      }) as Database['query'],
+      exec: (sql) => db.exec(sql),
+      transaction: (fn) => db.transaction(fn),
+      // live: false stands for a process whose listening connection is down.
+      listen: async (channel, handlers) => {
+        const subscription = await db.listen(channel, handlers);
+        return { live: () => live && subscription.live(), close: () => subscription.close() };
+      },
+      close: () => db.close(),
+    };
+    const invalidation = await createInvalidationBus(counted);
+    closers.push(() => invalidation.close());
+    return { service: createApiKeysService({ db: counted, invalidation }), lookups: () => lookups };
+  }
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+  });
+
+  it('reads a live key once, then answers from memory', async () => {
+    const created = await createKey({ name: 'Cached' });
+    const { service, lookups } = await countedKeys();
+    const first = await service.authenticateApiKey(created.key);
+    expect(first).toMatchObject({ keyId: created.id });
+    for (let i = 0; i < 5; i++) expect(await service.authenticateApiKey(created.key)).toEqual(first);
+    expect(lookups()).toBe(1);
+  });
+
+  it('never caches an unknown key, and reads every time while notifications may be missed', async () => {
+    const { service, lookups } = await countedKeys();
+    const unknown = `tb_${'B'.repeat(43)}`;
+    expect(await service.authenticateApiKey(unknown)).toBeNull();
+    expect(await service.authenticateApiKey(unknown)).toBeNull();
+    expect(lookups()).toBe(2);
+
+    const created = await createKey({ name: 'Not trusted' });
+    const down = await countedKeys({ live: false });
+    await down.service.authenticateApiKey(created.key);
+    await down.service.authenticateApiKey(created.key);
+    expect(down.lookups()).toBe(2);
+  });
+
+  it('forgets a key revoked anywhere, and the keys of a user made inactive anywhere', async () => {
+    const created = await createKey({ name: 'Revoked elsewhere' });
+    const { service } = await countedKeys();
+    expect(await service.authenticateApiKey(created.key)).not.toBeNull();
+    // Revoked through the API, i.e. by another service instance: this one hears of it by NOTIFY.
+    expect((await call('DELETE', `/api/keys/${created.id}/`)).statusCode).toBe(204);
+    await expect.poll(() => service.authenticateApiKey(created.key), { timeout: 5_000, interval: 5 }).toBeNull();
+
+    const dave = await ctx.tokenFor('dave');
+    const daves = await createKey({ name: 'Dave' }, dave);
+    expect(await service.authenticateApiKey(daves.key)).not.toBeNull();
+    await ctx.database.db.query("UPDATE users SET is_active = false WHERE subject = 'dave'");
+    await expect.poll(() => service.authenticateApiKey(daves.key), { timeout: 5_000, interval: 5 }).toBeNull();
+  });
+
+  it('forgets at once, in the same process, a key it revokes', async () => {
+    const created = await createKey({ name: 'Revoked here' });
+    const { service } = await countedKeys();
+    expect(await service.authenticateApiKey(created.key)).not.toBeNull();
+    const userId = (await service.authenticateApiKey(created.key))!.userId;
+    await service.revokeKey(userId, created.id);
+    expect(await service.authenticateApiKey(created.key)).toBeNull();
   });
 });

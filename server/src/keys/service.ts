@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
 import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
+import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import {
@@ -30,6 +31,10 @@ const VISIBLE_PREFIX_LENGTH = 8;
 const API_KEY_PATTERN = /^tb_[0-9A-Za-z]{43}$/;
 /** last_used_at is written at most this often per key, to keep authentication read-only almost always. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** A cached key is read again at least this often, whatever the notifications say. */
+const CACHE_MAX_AGE_MS = 60_000;
+/** Past this many cached keys the cache starts afresh (live keys in one process are far fewer). */
+const CACHE_MAX_ENTRIES = 50_000;
 
 export interface AuthenticatedApiKey {
   keyId: string;
@@ -91,7 +96,54 @@ function toView(row: ApiKeyRow): ApiKey {
   };
 }
 
-export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
+interface CachedKey {
+  key: AuthenticatedApiKey;
+  loadedAt: number;
+  /** When this process last knew last_used_at to be written (or the row's value when loaded). */
+  lastUsedAt: number;
+}
+
+/**
+ * Live keys by hash, so a paid call needs no database round trip to know its caller. Invalidated
+ * by the key's or its user's change in any process (db/invalidation.ts, within milliseconds), and
+ * bypassed while notifications may be missed. Unknown keys are never cached: a key created a
+ * moment ago in another process works at once, and random keys cannot fill the cache.
+ */
+function createKeyCache(bus: InvalidationBus) {
+  const byHash = new Map<string, CachedKey>();
+  const forget = (match: (key: AuthenticatedApiKey) => boolean) => {
+    for (const [hash, cached] of byHash) if (match(cached.key)) byHash.delete(hash);
+  };
+  bus.on('key', (id) => (id === null ? byHash.clear() : forget((key) => key.keyId === id)));
+  bus.on('user', (id) => (id === null ? byHash.clear() : forget((key) => key.userId === id)));
+  return {
+    get(hash: string): CachedKey | undefined {
+      if (!bus.live()) return undefined;
+      const cached = byHash.get(hash);
+      if (cached && Date.now() - cached.loadedAt >= CACHE_MAX_AGE_MS) {
+        byHash.delete(hash);
+        return undefined;
+      }
+      return cached;
+    },
+    set(hash: string, cached: CachedKey, token: number) {
+      // A change notified while the row was being read may postdate it: do not keep it.
+      if (!bus.live() || !bus.stillCurrent(token)) return;
+      if (byHash.size >= CACHE_MAX_ENTRIES) byHash.clear();
+      byHash.set(hash, cached);
+    },
+    track: () => bus.track(),
+  };
+}
+
+export function createApiKeysService({ db, invalidation }: { db: Database; invalidation?: InvalidationBus }): ApiKeysService {
+  const cache = invalidation ? createKeyCache(invalidation) : null;
+  const touchIfStale = async (cached: CachedKey) => {
+    const now = Date.now();
+    if (now - cached.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    cached.lastUsedAt = now;
+    await touchApiKeyLastUsed(db, cached.key.keyId);
+  };
   return {
     async createKey(userId, input) {
       const name = input.name.trim();
@@ -120,22 +172,35 @@ export function createApiKeysService({ db }: { db: Database }): ApiKeysService {
 
     async revokeKey(userId, keyId) {
       if (!(await markApiKeyRevoked(db, keyId, userId))) throw apiKeyNotFound();
+      // At once here; other processes hear of it by NOTIFY.
+      invalidation?.invalidate('key', keyId);
     },
 
     async authenticateApiKey(rawKey) {
       if (!looksLikeApiKey(rawKey)) return null;
-      const row = await selectLiveApiKeyByHash(db, hashApiKey(rawKey));
-      if (!row) return null;
-      if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
-        await touchApiKeyLastUsed(db, row.id);
+      const hash = hashApiKey(rawKey);
+      const hit = cache?.get(hash);
+      if (hit) {
+        await touchIfStale(hit);
+        return hit.key;
       }
-      return {
-        keyId: row.id,
-        userId: row.user_id,
-        monthlySpendLimitCents: row.monthly_spend_limit_cents,
-        maxPriceCents: row.max_price_cents,
-        user: row.user,
+      const token = cache?.track() ?? 0;
+      const row = await selectLiveApiKeyByHash(db, hash);
+      if (!row) return null;
+      const loaded: CachedKey = {
+        key: {
+          keyId: row.id,
+          userId: row.user_id,
+          monthlySpendLimitCents: row.monthly_spend_limit_cents,
+          maxPriceCents: row.max_price_cents,
+          user: row.user,
+        },
+        loadedAt: Date.now(),
+        lastUsedAt: row.last_used_at?.getTime() ?? 0,
       };
+      await touchIfStale(loaded);
+      cache?.set(hash, loaded, token);
+      return loaded.key;
     },
 
     spentThisMonthCents: (keyId) => selectSpentThisMonthCents(db, keyId),

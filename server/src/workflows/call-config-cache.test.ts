@@ -40,6 +40,7 @@ function processWithCountedReads(ttlMs: number) {
     }) as Database['query'],
     exec: (sql) => db.exec(sql),
     transaction: (fn) => db.transaction(fn),
+    listen: (channel, handlers) => db.listen(channel, handlers),
     close: () => db.close(),
   };
   const service = createWorkflowsService({
