@@ -79,7 +79,14 @@ function parseArguments(args: string[]) {
   if (options.memory && options.only) throw new Error(`--memory runs on its own; leave out --only\n${USAGE}`);
   return options;
 }
-const OPTIONS = parseArguments(process.argv.slice(2));
+const OPTIONS = (() => {
+  try {
+    return parseArguments(process.argv.slice(2));
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+})();
 const QUICK = OPTIONS.quick;
 const PROFILE = OPTIONS.profile && !OPTIONS.memory;
 /** Only a full run writes its block: a quick or partial run would replace the quiet figures. */
@@ -1199,7 +1206,7 @@ async function main() {
       if (latency.has(name)) continue;
       const result = await measureLatency(targets[name], N, WARMUP);
       latency.set(name, result);
-      const what = targets[name].stream ? 'to the first answer byte' : '';
+      const what = targets[name].stream ? 'to the first answer byte ' : '';
       phase(`latency ${name}: p50 ${ms(result.first.p50)} ms, p99 ${ms(result.first.p99)} ms ${what}(n ${N}, errors ${result.errors})`);
     }
   }
