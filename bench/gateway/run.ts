@@ -1380,6 +1380,7 @@ async function main() {
         r.errors,
       ];
     }),
+    2,
   );
   const throughputTable = table(
     ['throughput', 'connections', 'calls/s', 'p50 ms', 'p99 ms', 'first byte p50', 'calls', 'errors'],
