@@ -1,4 +1,5 @@
 export * from './analytics.ts';
+export * from './app-description.ts';
 export * from './apps.ts';
 export * from './auth.ts';
 export * from './billing.ts';

@@ -1,6 +1,6 @@
 // Analytics read the per-app per-day rollups kept as calls are recorded, never the invocations
 // (except the newest few, by index). Per-app answers are for the app's owner only: anyone else
-// gets the same 404 as for an app that does not exist. Outcomes (gateway/outcomes.ts): success
+// gets the same 404 as for an app that does not exist. Outcomes (call-outcomes.ts): success
 // rates are success / (success + failed) and response times those of answered and failed calls,
 // so callers' mistakes (rejected calls, counted apart by type) never count against the app.
 import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocation, UsageAnalytics } from '@tollbooth/contract';

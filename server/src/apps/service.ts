@@ -20,6 +20,9 @@ import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
 
+/** An application's row, as the other features that read apps (gateway, billing, downloads…) receive it. */
+export type { AppRow } from './queries.ts';
+
 export const appNotFound = () => new AppError('not_found', 'Application not found');
 
 /** Hooks run inside the transaction that duplicates an app, so features can copy their own configuration. */

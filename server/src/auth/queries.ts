@@ -56,11 +56,6 @@ export async function lockUser(tx: Queryable, userId: string): Promise<void> {
   await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
 }
 
-export async function signupGrantExists(tx: Queryable, userId: string): Promise<boolean> {
-  const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
-  return rows.length > 0;
-}
-
 export async function isCreator(db: Queryable, userId: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM creators WHERE user_id = $1', [userId]);
   return rows.length > 0;

@@ -1,18 +1,9 @@
 // A user row and its creator profile are created the first time a token's subject is seen,
 // together with the sign-up credit grant, in one transaction. The SQL is in queries.ts.
 
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../billing/ledger.ts';
-import type { Database, Queryable } from '../db/client.ts';
-import {
-  insertCreator,
-  insertUser,
-  isCreator,
-  lockUser,
-  selectUserBySubject,
-  selectUsernamesStartingWith,
-  signupGrantExists,
-  type UserRow,
-} from './queries.ts';
+import { grantSignupCredits, openUserAccounts } from '../billing/service.ts';
+import type { Database } from '../db/client.ts';
+import { insertCreator, insertUser, isCreator, lockUser, selectUserBySubject, selectUsernamesStartingWith, type UserRow } from './queries.ts';
 
 export type { UserRow } from './queries.ts';
 
@@ -76,23 +67,9 @@ async function createUser(db: Database, claims: IdentityClaims, signupCreditsCen
       return raced;
     }
     await insertCreator(tx, user.id, displayName);
-    const credits = await findOrCreateUserAccount(tx, 'user_credits', user.id);
-    await findOrCreateUserAccount(tx, 'creator_earnings', user.id);
-    if (signupCreditsCents > 0) await postSignupGrant(tx, user.id, credits, signupCreditsCents);
+    await openUserAccounts(tx, user.id);
+    if (signupCreditsCents > 0) await grantSignupCredits(tx, user.id, signupCreditsCents);
     return user;
-  });
-}
-
-async function postSignupGrant(tx: Queryable, userId: string, creditsAccount: number, cents: number) {
-  const funding = await findSystemAccount(tx, 'outside_funding');
-  await postLedgerTransaction(tx, {
-    kind: 'signup_grant',
-    reference: `signup:${userId}`,
-    description: 'Sign-up credits',
-    entries: [
-      { accountId: funding, amountCents: -cents },
-      { accountId: creditsAccount, amountCents: cents },
-    ],
   });
 }
 
@@ -102,9 +79,7 @@ export async function grantSignupCreditsOnce(db: Database, userId: string, cents
   return db.transaction(async (tx) => {
     // The user row is locked so two verifications of one account cannot both grant.
     await lockUser(tx, userId);
-    if (await signupGrantExists(tx, userId)) return false;
-    await postSignupGrant(tx, userId, await findOrCreateUserAccount(tx, 'user_credits', userId), cents);
-    return true;
+    return grantSignupCredits(tx, userId, cents);
   });
 }
 

@@ -5,10 +5,11 @@
 // call is recorded by recordInvocation, successful calls by the settlement statement
 // (settlement.ts) — both end in RECORD_ROLLUPS. Triggers of migration 0007 keep each end user's
 // last active day and the owner's errors from those rollups. A call that was not answered is failed
-// or rejected by its error type (gateway/outcomes.ts, migration 0017_outcomes): rejected calls count
+// or rejected by its error type (call-outcomes.ts, migration 0017_outcomes): rejected calls count
 // apart, and their latency stays out of the response times.
+
+import { outcomeOfErrorType } from '../call-outcomes.ts';
 import type { Queryable } from '../db/client.ts';
-import { outcomeOfErrorType } from '../gateway/outcomes.ts';
 
 export interface InvocationRecord {
   appId: string;

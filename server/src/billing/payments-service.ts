@@ -18,8 +18,7 @@ import type {
   TopUp,
   TopUpResult,
 } from '@tollbooth/contract';
-import type { AppRow } from '../apps/queries.ts';
-import type { AppsService } from '../apps/service.ts';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError, invalidParam } from '../errors.ts';

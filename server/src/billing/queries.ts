@@ -1,4 +1,5 @@
-// The SQL of billing's reads: a user's balances and their own ledger entries. (The SQL that moves
+// The SQL of billing's reads: a user's balances, their own ledger entries, whether the sign-up
+// credits were granted. (The SQL that moves
 // money lives with its statement: charges.ts, settlement.ts, ledger.ts, payments-ledger.ts.)
 import type { Queryable } from '../db/client.ts';
 import type { UserAccountKind } from './ledger.ts';
@@ -55,4 +56,9 @@ export async function selectLedgerEntries(db: Queryable, userId: string, limit: 
     cursorId === null ? [userId, limit] : [userId, limit, cursorId],
   );
   return rows;
+}
+
+export async function signupGrantExists(tx: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
+  return rows.length > 0;
 }

@@ -2,12 +2,18 @@
 // They only ever see the user's own accounts (user_credits as "credits", creator_earnings as
 // "earnings"). The SQL is in queries.ts; paid calls are charged in paid-calls.ts, payments in
 // payments-service.ts.
+//
+// Also what other features may ask of billing besides those two: a new user's accounts and
+// sign-up credits (auth), the credits balance (profile), and recording a call that was refused
+// before any charge (openai). They go through this file, never billing's internals.
 import type { BillingBalance, LedgerPage } from '@tollbooth/contract';
 import type { Database, Queryable } from '../db/client.ts';
 import { invalidParam } from '../errors.ts';
 import { takePage } from '../http/pagination.ts';
-import type { UserAccountKind } from './ledger.ts';
-import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances } from './queries.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction, readBalanceCents, type UserAccountKind } from './ledger.ts';
+import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances, signupGrantExists } from './queries.ts';
+
+export { type InvocationRecord, recordInvocation } from './invocations.ts';
 
 const ACCOUNT_NAMES = { user_credits: 'credits', creator_earnings: 'earnings' } as const satisfies Record<UserAccountKind, string>;
 
@@ -51,6 +57,38 @@ export async function listLedgerEntries(db: Queryable, userId: string, query: Le
     has_more: page.has_more,
     next_cursor: page.next_cursor,
   };
+}
+
+/** A new user's credits and earnings accounts, opened in the transaction that creates the user. */
+export async function openUserAccounts(tx: Queryable, userId: string): Promise<void> {
+  await findOrCreateUserAccount(tx, 'user_credits', userId);
+  await findOrCreateUserAccount(tx, 'creator_earnings', userId);
+}
+
+/**
+ * The sign-up credits, from outside funding into the user's credits, once per user (the ledger
+ * reference `signup:<user id>`); false when they were already granted. The caller holds the user
+ * row's lock, so two grants for one user cannot race.
+ */
+export async function grantSignupCredits(tx: Queryable, userId: string, cents: number): Promise<boolean> {
+  if (await signupGrantExists(tx, userId)) return false;
+  const credits = await findOrCreateUserAccount(tx, 'user_credits', userId);
+  const funding = await findSystemAccount(tx, 'outside_funding');
+  await postLedgerTransaction(tx, {
+    kind: 'signup_grant',
+    reference: `signup:${userId}`,
+    description: 'Sign-up credits',
+    entries: [
+      { accountId: funding, amountCents: -cents },
+      { accountId: credits, amountCents: cents },
+    ],
+  });
+  return true;
+}
+
+/** The user's spendable credits, in cents (0 before their accounts exist). */
+export function readCreditsCents(db: Queryable, userId: string): Promise<number> {
+  return readBalanceCents(db, 'user_credits', userId);
 }
 
 export function createBillingService({ db }: { db: Database }) {

@@ -10,10 +10,13 @@ import {
   type CatalogPage,
   type CatalogQuery,
   type CatalogSort,
+  describePromptApp,
+  describeWorkflowApp,
+  frontendKindOfDifyMode,
+  type StoredDifyAppInfo,
 } from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
-import { type DifyAppInfo, describePromptApp, describeWorkflowApp, frontendKindOfDifyMode } from '../downloads/app-description.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { type AppOpenApiDocument, buildAppOpenApi } from './openapi.ts';
@@ -105,15 +108,15 @@ export function createCatalogService({
       type: 'prompt' | 'workflow';
       interaction_mode: 'completion' | 'chat';
     },
-    appInfo: DifyAppInfo | null,
+    appInfo: StoredDifyAppInfo | null,
   ) => {
     if (app.type === 'workflow') {
       const described = describeWorkflowApp(app, appInfo);
-      return { mode: frontendKindOfDifyMode(appInfo?.mode), fields: described.fields as CatalogField[] };
+      return { mode: frontendKindOfDifyMode(appInfo?.mode), fields: described.fields };
     }
     const config = await prompts.readActivePromptConfig(app.id);
     const described = describePromptApp(app, config.active_version, app.interaction_mode);
-    return { mode: app.interaction_mode, fields: described.fields as CatalogField[] };
+    return { mode: app.interaction_mode, fields: described.fields };
   };
 
   return {

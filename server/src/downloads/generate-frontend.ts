@@ -4,7 +4,7 @@
 // two files are written from the description: .env.example and src/app-description.json.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppDescription } from './app-description.ts';
+import type { AppDescription } from '@tollbooth/contract';
 
 export interface GeneratedFile {
   /** Relative, forward slashes, inside the archive's top folder. */

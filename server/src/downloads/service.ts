@@ -1,15 +1,14 @@
 // Download App: the owner's app described once (prompt input schema or Dify app info), turned into
 // a generated front-end app and streamed as a deterministic zip.
 import type { Readable } from 'node:stream';
-import type { AppRow } from '../apps/queries.ts';
-import type { AppsService } from '../apps/service.ts';
+import { type AppDescription, describePromptApp, describeWorkflowApp, type FrontendKind, type StoredDifyAppInfo } from '@tollbooth/contract';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
-import { type AppDescription, type DifyAppInfo, describePromptApp, describeWorkflowApp, type FrontendKind } from './app-description.ts';
 import { frontendBaseName, generateFrontendFiles } from './generate-frontend.ts';
 import { zipFiles } from './zip.ts';
 
 /** The Dify app info stored with a workflow app's configuration, or null when it was never fetched. */
-export type ReadWorkflowAppInfo = (app: AppRow) => Promise<DifyAppInfo | null>;
+export type ReadWorkflowAppInfo = (app: AppRow) => Promise<StoredDifyAppInfo | null>;
 
 export interface FrontendDownload {
   fileName: string;

@@ -3,7 +3,7 @@
 // process sees them within CALL_TARGET_TTL_MS. API keys are never cached, so revoking one takes
 // effect immediately everywhere.
 import type { PromptConfig } from '@tollbooth/contract';
-import type { AppRow } from '../apps/queries.ts';
+import type { AppRow } from '../apps/service.ts';
 
 export const CALL_TARGET_TTL_MS = 1000;
 const MAX_ENTRIES = 10_000;

@@ -12,14 +12,22 @@
 //   `query`, else its first required text input, else its first text input: catalog/service.ts's
 //   textInputOf, so the catalog's snippets and OpenAPI documents say the same) unless `inputs` sets
 //   it; `inputs` carries the rest.
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessage, ChatCompletionRequest, IoSchema, OpenAIModel } from '@tollbooth/contract';
-import type { AppRow } from '../apps/queries.ts';
-import type { AppsService } from '../apps/service.ts';
+import {
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionMessage,
+  type ChatCompletionRequest,
+  fieldsFromDifyForm,
+  fieldsFromInputSchema,
+  frontendKindOfDifyMode,
+  type IoSchema,
+  type OpenAIModel,
+} from '@tollbooth/contract';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import { recordInvocation } from '../billing/invocations.ts';
+import { recordInvocation } from '../billing/service.ts';
 import { textInputOf } from '../catalog/service.ts';
 import type { Database } from '../db/client.ts';
-import { fieldsFromDifyForm, fieldsFromInputSchema, frontendKindOfDifyMode } from '../downloads/app-description.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallTargetCache } from '../gateway/call-target-cache.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';

@@ -2,7 +2,7 @@
 // is in queries.ts.
 import type { CreatorMe, Profile, ProfileUpdate } from '@tollbooth/contract';
 import type { UserRow } from '../auth/users-service.ts';
-import { readBalanceCents } from '../billing/ledger.ts';
+import { readCreditsCents } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { selectCreator, selectCreatorPage, selectProfileUser, updateCreatorDisplayName, updateUserNames } from './queries.ts';
@@ -14,7 +14,7 @@ export function createProfileService({ db }: { db: Database }) {
     const user = await selectProfileUser(db, userId);
     if (!user) throw new AppError('not_found', 'User not found');
     const creator = await selectCreator(db, userId);
-    const creditsCents = creator ? await readBalanceCents(db, 'user_credits', userId) : 0;
+    const creditsCents = creator ? await readCreditsCents(db, userId) : 0;
     return {
       user: {
         id: user.id,
@@ -33,7 +33,7 @@ export function createProfileService({ db }: { db: Database }) {
   const readCreatorMe = async (userId: string): Promise<CreatorMe> => {
     const creator = await selectCreator(db, userId);
     if (!creator) throw new AppError('not_found', 'Creator profile not found');
-    const creditsCents = await readBalanceCents(db, 'user_credits', userId);
+    const creditsCents = await readCreditsCents(db, userId);
     return {
       id: userId,
       display_name: creator.display_name,

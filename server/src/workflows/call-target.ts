@@ -8,7 +8,7 @@
 // ModelRequest.onEvent, and remembers the provider's conversation id once an answer succeeded.
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { AppRow } from '../apps/queries.ts';
+import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';

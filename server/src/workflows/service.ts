@@ -11,7 +11,7 @@ import type {
   WorkflowVersionCreate,
   WorkflowVersionList,
 } from '@tollbooth/contract';
-import type { AppRow } from '../apps/queries.ts';
+import type { AppRow } from '../apps/service.ts';
 import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';

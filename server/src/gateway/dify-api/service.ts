@@ -3,8 +3,7 @@
 // Reading an app's description needs no key for a live public or embed app; everything about
 // conversations and messages is the caller's own: another caller's ids answer 404.
 import type { IoSchema } from '@tollbooth/contract';
-import type { AppRow } from '../../apps/queries.ts';
-import type { AppsService } from '../../apps/service.ts';
+import type { AppRow, AppsService } from '../../apps/service.ts';
 import type { AuthContext } from '../../auth/plugin.ts';
 import type { Database } from '../../db/client.ts';
 import { AppError, invalidParam } from '../../errors.ts';

@@ -1,27 +1,19 @@
-// What a generated front-end app needs to know about an endpoint, whatever made it: a prompt app's
-// input schema or a Dify app's user_input_form both become the same list of fields. The
-// generator only ever sees an AppDescription, so a new kind of app needs only a mapping here.
-import type { FrontendType, IoSchema } from '@tollbooth/contract';
+// An application's inputs as form fields, whatever made it: a prompt app's input schema or a Dify
+// app's user_input_form both become the same list of fields. One rule for every feature that shows
+// or maps an app's inputs: the generated front-end apps (Download App), the public catalog's
+// fields, the OpenAI-compatible endpoint's text input. The generator only ever sees an
+// AppDescription, so a new kind of app needs only a mapping here.
+
+import type { FrontendType } from './apps.ts';
+import type { CatalogField } from './catalog.ts';
+import type { IoSchema } from './prompts.ts';
 
 export type FrontendKind = FrontendType;
 
-export type FieldControl = 'text' | 'paragraph' | 'number' | 'integer' | 'boolean' | 'select' | 'json';
+/** One input of an app, as the catalog publishes it (GET /api/catalog/{slug}'s fields). */
+export type AppField = CatalogField;
 
-export interface AppField {
-  /** The key sent in `inputs`. */
-  name: string;
-  label: string;
-  description: string;
-  control: FieldControl;
-  required: boolean;
-  default?: unknown;
-  /** select only */
-  options?: (string | number | boolean)[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-}
+export type FieldControl = AppField['control'];
 
 export interface AppDescription {
   slug: string;
@@ -129,7 +121,7 @@ export function describePromptApp(app: PromptAppFacts, prompt: { input_schema: I
 }
 
 /** Dify's app info as the workflows feature stores it (GET /v1/info plus /v1/parameters' user_input_form). */
-export interface DifyAppInfo {
+export interface StoredDifyAppInfo {
   name?: string;
   description?: string;
   mode?: string;
@@ -194,7 +186,7 @@ export interface WorkflowAppFacts {
  * workflow was never checked against Dify) the app gets a completion form with one free-text
  * `query` field, which every Dify text generator accepts.
  */
-export function describeWorkflowApp(app: WorkflowAppFacts, appInfo: DifyAppInfo | null): AppDescription {
+export function describeWorkflowApp(app: WorkflowAppFacts, appInfo: StoredDifyAppInfo | null): AppDescription {
   const kind = frontendKindOfDifyMode(appInfo?.mode);
   let fields = appInfo ? fieldsFromDifyForm(appInfo.user_input_form) : [];
   if (!appInfo) fields = [{ name: 'query', label: 'Query', description: 'What to send to the workflow', control: 'paragraph', required: true }];
