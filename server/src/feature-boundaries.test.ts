@@ -1,0 +1,166 @@
+// The server's import rule (shared/style.md, issue 9): a feature folder (one with a routes.ts) may
+// use another feature only through its public modules, so a feature's queries, caches and helpers
+// can change without reading the rest of the server. The rule, read from the import graph:
+//
+// - A feature's public modules are its services: `service.ts` and `*-service.ts` at the feature's
+//   root (they may re-export the types others need, as apps/service.ts does with AppRow), plus
+//   `auth/plugin.ts` (the authentication hook every route declares, and its AuthContext) and
+//   `billing/paid-calls.ts` (billing's one paid-call charging interface).
+// - Type-only imports follow the same rule: a row type another feature needs is re-exported by the
+//   service, so the service decides what is public.
+// - Shared layers (db, http, crypto, providers, web-app, the top-level modules such as config.ts
+//   and errors.ts) import no feature at all: no cycle through them. app.ts and main.ts compose
+//   the features and may import anything; so may tests and test-support.
+// - routes.ts files receive services, never the database.
+//
+// KNOWN_EXCEPTIONS lists the imports that break the rule today, each with its reason. The test
+// fails when a new one appears and when a listed one is gone (then delete its line), so the list
+// only shrinks.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = import.meta.dirname;
+
+const KNOWN_EXCEPTIONS: { from: string; to: string; why: string }[] = [
+  // The gateway's hot path is being reworked (gateway/service.ts, gateway/routes.ts); when it is,
+  // these go through apps/service.ts and workflows/service.ts like everything else.
+  { from: 'gateway/service.ts', to: 'apps/queries.ts', why: 'AppRow type; apps/service.ts re-exports it' },
+  { from: 'gateway/service.ts', to: 'workflows/call-target.ts', why: 'WorkflowCallTarget type, the workflow side of a paid call' },
+  { from: 'gateway/routes.ts', to: 'workflows/stream-events.ts', why: "toCallerEvent: a Dify stream event in the caller's shape" },
+  // The gateway and the workflows share the paid call's path; these move with the rework above.
+  { from: 'workflows/call-target.ts', to: 'gateway/dify-api/compat.ts', why: "checkAppMode: Dify's mode-mismatch answer" },
+  { from: 'workflows/service.ts', to: 'gateway/call-target-cache.ts', why: "CALL_TARGET_TTL_MS: the workflow config cache is as fresh as the gateway's" },
+  { from: 'openai/service.ts', to: 'gateway/call-target-cache.ts', why: 'CallTargetCache type, the cache the gateway fills' },
+];
+
+const COMPOSITION_ROOTS = new Set(['app.ts', 'main.ts']);
+const EXTRA_PUBLIC_MODULES = new Set(['auth/plugin.ts', 'billing/paid-calls.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === 'template' || name === 'migrations' ? [] : sourceFiles(full);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Every relative module a file imports or re-exports, statically or dynamically. */
+function importedModules(code: string): string[] {
+  const specifiers = [
+    ...code.matchAll(/^\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gms),
+    ...code.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((match) => match[1]!);
+  return specifiers.filter((specifier) => specifier.startsWith('.'));
+}
+
+const features = readdirSync(SRC).filter((name) => statSync(path.join(SRC, name)).isDirectory() && existsFile(path.join(SRC, name, 'routes.ts')));
+
+function existsFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The feature a src-relative path belongs to, or null for a shared layer or top-level module. */
+function featureOf(relative: string): string | null {
+  const [first, ...rest] = relative.split('/');
+  return rest.length > 0 && features.includes(first!) ? first! : null;
+}
+
+function isPublicModule(relative: string): boolean {
+  if (EXTRA_PUBLIC_MODULES.has(relative)) return true;
+  const parts = relative.split('/');
+  return parts.length === 2 && /^(?:.+-)?service\.ts$/.test(parts[1]!);
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+function importGraph(): Edge[] {
+  return sourceFiles(SRC).flatMap((file) => {
+    const from = path.relative(SRC, file).split(path.sep).join('/');
+    if (from.startsWith('test-support/')) return [];
+    return importedModules(readFileSync(file, 'utf8')).map((specifier) => ({
+      from,
+      to: path
+        .relative(SRC, path.resolve(path.dirname(file), specifier))
+        .split(path.sep)
+        .join('/'),
+    }));
+  });
+}
+
+/** The imports the rule refuses. */
+function ruleBreaks(edges: Edge[]): Edge[] {
+  return edges.filter(({ from, to }) => {
+    const target = featureOf(to);
+    if (target === null || COMPOSITION_ROOTS.has(from)) return false;
+    const source = featureOf(from);
+    if (source === target) return false;
+    // A shared layer imports no feature; a feature imports another one through its public modules.
+    return source === null || !isPublicModule(to);
+  });
+}
+
+const key = ({ from, to }: Edge) => `${from} -> ${to}`;
+
+describe('feature boundaries on the server', () => {
+  const edges = importGraph();
+
+  it('reads the features and their imports', () => {
+    // A broken reader would pass everything: the graph must hold the imports we know exist.
+    expect(features).toEqual(expect.arrayContaining(['apps', 'auth', 'billing', 'gateway', 'prompts', 'workflows']));
+    expect(features).not.toContain('providers');
+    expect(edges.map(key)).toEqual(expect.arrayContaining(['app.ts -> gateway/service.ts', 'downloads/service.ts -> apps/service.ts']));
+    expect(importedModules("import type {\n  A,\n  B,\n} from '../x/queries.ts';\nexport { c } from './c.ts';\nawait import('../y/z.ts');")).toEqual([
+      '../x/queries.ts',
+      './c.ts',
+      '../y/z.ts',
+    ]);
+  });
+
+  it('refuses what the rule refuses', () => {
+    const refused = [
+      { from: 'catalog/service.ts', to: 'downloads/app-description.ts' },
+      { from: 'keys/queries.ts', to: 'auth/queries.ts' },
+      { from: 'providers/registry.ts', to: 'apps/service.ts' },
+      { from: 'config.ts', to: 'billing/service.ts' },
+      { from: 'openai/service.ts', to: 'gateway/dify-api/service.ts' },
+    ];
+    expect(ruleBreaks(refused)).toEqual(refused);
+    expect(
+      ruleBreaks([
+        { from: 'keys/service.ts', to: 'auth/users-service.ts' },
+        { from: 'billing/payments-service.ts', to: 'apps/service.ts' },
+        { from: 'apps/routes.ts', to: 'auth/plugin.ts' },
+        { from: 'gateway/dify-api/service.ts', to: 'gateway/call-target-cache.ts' },
+        { from: 'app.ts', to: 'gateway/idempotency.ts' },
+        { from: 'apps/service.ts', to: 'providers/workflows/safe-http.ts' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('a feature uses another only through its services; shared layers use no feature', () => {
+    const known = new Set(KNOWN_EXCEPTIONS.map(key));
+    const breaks = [...new Set(ruleBreaks(edges).map(key))].sort();
+    expect(
+      breaks.filter((edge) => !known.has(edge)),
+      'new imports of another feature’s internals',
+    ).toEqual([]);
+    expect(
+      [...known].filter((edge) => !breaks.includes(edge)),
+      'listed exceptions that no longer occur: delete them from KNOWN_EXCEPTIONS',
+    ).toEqual([]);
+  });
+
+  it('routes receive services, never the database', () => {
+    const routesWithDb = edges.filter(({ from, to }) => /(?:^|\/|-)routes\.ts$/.test(from) && to.startsWith('db/')).map(key);
+    expect(routesWithDb).toEqual([]);
+  });
+});
