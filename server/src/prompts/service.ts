@@ -1,5 +1,6 @@
 // Prompt configuration: model settings plus numbered versions of the prompt text and schemas.
-// Every change of template, system prompt or schemas creates a new version and activates it.
+// Every change of template, system prompt or schemas creates a new version and activates it. The
+// SQL is in queries.ts.
 import {
   DEFAULT_INPUT_SCHEMA,
   DEFAULT_MODEL_SETTINGS,
@@ -20,29 +21,22 @@ import { AppError, invalidParam } from '../errors.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv } from '../validation.ts';
+import {
+  type ConfigRow,
+  copyPromptRows,
+  insertFirstPromptConfig,
+  insertNextPromptVersion,
+  selectActivePromptConfig,
+  selectPromptConfig,
+  selectPromptVersion,
+  selectPromptVersions,
+  updateActiveVersion,
+  updatePromptSettings,
+  type VersionRow,
+} from './queries.ts';
 import { checkSchemaLimits } from './schema-limits.ts';
 import { fillTestInputs, renderedMessage } from './test-inputs.ts';
 import { runPromptTest } from './test-run.ts';
-
-interface ConfigRow {
-  model: string;
-  temperature: number;
-  max_tokens: number;
-  top_p: number;
-  frequency_penalty: number;
-  presence_penalty: number;
-  active_version: number;
-}
-
-interface VersionRow {
-  version: number;
-  system_prompt: string;
-  prompt_template: string;
-  input_schema: IoSchema;
-  output_schema: IoSchema | null;
-  changelog: string;
-  created_at: Date;
-}
 
 const toVersion = (row: VersionRow): PromptVersion => ({ ...row, created_at: row.created_at.toISOString() });
 
@@ -97,38 +91,16 @@ const UNSAVED_TEST_BASE = {
 };
 
 export async function createDefaultPromptConfig(tx: Queryable, appId: string) {
-  await tx.query(
-    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 1) ON CONFLICT (app_id) DO NOTHING`,
-    [
-      appId,
-      DEFAULT_MODEL_SETTINGS.model,
-      DEFAULT_MODEL_SETTINGS.temperature,
-      DEFAULT_MODEL_SETTINGS.max_tokens,
-      DEFAULT_MODEL_SETTINGS.top_p,
-      DEFAULT_MODEL_SETTINGS.frequency_penalty,
-      DEFAULT_MODEL_SETTINGS.presence_penalty,
-    ],
-  );
-  await tx.query(
-    `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog)
-     VALUES ($1, 1, $2, $3, $4, NULL, 'Initial version') ON CONFLICT DO NOTHING`,
-    [appId, DEFAULT_SYSTEM_PROMPT, DEFAULT_TEMPLATE, JSON.stringify(DEFAULT_INPUT_SCHEMA)],
-  );
+  await insertFirstPromptConfig(tx, appId, DEFAULT_MODEL_SETTINGS, {
+    system_prompt: DEFAULT_SYSTEM_PROMPT,
+    prompt_template: DEFAULT_TEMPLATE,
+    input_schema: DEFAULT_INPUT_SCHEMA,
+  });
 }
 
 /** Copies the configuration and the whole version history to a duplicated app. */
 export async function copyPromptConfig(tx: Queryable, fromAppId: string, toAppId: string) {
-  await tx.query(
-    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version)
-     SELECT $2, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version FROM prompt_configs WHERE app_id = $1`,
-    [fromAppId, toAppId],
-  );
-  await tx.query(
-    `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at)
-     SELECT $2, version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1`,
-    [fromAppId, toAppId],
-  );
+  await copyPromptRows(tx, fromAppId, toAppId);
 }
 
 export function createPromptsService({
@@ -144,23 +116,12 @@ export function createPromptsService({
   /** Told after an app's configuration changed. */
   onChange?: (appId: string) => void;
 }) {
-  const readVersion = async (q: Queryable, appId: string, version: number) => {
-    const { rows } = await q.query<VersionRow>(
-      'SELECT version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1 AND version = $2',
-      [appId, version],
-    );
-    return rows[0] ?? null;
-  };
-
   const readConfig = async (q: Queryable, appId: string, forUpdate = false): Promise<ConfigRow> => {
-    const sql = `SELECT model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version FROM prompt_configs WHERE app_id = $1${forUpdate ? ' FOR UPDATE' : ''}`;
-    let { rows } = await q.query<ConfigRow>(sql, [appId]);
-    if (!rows[0]) {
-      // Prompt apps created before configurations existed get the defaults on first use.
-      await createDefaultPromptConfig(q, appId);
-      ({ rows } = await q.query<ConfigRow>(sql, [appId]));
-    }
-    return rows[0]!;
+    const config = await selectPromptConfig(q, appId, forUpdate);
+    if (config) return config;
+    // Prompt apps created before configurations existed get the defaults on first use.
+    await createDefaultPromptConfig(q, appId);
+    return (await selectPromptConfig(q, appId, forUpdate))!;
   };
 
   const toConfig = (config: ConfigRow, version: VersionRow): PromptConfig => ({
@@ -219,14 +180,7 @@ export function createPromptsService({
 
     /** The configuration with its active version in one round trip (the gateway's hot path). */
     async readActivePromptConfig(appId: string): Promise<PromptConfig> {
-      const { rows } = await db.query<ConfigRow & VersionRow>(
-        `SELECT c.model, c.temperature, c.max_tokens, c.top_p, c.frequency_penalty, c.presence_penalty, c.active_version,
-           v.version, v.system_prompt, v.prompt_template, v.input_schema, v.output_schema, v.changelog, v.created_at
-         FROM prompt_configs c JOIN prompt_versions v ON v.app_id = c.app_id AND v.version = c.active_version
-         WHERE c.app_id = $1`,
-        [appId],
-      );
-      const row = rows[0];
+      const row = await selectActivePromptConfig(db, appId);
       if (!row) return this.readPromptConfig(appId);
       return toConfig(row, row);
     },
@@ -234,7 +188,7 @@ export function createPromptsService({
     async readPromptConfig(appId: string): Promise<PromptConfig> {
       return db.transaction(async (tx) => {
         const config = await readConfig(tx, appId);
-        const version = await readVersion(tx, appId, config.active_version);
+        const version = await selectPromptVersion(tx, appId, config.active_version);
         if (!version) throw promptNotFound();
         return toConfig(config, version);
       });
@@ -246,7 +200,7 @@ export function createPromptsService({
       if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
       const updated = await db.transaction(async (tx) => {
         const config = await readConfig(tx, appId, true);
-        const active = await readVersion(tx, appId, config.active_version);
+        const active = await selectPromptVersion(tx, appId, config.active_version);
         if (!active) throw promptNotFound();
         const next = {
           system_prompt: update.system_prompt ?? active.system_prompt,
@@ -260,39 +214,22 @@ export function createPromptsService({
           canonicalJson(next.input_schema) !== canonicalJson(active.input_schema) ||
           canonicalJson(next.output_schema) !== canonicalJson(active.output_schema);
         let activeVersion = config.active_version;
-        if (changed) {
-          const { rows } = await tx.query<{ next: number }>('SELECT coalesce(max(version), 0) + 1 AS next FROM prompt_versions WHERE app_id = $1', [appId]);
-          activeVersion = rows[0]!.next;
-          await tx.query(
-            `INSERT INTO prompt_versions (app_id, version, system_prompt, prompt_template, input_schema, output_schema, changelog)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [
-              appId,
-              activeVersion,
-              next.system_prompt,
-              next.prompt_template,
-              JSON.stringify(next.input_schema),
-              next.output_schema === null ? null : JSON.stringify(next.output_schema),
-              update.changelog ?? '',
-            ],
-          );
-        }
-        await tx.query(
-          `UPDATE prompt_configs SET model = $2, temperature = $3, max_tokens = $4, top_p = $5, frequency_penalty = $6,
-             presence_penalty = $7, active_version = $8, updated_at = now() WHERE app_id = $1`,
-          [
-            appId,
-            update.model ?? config.model,
-            update.temperature ?? config.temperature,
-            update.max_tokens ?? config.max_tokens,
-            update.top_p ?? config.top_p,
-            update.frequency_penalty ?? config.frequency_penalty,
-            update.presence_penalty ?? config.presence_penalty,
-            activeVersion,
-          ],
+        if (changed) activeVersion = await insertNextPromptVersion(tx, appId, next, update.changelog ?? '');
+        await updatePromptSettings(
+          tx,
+          appId,
+          {
+            model: update.model ?? config.model,
+            temperature: update.temperature ?? config.temperature,
+            max_tokens: update.max_tokens ?? config.max_tokens,
+            top_p: update.top_p ?? config.top_p,
+            frequency_penalty: update.frequency_penalty ?? config.frequency_penalty,
+            presence_penalty: update.presence_penalty ?? config.presence_penalty,
+          },
+          activeVersion,
         );
         const config2 = await readConfig(tx, appId);
-        return toConfig(config2, (await readVersion(tx, appId, activeVersion))!);
+        return toConfig(config2, (await selectPromptVersion(tx, appId, activeVersion))!);
       });
       onChange(appId);
       return updated;
@@ -300,19 +237,16 @@ export function createPromptsService({
 
     async listVersions(appId: string): Promise<{ active_version: number; versions: PromptVersion[] }> {
       const config = await db.transaction((tx) => readConfig(tx, appId));
-      const { rows } = await db.query<VersionRow>(
-        'SELECT version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at FROM prompt_versions WHERE app_id = $1 ORDER BY version DESC',
-        [appId],
-      );
-      return { active_version: config.active_version, versions: rows.map(toVersion) };
+      const versions = await selectPromptVersions(db, appId);
+      return { active_version: config.active_version, versions: versions.map(toVersion) };
     },
 
     async activateVersion(appId: string, version: number): Promise<PromptConfig> {
       const activated = await db.transaction(async (tx) => {
         const config = await readConfig(tx, appId, true);
-        const target = await readVersion(tx, appId, version);
+        const target = await selectPromptVersion(tx, appId, version);
         if (!target) throw new AppError('not_found', `Version ${version} not found`);
-        await tx.query('UPDATE prompt_configs SET active_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
+        await updateActiveVersion(tx, appId, version);
         return toConfig({ ...config, active_version: version }, target);
       });
       onChange(appId);
