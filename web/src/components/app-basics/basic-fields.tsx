@@ -1,6 +1,6 @@
-// The basics every application form shares (spec section 5): name, description and visibility
-// here, the price in price-field.tsx. The create, edit, builder and detail forms (prompt and
-// workflow) lay them out differently, but each field exists once.
+// The basics' fields (spec section 5): name, description and visibility here, the price in
+// price-field.tsx. Forms render them through AppBasicsFields (app-basics-fields.tsx), which wires
+// them to the form's state and places them for the create, edit, builder and detail screens.
 import type { Visibility } from '@tollbooth/contract';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';

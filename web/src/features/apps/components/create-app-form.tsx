@@ -1,8 +1,7 @@
 import type { AppType, InteractionMode } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
-import { PriceField } from '@/components/app-basics/price-field';
+import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
@@ -28,7 +27,8 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
   const navigate = useNavigate();
   const createApp = useCreateApp();
   const testProvider = useTestWorkflowProvider();
-  const { fieldId, values, errors, set, accept } = useAppForm(() => initialCreateValues(initialType), fieldOrder);
+  const form = useAppForm(() => initialCreateValues(initialType), fieldOrder);
+  const { fieldId, values, errors, set, accept } = form;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,6 +42,125 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
   const serverError = createApp.error && !isUnauthorizedError(createApp.error) ? getErrorMessage(createApp.error) : null;
   const isWorkflow = values.type === 'workflow';
 
+  // The create form's own fields, placed among the basics: the type and interaction mode beside
+  // the visibility, a workflow's provider settings before the price.
+  const typeAndMode = (
+    <>
+      <FormField id={fieldId('type')} label="Type" error={errors.type}>
+        <select
+          id={fieldId('type')}
+          name="type"
+          required
+          value={values.type}
+          onChange={(event) => set('type', event.target.value as AppType | '')}
+          className={inputField}
+          {...describedBy(fieldId('type'), { error: errors.type })}
+        >
+          <option value="prompt">Prompt</option>
+          <option value="workflow">Workflow</option>
+        </select>
+      </FormField>
+
+      {isWorkflow ? null : (
+        <FormField id={fieldId('interaction_mode')} label="Interaction Mode" error={errors.interaction_mode}>
+          <select
+            id={fieldId('interaction_mode')}
+            name="interaction_mode"
+            required
+            value={values.interaction_mode}
+            onChange={(event) => set('interaction_mode', event.target.value as InteractionMode | '')}
+            className={inputField}
+            {...describedBy(fieldId('interaction_mode'), { error: errors.interaction_mode })}
+          >
+            <option value="completion">Completion</option>
+            <option value="chat">Chat</option>
+          </select>
+        </FormField>
+      )}
+    </>
+  );
+  const providerSettings = isWorkflow ? (
+    <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
+      <FormField id={fieldId('provider_app_id')} label="Provider App ID" error={errors.provider_app_id}>
+        <input
+          id={fieldId('provider_app_id')}
+          name="provider_app_id"
+          type="text"
+          required
+          autoComplete="off"
+          value={values.provider_app_id}
+          onChange={(event) => set('provider_app_id', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('provider_app_id'), { error: errors.provider_app_id })}
+        />
+      </FormField>
+      <FormField id={fieldId('provider_api_key')} label="Provider API Key" error={errors.provider_api_key}>
+        <input
+          id={fieldId('provider_api_key')}
+          name="provider_api_key"
+          type="password"
+          required
+          autoComplete="new-password"
+          value={values.provider_api_key}
+          onChange={(event) => set('provider_api_key', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('provider_api_key'), { error: errors.provider_api_key })}
+        />
+      </FormField>
+      <FormField
+        id={fieldId('provider_base_url')}
+        label="Provider Base URL"
+        className="sm:col-span-2"
+        error={errors.provider_base_url}
+        hint="Dify Cloud: https://api.dify.ai/v1. A self-hosted Dify: https://your-dify/v1."
+      >
+        <input
+          id={fieldId('provider_base_url')}
+          name="provider_base_url"
+          type="url"
+          autoComplete="off"
+          value={values.provider_base_url}
+          onChange={(event) => set('provider_base_url', event.target.value)}
+          className={inputField}
+          {...describedBy(fieldId('provider_base_url'), { error: errors.provider_base_url, hint: true })}
+        />
+      </FormField>
+      <div className="sm:col-span-2">
+        <button
+          type="button"
+          className={secondaryButton}
+          disabled={testProvider.isPending || !values.provider_api_key.trim()}
+          onClick={() => testProvider.mutate(providerConfigOf(values))}
+        >
+          {testProvider.isPending ? 'Testing...' : 'Test Connection'}
+        </button>
+        <div aria-live="polite">
+          {testProvider.data ? (
+            <div
+              role="status"
+              className={`mt-3 rounded-md p-3 text-sm ring-1 ${testProvider.data.success ? 'bg-green-50 text-green-800 ring-green-200' : 'bg-red-50 text-red-700 ring-red-200'}`}
+              data-testid="provider-test-result"
+            >
+              <p className="font-semibold">{testProvider.data.success ? 'Configuration Valid' : 'Configuration Error'}</p>
+              <p>{testProvider.data.message}</p>
+              {testProvider.data.error ? <p>{testProvider.data.error}</p> : null}
+              {testProvider.data.app_info ? (
+                <p>
+                  {testProvider.data.app_info.name} ({testProvider.data.app_info.mode})
+                </p>
+              ) : null}
+            </div>
+          ) : null}
+          {testProvider.error && !isUnauthorizedError(testProvider.error) ? (
+            <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
+              {`Test failed: ${getErrorMessage(testProvider.error)}`}
+            </p>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  ) : null;
+
   return (
     <form onSubmit={handleSubmit} noValidate className="space-y-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
       {serverError ? (
@@ -50,154 +169,19 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         </div>
       ) : null}
 
-      <NameField id={fieldId('name')} name="name" required value={values.name} onChange={(value) => set('name', value)} error={errors.name} />
-
-      <DescriptionField
-        id={fieldId('description')}
-        name="description"
-        value={values.description}
-        onChange={(value) => set('description', value)}
-        error={errors.description}
-      />
-
-      <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
-        <FormField id={fieldId('type')} label="Type" error={errors.type}>
-          <select
-            id={fieldId('type')}
-            name="type"
-            required
-            value={values.type}
-            onChange={(event) => set('type', event.target.value as AppType | '')}
-            className={inputField}
-            {...describedBy(fieldId('type'), { error: errors.type })}
-          >
-            <option value="prompt">Prompt</option>
-            <option value="workflow">Workflow</option>
-          </select>
-        </FormField>
-
-        {isWorkflow ? null : (
-          <FormField id={fieldId('interaction_mode')} label="Interaction Mode" error={errors.interaction_mode}>
-            <select
-              id={fieldId('interaction_mode')}
-              name="interaction_mode"
-              required
-              value={values.interaction_mode}
-              onChange={(event) => set('interaction_mode', event.target.value as InteractionMode | '')}
-              className={inputField}
-              {...describedBy(fieldId('interaction_mode'), { error: errors.interaction_mode })}
-            >
-              <option value="completion">Completion</option>
-              <option value="chat">Chat</option>
-            </select>
-          </FormField>
-        )}
-
-        <VisibilityField
-          id={fieldId('visibility')}
-          name="visibility"
-          required
-          value={values.visibility}
-          onChange={(value) => set('visibility', value)}
-          error={errors.visibility}
-          describedBy={describedBy(fieldId('visibility'), { error: errors.visibility })}
-        />
-      </div>
-
-      {isWorkflow ? (
-        <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
-          <FormField id={fieldId('provider_app_id')} label="Provider App ID" error={errors.provider_app_id}>
-            <input
-              id={fieldId('provider_app_id')}
-              name="provider_app_id"
-              type="text"
-              required
-              autoComplete="off"
-              value={values.provider_app_id}
-              onChange={(event) => set('provider_app_id', event.target.value)}
-              className={inputField}
-              {...describedBy(fieldId('provider_app_id'), { error: errors.provider_app_id })}
-            />
-          </FormField>
-          <FormField id={fieldId('provider_api_key')} label="Provider API Key" error={errors.provider_api_key}>
-            <input
-              id={fieldId('provider_api_key')}
-              name="provider_api_key"
-              type="password"
-              required
-              autoComplete="new-password"
-              value={values.provider_api_key}
-              onChange={(event) => set('provider_api_key', event.target.value)}
-              className={inputField}
-              {...describedBy(fieldId('provider_api_key'), { error: errors.provider_api_key })}
-            />
-          </FormField>
-          <FormField
-            id={fieldId('provider_base_url')}
-            label="Provider Base URL"
-            className="sm:col-span-2"
-            error={errors.provider_base_url}
-            hint="Dify Cloud: https://api.dify.ai/v1. A self-hosted Dify: https://your-dify/v1."
-          >
-            <input
-              id={fieldId('provider_base_url')}
-              name="provider_base_url"
-              type="url"
-              autoComplete="off"
-              value={values.provider_base_url}
-              onChange={(event) => set('provider_base_url', event.target.value)}
-              className={inputField}
-              {...describedBy(fieldId('provider_base_url'), { error: errors.provider_base_url, hint: true })}
-            />
-          </FormField>
-          <div className="sm:col-span-2">
-            <button
-              type="button"
-              className={secondaryButton}
-              disabled={testProvider.isPending || !values.provider_api_key.trim()}
-              onClick={() => testProvider.mutate(providerConfigOf(values))}
-            >
-              {testProvider.isPending ? 'Testing...' : 'Test Connection'}
-            </button>
-            <div aria-live="polite">
-              {testProvider.data ? (
-                <div
-                  role="status"
-                  className={`mt-3 rounded-md p-3 text-sm ring-1 ${testProvider.data.success ? 'bg-green-50 text-green-800 ring-green-200' : 'bg-red-50 text-red-700 ring-red-200'}`}
-                  data-testid="provider-test-result"
-                >
-                  <p className="font-semibold">{testProvider.data.success ? 'Configuration Valid' : 'Configuration Error'}</p>
-                  <p>{testProvider.data.message}</p>
-                  {testProvider.data.error ? <p>{testProvider.data.error}</p> : null}
-                  {testProvider.data.app_info ? (
-                    <p>
-                      {testProvider.data.app_info.name} ({testProvider.data.app_info.mode})
-                    </p>
-                  ) : null}
-                </div>
-              ) : null}
-              {testProvider.error && !isUnauthorizedError(testProvider.error) ? (
-                <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-                  {`Test failed: ${getErrorMessage(testProvider.error)}`}
-                </p>
-              ) : null}
-            </div>
-          </div>
-        </div>
-      ) : null}
-
-      <PriceField
-        id={fieldId('price_cents')}
-        name="price_cents"
-        label="Price per API call (cents)"
-        unit="cents"
-        min={MIN_PRICE_CENTS}
-        required
-        value={values.price_cents}
-        onChange={(value) => set('price_cents', value)}
-        error={errors.price_cents}
-        inputClassName={`${inputField} sm:max-w-xs`}
-        outputTestId="price-display"
+      <AppBasicsFields
+        layout="create"
+        form={form}
+        price={{
+          key: 'price_cents',
+          label: 'Price per API call (cents)',
+          unit: 'cents',
+          min: MIN_PRICE_CENTS,
+          inputClassName: `${inputField} sm:max-w-xs`,
+          outputTestId: 'price-display',
+        }}
+        beforeVisibility={typeAndMode}
+        afterVisibility={providerSettings}
       />
 
       <div className="flex justify-end gap-3 border-t border-gray-200 pt-6">

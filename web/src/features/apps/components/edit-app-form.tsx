@@ -1,7 +1,6 @@
 import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
-import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
-import { PriceField } from '@/components/app-basics/price-field';
+import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
@@ -16,10 +15,11 @@ interface EditAppFormProps {
 
 export function EditAppForm({ app, onDone }: EditAppFormProps) {
   const updateApp = useUpdateApp();
-  const { id, fieldId, values, errors, set, accept } = useAppForm<EditAppValues>(
+  const form = useAppForm<EditAppValues>(
     () => ({ name: app.name, description: app.description, visibility: app.visibility, price_cents: String(app.price_cents) }),
     ['name', 'price_cents'],
   );
+  const { id, values, accept } = form;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -41,25 +41,17 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
         </div>
       ) : null}
 
-      <NameField id={fieldId('name')} required autoFocus value={values.name} onChange={(value) => set('name', value)} error={errors.name} />
-
-      <DescriptionField id={fieldId('description')} value={values.description} onChange={(value) => set('description', value)} />
-
-      <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
-        <VisibilityField id={fieldId('visibility')} value={values.visibility} onChange={(value) => set('visibility', value)} />
-
-        <PriceField
-          id={fieldId('price_cents')}
-          label="Price per API call (cents)"
-          unit="cents"
-          min={MIN_PRICE_CENTS}
-          required
-          value={values.price_cents}
-          onChange={(value) => set('price_cents', value)}
-          error={errors.price_cents}
-          note={app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined}
-        />
-      </div>
+      <AppBasicsFields
+        layout="edit"
+        form={form}
+        price={{
+          key: 'price_cents',
+          label: 'Price per API call (cents)',
+          unit: 'cents',
+          min: MIN_PRICE_CENTS,
+          note: app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined,
+        }}
+      />
 
       <div className="flex justify-end gap-3">
         <button type="button" className={secondaryButton} onClick={onDone} disabled={updateApp.isPending}>

@@ -1,8 +1,7 @@
 import type { AppStatus } from '@tollbooth/contract';
 import { slugify } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
-import { DescriptionField, NameField, VisibilityField } from '@/components/app-basics/basic-fields';
-import { PriceField } from '@/components/app-basics/price-field';
+import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import { type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
@@ -30,48 +29,48 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
   const id = useId();
   const fieldId = (name: string) => `${id}-${name}`;
   const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+  // A new name also moves the slug while the slug follows the name.
+  const setBasic = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) =>
+    name === 'name' ? onChange((current) => withName(current, value as string)) : set(name, value);
+
+  const slugField = (
+    <FormField id={fieldId('slug')} label="URL Slug" hint={slugHint(draft, savedSlug)}>
+      <input
+        id={fieldId('slug')}
+        type="text"
+        autoComplete="off"
+        value={savedSlug ?? draft.slug}
+        disabled={savedSlug !== null}
+        onChange={(event) => {
+          const slug = event.target.value;
+          onChange((current) => ({ ...current, slug, slugEdited: true }));
+        }}
+        className={`${inputField} font-mono`}
+        {...describedBy(fieldId('slug'), { hint: true })}
+      />
+    </FormField>
+  );
+  const statusField = (
+    <FormField id={fieldId('status')} label="Status">
+      <select id={fieldId('status')} value={draft.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
+        <option value="draft">Draft</option>
+        <option value="live">Live</option>
+        <option value="archived">Archived</option>
+      </select>
+    </FormField>
+  );
 
   return (
     <div className="space-y-6">
-      <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
-        <NameField id={fieldId('name')} label="Prompt Name" value={draft.name} onChange={(name) => onChange((current) => withName(current, name))} />
-        <FormField id={fieldId('slug')} label="URL Slug" hint={slugHint(draft, savedSlug)}>
-          <input
-            id={fieldId('slug')}
-            type="text"
-            autoComplete="off"
-            value={savedSlug ?? draft.slug}
-            disabled={savedSlug !== null}
-            onChange={(event) => {
-              const slug = event.target.value;
-              onChange((current) => ({ ...current, slug, slugEdited: true }));
-            }}
-            className={`${inputField} font-mono`}
-            {...describedBy(fieldId('slug'), { hint: true })}
-          />
-        </FormField>
-      </div>
-
-      <DescriptionField id={fieldId('description')} value={draft.description} onChange={(value) => set('description', value)} />
-
-      <div className="grid grid-cols-1 gap-5 sm:grid-cols-3">
-        <FormField id={fieldId('status')} label="Status">
-          <select id={fieldId('status')} value={draft.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
-            <option value="draft">Draft</option>
-            <option value="live">Live</option>
-            <option value="archived">Archived</option>
-          </select>
-        </FormField>
-        <VisibilityField id={fieldId('visibility')} embedLabel="Embeddable" value={draft.visibility} onChange={(value) => set('visibility', value)} />
-        <PriceField
-          id={fieldId('price')}
-          label="Price per Call (USD)"
-          unit="dollars"
-          min={0.01}
-          value={draft.price}
-          onChange={(value) => set('price', value)}
-        />
-      </div>
+      <AppBasicsFields
+        layout="builder"
+        form={{ values: draft, set: setBasic, fieldId }}
+        nameLabel="Prompt Name"
+        embedLabel="Embeddable"
+        price={{ key: 'price', label: 'Price per Call (USD)', unit: 'dollars', min: 0.01 }}
+        besideName={slugField}
+        beforeVisibility={statusField}
+      />
 
       <PromptEditor
         id={fieldId('system-prompt')}
