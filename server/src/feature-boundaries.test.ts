@@ -12,6 +12,7 @@
 //   and errors.ts) import no feature at all: no cycle through them. app.ts and main.ts compose
 //   the features and may import anything; so may tests and test-support.
 // - routes.ts files receive services, never the database.
+// - No import cycle anywhere in the server, type-only imports included.
 //
 // KNOWN_EXCEPTIONS lists the imports that break the rule today, each with its reason. The test
 // fails when a new one appears and when a listed one is gone (then delete its line), so the list
@@ -110,6 +111,41 @@ function ruleBreaks(edges: Edge[]): Edge[] {
 
 const key = ({ from, to }: Edge) => `${from} -> ${to}`;
 
+/** The modules on some import cycle, each cycle once (its members sorted); [] when the graph has none. */
+function importCycles(edges: Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  // Tarjan's strongly connected components: a component of more than one module is a cycle.
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (module: string) => {
+    order.set(module, order.size);
+    low.set(module, order.get(module)!);
+    stack.push(module);
+    onStack.add(module);
+    for (const target of next.get(module) ?? []) {
+      if (!order.has(target)) {
+        visit(target);
+        low.set(module, Math.min(low.get(module)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(module, Math.min(low.get(module)!, order.get(target)!));
+    }
+    if (low.get(module) !== order.get(module)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== module);
+    if (component.length > 1 || (next.get(module) ?? []).includes(module)) cycles.push(component.sort());
+  };
+  for (const module of next.keys()) if (!order.has(module)) visit(module);
+  return cycles;
+}
+
 describe('feature boundaries on the server', () => {
   const edges = importGraph();
 
@@ -157,6 +193,18 @@ describe('feature boundaries on the server', () => {
       [...known].filter((edge) => !breaks.includes(edge)),
       'listed exceptions that no longer occur: delete them from KNOWN_EXCEPTIONS',
     ).toEqual([]);
+  });
+
+  it('has no import cycle, type-only imports included', () => {
+    expect(
+      importCycles([
+        { from: 'a.ts', to: 'b.ts' },
+        { from: 'b.ts', to: 'c.ts' },
+        { from: 'c.ts', to: 'a.ts' },
+        { from: 'c.ts', to: 'd.ts' },
+      ]),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(importCycles(edges)).toEqual([]);
   });
 
   it('routes receive services, never the database', () => {
