@@ -128,11 +128,16 @@ export interface StoredDifyAppInfo {
   user_input_form?: unknown[];
 }
 
-const DIFY_CHAT_MODES = new Set(['chat', 'advanced-chat', 'agent-chat']);
+/** The Dify app modes that hold a conversation (chat-messages); the others are completion or workflow apps. */
+export const DIFY_CHAT_MODES: readonly string[] = ['chat', 'advanced-chat', 'agent-chat'];
+
+export function isDifyChatMode(mode: string): boolean {
+  return DIFY_CHAT_MODES.includes(mode);
+}
 
 /** Dify modes with a conversation get the chat app; completion and workflow apps the completion app. */
 export function frontendKindOfDifyMode(mode: string | undefined): FrontendKind {
-  return mode !== undefined && DIFY_CHAT_MODES.has(mode) ? 'chat' : 'completion';
+  return mode !== undefined && isDifyChatMode(mode) ? 'chat' : 'completion';
 }
 
 const DIFY_CONTROLS: Record<string, FieldControl> = {

@@ -1,7 +1,7 @@
 // The catalog's SQL: live public apps only (never private, embed, draft, archived or deleted ones),
 // with the price in force now, the creator's public name, and popularity read from the daily
 // rollups (bounded by apps × 30 days, never a scan of invocations).
-import type { CatalogSort } from '@tollbooth/contract';
+import { type CatalogSort, DIFY_CHAT_MODES } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 
 export interface CatalogRow {
@@ -24,13 +24,14 @@ export interface CatalogRow {
   app_info: { name?: string; description?: string; mode?: string; user_input_form?: unknown[] } | null;
 }
 
-const DIFY_CHAT_MODES = "('chat', 'advanced-chat', 'agent-chat')";
+// The contract's list of Dify chat modes, as an SQL list (constant strings).
+const DIFY_CHAT_MODES_SQL = `(${DIFY_CHAT_MODES.map((mode) => `'${mode}'`).join(', ')})`;
 
 // One row per listed app. A workflow app's mode is its Dify app's (a chat mode or not).
 const LISTED = `
   SELECT a.id, a.owner_id, a.slug, a.name, a.description, a.type,
     CASE WHEN a.type = 'workflow'
-      THEN CASE WHEN w.app_info->>'mode' IN ${DIFY_CHAT_MODES} THEN 'chat' ELSE 'completion' END
+      THEN CASE WHEN w.app_info->>'mode' IN ${DIFY_CHAT_MODES_SQL} THEN 'chat' ELSE 'completion' END
       ELSE a.interaction_mode END AS mode,
     CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { isDifyChatMode } from '@tollbooth/contract';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { readServerSentEvents } from '../sse.ts';
 import { isRecord, redactSecrets, tokenCount } from '../upstream.ts';
@@ -14,9 +15,9 @@ import type { ProviderSettings, WorkflowAppInfo, WorkflowCallRequest, WorkflowPr
 
 export const DIFY_DEFAULT_BASE_URL = 'https://api.dify.ai/v1';
 const CHECK_TIMEOUT_MS = 15_000;
-const CHAT_MODES = new Set(['chat', 'advanced-chat', 'agent-chat']);
 
-export const isChatMode = (mode: string) => CHAT_MODES.has(mode);
+/** Whether a Dify app holds a conversation: the contract's rule (one list of chat modes everywhere). */
+export const isChatMode = isDifyChatMode;
 
 /** One upstream exchange under way: its response, and how to end it and explain its failures. */
 interface Upstream {

@@ -1,11 +1,9 @@
 // What the console sends for any app: every field of the app's inputs (read by the owner from the
 // prompt or workflow configuration, by anyone else from the public catalog), with the Input Text
 // going to the app's own text input rather than always to `query`.
-import type { CatalogField, IoSchema, WorkflowConfig } from '@tollbooth/contract';
+import { type CatalogField, frontendKindOfDifyMode, type IoSchema, type WorkflowConfig } from '@tollbooth/contract';
 import type { InputField } from './input-fields';
 import { buildInputs, QUERY_INPUT } from './input-fields';
-
-const DIFY_CHAT_MODES = new Set(['chat', 'advanced-chat', 'agent-chat']);
 
 /** Every property of a prompt app's input schema, `query` included. */
 export function schemaInputFields(schema: IoSchema | null | undefined): InputField[] {
@@ -45,7 +43,7 @@ export function catalogInputFields(fields: CatalogField[] | undefined): InputFie
 export function workflowMode(config: WorkflowConfig | undefined): 'completion' | 'chat' | null {
   const mode = config?.app_info?.mode;
   if (typeof mode !== 'string') return null;
-  return DIFY_CHAT_MODES.has(mode) ? 'chat' : 'completion';
+  return frontendKindOfDifyMode(mode);
 }
 
 /**
