@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config.ts';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
+import { redirectUri, TestBrowser } from '../../test-support/oidc-browser.ts';
 import { GRANT_CHECK_MAX_AGE_MS } from './grant-check.ts';
-import { redirectUri, TestBrowser } from './test-browser.ts';
 
 let database: TestDatabase;
 let config: Config;

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../config.ts';
 import { type Database, openPglite } from '../../db/client.ts';
 import { migrate } from '../../db/migrate.ts';
+import { authorizationUrl, createPkce, exchangeCode, redirectUri, requestTokens, signInThroughProvider, TestBrowser } from '../../test-support/oidc-browser.ts';
 import { type EmbeddedOidc, mountEmbeddedOidc } from './index.ts';
-import { authorizationUrl, createPkce, exchangeCode, redirectUri, requestTokens, signInThroughProvider, TestBrowser } from './test-browser.ts';
 
 const SECRET_KEY = 'a1'.repeat(32);
 const PUBLIC_URL = 'http://127.0.0.1:4010';

@@ -9,7 +9,7 @@ import { type App, buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config.ts';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
 import { type SmtpFake, startSmtpFake } from '../../test-support/fakes/smtp-fake.ts';
-import { authorizationUrl, createPkce, redirectUri, signInThroughProvider, TestBrowser } from './test-browser.ts';
+import { authorizationUrl, createPkce, redirectUri, signInThroughProvider, TestBrowser } from '../../test-support/oidc-browser.ts';
 
 let database: TestDatabase;
 let smtp: SmtpFake;
