@@ -56,7 +56,7 @@ import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
-import { createWorkflowCallTarget } from './workflows/call-target.ts';
+import { createWorkflowCallTarget } from './workflows/call-target-service.ts';
 import { workflowsRoutes } from './workflows/routes.ts';
 import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService, recordWorkflowVersionIfChanged } from './workflows/service.ts';
 

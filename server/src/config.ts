@@ -5,6 +5,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './providers/model-table.ts';
 
+/**
+ * How long a process may answer from its copy of an app's call configuration (the gateway's call
+ * targets, a workflow app's provider settings) after another process changed it.
+ */
+export const CALL_TARGET_TTL_MS = 1000;
+
 export interface Config {
   port: number;
   host: string;

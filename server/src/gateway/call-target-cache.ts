@@ -1,11 +1,11 @@
 // The app and its active prompt configuration, cached per process for a second: a paid call then
 // needs no lookup for them. Changes made through this process invalidate at once; another
-// process sees them within CALL_TARGET_TTL_MS. API keys are never cached, so revoking one takes
-// effect immediately everywhere.
+// process sees them within CALL_TARGET_TTL_MS (config.ts). API keys are cached apart, with
+// invalidation from every process (keys/service.ts).
 import type { PromptConfig } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
+import { CALL_TARGET_TTL_MS } from '../config.ts';
 
-export const CALL_TARGET_TTL_MS = 1000;
 const MAX_ENTRIES = 10_000;
 
 export interface CallTarget {

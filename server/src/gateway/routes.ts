@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { toCallerEvent } from '../workflows/stream-events.ts';
+import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';

@@ -18,12 +18,12 @@ import {
   renderTemplate,
 } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
-import type { AppRow } from '../apps/queries.ts';
-import type { AppsService } from '../apps/service.ts';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, PaidCalls } from '../billing/paid-calls.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { ModelRouter } from '../providers/registry.ts';
@@ -32,10 +32,9 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
-import type { WorkflowCallTarget } from '../workflows/call-target.ts';
+import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
 import type { CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
-import { checkAppMode, priceFields, withOptionalInputs } from './dify-api/compat.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { errorTypeOf } from './outcomes.ts';
@@ -43,6 +42,8 @@ import { checkPriceCap } from './price-cap.ts';
 import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
+/** The per-process cache of call targets the gateway fills, for the other caller protocols (openai/). */
+export type { CallTargetCache } from './call-target-cache.ts';
 /** The body of a call; the route schema and the service read the same declaration. */
 export type CallBody = CallRequest;
 
@@ -121,7 +122,7 @@ export interface GatewayDependencies {
   callTargets: CallTargetCache;
   /** Charges, settles, gives back and records paid calls (billing/paid-calls.ts). */
   paidCalls: PaidCalls;
-  /** Workflow apps: prepares their upstream call (workflows/call-target.ts). */
+  /** Workflow apps: prepares their upstream call (workflows/call-target-service.ts). */
   workflowCalls: WorkflowCallTarget;
 }
 
@@ -344,7 +345,7 @@ export function createGatewayService({
       };
 
       if (app.type === 'workflow') {
-        // Workflow apps: the provider is the upstream (validated and built by workflows/call-target.ts); everything from here on is the same path.
+        // Workflow apps: the provider is the upstream (validated and built by workflows/call-target-service.ts); everything from here on is the same path.
         const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser });
         const charge = await reserve(app, auth, request.maxPriceCents);
         const prepared: PreparedCall = {

@@ -29,7 +29,7 @@ import { recordInvocation } from '../billing/service.ts';
 import { textInputOf } from '../catalog/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import type { CallTargetCache } from '../gateway/call-target-cache.ts';
+import type { CallTargetCache } from '../gateway/service.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { ChatMessage } from '../providers/types.ts';

@@ -12,11 +12,10 @@ import type {
   WorkflowVersionList,
 } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
-import type { Config } from '../config.ts';
+import { CALL_TARGET_TTL_MS, type Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import { CALL_TARGET_TTL_MS } from '../gateway/call-target-cache.ts';
 import { DEFAULT_WORKFLOW_PROVIDER, type WorkflowProviderRegistry } from '../providers/workflows/registry.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import type { ProviderSettings, WorkflowAppInfo, WorkflowProvider } from '../providers/workflows/types.ts';
@@ -34,6 +33,9 @@ import {
 } from './queries.ts';
 
 const CALL_CONFIG_MAX_ENTRIES = 10_000;
+
+/** A Dify stream event in the caller's shape (stream-events.ts), for the gateway's streams. */
+export { toCallerEvent } from './stream-events.ts';
 
 export const workflowNotFound = () => new AppError('not_found', 'Workflow not found');
 

@@ -2,7 +2,7 @@
 // checked the way Dify checks it, optional inputs rendered as Dify renders them, and Dify's price
 // fields in usage. Pure functions, so the gateway's steps only call them.
 import type { CallMode, IoSchema } from '@tollbooth/contract';
-import { AppError } from '../../errors.ts';
+import { AppError } from './errors.ts';
 
 /** Dify answers a call to the other mode's endpoint with these (400). */
 export function checkAppMode(appIsChat: boolean, mode: CallMode) {
