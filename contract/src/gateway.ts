@@ -93,6 +93,20 @@ export const CallAnswer = Type.Object({
 });
 export type CallAnswer = Static<typeof CallAnswer>;
 
+/**
+ * The multipart/form-data body of an upload (POST /api/app/{slug}/file-upload/ and Dify's files/upload).
+ * For documentation: @fastify/multipart reads the parts, so no body schema validates it.
+ */
+export const FileUpload = Type.Object({
+  file: Type.String({
+    format: 'binary',
+    description: 'The file, at most 15 MB (413 above): png, jpg, jpeg, webp, gif, txt, md, csv, json or pdf, by its name (415 otherwise)',
+  }),
+  user: Type.Optional(
+    Type.String({ description: "Your own end-user id, as Dify clients send it (Dify's files/upload); accepted, the file belongs to the key's account" }),
+  ),
+});
+
 /** The answer of POST /api/app/{slug}/file-upload/. */
 export const UploadedFile = Type.Object({
   id: Type.String(),

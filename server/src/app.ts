@@ -37,6 +37,8 @@ import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
+import { createSchemaNamer, pruneComponentSchemas } from './http/openapi-components.ts';
+import { addExamples } from './http/openapi-examples.ts';
 import { addResponseHeaders } from './http/openapi-headers.ts';
 import { addOperationIds } from './http/operation-ids.ts';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
@@ -91,13 +93,21 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   registerRequestGuards(app);
   registerCallerCors(app);
 
+  // The document names the contract's shapes (http/openapi-components.ts), documents the multipart
+  // body of uploads, operationIds and response headers; routes' own schemas are left as they are.
+  const schemaNamer = createSchemaNamer(undefined, { multipartBody: 'FileUpload' });
   await app.register(swagger, {
-    transformObject: (document) => ('openapiObject' in document ? addResponseHeaders(addOperationIds(document.openapiObject)) : document.swaggerObject),
+    transform: schemaNamer.transform,
+    transformObject: (document) =>
+      'openapiObject' in document ? addExamples(addResponseHeaders(addOperationIds(pruneComponentSchemas(document.openapiObject)))) : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {
         title: `${config.productName} API`,
         version: '0.1.0',
+        // The API is used under the product's terms (the web app's /terms page).
+        termsOfService: `${config.publicUrl}/terms`,
+        license: { name: `${config.productName} Terms of Service`, url: `${config.publicUrl}/terms` },
         description:
           'REST API of Tollbooth. Authenticate with `Authorization: Bearer <access token or API key>`. ' +
           'Errors are JSON `{code, message, status}`. Money is integer cents in storage; fields named *_cents are cents, others are dollars.',
@@ -111,6 +121,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       ],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'OIDC access token or Tollbooth API key (tb_...)' } },
+        schemas: schemaNamer.components(),
       },
     },
   });

@@ -73,16 +73,23 @@ describe('fuzzing every route', () => {
     const document = (await ctx.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
       paths: Record<
         string,
-        Record<string, { requestBody?: { content?: Record<string, { schema?: Operation['body'] }> }; parameters?: { in: string; name: string }[] }>
+        Record<
+          string,
+          { requestBody?: { content?: Record<string, { schema?: Operation['body'] & { $ref?: string } }> }; parameters?: { in: string; name: string }[] }
+        >
       >;
+      components: { schemas: Record<string, Operation['body']> };
     };
+    // Bodies of the contract's shapes refer to a named component schema.
+    const resolve = (schema: (Operation['body'] & { $ref?: string }) | undefined) =>
+      (schema?.$ref ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema) ?? null;
     const operations: Operation[] = [];
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, spec] of Object.entries(methods)) {
         operations.push({
           method: method.toUpperCase(),
           path,
-          body: spec.requestBody?.content?.['application/json']?.schema ?? null,
+          body: resolve(spec.requestBody?.content?.['application/json']?.schema),
           query: (spec.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
         });
       }
