@@ -55,6 +55,7 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
         tags,
         summary: 'An application by slug',
         description: 'The owner sees everything; anyone else sees a live public or embed application without provider configuration; otherwise 404.',
+        security: [{}, { bearer: [] }],
         params: SlugParams,
         response: { 200: Application, ...errors },
       },

@@ -22,12 +22,28 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; users: User
 
   app.post(
     '/auth/login/',
-    { schema: { tags: ['auth'], summary: 'Where to start signing in', description: startDescription, response: { 200: SignInStart } } },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Where to start signing in',
+        description: startDescription,
+        security: [],
+        response: { 200: SignInStart, 400: ErrorResponse },
+      },
+    },
     async () => signInStart('login'),
   );
   app.post(
     '/auth/register/',
-    { schema: { tags: ['auth'], summary: 'Where to start signing up (prompt=create)', description: startDescription, response: { 200: SignInStart } } },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Where to start signing up (prompt=create)',
+        description: startDescription,
+        security: [],
+        response: { 200: SignInStart, 400: ErrorResponse },
+      },
+    },
     async () => signInStart('create'),
   );
 

@@ -255,6 +255,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHandler
         tags,
         summary: 'Stripe webhook endpoint',
         description: 'Verified with STRIPE_WEBHOOK_SECRET (Stripe-Signature, 300 s tolerance); each event id is applied once; unknown events are acknowledged.',
+        // Stripe's signature authenticates the call, not a bearer token.
+        security: [],
         response: { 200: Type.Object({ received: Type.Boolean(), duplicate: Type.Boolean() }), 400: ErrorResponse, 503: ErrorResponse },
       },
     },

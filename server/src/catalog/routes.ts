@@ -15,6 +15,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         summary: 'The public catalog: live public applications (no sign-in)',
         description:
           'Private, embed, draft, archived and deleted applications never appear. Search with q (every word must match the name, description, slug or creator), filter by type, mode and price, sort by popular (successful calls over 30 days), newest or price. Paged: pass next_cursor as cursor while has_more is true.',
+        security: [],
         querystring: CatalogQuery,
         response: { 200: CatalogPage, ...errors },
       },
@@ -29,6 +30,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         tags,
         summary: "A live public application's public page",
         description: 'Its inputs, active plans, endpoints and copy-ready snippets (replace YOUR_API_KEY with an API key). 404 for any app not in the catalog.',
+        security: [],
         params: SlugParams,
         response: { 200: CatalogAppDetail, ...errors },
       },
@@ -44,6 +46,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         tags,
         summary: "An application's own OpenAPI 3.1 document, generated from its inputs",
         description: 'Anyone for a live public or embed application; the owner for any status; otherwise 404.',
+        security: [{}, { bearer: [] }],
         params: SlugParams,
         response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }), ...errors },
       },

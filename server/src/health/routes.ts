@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
+import { ErrorResponse, HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
 import type { HealthService } from './service.ts';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
@@ -9,8 +9,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
       schema: {
         tags: ['system'],
         summary: 'Liveness and database check',
+        security: [],
         response: {
           200: HealthOk,
+          // A query string that cannot be stored (request-guards.ts), as on every route.
+          400: ErrorResponse,
           503: HealthUnavailable,
         },
       },
@@ -27,8 +30,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
       schema: {
         tags: ['system'],
         summary: 'Public runtime settings for the web app',
+        security: [],
         response: {
           200: RuntimeConfig,
+          400: ErrorResponse,
         },
       },
     },
