@@ -2,7 +2,7 @@
 // (so a code generator or an API client gets real field names, types, options and bounds), the
 // blocking answer, the Server-Sent Events of a streamed one, the errors, and the OpenAI-compatible
 // endpoint with the app's slug as model.
-import { CallAnswer, type CatalogField, ErrorResponse, StreamEvent } from '@tollbooth/contract';
+import { CallAnswer, type CatalogField, ErrorResponse, OpenAIError, StreamEvent } from '@tollbooth/contract';
 import { appUrls, requestBody, type SnippetApp } from './snippets.ts';
 
 export type AppOpenApiDocument = { openapi: string } & Record<string, unknown>;
@@ -57,7 +57,10 @@ export function inputsSchema(fields: CatalogField[]): Record<string, unknown> {
   };
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorResponse = (description: string, schema = 'Error') => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
 
 export function buildAppOpenApi(publicUrl: string, productName: string, app: OpenApiApp): AppOpenApiDocument {
   const urls = appUrls(publicUrl, app.slug, app.mode);
@@ -93,6 +96,8 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
     info: {
       title: `${app.name} (${productName})`,
       version: '1',
+      // The API is used under the product's terms, as in the main document (decision 0021).
+      license: { name: `${productName} Terms of Service`, url: `${publicUrl.replace(/\/+$/, '')}/terms` },
       description: `${app.description ? `${app.description}\n\n` : ''}Each successful call costs ${price}, charged only on success. Authenticate with \`Authorization: Bearer <API key>\`. Dify clients use the base URL ${urls.difyBaseUrl}; OpenAI clients use ${urls.openaiBaseUrl} with model "${app.slug}".`,
     },
     servers: [{ url: urls.difyBaseUrl }],
@@ -123,10 +128,10 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
           requestBody: { required: true, content: { 'application/json': { schema: requestSchema, example: requestBody(app) } } },
           responses: {
             '200': {
-              description: 'The answer',
+              description: 'The answer: JSON, or with response_mode streaming Server-Sent Events, one `data: <json>` line per event',
               content: {
                 'application/json': { schema: { $ref: '#/components/schemas/Answer' } },
-                'text/event-stream': { schema: { $ref: '#/components/schemas/StreamEvent' }, description: 'One `data: <json>` line per event' },
+                'text/event-stream': { schema: { $ref: '#/components/schemas/StreamEvent' } },
               },
             },
             ...errors,
@@ -159,7 +164,14 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
               },
             },
           },
-          responses: { '200': { description: 'An OpenAI chat completion (or its chunks when stream is true)' } },
+          responses: {
+            '200': { description: 'An OpenAI chat completion (or its chunks when stream is true)' },
+            '400': errorResponse('invalid_request_error: a field is missing or invalid', 'OpenAIError'),
+            '401': errorResponse('authentication_error: no or an unknown API key', 'OpenAIError'),
+            '402': errorResponse('insufficient_quota: not enough credits, or above the key’s limits; not charged', 'OpenAIError'),
+            '404': errorResponse('invalid_request_error (model_not_found)', 'OpenAIError'),
+            '429': errorResponse('rate_limit_exceeded; see Retry-After', 'OpenAIError'),
+          },
         },
       },
     },
@@ -170,6 +182,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
         Answer: plain(CallAnswer),
         StreamEvent: plain(StreamEvent),
         Error: plain(ErrorResponse),
+        OpenAIError: plain(OpenAIError),
       },
     },
   };
