@@ -20,7 +20,10 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
         params: SlugParams,
         querystring: FrontendDownloadQuery,
         response: {
-          200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'application/zip' }),
+          200: {
+            description: 'The zip archive',
+            content: { 'application/zip': { schema: Type.Unsafe<Readable>({ type: 'string', format: 'binary' }) } },
+          },
           400: ErrorResponse,
           401: ErrorResponse,
           404: ErrorResponse,
