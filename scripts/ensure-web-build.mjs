@@ -6,7 +6,9 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const builtIndex = path.join(root, 'web/dist/index.html');
-const sources = ['web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/package.json', 'contract/src'].map((p) => path.join(root, p));
+const sources = ['web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/build', 'web/package.json', 'contract/src'].map((p) =>
+  path.join(root, p),
+);
 
 function newestChange(target) {
   if (!existsSync(target)) return 0;

@@ -4,13 +4,15 @@ import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { webDeliveryPlugin } from './build/web-delivery-plugin.ts';
 
 // The API and the embedded OpenID Connect provider run in the Node server (npm start, port 3000);
 // the dev server forwards them so the SPA talks to one origin, exactly as in production.
 const serverUrl = 'http://localhost:3000';
 
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  // webDeliveryPlugin: .br and .gz copies of the build, and the landing page's 100 KiB budget.
+  plugins: [react(), tailwindcss(), webDeliveryPlugin()],
   // @/ is web/src: code outside a feature is imported through it (a feature never imports another feature).
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: {
@@ -22,13 +24,15 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // .vite/manifest.json: which chunks each page loads first (build/initial-js.ts); a dot folder, never served.
+    manifest: true,
     // The prompt editors' Monaco chunk (~3.3 MB, ~850 kB gzipped) is bundled rather than fetched from
     // a CDN and loads only when an editor is first shown; the limit is set just above it.
     chunkSizeWarningLimit: 3500,
   },
   test: {
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.{ts,tsx}', 'build/**/*.test.ts'],
     setupFiles: ['./src/testing/setup.ts'],
     restoreMocks: true,
     unstubGlobals: true,

@@ -4,6 +4,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { PageSpinner } from '../components/ui/spinner';
 import { AuthNotConfigured } from '../features/auth/components/auth-not-configured';
 import { AuthProvider } from '../features/auth/components/auth-provider';
+import { preloadUserManager } from '../features/auth/lib/load-user-manager';
 import { getErrorMessage } from '../lib/errors';
 import { createQueryClient } from '../lib/query-client';
 import { fetchRuntimeConfig, isAuthConfigured, RuntimeConfigContext } from '../lib/runtime-config';
@@ -14,6 +15,8 @@ function useRuntimeConfigLoader(): ConfigState {
   const [state, setState] = useState<ConfigState>({ status: 'loading' });
   useEffect(() => {
     let active = true;
+    // The identity client downloads while the settings load (the AuthProvider reports a failure).
+    preloadUserManager().catch(() => undefined);
     fetchRuntimeConfig().then(
       (config) => {
         if (!active) return;

@@ -60,15 +60,15 @@ describe('route guards', () => {
     expect(currentPath()).toBe('/login');
   });
 
-  it('lets anyone open the API test console', () => {
+  it('lets anyone open the API test console', async () => {
     renderAt('/api-test?app=my-app');
-    expect(screen.getByRole('heading', { name: 'API Test Console' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'API Test Console' })).toBeTruthy();
     expect(currentPath()).toBe('/api-test?app=my-app');
   });
 
-  it('shows protected pages to signed-in users', () => {
+  it('shows protected pages to signed-in users', async () => {
     renderAt('/applications', signedInAuth());
-    expect(screen.getByRole('heading', { name: 'Applications' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Applications' })).toBeTruthy();
     expect(screen.getByText('Manage your applications and view performance insights.')).toBeTruthy();
   });
 
@@ -76,9 +76,9 @@ describe('route guards', () => {
     ['/applications/create?type=workflow', 'Create New Prompt or Workflow Application'],
     ['/prompts', 'Prompt Applications'],
     ['/workflows', 'Workflow Applications'],
-  ])('shows the real screen of %s to signed-in users', (path, heading) => {
+  ])('shows the real screen of %s to signed-in users', async (path, heading) => {
     renderAt(path, signedInAuth());
-    expect(screen.getByRole('heading', { name: heading, level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: heading, level: 1 })).toBeTruthy();
     expect(screen.queryByText('This screen is on its way in an upcoming release.')).toBeNull();
   });
 
@@ -90,6 +90,16 @@ describe('route guards', () => {
   it('shows the not-found page for unknown paths', () => {
     renderAt('/does/not/exist');
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
+  });
+});
+
+describe('pages loaded on demand', () => {
+  it("shows an announced loading state while a page's code loads, then the page", async () => {
+    renderAt('/terms');
+    // The Suspense fallback: a status region with visible text, under the header that stays.
+    expect(screen.getAllByRole('status').map((status) => status.textContent)).toContain('Loading page...');
+    expect(await screen.findByRole('heading', { name: 'Terms of Service', level: 1 })).toBeTruthy();
+    expect(screen.queryByText('Loading page...')).toBeNull();
   });
 });
 

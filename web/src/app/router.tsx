@@ -1,32 +1,41 @@
 // Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
 // the dashboard and analytics screens send them to / instead (spec section 6).
 import { Route, Routes } from 'react-router';
-import { DashboardPage } from '@/features/app-overview/routes/app-overview-page';
-import { AppAnalyticsRoute, GlobalAnalyticsRoute } from '../features/analytics/routes/lazy-analytics-routes';
-import { AppDetailPage } from '../features/apps/routes/app-detail-page';
-import { CreateAppPage } from '../features/apps/routes/create-app-page';
 import { RequireAuth } from '../features/auth/components/route-guards';
-import { CallbackPage } from '../features/auth/routes/callback-page';
-import { LoginPage } from '../features/auth/routes/login-page';
-import { RegisterPage } from '../features/auth/routes/register-page';
-import { BillingPage } from '../features/billing/routes/billing-page';
-import { BillingSuccessPage } from '../features/billing/routes/billing-success-page';
-import { MoneyPage } from '../features/billing/routes/money-page';
-import { ExploreAppPage } from '../features/catalog/routes/explore-app-page';
-import { ExplorePage } from '../features/catalog/routes/explore-page';
-import { ApiTestPage } from '../features/gateway/routes/api-test-page';
-import { ApiKeysSection } from '../features/keys/components/api-keys-section';
-import { PrivacyPage, TermsPage } from '../features/legal/routes/legal-pages';
-import { ProfilePage } from '../features/profile/routes/profile-page';
-import { PromptBuilderPage } from '../features/prompts/routes/prompt-builder-page';
-import { PromptDetailPage } from '../features/prompts/routes/prompt-detail-page';
-import { PromptListPage } from '../features/prompts/routes/prompt-list-page';
-import { WorkflowDetailPage } from '../features/workflows/routes/workflow-detail-page';
-import { WorkflowListPage } from '../features/workflows/routes/workflow-list-page';
 import { DocumentTitle } from './document-title';
 import { AppLayout } from './layout/app-layout';
+import { lazyPage } from './lazy-page';
 import { LandingRoute } from './routes/landing-route';
 import { NotFoundPage } from './routes/not-found-page';
+import { RouteLoading } from './routes/route-loading';
+
+// The landing page and the not-found page are in the first bundle; every other page is its own
+// chunk, fetched when its route is first shown. Recharts comes with the two
+// analytics pages only, Monaco later still, when a prompt editor first shows (prompt-editor.tsx).
+// See docs/decisions/0020-web-delivery.md.
+const GlobalAnalyticsPage = lazyPage(() => import('../features/analytics/routes/global-analytics-page'), 'GlobalAnalyticsPage');
+const AppAnalyticsPage = lazyPage(() => import('../features/analytics/routes/app-analytics-page'), 'AppAnalyticsPage');
+const DashboardPage = lazyPage(() => import('@/features/app-overview/routes/app-overview-page'), 'DashboardPage');
+const AppDetailPage = lazyPage(() => import('../features/apps/routes/app-detail-page'), 'AppDetailPage');
+const CreateAppPage = lazyPage(() => import('../features/apps/routes/create-app-page'), 'CreateAppPage');
+const CallbackPage = lazyPage(() => import('../features/auth/routes/callback-page'), 'CallbackPage');
+const LoginPage = lazyPage(() => import('../features/auth/routes/login-page'), 'LoginPage');
+const RegisterPage = lazyPage(() => import('../features/auth/routes/register-page'), 'RegisterPage');
+const BillingPage = lazyPage(() => import('../features/billing/routes/billing-page'), 'BillingPage');
+const BillingSuccessPage = lazyPage(() => import('../features/billing/routes/billing-success-page'), 'BillingSuccessPage');
+const MoneyPage = lazyPage(() => import('../features/billing/routes/money-page'), 'MoneyPage');
+const ExploreAppPage = lazyPage(() => import('../features/catalog/routes/explore-app-page'), 'ExploreAppPage');
+const ExplorePage = lazyPage(() => import('../features/catalog/routes/explore-page'), 'ExplorePage');
+const ApiTestPage = lazyPage(() => import('../features/gateway/routes/api-test-page'), 'ApiTestPage');
+const PrivacyPage = lazyPage(() => import('../features/legal/routes/legal-pages'), 'PrivacyPage');
+const TermsPage = lazyPage(() => import('../features/legal/routes/legal-pages'), 'TermsPage');
+const ProfilePage = lazyPage(() => import('../features/profile/routes/profile-page'), 'ProfilePage');
+const ApiKeysSection = lazyPage(() => import('../features/keys/components/api-keys-section'), 'ApiKeysSection');
+const PromptBuilderPage = lazyPage(() => import('../features/prompts/routes/prompt-builder-page'), 'PromptBuilderPage');
+const PromptDetailPage = lazyPage(() => import('../features/prompts/routes/prompt-detail-page'), 'PromptDetailPage');
+const PromptListPage = lazyPage(() => import('../features/prompts/routes/prompt-list-page'), 'PromptListPage');
+const WorkflowDetailPage = lazyPage(() => import('../features/workflows/routes/workflow-detail-page'), 'WorkflowDetailPage');
+const WorkflowListPage = lazyPage(() => import('../features/workflows/routes/workflow-list-page'), 'WorkflowListPage');
 
 export function AppRoutes() {
   return (
@@ -35,39 +44,40 @@ export function AppRoutes() {
       <Routes>
         <Route element={<AppLayout />}>
           <Route index element={<LandingRoute />} />
-          <Route path="login" element={<LoginPage />} />
-          <Route path="auth/login" element={<LoginPage />} />
-          <Route path="register" element={<RegisterPage />} />
-          <Route path="auth/register" element={<RegisterPage />} />
-          <Route path="auth/callback" element={<CallbackPage />} />
-          <Route path="api-test" element={<ApiTestPage />} />
-          <Route path="explore" element={<ExplorePage />} />
-          <Route path="explore/:slug" element={<ExploreAppPage />} />
-          <Route path="terms" element={<TermsPage />} />
-          <Route path="privacy" element={<PrivacyPage />} />
+          <Route element={<RouteLoading />}>
+            <Route path="login" element={<LoginPage />} />
+            <Route path="auth/login" element={<LoginPage />} />
+            <Route path="register" element={<RegisterPage />} />
+            <Route path="auth/register" element={<RegisterPage />} />
+            <Route path="auth/callback" element={<CallbackPage />} />
+            <Route path="api-test" element={<ApiTestPage />} />
+            <Route path="explore" element={<ExplorePage />} />
+            <Route path="explore/:slug" element={<ExploreAppPage />} />
+            <Route path="terms" element={<TermsPage />} />
+            <Route path="privacy" element={<PrivacyPage />} />
 
-          <Route element={<RequireAuth redirectTo="/" />}>
-            <Route path="dashboard" element={<DashboardPage />} />
-            <Route path="applications" element={<DashboardPage />} />
-            <Route path="analytics" element={<GlobalAnalyticsRoute />} />
-            <Route path="applications/:slug/analytics" element={<AppAnalyticsRoute />} />
+            <Route element={<RequireAuth redirectTo="/" />}>
+              <Route path="dashboard" element={<DashboardPage />} />
+              <Route path="applications" element={<DashboardPage />} />
+              <Route path="analytics" element={<GlobalAnalyticsPage />} />
+              <Route path="applications/:slug/analytics" element={<AppAnalyticsPage />} />
+            </Route>
+
+            <Route element={<RequireAuth redirectTo="/login" />}>
+              <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
+              <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
+              <Route path="applications/create" element={<CreateAppPage />} />
+              <Route path="applications/:slug" element={<AppDetailPage />} />
+              <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+              <Route path="applications/:appSlug/billing" element={<BillingPage />} />
+              <Route path="money" element={<MoneyPage />} />
+              <Route path="prompts" element={<PromptListPage />} />
+              <Route path="prompts/:slug" element={<PromptDetailPage />} />
+              <Route path="workflows" element={<WorkflowListPage />} />
+              <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
+              <Route path="billing/success" element={<BillingSuccessPage />} />
+            </Route>
           </Route>
-
-          <Route element={<RequireAuth redirectTo="/login" />}>
-            <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
-            <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
-            <Route path="applications/create" element={<CreateAppPage />} />
-            <Route path="applications/:slug" element={<AppDetailPage />} />
-            <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
-            <Route path="applications/:appSlug/billing" element={<BillingPage />} />
-            <Route path="money" element={<MoneyPage />} />
-            <Route path="prompts" element={<PromptListPage />} />
-            <Route path="prompts/:slug" element={<PromptDetailPage />} />
-            <Route path="workflows" element={<WorkflowListPage />} />
-            <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
-            <Route path="billing/success" element={<BillingSuccessPage />} />
-          </Route>
-
           <Route path="*" element={<NotFoundPage />} />
         </Route>
       </Routes>

@@ -126,14 +126,15 @@ describe('AppLayout', () => {
     expect(screen.queryByRole('link', { name: 'Sign in' })).toBeNull();
   });
 
-  it('mirrors the navigation in the mobile menu, which closes on Escape', () => {
+  it('mirrors the navigation in the mobile menu, which closes on Escape', async () => {
     renderLayout();
     const toggle = screen.getByRole('button', { name: 'Open main menu' });
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
     fireEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
 
-    const mobileNav = screen.getByRole('navigation', { name: 'Main (mobile)' });
+    // The menu's code loads on the first tap.
+    const mobileNav = await screen.findByRole('navigation', { name: 'Main (mobile)' });
     expect(
       within(mobileNav)
         .getAllByRole('link')

@@ -1,14 +1,20 @@
-import { useId, useRef, useState } from 'react';
+import { Suspense, useId, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useProfile } from '@/lib/api/profile/get-profile';
 import { useAuth } from '@/lib/auth/use-auth';
 import { Spinner } from '../../components/ui/spinner';
 import { primaryButton } from '../../components/ui/styles';
 import { useRuntimeConfig } from '../../lib/runtime-config';
-import { MobileMenu } from './mobile-menu';
+import { lazyPage } from '../lazy-page';
 import { exploreLink, signedInLinks, userInitial } from './nav-items';
 import { useDismiss } from './use-dismiss';
-import { UserMenu } from './user-menu';
+
+// Neither menu is part of the landing page's first bundle: the account menu is for signed-in users
+// and the mobile menu opens on a tap (docs/decisions/0020-web-delivery.md).
+const UserMenu = lazyPage(() => import('./user-menu'), 'UserMenu');
+const MobileMenu = lazyPage(() => import('./mobile-menu'), 'MobileMenu');
+/** Holds the account button's place while its code loads, so the header does not shift. */
+const userMenuPlaceholder = <span className="block h-9 w-9 rounded-full bg-indigo-100" aria-hidden="true" />;
 
 const desktopLinkClass = ({ isActive }: { isActive: boolean }) =>
   `rounded-md px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${
@@ -76,7 +82,9 @@ export function AppLayout() {
             {status === 'loading' ? <Spinner label="Loading authentication" /> : null}
             {status === 'authenticated' ? (
               <div className="hidden md:block">
-                <UserMenu initial={initial} label={userLabel} email={email} onSignOut={handleSignOut} />
+                <Suspense fallback={userMenuPlaceholder}>
+                  <UserMenu initial={initial} label={userLabel} email={email} onSignOut={handleSignOut} />
+                </Suspense>
               </div>
             ) : null}
             {status === 'unauthenticated' ? (
@@ -115,16 +123,24 @@ export function AppLayout() {
           </div>
         </div>
         {mobileOpen ? (
-          <MobileMenu
-            id={mobileMenuId}
-            authStatus={status}
-            links={signedInLinks}
-            userLabel={userLabel}
-            email={email}
-            initial={initial}
-            onNavigate={closeMobile}
-            onSignOut={handleSignOut}
-          />
+          <Suspense
+            fallback={
+              <div className="px-4 py-3">
+                <Spinner label="Loading menu" />
+              </div>
+            }
+          >
+            <MobileMenu
+              id={mobileMenuId}
+              authStatus={status}
+              links={signedInLinks}
+              userLabel={userLabel}
+              email={email}
+              initial={initial}
+              onNavigate={closeMobile}
+              onSignOut={handleSignOut}
+            />
+          </Suspense>
         ) : null}
       </header>
 

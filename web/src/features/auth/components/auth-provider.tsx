@@ -8,12 +8,13 @@ import { setAccessTokenGetter } from '@/lib/api-client';
 import { AuthContext, type AuthContextValue, type AuthStatus, type AuthUser } from '@/lib/auth/auth-context';
 import { endServerSessions } from '../api/logout';
 import { clearIntendedPath } from '../lib/intended-path';
+import { loadUserManager } from '../lib/load-user-manager';
 import { describeSignInError, SIGN_IN_FAILED_MESSAGE, SIGN_OUT_FAILED_MESSAGE } from '../lib/sign-in-errors';
-import { getUserManager, type OidcConfig } from '../lib/user-manager';
+import type { OidcConfig } from '../lib/user-manager';
 
 interface AuthProviderProps {
   oidc: OidcConfig;
-  /** Tests pass a fake; the app uses the shared instance for this configuration. */
+  /** Tests pass a fake; the app loads the identity client and uses its shared instance for this configuration. */
   userManager?: UserManager;
   children: ReactNode;
 }
@@ -34,7 +35,9 @@ export function toAuthUser(user: User): AuthUser {
 }
 
 export function AuthProvider({ oidc, userManager: injectedManager, children }: AuthProviderProps) {
-  const userManager = injectedManager ?? getUserManager(oidc);
+  // The identity client loads on demand: actions wait for it, effects start once it is there.
+  const managerReady = useMemo(() => (injectedManager ? Promise.resolve(injectedManager) : loadUserManager(oidc)), [injectedManager, oidc]);
+  const [userManager, setUserManager] = useState<UserManager | null>(injectedManager ?? null);
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [session, setSession] = useState<SessionState>({ status: 'loading', user: null });
@@ -46,6 +49,25 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   // Set once an event or the callback has decided the state, so the slower initial read cannot undo it.
   const settled = useRef(false);
   const currentUser = useRef<User | null>(null);
+
+  useEffect(() => {
+    let active = true;
+    managerReady.then(
+      (manager) => {
+        if (active) setUserManager(manager);
+      },
+      (loadError: unknown) => {
+        console.error('Could not load the identity client', loadError);
+        if (active) {
+          setSession({ status: 'unauthenticated', user: null });
+          setError(SIGN_IN_FAILED_MESSAGE);
+        }
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [managerReady]);
 
   const applyUser = useCallback((user: User | null) => {
     settled.current = true;
@@ -63,24 +85,26 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   /** One refresh at a time, however many requests find the token expired together. */
   const renewSession = useCallback((): Promise<User | null> => {
     if (!renewal.current) {
-      renewal.current = userManager.signinSilent().finally(() => {
-        renewal.current = null;
-      });
+      renewal.current = managerReady
+        .then((manager) => manager.signinSilent())
+        .finally(() => {
+          renewal.current = null;
+        });
     }
     return renewal.current;
-  }, [userManager]);
+  }, [managerReady]);
 
   const dropSession = useCallback(async () => {
     try {
-      await userManager.removeUser();
+      await (await managerReady).removeUser();
     } catch (removeError) {
       console.warn('Could not remove the stored session', removeError);
     }
     forgetSession();
-  }, [userManager, forgetSession]);
+  }, [managerReady, forgetSession]);
 
   const getAccessToken = useCallback(async (): Promise<string | null> => {
-    let user = await userManager.getUser();
+    let user = await (await managerReady).getUser();
     if (!user) return null;
     if (user.expired) {
       try {
@@ -95,12 +119,13 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
       }
     }
     return user.access_token;
-  }, [userManager, renewSession, dropSession]);
+  }, [managerReady, renewSession, dropSession]);
 
   useEffect(() => setAccessTokenGetter(getAccessToken), [getAccessToken]);
 
   // Restore the stored session, renewing it first when its access token has expired.
   useEffect(() => {
+    if (!userManager) return;
     let active = true;
     (async () => {
       let user: User | null = null;
@@ -122,6 +147,7 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   }, [userManager, renewSession, applyUser]);
 
   useEffect(() => {
+    if (!userManager) return;
     const { events } = userManager;
     const unsubscribe = [
       events.addUserLoaded((user) => {
@@ -160,7 +186,7 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
     async ({ signUp = false } = {}) => {
       setError(null);
       try {
-        await userManager.signinRedirect(signUp ? { prompt: 'create' } : undefined);
+        await (await managerReady).signinRedirect(signUp ? { prompt: 'create' } : undefined);
         return true;
       } catch (signInError) {
         console.error(SIGN_IN_FAILED_MESSAGE, signInError);
@@ -168,13 +194,13 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
         return false;
       }
     },
-    [userManager],
+    [managerReady],
   );
 
   const completeSignIn = useCallback<AuthContextValue['completeSignIn']>(
     async (url) => {
       try {
-        const user = await userManager.signinRedirectCallback(url);
+        const user = await (await managerReady).signinRedirectCallback(url);
         setError(null);
         applyUser(user);
       } catch (callbackError) {
@@ -183,7 +209,7 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
         throw callbackError;
       }
     },
-    [userManager, applyUser],
+    [managerReady, applyUser],
   );
 
   const signOut = useCallback(async () => {
@@ -199,11 +225,11 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
     // Leave protected pages first, so their guards do not send the user to /login on the way out.
     navigate('/', { replace: true });
     try {
-      await userManager.signoutRedirect();
+      await (await managerReady).signoutRedirect();
     } catch (signOutError) {
       console.error(SIGN_OUT_FAILED_MESSAGE, signOutError);
       try {
-        await userManager.removeUser();
+        await (await managerReady).removeUser();
       } catch (removeError) {
         console.error(SIGN_OUT_FAILED_MESSAGE, removeError);
         setError(SIGN_OUT_FAILED_MESSAGE);
@@ -211,7 +237,7 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
       forgetSession();
       setSigningOut(false);
     }
-  }, [userManager, queryClient, navigate, forgetSession]);
+  }, [managerReady, queryClient, navigate, forgetSession]);
 
   const value = useMemo<AuthContextValue>(
     () => ({

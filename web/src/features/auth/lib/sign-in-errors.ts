@@ -1,12 +1,17 @@
 // Identity client failures in the words of the spec (section 8).
-import { ErrorResponse } from 'oidc-client-ts';
+import type { ErrorResponse } from 'oidc-client-ts';
 import { getErrorMessage } from '@/lib/errors';
 
 export const SIGN_IN_FAILED_MESSAGE = 'Failed to sign in';
 export const SIGN_OUT_FAILED_MESSAGE = 'Failed to sign out';
 
+/** oidc-client-ts's ErrorResponse (the provider's `error` answer), told by its name so the client can load lazily. */
+function isErrorResponse(error: unknown): error is ErrorResponse {
+  return error instanceof Error && error.name === 'ErrorResponse' && 'error' in error;
+}
+
 export function describeSignInError(error: unknown): string {
-  if (error instanceof ErrorResponse) {
+  if (isErrorResponse(error)) {
     if (error.error === 'access_denied') return 'The user cancelled the action.';
     if (error.error === 'login_required' || error.error === 'interaction_required') return 'Not authenticated';
     return error.error_description || error.message || SIGN_IN_FAILED_MESSAGE;
