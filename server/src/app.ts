@@ -57,6 +57,7 @@ import { createWorkflowProviderRegistry } from './providers/workflows/registry.t
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
+import { registerCompression } from './web-app/compression.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
 import { createWorkflowCallTarget } from './workflows/call-target-service.ts';
 import { workflowsRoutes } from './workflows/routes.ts';
@@ -157,6 +158,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   await app.register(
     async (api) => {
+      // The management API's JSON above 1 KiB; not the callers' endpoints below (docs/decisions/0020-web-delivery.md).
+      await registerCompression(api);
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
       await api.register(profileRoutes, { profile: createProfileService({ db }) });

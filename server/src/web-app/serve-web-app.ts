@@ -1,5 +1,7 @@
 // Serves the built single-page app: hashed assets with long caching, and index.html for every
-// other non-API path so client-side routes (and the SPA's own 404 page) work on reload.
+// other non-API path so client-side routes (and the SPA's own 404 page) work on reload. Files are
+// sent in the encoding the browser accepts from the build's precompressed copies (file.br,
+// file.gz; web/build/precompress.ts), with Vary: Accept-Encoding.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -9,6 +11,8 @@ import type { RouteTable } from '../http/method-not-allowed.ts';
 import { contentSecurityPolicy, setHtmlSecurityHeaders } from './security-headers.ts';
 
 const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];
+/** The build's compressed copies are sent for their originals, never asked for by name. */
+const COMPRESSED_COPY = /\.(?:br|gz)$/;
 
 export async function serveWebApp(app: FastifyInstance, config: Config, routes?: RouteTable) {
   const dist = config.webDistDir;
@@ -20,7 +24,12 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
       root: dist,
       wildcard: false,
       index: false,
-      setHeaders(res, filePath) {
+      preCompressed: true,
+      // No route of their own for the copies: /x.js.br is a 404 like any missing file.
+      globIgnore: ['**/*.br', '**/*.gz'],
+      setHeaders(res, sentPath) {
+        const filePath = sentPath.replace(COMPRESSED_COPY, '');
+        // Vite names every file under assets/ by its content hash: a new build means new names.
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
         res.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
         res.header('X-Content-Type-Options', 'nosniff');
