@@ -1579,6 +1579,13 @@ async function shutdown() {
   cleanups.length = 0;
 }
 
+// Stopped from outside (Ctrl-C, kill): the servers and the fake upstream it started go with it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void shutdown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
 main()
   .catch((error: unknown) => {
     console.error(error);
