@@ -2,12 +2,12 @@
 // (STRIPE_API_BASE), with webhooks signed by the fake and delivered over HTTP to the real endpoint.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client.ts';
 import { createInvalidationBus } from '../db/invalidation.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
+import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createIncludedCalls } from './included-calls.ts';
 
 let ctx: TestContext;
@@ -732,18 +732,12 @@ describe('who has included calls, cached per process', () => {
   async function countedIncludedCalls() {
     const db = ctx.database.db;
     const counts = { subscribers: 0, covers: 0 };
-    const counted: Database = {
-      kind: db.kind,
-      query: ((sql: string, params?: readonly unknown[]) => {
+    const counted = watchedDatabase(db, {
+      onQuery: (sql) => {
         if (/SELECT DISTINCT app_id FROM subscriptions/.test(sql)) counts.subscribers++;
         if (/UPDATE subscriptions s SET\s+included_used/.test(sql)) counts.covers++;
-        return db.query(sql, params);
-      }) as Database['query'],
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      listen: (channel, handlers) => db.listen(channel, handlers),
-      close: () => db.close(),
-    };
+      },
+    });
     const invalidation = await createInvalidationBus(counted);
     return { included: createIncludedCalls(counted, invalidation), counts, close: () => invalidation.close() };
   }

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
-import type { Database } from '../db/client.ts';
 import { createInvalidationBus } from '../db/invalidation.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { watchedDatabase } from '../test-support/watched-database.ts';
 import { type ApiKeysService, createApiKeysService, encodeBase62, hashApiKey } from './service.ts';
 
 let ctx: TestContext;
@@ -323,21 +323,13 @@ describe('the per-process key cache', () => {
   async function countedKeys({ live = true } = {}) {
     const db = ctx.database.db;
     let lookups = 0;
-    const counted: Database = {
-      kind: db.kind,
-      query: ((sql: string, params?: readonly unknown[]) => {
+    // live: false stands for a process whose listening connection is down.
+    const counted = watchedDatabase(db, {
+      live,
+      onQuery: (sql) => {
         if (/FROM api_keys k JOIN users u/.test(sql)) lookups++;
-        return db.query(sql, params);
-      }) as Database['query'],
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      // live: false stands for a process whose listening connection is down.
-      listen: async (channel, handlers) => {
-        const subscription = await db.listen(channel, handlers);
-        return { live: () => live && subscription.live(), close: () => subscription.close() };
       },
-      close: () => db.close(),
-    };
+    });
     const invalidation = await createInvalidationBus(counted);
     closers.push(() => invalidation.close());
     return { service: createApiKeysService({ db: counted, invalidation }), lookups: () => lookups };

@@ -3,10 +3,10 @@
 // (save, rollback, PATCH /api/app/{slug}/), changes through another process within the TTL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectAppBySlug } from '../apps/queries.ts';
-import type { Database } from '../db/client.ts';
 import { createWorkflowProviderRegistry } from '../providers/workflows/registry.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createWorkflowsService } from './service.ts';
 
 const KEY = 'app-cacheKey0000CACH';
@@ -32,17 +32,11 @@ function processWithCountedReads(ttlMs: number) {
   const db = ctx.database.db;
   let reads = 0;
   let clock = 0;
-  const counted: Database = {
-    kind: db.kind,
-    query: ((sql: string, params?: readonly unknown[]) => {
+  const counted = watchedDatabase(db, {
+    onQuery: (sql) => {
       if (/FROM apps a LEFT JOIN workflow_configs/.test(sql)) reads++;
-      return db.query(sql, params);
-    }) as Database['query'],
-    exec: (sql) => db.exec(sql),
-    transaction: (fn) => db.transaction(fn),
-    listen: (channel, handlers) => db.listen(channel, handlers),
-    close: () => db.close(),
-  };
+    },
+  });
   const service = createWorkflowsService({
     db: counted,
     config: ctx.config,
