@@ -1,6 +1,7 @@
-import type { AppStatus, InteractionMode } from '@tollbooth/contract';
+import type { InteractionMode } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { AppStatusField } from '@/components/app-basics/status-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
@@ -16,15 +17,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
   const fieldId = (name: string) => `${id}-${name}`;
   const set = <K extends keyof DetailBasicValues>(name: K, value: DetailBasicValues[K]) => onChange((current) => ({ ...current, [name]: value }));
 
-  const statusField = (
-    <FormField id={fieldId('status')} label="Status">
-      <select id={fieldId('status')} value={values.status} onChange={(event) => set('status', event.target.value as AppStatus)} className={inputField}>
-        <option value="draft">Draft</option>
-        <option value="live">Live</option>
-        <option value="archived">Archived</option>
-      </select>
-    </FormField>
-  );
+  const statusField = <AppStatusField id={fieldId('status')} value={values.status} onChange={(status) => set('status', status)} />;
   const modeField = (
     <FormField
       id={fieldId('mode')}
