@@ -42,6 +42,7 @@ import { addExamples } from './http/openapi-examples.ts';
 import { addResponseHeaders } from './http/openapi-headers.ts';
 import { addOperationIds } from './http/operation-ids.ts';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
+import { registerSettledReads } from './http/settled-reads.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
@@ -130,6 +131,18 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
   const invalidation = await createInvalidationBus(db);
+  const crashRecovery = {
+    holdLifetimeSeconds: config.claimLifetimeSeconds,
+    onRenewError: (error: unknown) => app.log.error({ err: error }, 'renewing credit holds or idempotency claims failed'),
+  };
+  const paidCalls = createPaidCalls(db, {
+    platformFeeBps: config.platformFeeBps,
+    ...crashRecovery,
+    log: app.log,
+    invalidation,
+    settlementWindowCalls: config.gateway.settlementWindowCalls,
+  });
+  registerSettledReads(app, paidCalls.written);
   const keys = createApiKeysService({ db, invalidation });
   await app.register(registerAuth, { config, db, apiKeys: keys });
   const callTargets = createCallTargetCache();
@@ -188,11 +201,6 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
 
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
   const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute });
-  const crashRecovery = {
-    holdLifetimeSeconds: config.claimLifetimeSeconds,
-    onRenewError: (error: unknown) => app.log.error({ err: error }, 'renewing credit holds or idempotency claims failed'),
-  };
-  const paidCalls = createPaidCalls(db, { platformFeeBps: config.platformFeeBps, ...crashRecovery, log: app.log, invalidation });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
     claimLifetimeSeconds: config.claimLifetimeSeconds,

@@ -69,6 +69,12 @@ export interface Config {
     userRateLimitPerMinute: number;
     /** Deadline of one upstream model or workflow call. */
     providerTimeoutMs: number;
+    /**
+     * How many answered calls may wait for their settlement commit at once (the answer goes out
+     * before the commit while fewer are waiting; 0: every answer waits for its commit). A kill -9
+     * leaves at most this many answered calls uncharged (docs/decisions/0024-answer-before-the-settlement-commit.md).
+     */
+    settlementWindowCalls: number;
     /** JSON overrides of the model-name → provider table, or null. */
     /** MODEL_TABLE parsed over the built-in table (the built-in table when unset). */
     modelTable: ModelTable;
@@ -206,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimitPerMinute,
       userRateLimitPerMinute: integer('USER_RATE_LIMIT_PER_MINUTE', 2 * rateLimitPerMinute, 1, 20_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
+      settlementWindowCalls: integer('SETTLEMENT_WINDOW_CALLS', 256, 0, 10_000),
       modelTable: DEFAULT_MODEL_TABLE,
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),

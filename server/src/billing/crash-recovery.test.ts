@@ -4,66 +4,35 @@
 // settles. Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
 // CLAIM_LIFETIME_SECONDS is 6 here (90 by default): release takes at most the lifetime plus one
 // sweep (a sixth of it).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
+import { type ServerProcess, sendJson as send, startServerProcess } from '../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = Number(process.env.CRASH_TEST_LIFETIME_SECONDS ?? 6);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
   let database: TestDatabase;
   let issuer: TestIssuer;
   let upstream: FakeProviderServer;
-  const children: ChildProcess[] = [];
+  const children: ServerProcess[] = [];
 
   const startServer = async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: path.resolve(import.meta.dirname, '../..'),
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: database.url!,
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-crash-')),
-        SECRET_KEY: 'c'.repeat(64),
-        OIDC_ISSUER: issuer.issuer,
-        OIDC_CLIENT_ID: 'test-client',
-        OIDC_AUDIENCE: issuer.audience,
-        OPENAI_BASE_URL: upstream.baseUrl,
-        OPENAI_API_KEY: 'sk-x',
-        PROVIDER_TIMEOUT_MS: String((LIFETIME_SECONDS * 3 + 30) * 1000),
-        CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
+    const server = await startServerProcess({
+      DATABASE_URL: database.url!,
+      SECRET_KEY: 'c'.repeat(64),
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_CLIENT_ID: 'test-client',
+      OIDC_AUDIENCE: issuer.audience,
+      OPENAI_BASE_URL: upstream.baseUrl,
+      OPENAI_API_KEY: 'sk-x',
+      PROVIDER_TIMEOUT_MS: String((LIFETIME_SECONDS * 3 + 30) * 1000),
+      CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
     });
-    children.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if ((await fetch(`${base}/api/health`)).ok) break;
-      } catch {}
-      if (attempt > 300) throw new Error('server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return { base, child };
+    children.push(server);
+    return server;
   };
 
   beforeAll(async () => {
@@ -71,18 +40,9 @@ describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
   });
-
-  const send = async (base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: await response.json().catch(() => null) };
-  };
 
   const heldCents = async (subject: string) => {
     const { rows } = await database.db.query<{ held: number }>(

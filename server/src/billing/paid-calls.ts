@@ -7,6 +7,10 @@
 //   - settling computes the platform fee and writes the money, the ledger, the invocation and its
 //     rollups in one batched statement (settlement.ts); a failed call is recorded with the same
 //     rollups (invocations.ts) and costs nothing.
+//   - the answer need not wait for that commit: the lease already holds the price, so while fewer
+//     than `settlementWindowCalls` answered calls are waiting for theirs, the gateway answers at
+//     once; `written()` lets this process's reads wait for them (read-your-writes). A crash loses at
+//     most the window's charges and never charges twice (decision 0024).
 // Holds whose process died are released by the sweeper started here, once they expire.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -79,12 +83,17 @@ export interface PaidCallOptions {
   log?: FastifyBaseLogger;
   /** Lets billing cache which callers have subscriptions (included-calls.ts). */
   invalidation?: InvalidationBus;
+  /** How many answered calls may wait for their settlement commit at once (0: none; config SETTLEMENT_WINDOW_CALLS). */
+  settlementWindowCalls?: number;
 }
 
 export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
   const settlements = createSettlementBatcher(db);
+  const window = options.settlementWindowCalls ?? 0;
+  /** Settlements of calls that were answered before their commit; each settles (never rejects). */
+  const unsettled = new Set<Promise<void>>();
   const sweeper = setInterval(
     () => {
       sweepExpiredHolds(db).catch((error: unknown) => options.log?.error({ err: error }, 'releasing expired credit holds failed'));
@@ -92,6 +101,11 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6),
   );
   sweeper.unref();
+
+  const giveBack = async (charge: CallCharge): Promise<void> => {
+    if (charge.lease) await leases.giveBack(charge.lease);
+    if (charge.included) await includedCalls.giveBack(charge.included);
+  };
 
   return {
     /**
@@ -107,10 +121,14 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     },
 
     /**
-     * The answer is (about to be) delivered: charges it and records it, resolving once committed.
-     * If its details cannot be stored, the call is still charged without them (logged).
+     * The answer is (about to be) delivered: charges it and records it. With `beforeAnswer` (a call
+     * with an Idempotency-Key), or while the window is full, this resolves once committed and a
+     * failure throws (the gateway then gives the charge back and answers an error). Otherwise it
+     * resolves at once and the commit follows: should it fail, the answered call goes free, its
+     * price goes back to the lease, and it is logged. If its details cannot be stored, the call is
+     * still charged without them (logged).
      */
-    async settle(charge: CallCharge, call: DeliveredCall): Promise<void> {
+    async settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
       const { creatorId, description, ...recorded } = call;
       const settlement: Settlement = {
         ...recorded,
@@ -125,30 +143,61 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
             }
           : null,
       };
-      await settleOrChargeOnly(settlements, settlement, (error) =>
+      const commit = settleOrChargeOnly(settlements, settlement, (error) =>
         options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
       );
-      if (charge.lease) {
-        // Settled: the price came off the hold, so a later failure must not give it back.
-        leases.settled(charge.lease);
-        charge.lease = null;
+      if (beforeAnswer || unsettled.size >= window) {
+        await commit;
+        if (charge.lease) {
+          // Settled: the price came off the hold, so a later failure must not give it back.
+          leases.settled(charge.lease);
+          charge.lease = null;
+        }
+        return;
       }
+      // Answered first: from here the charge is the commit's to finish, not the gateway's to give back.
+      const { lease, included } = charge;
+      charge.lease = null;
+      charge.included = null;
+      const done = commit.then(
+        () => {
+          if (lease) leases.settled(lease);
+        },
+        async (error: unknown) => {
+          options.log?.error(
+            { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
+            'settling an answered call failed; it goes free',
+          );
+          await giveBack({ priceCents: charge.priceCents, lease, included }).catch((giveBackError: unknown) =>
+            options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
+          );
+        },
+      );
+      unsettled.add(done);
+      void done.finally(() => unsettled.delete(done));
+    },
+
+    /**
+     * Resolves once every call this process answered so far is settled (or given up); null when none
+     * is waiting. Reads of balances, spend, analytics and conversations wait for it, so a caller or
+     * creator sees their calls at once in the process that answered them.
+     */
+    written(): Promise<unknown> | null {
+      return unsettled.size === 0 ? null : Promise.all(unsettled);
     },
 
     /** The call failed (or its caller left before any answer): its price and included call go back. */
-    async giveBack(charge: CallCharge): Promise<void> {
-      if (charge.lease) await leases.giveBack(charge.lease);
-      if (charge.included) await includedCalls.giveBack(charge.included);
-    },
+    giveBack,
 
     /** Records a failed call (with or without a charge given back) under its error type. */
     async recordFailure(call: FailedCall): Promise<void> {
       await recordInvocation(db, { ...call, status: 'error', inputTokens: 0, outputTokens: 0, priceCents: 0, conversationId: null });
     },
 
-    /** Stops the sweeper and releases every lease (at shutdown, once calls are over). */
+    /** Stops the sweeper, waits for answered calls' settlements, and releases every lease (at shutdown, once calls are over). */
     async close(): Promise<void> {
       clearInterval(sweeper);
+      await Promise.all(unsettled);
       await leases.close();
     },
   };

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
@@ -252,6 +253,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
           body: CallRequest,
           response: { 200: callAnswerContent, ...callErrors },
         },
+        config: PAID_CALL_ROUTE,
         preHandler: identifyCaller,
       },
       async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
@@ -271,6 +273,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
         body: InvokeRequest,
         response: { 200: CallAnswer, ...callErrors },
       },
+      config: PAID_CALL_ROUTE,
       preHandler: identifyCaller,
     },
     async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),

@@ -325,6 +325,8 @@ export function createGatewayService({
       endUser ||= auth.user.id;
       authorize(app, auth);
       if (app.type === 'prompt') checkAppMode(app.interaction_mode === 'chat', mode);
+      // A conversation's last turn may have been answered before its commit (billing/paid-calls.ts).
+      if (mode === 'chat' && body.conversation_id) await paidCalls.written();
       if (request.idempotencyKey !== null) {
         const claim = await claimIdempotencyKey(auth, request.idempotencyKey, request);
         if (claim.kind === 'replay') return claim;
@@ -409,32 +411,37 @@ export function createGatewayService({
     const invocationId = call.messageId;
     const createdAt = new Date();
     const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
-    await paidCalls.settle(call.charge, {
-      invocationId,
-      appId: call.app.id,
-      creatorId: call.app.owner_id,
-      description: `Call to ${call.app.slug}`,
-      callerId: call.auth.user.id,
-      apiKeyId: call.auth.apiKey?.id ?? null,
-      endUser: call.endUser,
-      mode: call.mode,
-      latencyMs,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      demo: call.resolved.demo,
-      createdAt,
-      turn:
-        conversationId && call.keepTurn !== false
-          ? {
-              conversationId,
-              isNew: call.newConversation ?? call.conversationId === null,
-              userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
-              answer: toStorableText(answer),
-              query: toStorableText(call.query ?? ''),
-              inputs: call.inputs ?? {},
-            }
-          : null,
-    });
+    // Answered before the settlement commit unless the caller asked for exactly-once (an Idempotency-Key): its stored answer and its charge are then both written before it goes out.
+    await paidCalls.settle(
+      call.charge,
+      {
+        invocationId,
+        appId: call.app.id,
+        creatorId: call.app.owner_id,
+        description: `Call to ${call.app.slug}`,
+        callerId: call.auth.user.id,
+        apiKeyId: call.auth.apiKey?.id ?? null,
+        endUser: call.endUser,
+        mode: call.mode,
+        latencyMs,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        demo: call.resolved.demo,
+        createdAt,
+        turn:
+          conversationId && call.keepTurn !== false
+            ? {
+                conversationId,
+                isNew: call.newConversation ?? call.conversationId === null,
+                userContent: toStorableText(call.modelRequest.messages.at(-1)?.content ?? call.query ?? ''),
+                answer: toStorableText(answer),
+                query: toStorableText(call.query ?? ''),
+                inputs: call.inputs ?? {},
+              }
+            : null,
+      },
+      { beforeAnswer: call.idempotency !== null },
+    );
     const result: CallAnswer = {
       event: 'message',
       task_id: call.taskId,

@@ -1,90 +1,42 @@
 // Two real server processes against one PostgreSQL: charging stays exact and idempotency holds
 // across processes. PGlite is one process's embedded database, so this runs with DATABASE_URL
 // (CI runs the suite both ways).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
 
 describe.runIf(process.env.DATABASE_URL)('two server processes against one PostgreSQL', () => {
   let database: TestDatabase;
   let issuer: TestIssuer;
   let upstream: FakeProviderServer;
-  const processes: ChildProcess[] = [];
+  const processes: ServerProcess[] = [];
   const bases: string[] = [];
 
   beforeAll(async () => {
     [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
     for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: path.resolve(import.meta.dirname, '../..'),
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATABASE_URL: database.url!,
-          DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
-          SECRET_KEY: 'b'.repeat(64),
-          OIDC_ISSUER: issuer.issuer,
-          OIDC_CLIENT_ID: 'test-client',
-          OIDC_AUDIENCE: issuer.audience,
-          OPENAI_BASE_URL: upstream.baseUrl,
-          OPENAI_API_KEY: 'sk-x',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          LOG_LEVEL: 'error',
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
+      const server = await startServerProcess({
+        DATABASE_URL: database.url!,
+        SECRET_KEY: 'b'.repeat(64),
+        OIDC_ISSUER: issuer.issuer,
+        OIDC_CLIENT_ID: 'test-client',
+        OIDC_AUDIENCE: issuer.audience,
+        OPENAI_BASE_URL: upstream.baseUrl,
+        OPENAI_API_KEY: 'sk-x',
+        RATE_LIMIT_PER_MINUTE: '1000000',
       });
-      processes.push(child);
-      const base = `http://127.0.0.1:${port}`;
-      bases.push(base);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          if ((await fetch(`${base}/api/health`)).ok) break;
-        } catch {}
-        if (attempt > 200) throw new Error('server did not start');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      processes.push(server);
+      bases.push(server.base);
     }
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(
-      processes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(processes.map(stopServerProcess));
     await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
   });
-
-  const send = async (base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: await response.json().catch(() => null) };
-  };
 
   it('keeps charging exact and idempotency keys single-use across processes', async () => {
     const [a, b] = bases as [string, string];

@@ -15,6 +15,7 @@ import {
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
+import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
 
@@ -153,6 +154,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         body: ChatCompletionRequest,
         response: { 200: ChatCompletion, ...errors },
       },
+      config: PAID_CALL_ROUTE,
     },
     async (request, reply) => {
       const body = request.body;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type App, type AppDependencies, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import type { Database } from '../db/client.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import type { FakeProviderServer } from './fakes/http-fake.ts';
 import { startOpenAIFake } from './fakes/openai-fake.ts';
@@ -19,9 +20,43 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/**
+ * The database as a test reads it: each statement waits first for the settlements of calls the app
+ * has already answered (billing/paid-calls.ts answers before the commit; the API's own reads wait
+ * the same way, http/settled-reads.ts).
+ */
+export function readingAfterSettlements(db: Database, written: () => Promise<unknown> | null): Database {
+  const settled = async () => {
+    await written();
+  };
+  return {
+    kind: db.kind,
+    query: (async (sql: string, params?: readonly unknown[]) => {
+      await settled();
+      return db.query(sql, params);
+    }) as Database['query'],
+    exec: async (sql) => {
+      await settled();
+      return db.exec(sql);
+    },
+    transaction: async (fn) => {
+      await settled();
+      return db.transaction(fn);
+    },
+    listen: (channel, handlers) => db.listen(channel, handlers),
+    close: () => db.close(),
+  };
+}
+
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
-export async function createTestContext(env: Record<string, string> = {}, options: { logger?: AppDependencies['logger'] } = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  logger?: AppDependencies['logger'];
+  /** The database as the app sees it (e.g. to hold or fail some statements); the test's own reads are not wrapped. */
+  wrapDatabase?: (db: Database) => Database;
+}
+
+export async function createTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
   const [database, issuer] = await Promise.all([createTestDatabase(), startTestIssuer()]);
   const config = loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-test-')),
@@ -33,12 +68,13 @@ export async function createTestContext(env: Record<string, string> = {}, option
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp({ config, db: database.db, logger: options.logger ?? false });
+  const app = await buildApp({ config, db: options.wrapDatabase?.(database.db) ?? database.db, logger: options.logger ?? false });
   await app.ready();
   return {
     app,
     config,
-    database,
+    // The test reads the database as the API does: after this process's answered calls are settled.
+    database: { ...database, db: readingAfterSettlements(database.db, () => app.settledReads()) },
     issuer,
     tokenFor: (subject, claims = {}) => issuer.sign({ sub: subject, email: `${subject}@example.com`, name: `User ${subject}`, ...claims }),
     async close() {
@@ -61,7 +97,7 @@ export const TEST_MODEL_API_KEY = 'sk-test-model';
  * answers are charged like production calls; the demo model (never charged) still answers the
  * Anthropic and Gemini model names.
  */
-export async function createPaidTestContext(env: Record<string, string> = {}, options: { logger?: AppDependencies['logger'] } = {}): Promise<PaidTestContext> {
+export async function createPaidTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<PaidTestContext> {
   const model = await startOpenAIFake({ apiKey: TEST_MODEL_API_KEY });
   try {
     const ctx = await createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options);

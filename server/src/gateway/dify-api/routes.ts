@@ -27,6 +27,7 @@ import {
   SlugParams,
 } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PAID_CALL_ROUTE } from '../../http/settled-reads.ts';
 import type { GatewayService } from '../service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
@@ -258,6 +259,7 @@ export const difyApiRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService;
           504: ErrorResponse,
         },
       },
+      config: PAID_CALL_ROUTE,
     },
     async (request, reply) =>
       runWorkflow({ request, reply, gateway, difyApi, tasks, body: request.body, slug: request.params.slug, authenticate: () => caller(request, reply) }),
