@@ -8,7 +8,8 @@
 // price back to the lease; an idle lease is released, returning what is left. A lease is only as
 // large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
 // price), and it retires well before its hold would expire. If the process dies, the hold expires
-// and the sweeper returns it: calls that were answered had already been settled. Holds live only
+// and the sweeper returns it, with the price of any call answered but not yet settled (at most
+// SETTLEMENT_WINDOW_CALLS of them go free; paid-calls.ts, decision 0024). Holds live only
 // HOLD_LIFETIME_SECONDS (90 s by default) unless renewed: this process renews every hold it still
 // uses every third of that, so a live call never loses its hold and a crashed process's holds
 // come back within the lifetime plus one sweep.

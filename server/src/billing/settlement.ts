@@ -4,9 +4,9 @@
 // caller credits, creator earnings and platform fee move, one balanced ledger transaction per call
 // is written (each call's price comes off its hold, which may be a lease serving several calls),
 // key spend counters advance, the invocations and their rollups are recorded (the rollups by the
-// same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. A call's
-// answer is sent only after its batch committed, so an acknowledged charge is never lost; a
-// process that dies first leaves holds that expire unused.
+// same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
+// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a
+// process that dies first leaves holds that expire and come back to the callers.
 
 import type { Database } from '../db/client.ts';
 import type { CreditHold } from './charges.ts';
