@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createCreditLeases } from './credit-leases.ts';
 
 let ctx: TestContext;
@@ -28,6 +29,27 @@ describe('credit leases', () => {
     // 30 calls at 10 cents from leases of 200 cents: two holds, 400 cents held in all.
     expect((await holds()).map((hold) => hold.amount_cents)).toEqual([200, 200]);
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 400 });
+    for (const charge of charges) await leases.giveBack(charge);
+    await leases.close();
+    expect(await holds()).toEqual([]);
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+  });
+
+  it('reserves the next slice in the background once the current one is down to its last quarter', async () => {
+    let reservations = 0;
+    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
+    const leases = createCreditLeases(db, { callsPerLease: 8, idleReleaseMs: 60_000 });
+    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const charges = [];
+    for (let i = 0; i < 5; i++) charges.push(await take());
+    expect(reservations).toBe(1);
+    // The sixth call leaves two calls' worth (a quarter of 8): the next slice is asked for at once, before anyone waits for it.
+    charges.push(await take());
+    expect(reservations).toBe(2);
+    for (let i = 0; i < 10; i++) charges.push(await take());
+    // 16 calls from two slices of 80 cents; the second is down to its last quarter, so a third is reserved ahead.
+    expect(reservations).toBe(3);
+    expect(charges.map((charge) => charge.hold.id).filter((id, index, all) => all.indexOf(id) === index)).toHaveLength(2);
     for (const charge of charges) await leases.giveBack(charge);
     await leases.close();
     expect(await holds()).toEqual([]);

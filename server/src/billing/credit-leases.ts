@@ -7,7 +7,9 @@
 // A settled call takes its price off the hold (settlement.ts); a failed call gives its
 // price back to the lease; an idle lease is released, returning what is left. A lease is only as
 // large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
-// price), and it retires well before its hold would expire. If the process dies, the hold expires
+// price), and it retires well before its hold would expire. When a slice is down to its last
+// quarter, the next one is reserved in the background, so a steady caller's calls do not wait for
+// a reservation round trip. If the process dies, the hold expires
 // and the sweeper returns it, with the price of any call answered but not yet settled (at most
 // SETTLEMENT_WINDOW_CALLS of them go free; paid-calls.ts, decision 0024). Holds live only
 // HOLD_LIFETIME_SECONDS (90 s by default) unless renewed: this process renews every hold it still
@@ -56,6 +58,8 @@ export function createCreditLeases(
   /** Every lease whose hold is not released yet, in the map or retired with calls in flight. */
   const unreleased = new Set<Lease>();
   const leases = new Map<string, Lease>();
+  /** The lease reserved ahead for a caller whose current one is nearly used up. */
+  const upcoming = new Map<string, Lease>();
   const acquiring = new Map<string, Promise<unknown>>();
   const releasing = new Set<Promise<void>>();
 
@@ -73,6 +77,7 @@ export function createCreditLeases(
   const retire = (lease: Lease) => {
     lease.retired = true;
     if (leases.get(lease.key) === lease) leases.delete(lease.key);
+    if (upcoming.get(lease.key) === lease) upcoming.delete(lease.key);
     if (lease.inFlight === 0) void release(lease);
   };
 
@@ -89,7 +94,7 @@ export function createCreditLeases(
   const sweeper = setInterval(
     () => {
       const now = Date.now();
-      for (const lease of leases.values()) {
+      for (const lease of [...leases.values(), ...upcoming.values()]) {
         if (lease.inFlight === 0 && (now - lease.lastUsedAt >= idleReleaseMs || now >= lease.retireAt)) retire(lease);
       }
     },
@@ -108,29 +113,68 @@ export function createCreditLeases(
   );
   renewer.unref();
 
+  const newLease = (key: string, hold: CreditHold): Lease => {
+    const now = Date.now();
+    const lease: Lease = { key, hold, remaining: hold.amountCents, inFlight: 0, lastUsedAt: now, retireAt: now + LEASE_MAX_AGE_MS, retired: false };
+    unreleased.add(lease);
+    return lease;
+  };
+
+  const reserveFor = (request: ChargeRequest, leaseCents: number) =>
+    reserveCharge(db, {
+      userId: request.userId,
+      amountCents: request.priceCents,
+      leaseCents,
+      apiKeyId: request.apiKeyId,
+      monthlySpendLimitCents: request.monthlySpendLimitCents,
+      lifetimeSeconds: holdLifetimeSeconds,
+    });
+
+  /**
+   * A slice down to its last quarter: the next one is reserved now, in the background, and served
+   * from once this one is used up. If the caller cannot afford it, nothing happens (the call that
+   * finds the lease empty reserves as usual).
+   */
+  const reserveAhead = (key: string, lease: Lease, request: ChargeRequest) => {
+    if (callsPerLease < 4 || lease.retired || lease.hold.amountCents < request.priceCents * callsPerLease) return;
+    if (lease.remaining > request.priceCents * Math.floor(callsPerLease / 4) || acquiring.has(key) || upcoming.has(key)) return;
+    const reservation = reserveFor(request, request.priceCents * callsPerLease).then(
+      (hold) => {
+        upcoming.set(key, newLease(key, hold));
+      },
+      () => undefined,
+    );
+    acquiring.set(key, reservation);
+    void reservation.finally(() => {
+      if (acquiring.get(key) === reservation) acquiring.delete(key);
+    });
+  };
+
   return {
     /** Takes the price from this process's lease for the caller, reserving a new one when needed. */
     async take(request: ChargeRequest): Promise<LeasedCharge> {
       const key = `${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}`;
       for (;;) {
         const lease = leases.get(key);
-        if (usable(lease, request.priceCents)) return takeFrom(lease, request.priceCents);
+        if (usable(lease, request.priceCents)) {
+          const charge = takeFrom(lease, request.priceCents);
+          reserveAhead(key, lease, request);
+          return charge;
+        }
         if (lease) retire(lease);
+        const next = upcoming.get(key);
+        if (next) {
+          upcoming.delete(key);
+          leases.set(key, next);
+          continue;
+        }
         // One reservation at a time per caller in this process; the others wait and use its lease.
         const pending = acquiring.get(key);
         if (pending) {
           await pending.catch(() => undefined);
           continue;
         }
-        const reserve = (leaseCents: number) =>
-          reserveCharge(db, {
-            userId: request.userId,
-            amountCents: request.priceCents,
-            leaseCents,
-            apiKeyId: request.apiKeyId,
-            monthlySpendLimitCents: request.monthlySpendLimitCents,
-            lifetimeSeconds: holdLifetimeSeconds,
-          });
+        const reserve = (leaseCents: number) => reserveFor(request, leaseCents);
         // The lease size is chosen from a snapshot; if another process reserved meanwhile and the
         // slice no longer fits, try again for just this call.
         const reservation = reserve(request.priceCents * callsPerLease).catch((error: unknown) => {
@@ -146,17 +190,7 @@ export function createCreditLeases(
         } finally {
           if (acquiring.get(key) === reservation) acquiring.delete(key);
         }
-        const now = Date.now();
-        const created: Lease = {
-          key,
-          hold,
-          remaining: hold.amountCents,
-          inFlight: 0,
-          lastUsedAt: now,
-          retireAt: now + LEASE_MAX_AGE_MS,
-          retired: false,
-        };
-        unreleased.add(created);
+        const created = newLease(key, hold);
         const charge = takeFrom(created, request.priceCents);
         // A single-call hold is not shared: it is released once its call is over.
         if (created.remaining >= request.priceCents) leases.set(key, created);
@@ -184,7 +218,8 @@ export function createCreditLeases(
     async close() {
       clearInterval(sweeper);
       clearInterval(renewer);
-      for (const lease of [...leases.values()]) retire(lease);
+      await Promise.all([...acquiring.values()].map((pending) => pending.catch(() => undefined)));
+      for (const lease of [...leases.values(), ...upcoming.values()]) retire(lease);
       await Promise.all([...releasing]);
     },
   };
