@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createCreditLeases } from './credit-leases.ts';
@@ -45,10 +45,10 @@ describe('credit leases', () => {
     expect(reservations).toBe(1);
     // The sixth call leaves two calls' worth (a quarter of 8): the next slice is asked for at once, before anyone waits for it.
     charges.push(await take());
-    expect(reservations).toBe(2);
+    await vi.waitFor(() => expect(reservations).toBe(2), { timeout: 30_000 });
     for (let i = 0; i < 10; i++) charges.push(await take());
     // 16 calls from two slices of 80 cents; the second is down to its last quarter, so a third is reserved ahead.
-    expect(reservations).toBe(3);
+    await vi.waitFor(() => expect(reservations).toBe(3), { timeout: 30_000 });
     expect(charges.map((charge) => charge.hold.id).filter((id, index, all) => all.indexOf(id) === index)).toHaveLength(2);
     for (const charge of charges) await leases.giveBack(charge);
     await leases.close();
