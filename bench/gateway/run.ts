@@ -571,6 +571,9 @@ interface MoneySnapshot {
 }
 
 async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<MoneySnapshot> {
+  // The API read first: Tollbooth answers a paid call before its settlement commits (decision 0024),
+  // and its API reads wait for the calls it answered, so the database read after it sees them all.
+  const balance = await api<{ credits_cents: number }>(origin, 'GET', '/api/billing/balance/', setup.consumerToken);
   const { rows } = await db.query(
     `SELECT
        (SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1)::bigint AS credits,
@@ -584,7 +587,6 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
     [setup.consumerId, setup.ownerId, setup.appId],
   );
   const row = rows[0] as Record<string, string>;
-  const balance = await api<{ credits_cents: number }>(origin, 'GET', '/api/billing/balance/', setup.consumerToken);
   return {
     credits: Number(row.credits),
     held: Number(row.held),

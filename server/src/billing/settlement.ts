@@ -168,6 +168,7 @@ export interface SettlementBatcher {
 export function createSettlementBatcher(db: Database): SettlementBatcher {
   let queue: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
   let flushing = false;
+  let scheduled = false;
 
   const writeWithRetry = async (batch: Settlement[]) => {
     for (let attempt = 0; ; attempt++) {
@@ -214,7 +215,15 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
     settle(settlement) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ settlement, resolve, reject });
-        if (!flushing) void flush();
+        // Written on the next turn of the event loop, not now: an answer that does not wait for its
+        // commit goes out first, and the calls answered in this turn share the batch.
+        if (!flushing && !scheduled) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            if (!flushing) void flush();
+          });
+        }
       });
     },
   };

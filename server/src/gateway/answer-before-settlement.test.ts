@@ -4,7 +4,7 @@
 // wait and what must not is seen directly, with no timing assumption: a request that must wait
 // cannot finish while the statement is held.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 
@@ -113,7 +113,8 @@ describe('with the default window', () => {
     const answered = await call();
     expect(answered.statusCode).toBe(200);
     expect(answered.json().metadata.usage.total_price).toBe('0.0700000');
-    expect(gate.held).toBe(1);
+    // The settlement is written on the next turn of the event loop, after the answer went out.
+    await vi.waitFor(() => expect(gate.held).toBe(1), { timeout: 30_000 });
 
     const balance = credits();
     expect(await stillPending(balance)).toBe(true);
@@ -129,8 +130,8 @@ describe('with the default window', () => {
     const { call, credits } = await setUp(ctx, 'idempotent');
     gate.close();
     const answered = call({ 'idempotency-key': 'once' });
+    await vi.waitFor(() => expect(gate.held).toBe(1), { timeout: 30_000 });
     expect(await stillPending(answered)).toBe(true);
-    expect(gate.held).toBe(1);
     gate.open();
     expect((await answered).statusCode).toBe(200);
     expect(await credits()).toBe(493);
