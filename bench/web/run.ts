@@ -3,14 +3,15 @@
 // OpenID Connect provider, as `npm start` runs) and Debian's Chromium. A benchmark, not a test.
 //
 //   npm install --prefix bench/web
-//   node --import tsx bench/web/run.ts [--runs 3] [--screenshots DIR] [--server-root DIR]
+//   node --import tsx bench/web/run.ts [--runs 3] [--screenshots DIR] [--server-root DIR] [--reports DIR]
 //
 // Lighthouse runs with its defaults: mobile emulation (Moto G Power) and simulated throttling
 // (150 ms RTT, 1.6 Mbps, 4x CPU slowdown). Each page is measured --runs times; the median is kept.
 // --server-root measures another checkout (its web/dist must be built) for a before/after.
+// --reports keeps every run's Lighthouse JSON (landing-1.json, dashboard-1.json, ...) to read what costs what.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,7 @@ const { values: options } = parseArgs({
     screenshots: { type: 'string' },
     'server-root': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    reports: { type: 'string' },
   },
 });
 const runs = Number(options.runs);
@@ -117,7 +119,7 @@ interface Measurement {
   scriptResource: number;
 }
 
-async function measure(port: number, url: string, signedIn: boolean, clearCache: () => Promise<void>): Promise<Measurement> {
+async function measure(port: number, url: string, signedIn: boolean, clearCache: () => Promise<void>, reportName: string): Promise<Measurement> {
   // Lighthouse empties the HTTP cache with the storage; when it keeps the storage (the session), empty the cache here.
   if (signedIn) await clearCache();
   const result = await lighthouse(url, {
@@ -130,6 +132,10 @@ async function measure(port: number, url: string, signedIn: boolean, clearCache:
   });
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
   const { lhr } = result;
+  if (options.reports) {
+    mkdirSync(options.reports, { recursive: true });
+    writeFileSync(path.join(options.reports, `${reportName}.json`), JSON.stringify(lhr));
+  }
   if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.message}`);
   const finalUrl = lhr.finalDisplayedUrl;
   if (new URL(finalUrl).pathname !== new URL(url).pathname) throw new Error(`Lighthouse measured ${finalUrl}, not ${url} (signed out?)`);
@@ -203,7 +209,7 @@ async function main() {
     const page = await browser.newPage();
     const cdp = await page.createCDPSession();
     const clearCache = async () => void (await cdp.send('Network.clearBrowserCache'));
-    for (let index = 0; index < runs; index++) landingRuns.push(await measure(debuggingPort, `${server.url}/`, false, clearCache));
+    for (let index = 0; index < runs; index++) landingRuns.push(await measure(debuggingPort, `${server.url}/`, false, clearCache, `landing-${index + 1}`));
 
     await signUp(page, server.url);
     if (options.screenshots) {
@@ -220,7 +226,8 @@ async function main() {
       await landingPage.screenshot({ path: path.join(options.screenshots, 'landing-mobile.png') });
       await anonymous.close();
     }
-    for (let index = 0; index < runs; index++) dashboardRuns.push(await measure(debuggingPort, `${server.url}/dashboard`, true, clearCache));
+    for (let index = 0; index < runs; index++)
+      dashboardRuns.push(await measure(debuggingPort, `${server.url}/dashboard`, true, clearCache, `dashboard-${index + 1}`));
     await browser.disconnect();
 
     const summary = (name: string, measured: Measurement[]) => ({

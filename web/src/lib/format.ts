@@ -1,15 +1,32 @@
 // Number and date formats shared by every screen (spec section 9).
+import { groupThousands } from './format-count';
 
-const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Built on first use: a page's first Intl.NumberFormat loads the browser's number-format data,
+// 35–55 ms of main thread here (~200 ms on Lighthouse's 4x slower phone), so whole cents are
+// written out below without it and the dashboard's first render never builds one
+// (docs/decisions/0020-web-delivery.md, "Update (issue 15, dashboard)").
+let dollars: Intl.NumberFormat | undefined;
+function dollarFormat(): Intl.NumberFormat {
+  dollars ??= new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return dollars;
+}
 
-/** Integer cents as dollars with two decimals: 100 → "$1.00". */
+/** Integer cents as dollars with two decimals: 100 → "$1.00". Same text as Intl's en-US USD format. */
 export function formatCents(cents: number): string {
-  return dollars.format(Math.round(cents) / 100);
+  const rounded = Math.round(cents);
+  // Whole cents are exact in integer arithmetic. -0, NaN, infinities and amounts from $10 trillion
+  // up (where cents / 100 is no longer exact as a double, so Intl's text differs) go to Intl.
+  if (Number.isInteger(rounded) && Math.abs(rounded) < 1e15 && !Object.is(rounded, -0)) {
+    const magnitude = Math.abs(rounded);
+    const text = `$${groupThousands(String(Math.floor(magnitude / 100)))}.${String(magnitude % 100).padStart(2, '0')}`;
+    return rounded < 0 ? `-${text}` : text;
+  }
+  return dollarFormat().format(rounded / 100);
 }
 
 /** A dollar amount with two decimals: 5 → "$5.00". */
 export function formatDollars(amount: number): string {
-  return dollars.format(amount);
+  return dollarFormat().format(amount);
 }
 
 /** An ISO timestamp as a local date, or "N/A" when it is missing or not a date. */

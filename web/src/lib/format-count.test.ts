@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { formatCount, groupThousands } from './format-count';
+
+describe('formatCount', () => {
+  it('groups thousands', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(999)).toBe('999');
+    expect(formatCount(1000)).toBe('1,000');
+    expect(formatCount(12_345)).toBe('12,345');
+    expect(formatCount(-1_234_567)).toBe('-1,234,567');
+    expect(groupThousands('1234567890')).toBe('1,234,567,890');
+  });
+
+  it("writes exactly what Intl's en-US format writes, whole numbers or not", () => {
+    const intl = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+    const values = [0, -0, 1, -1, 12, 123, 1234, 12_345, 123_456, 1_234_567, 0.4, 0.5, 1.5, 2.5, -2.5, -0.4, 1234.5678];
+    values.push(
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER + 2,
+      1e21,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    );
+    for (let index = 0; index < 2000; index++) values.push(Math.floor((Math.random() - 0.5) * 10 ** (1 + (index % 16))));
+    for (const value of values) expect(formatCount(value), String(value)).toBe(intl.format(value));
+  });
+});
