@@ -11,22 +11,42 @@ import { fetchRuntimeConfig, isAuthConfigured, RuntimeConfigContext } from '../l
 
 type ConfigState = { status: 'loading' } | { status: 'ready'; config: RuntimeConfig } | { status: 'failed'; reason: string | null };
 
+function answerToState(config: RuntimeConfig): ConfigState {
+  return isAuthConfigured(config) ? { status: 'ready', config } : { status: 'failed', reason: null };
+}
+
+function errorToState(error: unknown): ConfigState {
+  console.error('Could not load /api/config', error);
+  return { status: 'failed', reason: getErrorMessage(error) };
+}
+
+/** The settings request main.tsx starts before the first render, and its outcome once known. */
+let early: { answer: Promise<ConfigState>; state: ConfigState | null } | null = null;
+
+/**
+ * Asks for GET /api/config before the app renders (main.tsx), so the first render can already
+ * have the settings; the AppProvider takes this answer instead of asking again.
+ */
+export function preloadRuntimeConfig(): Promise<ConfigState> {
+  const answer = fetchRuntimeConfig().then(answerToState, errorToState);
+  const entry: NonNullable<typeof early> = { answer, state: null };
+  void answer.then((state) => {
+    entry.state = state;
+  });
+  early = entry;
+  return answer;
+}
+
 function useRuntimeConfigLoader(): ConfigState {
-  const [state, setState] = useState<ConfigState>({ status: 'loading' });
+  // When main.tsx's request has answered already, the first render has the settings.
+  const [state, setState] = useState<ConfigState>(() => early?.state ?? { status: 'loading' });
   useEffect(() => {
     let active = true;
     // The identity client downloads while the settings load (the AuthProvider reports a failure).
     preloadUserManager().catch(() => undefined);
-    fetchRuntimeConfig().then(
-      (config) => {
-        if (!active) return;
-        setState(isAuthConfigured(config) ? { status: 'ready', config } : { status: 'failed', reason: null });
-      },
-      (error: unknown) => {
-        console.error('Could not load /api/config', error);
-        if (active) setState({ status: 'failed', reason: getErrorMessage(error) });
-      },
-    );
+    (early?.answer ?? fetchRuntimeConfig().then(answerToState, errorToState)).then((next) => {
+      if (active) setState(next);
+    });
     return () => {
       active = false;
     };

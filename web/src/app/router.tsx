@@ -1,10 +1,11 @@
 // Every route of the spec's route table. Protected pages redirect anonymous visitors to /login;
 // the dashboard and analytics screens send them to / instead (spec section 6).
-import { Route, Routes } from 'react-router';
+import { isValidElement, type ReactNode } from 'react';
+import { createRoutesFromElements, matchRoutes, Route, Routes } from 'react-router';
 import { RequireAuth } from '../features/auth/components/route-guards';
 import { DocumentTitle } from './document-title';
 import { AppLayout } from './layout/app-layout';
-import { lazyPage } from './lazy-page';
+import { type LazyPage, lazyPage } from './lazy-page';
 import { LandingRoute } from './routes/landing-route';
 import { NotFoundPage } from './routes/not-found-page';
 import { RouteLoading } from './routes/route-loading';
@@ -37,50 +38,69 @@ const PromptListPage = lazyPage(() => import('../features/prompts/routes/prompt-
 const WorkflowDetailPage = lazyPage(() => import('../features/workflows/routes/workflow-detail-page'), 'WorkflowDetailPage');
 const WorkflowListPage = lazyPage(() => import('../features/workflows/routes/workflow-list-page'), 'WorkflowListPage');
 
+const routes = (
+  <Route element={<AppLayout />}>
+    <Route index element={<LandingRoute />} />
+    <Route element={<RouteLoading />}>
+      <Route path="login" element={<LoginPage />} />
+      <Route path="auth/login" element={<LoginPage />} />
+      <Route path="register" element={<RegisterPage />} />
+      <Route path="auth/register" element={<RegisterPage />} />
+      <Route path="auth/callback" element={<CallbackPage />} />
+      <Route path="api-test" element={<ApiTestPage />} />
+      <Route path="explore" element={<ExplorePage />} />
+      <Route path="explore/:slug" element={<ExploreAppPage />} />
+      <Route path="terms" element={<TermsPage />} />
+      <Route path="privacy" element={<PrivacyPage />} />
+
+      <Route element={<RequireAuth redirectTo="/" />}>
+        <Route path="dashboard" element={<DashboardPage />} />
+        <Route path="applications" element={<DashboardPage />} />
+        <Route path="analytics" element={<GlobalAnalyticsPage />} />
+        <Route path="applications/:slug/analytics" element={<AppAnalyticsPage />} />
+      </Route>
+
+      <Route element={<RequireAuth redirectTo="/login" />}>
+        <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
+        <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
+        <Route path="applications/create" element={<CreateAppPage />} />
+        <Route path="applications/:slug" element={<AppDetailPage />} />
+        <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+        <Route path="applications/:appSlug/billing" element={<BillingPage />} />
+        <Route path="money" element={<MoneyPage />} />
+        <Route path="prompts" element={<PromptListPage />} />
+        <Route path="prompts/:slug" element={<PromptDetailPage />} />
+        <Route path="workflows" element={<WorkflowListPage />} />
+        <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
+        <Route path="billing/success" element={<BillingSuccessPage />} />
+      </Route>
+    </Route>
+    <Route path="*" element={<NotFoundPage />} />
+  </Route>
+);
+
 export function AppRoutes() {
   return (
     <>
       <DocumentTitle />
-      <Routes>
-        <Route element={<AppLayout />}>
-          <Route index element={<LandingRoute />} />
-          <Route element={<RouteLoading />}>
-            <Route path="login" element={<LoginPage />} />
-            <Route path="auth/login" element={<LoginPage />} />
-            <Route path="register" element={<RegisterPage />} />
-            <Route path="auth/register" element={<RegisterPage />} />
-            <Route path="auth/callback" element={<CallbackPage />} />
-            <Route path="api-test" element={<ApiTestPage />} />
-            <Route path="explore" element={<ExplorePage />} />
-            <Route path="explore/:slug" element={<ExploreAppPage />} />
-            <Route path="terms" element={<TermsPage />} />
-            <Route path="privacy" element={<PrivacyPage />} />
-
-            <Route element={<RequireAuth redirectTo="/" />}>
-              <Route path="dashboard" element={<DashboardPage />} />
-              <Route path="applications" element={<DashboardPage />} />
-              <Route path="analytics" element={<GlobalAnalyticsPage />} />
-              <Route path="applications/:slug/analytics" element={<AppAnalyticsPage />} />
-            </Route>
-
-            <Route element={<RequireAuth redirectTo="/login" />}>
-              <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
-              <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
-              <Route path="applications/create" element={<CreateAppPage />} />
-              <Route path="applications/:slug" element={<AppDetailPage />} />
-              <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
-              <Route path="applications/:appSlug/billing" element={<BillingPage />} />
-              <Route path="money" element={<MoneyPage />} />
-              <Route path="prompts" element={<PromptListPage />} />
-              <Route path="prompts/:slug" element={<PromptDetailPage />} />
-              <Route path="workflows" element={<WorkflowListPage />} />
-              <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
-              <Route path="billing/success" element={<BillingSuccessPage />} />
-            </Route>
-          </Route>
-          <Route path="*" element={<NotFoundPage />} />
-        </Route>
-      </Routes>
+      <Routes>{routes}</Routes>
     </>
   );
+}
+
+/** The component of a route's element when it is a lazy page. */
+function lazyPageOf(element: ReactNode): Pick<LazyPage<never>, 'preload'> | null {
+  if (!isValidElement(element) || typeof element.type !== 'function' || !('preload' in element.type)) return null;
+  return element.type as Pick<LazyPage<never>, 'preload'>;
+}
+
+/**
+ * Starts loading the page the app opens on (a reload or a link to /dashboard), so its code arrives
+ * with the settings instead of after them and the sign-in state; resolves when it is there (at once
+ * for the landing and not-found pages, which are in the first bundle). Anonymous visitors of a
+ * protected page fetch its code for nothing; that page is then never shown (its guard redirects).
+ */
+export function preloadPageFor(pathname: string): Promise<unknown> {
+  const pages = (matchRoutes(createRoutesFromElements(routes), pathname) ?? []).map((match) => lazyPageOf(match.route.element)?.preload());
+  return Promise.all(pages);
 }

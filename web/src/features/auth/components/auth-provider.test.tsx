@@ -1,15 +1,24 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { UserManager } from 'oidc-client-ts';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { apiRequest } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth/use-auth';
 import { createFakeUserManager, makeUser } from '@/testing/fake-user-manager';
 import { createTestQueryClient, jsonResponse, testRuntimeConfig } from '@/testing/test-utils';
+import { loadUserManager } from '../lib/load-user-manager';
+import { storedSessionKey } from '../lib/stored-session';
 import { AuthProvider } from './auth-provider';
+
+// The tests that pass no userManager control when the identity client "arrives".
+vi.mock('../lib/load-user-manager', () => ({ loadUserManager: vi.fn(), preloadUserManager: vi.fn() }));
+
+let probeRenders = 0;
 
 function Probe() {
   const auth = useAuth();
+  probeRenders += 1;
   return (
     <div>
       <p data-testid="status">{auth.status}</p>
@@ -25,13 +34,13 @@ function Probe() {
   );
 }
 
-function renderProvider(fake: ReturnType<typeof createFakeUserManager>, route = '/profile') {
+function renderProvider(fake: ReturnType<typeof createFakeUserManager> | null, route = '/profile') {
   const queryClient = createTestQueryClient();
   queryClient.setQueryData(['profile'], { cached: true });
   render(
     <MemoryRouter initialEntries={[route]}>
       <QueryClientProvider client={queryClient}>
-        <AuthProvider oidc={testRuntimeConfig.oidc} userManager={fake.userManager}>
+        <AuthProvider oidc={testRuntimeConfig.oidc} userManager={fake?.userManager}>
           <Routes>
             <Route path="/" element={<p>Home page</p>} />
             <Route path="*" element={<p>Another page</p>} />
@@ -155,5 +164,78 @@ describe('AuthProvider', () => {
 
     expect(status()).toBe('unauthenticated');
     expect(queryClient.getQueryData(['profile'])).toBeUndefined();
+  });
+
+  describe('with a session stored by oidc-client-ts, before the identity client has loaded', () => {
+    function storeSession(user = makeUser()) {
+      window.localStorage.setItem(storedSessionKey(testRuntimeConfig.oidc), user.toStorageString());
+    }
+
+    /** The identity client "arrives" when the returned function is called. */
+    function deferManager() {
+      let arrive: (manager: UserManager) => void = () => {};
+      vi.mocked(loadUserManager).mockReturnValue(
+        new Promise((resolve) => {
+          arrive = resolve;
+        }),
+      );
+      return (manager: UserManager) => act(async () => arrive(manager));
+    }
+
+    it('renders signed in at once and sends the stored token', async () => {
+      storeSession(makeUser({ accessToken: 'access-stored' }));
+      deferManager();
+      renderProvider(null);
+      expect(status()).toBe('authenticated');
+      expect(screen.getByTestId('name').textContent).toBe('Ada Lovelace');
+
+      const fetchMock = vi.fn(async () => jsonResponse({}));
+      vi.stubGlobal('fetch', fetchMock);
+      await apiRequest('/auth/profile/');
+      const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+      expect(init.headers).toMatchObject({ Authorization: 'Bearer access-stored' });
+    });
+
+    it('lets the identity client confirm the same session without rendering the signed-in page again', async () => {
+      const user = makeUser({ accessToken: 'access-stored' });
+      storeSession(user);
+      const arrive = deferManager();
+      probeRenders = 0;
+      renderProvider(null);
+      expect(status()).toBe('authenticated');
+      const rendersBefore = probeRenders;
+
+      const fake = createFakeUserManager(user);
+      await arrive(fake.userManager);
+
+      await waitFor(() => expect(fake.manager.getUser).toHaveBeenCalled());
+      expect(status()).toBe('authenticated');
+      expect(probeRenders).toBe(rendersBefore);
+    });
+
+    it('signs out when the identity client no longer has the session', async () => {
+      storeSession();
+      const arrive = deferManager();
+      renderProvider(null);
+      expect(status()).toBe('authenticated');
+
+      await arrive(createFakeUserManager(null).userManager);
+
+      await waitFor(() => expect(status()).toBe('unauthenticated'));
+    });
+
+    it('waits for the identity client when the stored access token has expired', async () => {
+      storeSession(makeUser({ expired: true }));
+      const arrive = deferManager();
+      renderProvider(null);
+      expect(status()).toBe('loading');
+
+      const fake = createFakeUserManager(makeUser({ expired: true }));
+      fake.manager.signinSilent.mockResolvedValue(makeUser({ accessToken: 'access-2' }));
+      await arrive(fake.userManager);
+
+      await waitFor(() => expect(status()).toBe('authenticated'));
+      expect(fake.manager.signinSilent).toHaveBeenCalledTimes(1);
+    });
   });
 });

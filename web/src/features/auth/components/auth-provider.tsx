@@ -10,6 +10,7 @@ import { endServerSessions } from '../api/logout';
 import { clearIntendedPath } from '../lib/intended-path';
 import { loadUserManager } from '../lib/load-user-manager';
 import { describeSignInError, SIGN_IN_FAILED_MESSAGE, SIGN_OUT_FAILED_MESSAGE } from '../lib/sign-in-errors';
+import { readStoredSession, type StoredSession } from '../lib/stored-session';
 import type { OidcConfig } from '../lib/user-manager';
 
 interface AuthProviderProps {
@@ -21,10 +22,11 @@ interface AuthProviderProps {
 
 interface SessionState {
   status: AuthStatus;
-  user: User | null;
+  /** oidc-client-ts's User, or the stored session read before the identity client loaded. */
+  user: User | StoredSession | null;
 }
 
-export function toAuthUser(user: User): AuthUser {
+export function toAuthUser(user: Pick<User, 'profile'>): AuthUser {
   const claims = user.profile;
   const joinedName = [claims.given_name, claims.family_name].filter(Boolean).join(' ');
   return {
@@ -38,9 +40,15 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   // The identity client loads on demand: actions wait for it, effects start once it is there.
   const managerReady = useMemo(() => (injectedManager ? Promise.resolve(injectedManager) : loadUserManager(oidc)), [injectedManager, oidc]);
   const [userManager, setUserManager] = useState<UserManager | null>(injectedManager ?? null);
+  const managerLoaded = useRef(userManager !== null);
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [session, setSession] = useState<SessionState>({ status: 'loading', user: null });
+  // A stored, unexpired session renders signed in at once; the identity client confirms it when it
+  // has loaded (the restore effect below) and handles an expired one as before.
+  const [initialSession] = useState(() => readStoredSession(oidc));
+  const [session, setSession] = useState<SessionState>(() =>
+    initialSession ? { status: 'authenticated', user: initialSession } : { status: 'loading', user: null },
+  );
   const [error, setError] = useState<string | null>(null);
   // While the browser is on its way to the provider's end-session page, show neither the signed-in
   // nor the signed-out screens (avoids a flash of the landing page and clicks that race the redirect).
@@ -48,12 +56,13 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   const renewal = useRef<Promise<User | null> | null>(null);
   // Set once an event or the callback has decided the state, so the slower initial read cannot undo it.
   const settled = useRef(false);
-  const currentUser = useRef<User | null>(null);
+  const currentUser = useRef<Pick<User, 'access_token'> | null>(initialSession);
 
   useEffect(() => {
     let active = true;
     managerReady.then(
       (manager) => {
+        managerLoaded.current = true;
         if (active) setUserManager(manager);
       },
       (loadError: unknown) => {
@@ -71,8 +80,13 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
 
   const applyUser = useCallback((user: User | null) => {
     settled.current = true;
-    currentUser.current = user && !user.expired ? user : null;
-    setSession(user && !user.expired ? { status: 'authenticated', user } : { status: 'unauthenticated', user: null });
+    const valid = user && !user.expired ? user : null;
+    const unchanged = valid !== null && currentUser.current?.access_token === valid.access_token;
+    currentUser.current = valid;
+    // The identity client restoring the session the page already shows (read from storage) changes
+    // nothing on screen: no second render of every signed-in component.
+    if (unchanged) setSession((previous) => (previous.status === 'authenticated' ? previous : { status: 'authenticated', user: valid }));
+    else setSession(valid ? { status: 'authenticated', user: valid } : { status: 'unauthenticated', user: null });
   }, []);
 
   const forgetSession = useCallback(() => {
@@ -104,6 +118,11 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
   }, [managerReady, forgetSession]);
 
   const getAccessToken = useCallback(async (): Promise<string | null> => {
+    // Until the identity client is there, an unexpired stored token is the one it would return.
+    if (!managerLoaded.current) {
+      const stored = readStoredSession(oidc);
+      if (stored) return stored.access_token;
+    }
     let user = await (await managerReady).getUser();
     if (!user) return null;
     if (user.expired) {
@@ -119,7 +138,7 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
       }
     }
     return user.access_token;
-  }, [managerReady, renewSession, dropSession]);
+  }, [oidc, managerReady, renewSession, dropSession]);
 
   useEffect(() => setAccessTokenGetter(getAccessToken), [getAccessToken]);
 
