@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { UserManager } from 'oidc-client-ts';
+import { useEffect } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { apiRequest } from '@/lib/api-client';
@@ -192,6 +193,29 @@ describe('AuthProvider', () => {
       const fetchMock = vi.fn(async () => jsonResponse({}));
       vi.stubGlobal('fetch', fetchMock);
       await apiRequest('/auth/profile/');
+      const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+      expect(init.headers).toMatchObject({ Authorization: 'Bearer access-stored' });
+    });
+
+    it('sends the token with requests that pages mounted with it make from their effects', async () => {
+      storeSession(makeUser({ accessToken: 'access-stored' }));
+      deferManager();
+      const fetchMock = vi.fn(async () => jsonResponse({}));
+      vi.stubGlobal('fetch', fetchMock);
+      function LoadsOnMount() {
+        useEffect(() => void apiRequest('/app/', { auth: 'required' }), []);
+        return null;
+      }
+      render(
+        <MemoryRouter>
+          <QueryClientProvider client={createTestQueryClient()}>
+            <AuthProvider oidc={testRuntimeConfig.oidc}>
+              <LoadsOnMount />
+            </AuthProvider>
+          </QueryClientProvider>
+        </MemoryRouter>,
+      );
+      await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
       const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
       expect(init.headers).toMatchObject({ Authorization: 'Bearer access-stored' });
     });

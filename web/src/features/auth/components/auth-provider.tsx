@@ -2,7 +2,7 @@
 // out or loses their session, so no data of one account is ever shown to the next.
 import { useQueryClient } from '@tanstack/react-query';
 import type { User, UserManager } from 'oidc-client-ts';
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { setAccessTokenGetter } from '@/lib/api-client';
 import { AuthContext, type AuthContextValue, type AuthStatus, type AuthUser } from '@/lib/auth/auth-context';
@@ -140,7 +140,10 @@ export function AuthProvider({ oidc, userManager: injectedManager, children }: A
     return user.access_token;
   }, [oidc, managerReady, renewSession, dropSession]);
 
-  useEffect(() => setAccessTokenGetter(getAccessToken), [getAccessToken]);
+  // A layout effect: it runs before any passive effect of the same commit, so pages that mount with
+  // this provider (a stored session renders them at once) send their first requests with the token
+  // rather than failing without one and retrying a second later.
+  useLayoutEffect(() => setAccessTokenGetter(getAccessToken), [getAccessToken]);
 
   // Restore the stored session, renewing it first when its access token has expired.
   useEffect(() => {
