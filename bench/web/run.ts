@@ -214,7 +214,10 @@ async function main() {
     await signUp(page, server.url);
     if (options.screenshots) {
       mkdirSync(options.screenshots, { recursive: true });
+      // Switching to a mobile viewport reloads the page: wait for the dashboard again, not its spinner.
       await page.setViewport({ width: 412, height: 823, deviceScaleFactor: 1, isMobile: true });
+      await page.goto(`${server.url}/dashboard`, { waitUntil: 'networkidle0' });
+      await page.locator('h1 ::-p-text(Applications)').wait();
       await page.screenshot({ path: path.join(options.screenshots, 'dashboard-mobile.png') });
       await page.setViewport({ width: 1280, height: 900 });
       await page.goto(`${server.url}/dashboard`, { waitUntil: 'networkidle0' });
