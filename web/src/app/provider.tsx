@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import type { RuntimeConfig } from '@tollbooth/contract';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, startTransition, useEffect, useState } from 'react';
 import { PageSpinner } from '../components/ui/spinner';
 import { AuthNotConfigured } from '../features/auth/components/auth-not-configured';
 import { AuthProvider } from '../features/auth/components/auth-provider';
@@ -45,7 +45,9 @@ function useRuntimeConfigLoader(): ConfigState {
     // The identity client downloads while the settings load (the AuthProvider reports a failure).
     preloadUserManager().catch(() => undefined);
     (early?.answer ?? fetchRuntimeConfig().then(answerToState, errorToState)).then((next) => {
-      if (active) setState(next);
+      // The whole app mounts on this update: as a transition React renders it in slices and lets
+      // the browser run between them, instead of one long task (Total Blocking Time on a slow phone).
+      if (active) startTransition(() => setState(next));
     });
     return () => {
       active = false;
