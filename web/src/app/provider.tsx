@@ -24,8 +24,8 @@ function errorToState(error: unknown): ConfigState {
 let early: { answer: Promise<ConfigState>; state: ConfigState | null } | null = null;
 
 /**
- * Asks for GET /api/config before the app renders (main.tsx), so the first render can already
- * have the settings; the AppProvider takes this answer instead of asking again.
+ * Asks for GET /api/config before the app renders (main.tsx), so the answer is on its way while
+ * React starts; the AppProvider takes this answer instead of asking again.
  */
 export function preloadRuntimeConfig(): Promise<ConfigState> {
   const answer = fetchRuntimeConfig().then(answerToState, errorToState);
@@ -38,7 +38,7 @@ export function preloadRuntimeConfig(): Promise<ConfigState> {
 }
 
 function useRuntimeConfigLoader(): ConfigState {
-  // When main.tsx's request has answered already, the first render has the settings.
+  // Only a provider mounted after main.tsx's request has answered starts with the settings.
   const [state, setState] = useState<ConfigState>(() => early?.state ?? { status: 'loading' });
   useEffect(() => {
     let active = true;
