@@ -19,7 +19,7 @@ import type { Static } from 'typebox';
 import type { TestRunBilling } from '../billing/test-runs.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import { type ModelRouter, unpricedMessage } from '../providers/registry.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv } from '../validation.ts';
 import {
@@ -203,6 +203,8 @@ export function createPromptsService({
     },
 
     async updatePromptConfig(appId: string, update: PromptConfigUpdate): Promise<PromptConfig> {
+      // A model the operator's key serves but no price is known for could never answer (decision 0025).
+      if (update.model !== undefined && models.unpricedModels().includes(update.model)) throw invalidParam('model', unpricedMessage(update.model));
       if (update.prompt_template !== undefined) validateTemplate(update.prompt_template, 'prompt_template');
       if (update.input_schema) validateIoSchema(update.input_schema, 'input_schema');
       if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
