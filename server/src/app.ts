@@ -48,6 +48,8 @@ import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
+import { ownKeysRoutes } from './profile/own-keys-routes.ts';
+import { createOwnKeysService } from './profile/own-keys-service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { createProfileService } from './profile/service.ts';
 import { promptsRoutes } from './prompts/routes.ts';
@@ -157,8 +159,23 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     copyHooks: [copyPromptConfig, copyWorkflowConfig],
     providerConfigHooks: [async (tx, appId) => void (await recordWorkflowVersionIfChanged(tx, config.secretKey, appId, 'Updated provider settings'))],
   });
-  const models = createModelRouter(config.models, { table: config.gateway.modelTable });
-  const prompts = createPromptsService({ db, models, timeoutMs: config.gateway.providerTimeoutMs, onChange: (appId) => callTargets.invalidate({ appId }) });
+  const models = createModelRouter(config.models, { table: config.gateway.modelTable, allowPrivateUrls: config.allowPrivateProviderUrls });
+  // Bring your own key: creators' own provider credentials (profile/own-keys-service.ts).
+  const ownKeys = createOwnKeysService({
+    db,
+    secretKey: config.secretKey,
+    allowPrivateUrls: config.allowPrivateProviderUrls,
+    models,
+    invalidation,
+    timeoutMs: config.gateway.providerTimeoutMs,
+  });
+  const prompts = createPromptsService({
+    db,
+    models,
+    ownCredentials: ownKeys.credentialsOf,
+    timeoutMs: config.gateway.providerTimeoutMs,
+    onChange: (appId) => callTargets.invalidate({ appId }),
+  });
   const workflows = createWorkflowsService({
     db,
     config,
@@ -176,6 +193,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
+      await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
       await api.register(promptsRoutes, { apps, prompts });
@@ -213,6 +231,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     apps,
     prompts,
     models,
+    ownCredentials: ownKeys.credentialsOf,
     rateLimiter,
     userRateLimiter,
     callTargets,

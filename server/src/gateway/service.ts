@@ -26,7 +26,7 @@ import type { Database } from '../db/client.ts';
 import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
@@ -115,6 +115,8 @@ export interface GatewayDependencies {
   apps: AppsService;
   prompts: PromptsService;
   models: ModelRouter;
+  /** An app owner's own provider credentials, for prompt apps on key_source 'own' (bring your own key). */
+  ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   rateLimiter: RateLimiter;
   /** Calls per user across every key and token. */
   userRateLimiter?: RateLimiter;
@@ -142,6 +144,7 @@ export function createGatewayService({
   apps,
   prompts,
   models,
+  ownCredentials = async () => ({}),
   rateLimiter,
   userRateLimiter,
   idempotency,
@@ -275,10 +278,13 @@ export function createGatewayService({
     return images;
   };
 
-  /** 7. Build the model request: the model to call and the messages (system prompt, history, the rendered turn with its images). */
-  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
+  /**
+   * 7. Build the model request: the model to call (on the platform's keys, or on the app owner's own
+   * credential: bring your own key) and the messages (system prompt, history, the rendered turn with its images).
+   */
+  const buildModelRequest = async (app: AppRow, config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
     const version = config.active_version;
-    const resolved = models.resolve(config.model);
+    const resolved = config.key_source === 'own' ? models.resolveWith(config.model, await ownCredentials(app.owner_id)) : models.resolve(config.model);
     const userContent =
       mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
     const messages: ChatMessage[] = [
@@ -365,7 +371,7 @@ export function createGatewayService({
 
       const config = target.config!;
       const validated = await validate(app, config.active_version, mode, body, auth);
-      const { resolved, modelRequest } = buildModelRequest(config, mode, validated);
+      const { resolved, modelRequest } = await buildModelRequest(app, config, mode, validated);
       const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo);
       const prepared: PreparedCall = {
         ...call,

@@ -46,7 +46,8 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
         response: { 200: PromptConfig, ...errors },
       },
     },
-    async (request) => prompts.updatePromptConfig((await ownedPromptApp(request.params.slug, requireAuth(request).user.id)).id, request.body),
+    async (request) =>
+      prompts.updatePromptConfig((await ownedPromptApp(request.params.slug, requireAuth(request).user.id)).id, request.body, requireAuth(request).user.id),
   );
 
   app.get(
@@ -88,7 +89,7 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
     },
     async (request) => {
       const row = await ownedPromptApp(request.params.slug, requireAuth(request).user.id);
-      return prompts.testConfig(row.id, request.body);
+      return prompts.testConfig(row.id, request.body, requireAuth(request).user.id);
     },
   );
 
@@ -108,8 +109,7 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
       },
     },
     async (request) => {
-      requireAuth(request);
-      return prompts.testConfig(null, request.body);
+      return prompts.testConfig(null, request.body, requireAuth(request).user.id);
     },
   );
 };

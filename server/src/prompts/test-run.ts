@@ -1,10 +1,12 @@
 // Runs a prompt test against the model (Test Prompt with run: true): the owner's own, free,
 // through the same provider layer as the gateway, and not recorded as an invocation.
-import type { ModelRouter } from '../providers/registry.ts';
+import type { ModelRouter, ResolvedModel } from '../providers/registry.ts';
 import type { ChatMessage } from '../providers/types.ts';
 
 export interface PromptTestRun {
   model: string;
+  /** The model already resolved on the owner's own credential (bring your own key); else the platform's router resolves it. */
+  resolved?: ResolvedModel;
   systemPrompt: string;
   renderedTemplate: string;
   temperature: number;
@@ -16,7 +18,7 @@ export interface PromptTestRun {
 }
 
 export async function runPromptTest(models: ModelRouter, timeoutMs: number, run: PromptTestRun) {
-  const resolved = models.resolve(run.model);
+  const resolved = run.resolved ?? models.resolve(run.model);
   const messages: ChatMessage[] = [
     ...(run.systemPrompt ? [{ role: 'system' as const, content: run.systemPrompt }] : []),
     { role: 'user', content: run.renderedTemplate },
