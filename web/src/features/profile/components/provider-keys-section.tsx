@@ -51,7 +51,11 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
       </div>
       <p className="text-xs text-gray-500">{keyHint}</p>
       {kind === 'openai' ? (
-        <FormField id={`${id}-base-url`} label="Base URL" hint="Up to the version segment; private and local addresses are not allowed">
+        <FormField
+          id={`${id}-base-url`}
+          label="Base URL"
+          hint="Up to the version segment, e.g. https://api.openai.com/v1; private and local addresses only where the operator allows them"
+        >
           <input
             id={`${id}-base-url`}
             type="url"
