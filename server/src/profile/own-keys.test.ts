@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { ChatClient, CompletionClient } from 'dify-client';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { encryptSecret } from '../crypto/secrets.ts';
+import { createTestContext, TEST_SECRET_KEY, type TestContext } from '../test-support/app.ts';
 import { type FakeProviderServer, header } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 
@@ -283,6 +284,19 @@ describe('a prompt app on the creator’s own key', () => {
     await api('PUT', '/api/profile/provider-keys/openai/', token, { api_key: CREATOR_KEY_2 });
     expect((await call()).status).toBe(200);
     expect(header(creatorUpstream.lastRequest(), 'authorization')).toBe(`Bearer ${CREATOR_KEY_2}`);
+
+    // A change made by another process (here: straight in the database) reaches this process's cache through NOTIFY.
+    const sealed = encryptSecret(Buffer.from(TEST_SECRET_KEY, 'hex'), 'sk-changed-elsewhere-4242');
+    await ctx.database.db.query(
+      "UPDATE provider_credentials SET api_key_encrypted = $1 WHERE kind = 'openai' AND user_id = (SELECT id FROM users WHERE subject = 'byok-rotator')",
+      [sealed],
+    );
+    await expect
+      .poll(async () => {
+        expect((await call()).status).toBe(200);
+        return header(creatorUpstream.lastRequest(), 'authorization');
+      })
+      .toBe('Bearer sk-changed-elsewhere-4242');
 
     const before = mark();
     await api('DELETE', '/api/profile/provider-keys/openai/', token);
