@@ -282,9 +282,9 @@ export function createGatewayService({
    * 7. Build the model request: the model to call (on the platform's keys, or on the app owner's own
    * credential: bring your own key) and the messages (system prompt, history, the rendered turn with its images).
    */
-  const buildModelRequest = async (app: AppRow, config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
+  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall, own: OwnCredentials | null) => {
     const version = config.active_version;
-    const resolved = config.key_source === 'own' ? models.resolveWith(config.model, await ownCredentials(app.owner_id)) : models.resolve(config.model);
+    const resolved = own ? models.resolveWith(config.model, own) : models.resolve(config.model);
     const userContent =
       mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
     const messages: ChatMessage[] = [
@@ -371,7 +371,9 @@ export function createGatewayService({
 
       const config = target.config!;
       const validated = await validate(app, config.active_version, mode, body, auth);
-      const { resolved, modelRequest } = await buildModelRequest(app, config, mode, validated);
+      // Only an app on its owner's own key looks up their credentials (cached per process); platform apps' path is unchanged.
+      const own = config.key_source === 'own' ? await ownCredentials(app.owner_id) : null;
+      const { resolved, modelRequest } = buildModelRequest(config, mode, validated, own);
       const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo);
       const prepared: PreparedCall = {
         ...call,
