@@ -27,7 +27,7 @@ import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { IMAGE_TOKENS_BOUND, inputTokensBound, modelCostMicros } from '../providers/model-prices.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
@@ -119,6 +119,8 @@ export interface GatewayDependencies {
   apps: AppsService;
   prompts: PromptsService;
   models: ModelRouter;
+  /** An app owner's own provider credentials, for prompt apps on key_source 'own' (bring your own key). */
+  ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   rateLimiter: RateLimiter;
   /** Calls per user across every key and token. */
   userRateLimiter?: RateLimiter;
@@ -146,6 +148,7 @@ export function createGatewayService({
   apps,
   prompts,
   models,
+  ownCredentials = async () => ({}),
   rateLimiter,
   userRateLimiter,
   idempotency,
@@ -279,10 +282,13 @@ export function createGatewayService({
     return images;
   };
 
-  /** 7. Build the model request: the model to call and the messages (system prompt, history, the rendered turn with its images). */
-  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
+  /**
+   * 7. Build the model request: the model to call (on the platform's keys, or on the app owner's own
+   * credential: bring your own key) and the messages (system prompt, history, the rendered turn with its images).
+   */
+  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall, own: OwnCredentials | null) => {
     const version = config.active_version;
-    const resolved = models.resolve(config.model);
+    const resolved = own ? models.resolveWith(config.model, own) : models.resolve(config.model);
     const userContent =
       mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
     const messages: ChatMessage[] = [
@@ -376,7 +382,9 @@ export function createGatewayService({
 
       const config = target.config!;
       const validated = await validate(app, config.active_version, mode, body, auth);
-      const { resolved, modelRequest } = buildModelRequest(config, mode, validated);
+      // Only an app on its owner's own key looks up their credentials (cached per process); platform apps' path is unchanged.
+      const own = config.key_source === 'own' ? await ownCredentials(app.owner_id) : null;
+      const { resolved, modelRequest } = buildModelRequest(config, mode, validated, own);
       const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo, modelCostBound(resolved, modelRequest));
       const prepared: PreparedCall = {
         ...call,
