@@ -504,16 +504,20 @@ async function sendAndHangUp(path: string, token: string, body: object, afterMs:
 }
 
 describe('a blocking call whose caller hung up is never charged (delivery and charge agree)', () => {
-  it('hung up while the call was prepared or while the model worked, on every blocking route (10 each)', async () => {
+  it('hung up while the call was prepared or while the model worked, on every blocking route, prompt and Dify apps (10 each)', async () => {
     const completion = await promptApp('completion');
     const chat = await promptApp('chat');
-    // The model takes its time, so an answer could only be charged if the hang-up went unnoticed.
+    const workflow = await difyApp('workflow');
+    // The model and Dify take their time, so an answer could only be charged if the hang-up went unnoticed.
     ctx.model.setBehaviour({ delayMs: 600 });
+    dify.setBehaviour({ delayMs: 600 });
     const routes: [string, string, (slug: string) => object, string][] = [
       ['completion-messages', `/api/app/${completion.slug}/completion-messages`, () => ({ inputs: { query: 'hi' } }), completion.slug],
       ['chat-messages', `/api/app/${chat.slug}/chat-messages`, () => ({ inputs: {}, query: 'hi' }), chat.slug],
       ['invoke', `/v1/invoke/${completion.slug}`, () => ({ query: 'hi' }), completion.slug],
       ['chat/completions', '/v1/chat/completions', (slug) => ({ model: slug, messages: [{ role: 'user', content: 'hi' }] }), completion.slug],
+      ['dify completion-messages', `/api/app/${workflow.slug}/completion-messages`, () => ({ inputs: {}, user: 'u' }), workflow.slug],
+      ['dify workflows/run', `/api/app/${workflow.slug}/workflows/run`, () => ({ inputs: {}, response_mode: 'blocking', user: 'u' }), workflow.slug],
     ];
     const calls = routes.flatMap(([name, path, body, slug]) =>
       Array.from({ length: 10 }, (_, i) => ({ subject: `blocking-gone-${name}-${i}`, path, body, slug, i })),
@@ -528,7 +532,7 @@ describe('a blocking call whose caller hung up is never charged (delivery and ch
     );
     // Every call the model was asked for is over (aborted, or answered 600 ms later) and recorded.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await Promise.all(ctx.model.requests.map((sent) => sent.closed));
+    await Promise.all([...ctx.model.requests, ...dify.requests].map((sent) => sent.closed));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const { rows } = await ctx.database.db.query<{ subject: string; status: string; error_type: string; price_cents: number }>(
       `SELECT u.subject, i.status, i.error_type, i.price_cents::int AS price_cents FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject LIKE 'blocking-gone-%'`,
