@@ -34,6 +34,7 @@ describe('difyEventCarriesAnswer', () => {
     ['a node with only empty strings', { event: 'node_finished', data: { node_type: 'llm', outputs: { text: '' } } }],
     ['an agent’s empty first thought', { event: 'agent_thought', thought: '', observation: '', tool: '', tool_input: '', message_files: [] }],
     ['a thought naming only its tool', { event: 'agent_thought', thought: '', observation: '', tool: 'weather', tool_input: '' }],
+    ['the caller’s own file echoed back', { event: 'message_file', id: 'file-2', type: 'image', belongs_to: 'user', url: 'https://files.example/mine.png' }],
     ['an empty message', { event: 'message', answer: '' }],
     ['an empty text chunk', { event: 'text_chunk', data: { text: '' } }],
     ['the end of speech', { event: 'tts_message_end', audio: '' }],

@@ -36,7 +36,8 @@ export function difyEventCarriesAnswer(event: Record<string, unknown>): boolean 
     case 'text_replace':
       return holdsContent(data.text);
     case 'message_file':
-      return holdsContent(event.url) || holdsContent(event.id);
+      // A file that belongs to the user is the caller's own upload, not something the app made.
+      return event.belongs_to !== 'user' && (holdsContent(event.url) || holdsContent(event.id));
     case 'tts_message':
       return holdsContent(event.audio);
     case 'agent_thought':
