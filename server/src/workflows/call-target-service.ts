@@ -5,7 +5,8 @@
 // and recording are exactly the prompt apps' path. The upstream aborts the provider's request
 // when the caller goes away (and the provider stops the task), bounds it by the app's timeout,
 // yields the provider's other stream events (agent thoughts, workflow nodes, files…) in order with
-// the text, each saying whether it carries part of the answer, and remembers the provider's conversation id once an answer succeeded.
+// the text, each saying whether it carries part of the answer, and remembers the provider's
+// conversation id once an answer succeeded.
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AppRow } from '../apps/service.ts';
