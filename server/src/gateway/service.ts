@@ -514,6 +514,9 @@ export function createGatewayService({
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
       try {
         const result = await call.resolved.provider.complete({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs });
+        // The caller left while the model worked (a provider may still answer after the abort): the
+        // answer cannot be delivered, so it is not charged.
+        if (signal.aborted) throw clientDisconnected();
         checkOutput(call, result.text);
         return await finish(call, result.text, result.usage);
       } catch (error) {
@@ -523,28 +526,49 @@ export function createGatewayService({
     },
 
     /**
-     * Streams the answer: onDelta for each chunk. The charge rule: a caller who has been sent any
-     * part of the answer pays, whether or not it stays to the end (the upstream is aborted when it
-     * leaves); a call cut before the first chunk is free; a provider failure at any point is free.
+     * Streams the answer: onDelta for each chunk, onEvent for a workflow provider's other events (a
+     * route without onEvent sends them nowhere). The charge rule: a caller who has been sent any part
+     * of the answer (a text chunk, or an event carrying answer content such as an LLM node's outputs
+     * or a file) pays, whether or not it stays to the end (the upstream is aborted when it leaves); a
+     * call cut before that is free; a provider failure at any point is free. An app with an output
+     * schema sends nothing until the whole answer passed the schema, then the validated JSON as one
+     * chunk (decision 0026).
      */
-    async stream(call: PreparedCall, signal: AbortSignal, onDelta: (text: string) => void): Promise<CallAnswer> {
+    async stream(
+      call: PreparedCall,
+      signal: AbortSignal,
+      onDelta: (text: string) => void,
+      onEvent?: (event: Record<string, unknown>) => void,
+    ): Promise<CallAnswer> {
       let text = '';
       let delivered = false;
       let usage: ModelUsage | null = null;
+      // The schema is checked on the whole answer, so none of it may leave before.
+      const validatedFirst = call.outputSchema !== null;
       try {
         for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
-          if (event.type === 'delta') {
-            // Stopped or gone before this chunk went out: nothing was sent, so nothing is charged.
-            if (signal.aborted) break;
-            text += event.text;
-            onDelta(event.text);
-            delivered = true;
-          } else usage = event.usage;
+          // Stopped or gone before this event went out: nothing more is sent, so nothing more is charged.
           if (signal.aborted) break;
+          if (event.type === 'delta') {
+            text += event.text;
+            if (!validatedFirst) {
+              onDelta(event.text);
+              delivered = true;
+            }
+          } else if (event.type === 'event') {
+            if (onEvent) {
+              onEvent(event.event);
+              if (event.answer) delivered = true;
+            }
+          } else usage = event.usage;
         }
         if (signal.aborted) throw clientDisconnected();
         if (!usage) throw new AppError('provider_error', 'The model stream ended without usage');
         checkOutput(call, text);
+        if (validatedFirst) {
+          onDelta(text);
+          delivered = true;
+        }
       } catch (error) {
         // The caller left after receiving part of the answer: it is charged for what it was sent.
         if (!(delivered && signal.aborted)) {
