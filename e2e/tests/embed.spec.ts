@@ -40,11 +40,11 @@ test.afterAll(async () => {
   await Promise.all([site, third].map(({ server }) => new Promise((resolve) => server?.close(resolve))));
 });
 
-async function publishApp(page: Page, token: string, name: string, mode: 'chat' | 'completion') {
+async function publishApp(page: Page, token: string, name: string, mode: 'chat' | 'completion', visibility = 'embed') {
   const headers = { authorization: `Bearer ${token}` };
   const created = await page.request.post('/api/app/', {
     headers,
-    data: { name, type: 'prompt', visibility: 'embed', price_cents: PRICE, interaction_mode: mode },
+    data: { name, type: 'prompt', visibility, price_cents: PRICE, interaction_mode: mode },
   });
   expect(created.status()).toBe(201);
   const slug = (await created.json()).slug as string;
@@ -63,34 +63,42 @@ test('a snippet pasted on a second origin chats with a paid app, charged once pe
   browser,
 }) => {
   test.setTimeout(120_000);
-  // The creator publishes an embed-visibility chat app at 25 cents an answer (answered by the OpenAI fake, so charged).
+  // The creator publishes a public chat app at 25 cents an answer (answered by the OpenAI fake, so charged).
   await signUp(page);
   const creator = await accessTokenOf(page);
   const id = randomBytes(3).toString('hex');
-  const slug = await publishApp(page, creator, `Owl Helper ${id}`, 'chat');
+  const slug = await publishApp(page, creator, `Owl Helper ${id}`, 'chat', 'public');
 
   // The site owner, in a browser of their own, makes a publishable key for their site and copies the snippet.
   const context = await browser.newContext();
   const owner = await context.newPage();
   try {
     await signUp(owner);
+    // On the profile page: a publishable key for their site and this app, with its caps.
+    await owner.goto('/profile');
+    const form = owner.getByRole('form', { name: 'Create a publishable key' });
+    await form.getByLabel('Widget Name').fill('Shop widget');
+    await form.getByLabel('Allowed Websites').fill(site.origin);
+    await form.getByLabel('Apps (slugs)').fill(slug);
+    await form.getByLabel('Daily Spend Cap (cents)').fill('200');
+    await form.getByLabel('Monthly Spend Cap (cents)').fill('400');
+    await form.getByRole('button', { name: 'Create Publishable Key' }).click();
+    const row = owner.locator('[data-testid^="publishable-key-row-"]', { hasText: 'Shop widget' });
+    await expect(row).toContainText(site.origin);
+    await expect(row).toContainText('$0.00 of $2.00');
+    const key = (await row.locator('td').nth(1).innerText()).trim();
+    if (process.env.SCREENSHOTS_DIR) await owner.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'embed-profile-keys.png'), fullPage: true });
+    expect(key).toMatch(/^pk_[0-9A-Za-z]{43}$/);
+    // On Explore, the app's page offers the snippet filled in with that key.
+    await owner.goto(`/explore/${slug}`);
+    const snippet = (await owner.getByTestId('embed-snippet').innerText()).trim();
+    expect(snippet).toBe(`<script src="${baseURL}/embed/loader.js" data-app="${slug}" data-key="${key}" async></script>`);
+    if (process.env.SCREENSHOTS_DIR) {
+      await owner.getByRole('heading', { name: 'Embed on your website' }).scrollIntoViewIfNeeded();
+      await owner.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'embed-explore-snippet.png') });
+    }
     const token = await accessTokenOf(owner);
     const asOwner = { authorization: `Bearer ${token}` };
-    const created = await owner.request.post('/api/keys/', {
-      headers: asOwner,
-      data: {
-        name: 'Shop widget',
-        kind: 'publishable',
-        allowed_origins: [site.origin],
-        app_slugs: [slug],
-        daily_spend_limit_cents: 200,
-        monthly_spend_limit_cents: 400,
-        visitor_rate_limit_per_minute: 10,
-      },
-    });
-    expect(created.status()).toBe(201);
-    const key = (await created.json()).key as string;
-    const snippet = `<script src="${baseURL}/embed/loader.js" data-app="${slug}" data-key="${key}" async></script>`;
     const balance = async () => (await (await owner.request.get('/api/billing/balance/', { headers: asOwner })).json()).credits_cents as number;
     const before = await balance();
 
