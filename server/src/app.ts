@@ -26,6 +26,8 @@ import type { Database } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
+import { embedRoutes } from './embed/routes.ts';
+import { createEmbedService, EMBED_TOKEN_HEADER } from './embed/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
 import { difyApiRoutes } from './gateway/dify-api/routes.ts';
@@ -146,7 +148,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     settlementWindowCalls: config.gateway.settlementWindowCalls,
   });
   registerSettledReads(app, paidCalls.written);
-  const keys = createApiKeysService({ db, invalidation });
+  // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
+  const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys });
   const callTargets = createCallTargetCache();
   const apps = createAppsService({
@@ -192,6 +195,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     providers: createWorkflowProviderRegistry({ allowPrivateUrls: config.allowPrivateProviderUrls }),
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
+  const catalog = createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts });
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
   const webhooks = createWebhookHandler({ db, config, stripe });
@@ -218,9 +222,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
           readWorkflowAppInfo: async (row) => (await workflows.readConfig(row)).app_info,
         }),
       });
-      await api.register(catalogRoutes, {
-        catalog: createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts }),
-      });
+      await api.register(catalogRoutes, { catalog });
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
     },
@@ -247,9 +249,31 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     idempotency,
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
   });
+  // The embed widget (embed/): its page, and its calls paid by a publishable key (decision 0030).
+  const visitorLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: 10 });
+  const embed = createEmbedService({
+    config,
+    keys,
+    apps,
+    catalog,
+    visitorLimiter,
+    settled: async () => void (await paidCalls.written()),
+  });
+  await app.register(embedRoutes, { embed });
   // Dify's Service API around the call (gateway/dify-api): stop finds running streams in `tasks`.
   const tasks = createRunningTasks();
-  await app.register(gatewayRoutes, { gateway, tasks });
+  await app.register(gatewayRoutes, {
+    gateway,
+    tasks,
+    authenticateEmbedCaller: (request, slug, visitor) =>
+      embed.authenticateCall({
+        slug,
+        visitor,
+        authorization: request.headers.authorization,
+        token: request.headers[EMBED_TOKEN_HEADER] as string | undefined,
+        origin: request.headers.origin,
+      }),
+  });
   await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
   await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
   const uploadSweeper = setInterval(() => {
@@ -263,6 +287,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     idempotency.close();
     await rateLimiter.close();
     await userRateLimiter.close();
+    await visitorLimiter.close();
     await invalidation.close();
   });
 

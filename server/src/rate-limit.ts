@@ -12,7 +12,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  hit(subject: string): Promise<RateLimitDecision>;
+  /** Counts a call of `subject`; `limitPerMinute` overrides the limiter's own for this subject (a publishable key's per-visitor limit). */
+  hit(subject: string, limitPerMinute?: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -30,7 +31,7 @@ function decide(count: number, limit: number, windowEndsAtMs: number): RateLimit
 export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
   const windows = new Map<string, { endsAt: number; count: number }>();
   return {
-    async hit(subject) {
+    async hit(subject, limit = limitPerMinute) {
       const now = Date.now();
       let window = windows.get(subject);
       if (!window || window.endsAt <= now) {
@@ -39,7 +40,7 @@ export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
         if (windows.size > 100_000) for (const [key, value] of windows) if (value.endsAt <= now) windows.delete(key);
       }
       window.count++;
-      return decide(window.count, limitPerMinute, window.endsAt);
+      return decide(window.count, limit, window.endsAt);
     },
     async close() {},
   };
@@ -48,7 +49,7 @@ export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
 export function createRedisRateLimiter(url: string, limitPerMinute: number): RateLimiter {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
-    async hit(subject) {
+    async hit(subject, limit = limitPerMinute) {
       const now = Date.now();
       const windowStart = now - (now % (WINDOW_SECONDS * 1000));
       const key = `tollbooth:rl:${subject}:${windowStart}`;
@@ -57,7 +58,7 @@ export function createRedisRateLimiter(url: string, limitPerMinute: number): Rat
         .incr(key)
         .pexpire(key, WINDOW_SECONDS * 1000 + 1000)
         .exec()) as [[Error | null, number]];
-      return decide(count, limitPerMinute, windowStart + WINDOW_SECONDS * 1000);
+      return decide(count, limit, windowStart + WINDOW_SECONDS * 1000);
     },
     async close() {
       redis.disconnect();

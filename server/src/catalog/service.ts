@@ -15,7 +15,7 @@ import {
   frontendKindOfDifyMode,
   type StoredDifyAppInfo,
 } from '@tollbooth/contract';
-import type { AppsService } from '../apps/service.ts';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
@@ -28,6 +28,8 @@ export interface CatalogService {
   readApp(slug: string): Promise<CatalogAppDetail>;
   /** The owner sees any status; anyone else a live public or embed app (the apps' read rule). */
   openApiDocument(slug: string, viewerId: string | null): Promise<AppOpenApiDocument>;
+  /** Any app's mode and input form (the embed widget's form), whatever its visibility: the caller decides who may see it. */
+  describeAppForm(app: AppRow): Promise<{ mode: 'completion' | 'chat'; fields: CatalogField[]; textInput: string | null }>;
 }
 
 const notFound = () => new AppError('not_found', 'Application not found');
@@ -165,6 +167,11 @@ export function createCatalogService({
         endpoints: { call: urls.call, dify_base_url: urls.difyBaseUrl, openai_base_url: urls.openaiBaseUrl, openapi: urls.openapi },
         snippets: buildSnippets(publicUrl, { slug: row.slug, mode: row.mode, fields, textInput }),
       };
+    },
+
+    async describeAppForm(app) {
+      const { mode, fields } = await describe(app, app.type === 'workflow' ? await selectWorkflowAppInfo(db, app.id) : null);
+      return { mode, fields, textInput: textInputOf(mode, fields) };
     },
 
     async openApiDocument(slug, viewerId) {
