@@ -64,6 +64,7 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
       accounts,
       config,
       mountPath: OIDC_MOUNT_PATH,
+      db,
       emailVerifier: createEmailVerifier({ config, db, log }),
       // The sign-up credits that waited for the verified email.
       async onEmailVerified(accountId) {

@@ -11,6 +11,7 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
+import type { Queryable } from '../../db/client.ts';
 import { type AccountStore, MESSAGES } from './accounts.ts';
 import { type EmailVerifier, VERIFY_EMAIL_PATH } from './email-verification.ts';
 import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
@@ -30,6 +31,8 @@ export interface InteractionRouteOptions {
   emailVerifier: EmailVerifier | null;
   /** Grants what waited for a verified email (the sign-up credits). */
   onEmailVerified: (accountId: string) => Promise<void>;
+  /** Where the sign-in and sign-up counters live without Redis (shared by every process). */
+  db?: Queryable;
 }
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -46,10 +49,10 @@ const PAGE_HEADERS = {
 
 export async function interactionRoutes(
   app: FastifyInstance,
-  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified }: InteractionRouteOptions,
+  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified, db }: InteractionRouteOptions,
 ) {
-  const signInGuard = createSignInGuard({ redisUrl: config.redisUrl });
-  const signUpGuard = createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
+  const signInGuard = createSignInGuard({ redisUrl: config.redisUrl, db });
+  const signUpGuard = createSignUpGuard({ redisUrl: config.redisUrl, db, ...config.signupLimits });
   app.addHook('onClose', async () => {
     await Promise.all([signInGuard.close(), signUpGuard.close()]);
     emailVerifier?.close();
