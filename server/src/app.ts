@@ -183,7 +183,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   });
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
-  const webhooks = createWebhookHandler({ db, config, stripe });
+  const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
 
   await app.register(
     async (api) => {

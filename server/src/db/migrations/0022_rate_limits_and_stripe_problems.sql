@@ -9,3 +9,15 @@ CREATE UNLOGGED TABLE rate_limit_counters (
   window_ends_at timestamptz NOT NULL
 );
 CREATE INDEX rate_limit_counters_window_ends_at ON rate_limit_counters (window_ends_at);
+
+-- Stripe events that were correctly signed but do not match what Tollbooth expected (a top-up paid
+-- with another amount or currency): nothing of them is applied, Stripe gets its 2xx (a 500 would
+-- be retried for days), and the operator finds them here (and in the error log).
+CREATE TABLE stripe_event_problems (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  event_id text NOT NULL UNIQUE,
+  event_type text NOT NULL,
+  object_id text,
+  problem text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
