@@ -11,7 +11,6 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
-import type { Queryable } from '../../db/client.ts';
 import { type AccountStore, MESSAGES } from './accounts.ts';
 import { type EmailVerifier, VERIFY_EMAIL_PATH } from './email-verification.ts';
 import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
@@ -31,8 +30,8 @@ export interface InteractionRouteOptions {
   emailVerifier: EmailVerifier | null;
   /** Grants what waited for a verified email (the sign-up credits). */
   onEmailVerified: (accountId: string) => Promise<void>;
-  /** Where the sign-in and sign-up counters live without Redis (shared by every process). */
-  db?: Queryable;
+  /** The sign-in and sign-up limits (index.ts keeps their counters in the database without Redis); else per process. */
+  guards?: { signIn: ReturnType<typeof createSignInGuard>; signUp: ReturnType<typeof createSignUpGuard> };
 }
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -49,10 +48,10 @@ const PAGE_HEADERS = {
 
 export async function interactionRoutes(
   app: FastifyInstance,
-  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified, db }: InteractionRouteOptions,
+  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified, guards }: InteractionRouteOptions,
 ) {
-  const signInGuard = createSignInGuard({ redisUrl: config.redisUrl, db });
-  const signUpGuard = createSignUpGuard({ redisUrl: config.redisUrl, db, ...config.signupLimits });
+  const signInGuard = guards?.signIn ?? createSignInGuard({ redisUrl: config.redisUrl });
+  const signUpGuard = guards?.signUp ?? createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
   app.addHook('onClose', async () => {
     await Promise.all([signInGuard.close(), signUpGuard.close()]);
     emailVerifier?.close();
