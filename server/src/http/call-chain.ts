@@ -16,7 +16,7 @@ export const HOP_HEADER = 'tollbooth-hop';
 /** The longest chain accepted: a Tollbooth app may resell another Tollbooth's app, a few levels deep. */
 export const MAX_CALL_DEPTH = 3;
 
-const chains = new AsyncLocalStorage<{ hops: string[]; own: string }>();
+const chains = new AsyncLocalStorage<{ hops: string[]; own: () => string }>();
 
 const tag = (secret: Buffer, kind: string, value: string) => createHmac('sha256', secret).update(`${kind}:${value}`).digest('base64url').slice(0, 12);
 
@@ -39,14 +39,15 @@ export function registerCallChain(app: FastifyInstance, options: { secret: Buffe
   app.addHook('onRequest', (request, _reply, done) => {
     const hops = parseHops(request.headers[HOP_HEADER]);
     const authorization = request.headers.authorization ?? '';
-    const caller = tag(options.secret, 'caller', authorization);
-    const own = `${server}.${authorization ? caller : 'anonymous'}`;
+    // Hashed only when needed: a chain to check, or an upstream request to send.
+    const caller = () => (authorization ? tag(options.secret, 'caller', authorization) : 'anonymous');
+    const own = () => `${server}.${caller()}`;
     if (hops.length > 0) {
       const servers = hops.map((hop) => hop.split('.')[0]);
       const callers = hops.map((hop) => hop.split('.')[1]);
       let reason: string | null = null;
       if (servers.includes(server)) reason = 'This call came back to Tollbooth through its own provider call (a loop)';
-      else if (authorization && callers.includes(caller)) reason = 'This call was made with the same credentials inside their own call (a loop)';
+      else if (authorization && callers.includes(caller())) reason = 'This call was made with the same credentials inside their own call (a loop)';
       else if (hops.length >= MAX_CALL_DEPTH)
         reason = `This call comes through ${hops.length} nested Tollbooth calls; at most ${MAX_CALL_DEPTH - 1} are allowed`;
       if (reason) {
@@ -63,5 +64,5 @@ export function registerCallChain(app: FastifyInstance, options: { secret: Buffe
 export function outgoingHopHeader(): string {
   const chain = chains.getStore();
   if (!chain) return 'internal.internal';
-  return [...chain.hops, chain.own].join(', ');
+  return [...chain.hops, chain.own()].join(', ');
 }
