@@ -39,6 +39,7 @@ import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
+import { registerCallChain } from './http/call-chain.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
 import { createSchemaNamer, pruneComponentSchemas } from './http/openapi-components.ts';
 import { addExamples } from './http/openapi-examples.ts';
@@ -60,6 +61,7 @@ import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } fro
 import { createModelRouter } from './providers/registry.ts';
 import { createStripeClient } from './providers/stripe/client.ts';
 import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
+import { forgetOwnPort, registerOwnServer } from './providers/workflows/safe-http.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
@@ -99,6 +101,20 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   registerErrorHandling(app);
   registerRequestGuards(app);
   registerCallerCors(app);
+  // Calls that come back through a chain of Tollbooth calls, and provider URLs that are this server (issue 24).
+  registerCallChain(app, { secret: config.secretKey, publicUrl: config.publicUrl });
+  registerOwnServer({ publicUrl: config.publicUrl });
+  let listeningPort: number | null = null;
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    if (address && typeof address === 'object') {
+      listeningPort = address.port;
+      registerOwnServer({ port: listeningPort });
+    }
+  });
+  app.addHook('onClose', async () => {
+    if (listeningPort !== null) forgetOwnPort(listeningPort);
+  });
 
   // The document names the contract's shapes (http/openapi-components.ts), documents the multipart
   // body of uploads, operationIds and response headers; routes' own schemas are left as they are.
@@ -180,7 +196,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     invalidation,
     timeoutMs: config.gateway.providerTimeoutMs,
   });
-  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute, db, name: 'calls' });
   const prompts = createPromptsService({
     db,
     models,
@@ -198,7 +214,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const catalog = createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts });
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
-  const webhooks = createWebhookHandler({ db, config, stripe });
+  const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
 
   await app.register(
     async (api) => {
@@ -229,7 +245,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     { prefix: '/api' },
   );
 
-  const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute });
+  const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute, db, name: 'user-calls' });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
     claimLifetimeSeconds: config.claimLifetimeSeconds,

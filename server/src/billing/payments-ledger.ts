@@ -4,6 +4,11 @@
 import type { Queryable } from '../db/client.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 
+/** A correctly signed Stripe object that does not match what we asked for: recorded, not applied. */
+export class PaymentMismatchError extends Error {
+  override name = 'PaymentMismatchError';
+}
+
 /** A succeeded top-up PaymentIntent: outside funding → the user's credits. True when this call credited it. */
 export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amount: number; currency: string; status: string }): Promise<boolean> {
   if (intent.status !== 'succeeded') return false;
@@ -15,7 +20,7 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
   if (!topUp) return false;
   // Stripe's amount is what was paid; it must be what was asked for.
   if (Number(topUp.amount_cents) !== intent.amount || intent.currency !== 'usd')
-    throw new Error(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
+    throw new PaymentMismatchError(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
   await tx.query("UPDATE credit_top_ups SET status = 'succeeded' WHERE stripe_payment_intent_id = $1", [intent.id]);
   const posted = await postLedgerTransaction(tx, {
     kind: 'credit_top_up',

@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
-import { applySubscriptionPayment, applyTopUpPayment } from './payments-ledger.ts';
+import { applySubscriptionPayment, applyTopUpPayment, PaymentMismatchError } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
 
 type Loose = Record<string, unknown>;
@@ -48,7 +48,32 @@ async function applySubscriptionState(
   );
 }
 
-export function createWebhookHandler({ db, config, stripe }: { db: Database; config: Config; stripe: StripeClient | null }) {
+interface ProblemLog {
+  error(details: object, message: string): void;
+}
+
+export function createWebhookHandler({ db, config, stripe, log }: { db: Database; config: Config; stripe: StripeClient | null; log?: ProblemLog }) {
+  /**
+   * A signed event that does not match (a top-up paid with another amount): nothing of it is
+   * applied, it is recorded for the operator (stripe_event_problems, an error log) and marked
+   * handled, so Stripe's redeliveries are acknowledged instead of failing for days.
+   */
+  const recordProblem = async (event: StripeEvent, problem: string): Promise<boolean> => {
+    const objectId = String((event.data.object as unknown as Loose).id ?? '') || null;
+    log?.error({ eventId: event.id, eventType: event.type, objectId, problem }, 'Stripe event does not match: recorded, not applied');
+    return db.transaction(async (tx) => {
+      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
+      if (fresh.rows.length === 0) return false;
+      await tx.query('INSERT INTO stripe_event_problems (event_id, event_type, object_id, problem) VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING', [
+        event.id,
+        event.type,
+        objectId,
+        problem,
+      ]);
+      return true;
+    });
+  };
+
   /** Work that needs Stripe (reading a card) happens before the transaction. */
   const prefetch = async (event: StripeEvent) => {
     if (event.type !== 'setup_intent.succeeded' || !stripe) return null;
@@ -66,67 +91,88 @@ export function createWebhookHandler({ db, config, stripe }: { db: Database; con
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
-      return db.transaction(async (tx) => {
-        const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
-        if (fresh.rows.length === 0) return false;
-        const object = event.data.object as unknown as Loose;
-        switch (event.type) {
-          case 'payment_intent.succeeded':
-            await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
-            break;
-          case 'payment_intent.payment_failed':
-          case 'payment_intent.canceled':
-            await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
-              object.id,
-              event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
-            ]);
-            break;
-          case 'invoice.paid': {
-            const stripeSub = subscriptionIdOfInvoice(object);
-            if (!stripeSub) break;
-            const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
-            if (!rows[0]) break;
-            const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
-            await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
-            await applySubscriptionPayment(tx, {
-              invoiceId: String(object.id),
-              amountCents: Number(object.amount_paid ?? 0),
-              subscriptionId: rows[0].id,
-              feeBps: config.platformFeeBps,
-              paidAt: new Date(event.created * 1000),
-            });
-            break;
-          }
-          case 'invoice.payment_failed': {
-            const stripeSub = subscriptionIdOfInvoice(object);
-            // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
-            if (stripeSub) {
-              await tx.query(
-                `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
-                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
-                [stripeSub, event.created],
-              );
-            }
-            break;
-          }
-          case 'customer.subscription.created':
-          case 'customer.subscription.updated':
-          case 'customer.subscription.deleted':
-            await applySubscriptionState(
-              tx,
-              String(object.id),
-              { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
-              event.created,
-            );
-            break;
-          default:
-            // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
-            break;
-        }
-        return true;
-      });
+      try {
+        return await apply(event);
+      } catch (error) {
+        if (error instanceof PaymentMismatchError) return recordProblem(event, error.message);
+        throw error;
+      }
     },
   };
+
+  function apply(event: StripeEvent): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
+      if (fresh.rows.length === 0) return false;
+      const object = event.data.object as unknown as Loose;
+      switch (event.type) {
+        case 'payment_intent.succeeded':
+          await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
+          break;
+        case 'payment_intent.payment_failed':
+        case 'payment_intent.canceled':
+          await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
+            object.id,
+            event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
+          ]);
+          break;
+        case 'invoice.paid': {
+          const stripeSub = subscriptionIdOfInvoice(object);
+          if (!stripeSub) break;
+          const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
+          if (!rows[0]) break;
+          const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
+          // Paid after it was canceled (the subscriber canceled during the first payment): the
+          // money is taken, so the period it paid for is given in full, its included calls
+          // unused, and the plan ends with it (docs/decisions/0027). A cancellation Stripe
+          // reported in the same second as this payment came before it.
+          if (Number(object.amount_paid ?? 0) > 0 && line) {
+            await tx.query(
+              `UPDATE subscriptions SET status = 'active', cancel_at_period_end = true, included_used = 0,
+                 current_period_start = to_timestamp($2), current_period_end = to_timestamp($3), stripe_state_at = $4 + 1
+               WHERE stripe_subscription_id = $1 AND status IN ('canceled', 'incomplete_expired') AND stripe_state_at <= $4 AND to_timestamp($3) > now()`,
+              [stripeSub, line.start, line.end, event.created],
+            );
+          }
+          await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
+          await applySubscriptionPayment(tx, {
+            invoiceId: String(object.id),
+            amountCents: Number(object.amount_paid ?? 0),
+            subscriptionId: rows[0].id,
+            feeBps: config.platformFeeBps,
+            paidAt: new Date(event.created * 1000),
+          });
+          break;
+        }
+        case 'invoice.payment_failed': {
+          const stripeSub = subscriptionIdOfInvoice(object);
+          // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
+          if (stripeSub) {
+            await tx.query(
+              `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
+                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
+              [stripeSub, event.created],
+            );
+          }
+          break;
+        }
+        case 'customer.subscription.created':
+        case 'customer.subscription.updated':
+        case 'customer.subscription.deleted':
+          await applySubscriptionState(
+            tx,
+            String(object.id),
+            { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
+            event.created,
+          );
+          break;
+        default:
+          // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
+          break;
+      }
+      return true;
+    });
+  }
 }
 
 export type WebhookHandler = ReturnType<typeof createWebhookHandler>;

@@ -10,7 +10,7 @@ import { type CallerConnection, watchCaller } from '../http/caller-connection.ts
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
-import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, malformedMultipart } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
 
@@ -98,7 +98,13 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         preHandler: app.authenticateCaller,
       },
       async (request, reply) => {
-        const uploaded = await gateway.upload(request.params.slug, request.auth, { isMultipart: request.isMultipart(), file: () => request.file() });
+        const uploaded = await gateway.upload(request.params.slug, request.auth, {
+          isMultipart: request.isMultipart(),
+          file: () =>
+            request.file().catch((error: unknown) => {
+              throw malformedMultipart(error);
+            }),
+        });
         return reply.status(201).send(uploaded);
       },
     );
