@@ -11,6 +11,7 @@ export * from './dify.ts';
 export * from './gateway.ts';
 export * from './keys.ts';
 export * from './openai.ts';
+export * from './payouts.ts';
 export * from './profile.ts';
 export * from './prompts.ts';
 export * from './slug.ts';

@@ -7,8 +7,9 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
-import { applySubscriptionPayment, applyTopUpPayment } from './payments-ledger.ts';
+import { applySubscriptionPayment, applyTopUpDispute, applyTopUpPayment, applyTopUpRefund } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
+import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -19,6 +20,8 @@ const subscriptionIdOfInvoice = (invoice: Loose): string | null => {
   if (!value) return null;
   return typeof value === 'string' ? value : value.id;
 };
+
+const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : ((value as { id?: string } | null | undefined)?.id ?? null));
 
 /** Period of a Stripe subscription: on its first item in recent API versions, on the subscription before. */
 const periodOf = (sub: Loose): { start: number; end: number } | null => {
@@ -117,6 +120,44 @@ export function createWebhookHandler({ db, config, stripe }: { db: Database; con
               String(object.id),
               { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
               event.created,
+            );
+            break;
+          // ---- Connect (issue 23): connected accounts, transfers to creators, money taken back ----
+          case 'account.updated':
+            await applyConnectAccount(tx, object as unknown as StripeAccountState, event.created);
+            break;
+          case 'transfer.created': {
+            // Stripe's word that a payout's transfer exists (its answer may have been lost).
+            const payoutId = (object.metadata as Record<string, string> | undefined)?.tollbooth_payout_id;
+            if (payoutId) await confirmPayout(tx, payoutId, { id: String(object.id), amount: Number(object.amount), destination: object.destination });
+            break;
+          }
+          case 'transfer.reversed':
+            await applyTransferReversal(tx, {
+              id: String(object.id),
+              amount_reversed: Number(object.amount_reversed ?? 0),
+              metadata: object.metadata as Record<string, string> | null,
+            });
+            break;
+          case 'payout.failed': {
+            // A connected account's payout to its bank (the event names the account); platform payouts are not ours to show.
+            const account = (event as unknown as { account?: string }).account;
+            if (account) await applyBankPayoutFailure(tx, account, object as { failure_message?: string; failure_code?: string }, event.created);
+            break;
+          }
+          case 'charge.refunded':
+            await applyTopUpRefund(tx, {
+              id: String(object.id),
+              payment_intent: idOf(object.payment_intent),
+              amount_refunded: Number(object.amount_refunded ?? 0),
+            });
+            break;
+          case 'charge.dispute.created':
+          case 'charge.dispute.closed':
+            await applyTopUpDispute(
+              tx,
+              { id: String(object.id), payment_intent: idOf(object.payment_intent), amount: Number(object.amount ?? 0), status: String(object.status) },
+              event.type === 'charge.dispute.created' ? 'created' : 'closed',
             );
             break;
           default:
