@@ -128,7 +128,8 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       data: { object: render(object) },
     };
     events.push(event);
-    if (webhookUrl) {
+    if (webhookUrl && transferFaults.holdWebhooks) heldEvents.push(event);
+    else if (webhookUrl) {
       const delivery = deliver(event).finally(() => deliveries.delete(delivery));
       deliveries.add(delivery);
     }
@@ -331,8 +332,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
   /** The platform's balance per currency (tests set it; transfers above it fail with balance_insufficient). */
   const platformBalance = new Map<string, number>();
   /** Test switches for transfers: refuse the next ones, or take them and never answer (a timeout, a crash). */
-  const transferFaults = { refuseNext: 0, stall: false, failAfterCreateNext: 0 };
+  const transferFaults = { refuseNext: 0, stall: false, failAfterCreateNext: 0, holdWebhooks: false };
   const stalled: (() => void)[] = [];
+  /** Events kept back while transferFaults.holdWebhooks (Stripe's deliveries are late), sent on release. */
+  const heldEvents: StripeObject[] = [];
 
   /** An event of a connected account: Connect endpoints receive it with the account's id on top. */
   const emitConnect = (type: string, object: StripeObject, account: string) => emit(type, object, account);
@@ -933,6 +936,23 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
         'access-control-allow-headers': 'authorization, content-type, idempotency-key, stripe-version',
       });
       return response.end();
+    }
+    if (request.method === 'POST' && url.pathname === '/_test/transfer-faults') {
+      // Not Stripe's API: a test in another process sets the transfer faults (refuseNext, stall) or answers the stalled transfers.
+      const body = parseStripeForm(raw);
+      if (body.refuseNext !== undefined) transferFaults.refuseNext = Number(body.refuseNext);
+      if (body.stall !== undefined) transferFaults.stall = body.stall === 'true';
+      if (body.holdWebhooks !== undefined) transferFaults.holdWebhooks = body.holdWebhooks === 'true';
+      if (body.release === 'true') {
+        for (const send of stalled.splice(0)) send();
+        for (const event of heldEvents.splice(0)) {
+          const delivery = deliver(event)
+            .catch(() => undefined)
+            .finally(() => deliveries.delete(delivery));
+          deliveries.add(delivery);
+        }
+      }
+      return answer(response, 200, transferFaults);
     }
     const onboarding = url.pathname.match(/^\/_test\/connect\/onboarding\/(acct_[^/]+)$/);
     if (request.method === 'GET' && onboarding) {
