@@ -197,7 +197,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
         catalog: createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts }),
       });
       await api.register(paymentsRoutes, { payments });
-      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
+      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
       await api.register(payoutsRoutes, { payouts });
     },
     { prefix: '/api' },

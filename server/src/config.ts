@@ -52,6 +52,8 @@ export interface Config {
     secretKey: string | null;
     publishableKey: string | null;
     webhookSecret: string | null;
+    /** The Connect endpoint's signing secret (connected accounts' events), when it differs from webhookSecret. */
+    connectWebhookSecret: string | null;
     /** Where the Stripe SDK sends its requests (host, port and protocol); null is Stripe itself. Tests point it at the loopback fake. */
     apiBase: string | null;
   };
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
       secretKey: text('STRIPE_SECRET_KEY'),
       publishableKey: text('STRIPE_PUBLISHABLE_KEY'),
       webhookSecret: text('STRIPE_WEBHOOK_SECRET'),
+      connectWebhookSecret: text('STRIPE_CONNECT_WEBHOOK_SECRET'),
       apiBase: url('STRIPE_API_BASE', null),
     },
     models: {

@@ -33,6 +33,7 @@ beforeAll(async () => {
     PAYOUT_HOLD_DAYS: String(HOLD_DAYS),
     PAYOUT_SWEEP_SECONDS: '0',
     CLAIM_LIFETIME_SECONDS: '3',
+    STRIPE_CONNECT_WEBHOOK_SECRET: 'whsec_connect_endpoint',
   });
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   webhookUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
@@ -186,6 +187,31 @@ describe('onboarding', () => {
     stripe.objects.get(after.stripe_account_id)!.payouts_enabled = true;
     const refreshed = await api('POST', '/api/billing/payouts/refresh/', creator.token);
     expect(refreshed.json().account).toMatchObject({ payouts_enabled: true, requirements_due: [] });
+  });
+
+  it('takes connected-account events signed with the Connect endpoint’s own secret, and no other secret', async () => {
+    const creator = await newUser('connect-secret');
+    await api('POST', '/api/billing/payouts/connect/', creator.token);
+    const accountId = (await overview(creator.token)).account.stripe_account_id as string;
+    const deliver = (secret: string, id: string) => {
+      const payload = JSON.stringify({
+        id,
+        object: 'event',
+        account: accountId,
+        type: 'account.updated',
+        created: Math.floor(Date.now() / 1000) + 5,
+        data: { object: { ...stripe.read(accountId), details_submitted: true, requirements: { currently_due: ['external_account'] } } },
+      });
+      return fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': stripe.sign(payload, undefined, secret) },
+        body: payload,
+      });
+    };
+    expect((await deliver('whsec_someone_else', 'evt_forged')).status).toBe(400);
+    expect((await overview(creator.token)).account.details_submitted).toBe(false);
+    expect((await deliver('whsec_connect_endpoint', 'evt_connect_signed')).status).toBe(200);
+    expect((await overview(creator.token)).account).toMatchObject({ details_submitted: true, requirements_due: ['external_account'] });
   });
 
   it('acknowledges events of unknown accounts and changes nothing', async () => {
