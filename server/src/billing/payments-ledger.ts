@@ -161,3 +161,41 @@ export async function applyTopUpDispute(
   });
   return posted !== null;
 }
+
+/**
+ * A refunded subscription payment (charge.refunded on an invoice's PaymentIntent): the included calls
+ * of that period end (when it is still the current one), and the refund is the platform's: it leaves
+ * the platform fees account for outside funding. The creator keeps the earnings the payment booked
+ * (the payout hold covers the platform). Stripe reports the cumulative amount_refunded; only its
+ * growth is posted, under the subscription's row lock, once per amount.
+ */
+export async function applySubscriptionRefund(
+  tx: Queryable,
+  refund: { chargeId: string; amountRefunded: number; invoiceId: string; stripeSubscriptionId: string; periodEnd: number | null },
+): Promise<boolean> {
+  const { rows } = await tx.query<{ id: string; current_period_end: Date }>(
+    'SELECT id, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
+    [refund.stripeSubscriptionId],
+  );
+  const sub = rows[0];
+  if (!sub) return false;
+  if (refund.periodEnd === null || refund.periodEnd * 1000 >= sub.current_period_end.getTime()) {
+    await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);
+  }
+  const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
+    `refund:${refund.chargeId}:%`,
+  ]);
+  const already = Math.max(0, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
+  const delta = refund.amountRefunded - already;
+  if (delta <= 0) return false;
+  const posted = await postLedgerTransaction(tx, {
+    kind: 'subscription_refund',
+    reference: `refund:${refund.chargeId}:${refund.amountRefunded}`,
+    description: `Subscription payment refunded (invoice ${refund.invoiceId})`,
+    entries: [
+      { accountId: await findSystemAccount(tx, 'platform_fees'), amountCents: -delta },
+      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: delta },
+    ],
+  });
+  return posted !== null;
+}

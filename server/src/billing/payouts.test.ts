@@ -502,4 +502,35 @@ describe('refunds and disputes of top-ups', () => {
     expect((await takenBack(lost.intent)).map((r) => r.kind)).toEqual(['top_up_dispute']);
     await ledgerBalanced();
   });
+
+  it("a refunded subscription payment ends that period's included calls, once; the creator keeps the earnings it booked", async () => {
+    const { creator, slug, caller } = await creatorWithEarnings(0);
+    const plan = await api('POST', `/api/app/${slug}/packages/`, creator.token, { name: 'Pro', price: 9, included_calls: 5 });
+    expect(plan.statusCode, plan.body).toBe(201);
+    const created = await api('POST', `/api/app/${slug}/subscriptions/`, caller.token, { package_id: plan.json().id });
+    expect(created.statusCode, created.body).toBe(201);
+    const intent = (created.json().client_secret as string).split('_secret_')[0]!;
+    stripe.confirmPaymentIntent(intent);
+    await stripe.settled();
+    await callMany(slug, caller.token, 2);
+    const sub = async () =>
+      (await sql<{ status: string; included_used: number; included_calls: number }>('SELECT * FROM subscriptions WHERE id = $1', [created.json().id]))[0]!;
+    expect(await sub()).toMatchObject({ status: 'active', included_used: 2, included_calls: 5 });
+    const earned = await earnings(creator.id);
+    const refunded = stripe.refund(intent);
+    await stripe.settled();
+    expect(await sub()).toMatchObject({ included_used: 5 });
+    expect(await stripe.deliver({ ...refunded, id: 'evt_sub_refund_again' })).toBe(200);
+    const movements = await sql<{ reference: string }>(
+      "SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND description LIKE '%invoice%' AND reference LIKE $1",
+      [`refund:${String((refunded.data as { object: { id: string } }).object.id)}:%`],
+    );
+    expect(movements).toHaveLength(1);
+    expect(await earnings(creator.id)).toBe(earned);
+    // The next call is no longer included: it is paid from credits.
+    const before = (await api('GET', '/api/billing/balance/', caller.token)).json().credits_cents as number;
+    await callMany(slug, caller.token, 1);
+    expect((await api('GET', '/api/billing/balance/', caller.token)).json().credits_cents).toBe(before - PRICE);
+    await ledgerBalanced();
+  });
 });

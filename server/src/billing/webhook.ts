@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
-import { applySubscriptionPayment, applyTopUpDispute, applyTopUpPayment, applyTopUpRefund } from './payments-ledger.ts';
+import { applySubscriptionPayment, applySubscriptionRefund, applyTopUpDispute, applyTopUpPayment, applyTopUpRefund } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
 import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
 
@@ -64,10 +64,35 @@ export function createWebhookHandler({ db, config, stripe }: { db: Database; con
     return { userId: rows[0].user_id, customer, pm };
   };
 
+  /** A refunded charge that paid a subscription invoice: which invoice, subscription and period (asked of Stripe, before the transaction). */
+  const refundedInvoice = async (event: StripeEvent) => {
+    if (event.type !== 'charge.refunded' || !stripe) return null;
+    const charge = event.data.object as unknown as Loose;
+    const paymentIntent = idOf(charge.payment_intent);
+    if (!paymentIntent) return null;
+    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
+    if (topUp.rows[0]) return null;
+    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
+    const invoiceId = idOf(payments.data[0]?.invoice);
+    if (!invoiceId) return null;
+    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
+    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
+    if (!stripeSubscriptionId) return null;
+    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    return {
+      chargeId: String(charge.id),
+      amountRefunded: Number(charge.amount_refunded ?? 0),
+      invoiceId,
+      stripeSubscriptionId,
+      periodEnd: period?.end ?? null,
+    };
+  };
+
   return {
     /** Applies one verified event; false when it had already been applied. */
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
+      const subscriptionRefund = await refundedInvoice(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       return db.transaction(async (tx) => {
         const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
@@ -146,6 +171,7 @@ export function createWebhookHandler({ db, config, stripe }: { db: Database; con
             break;
           }
           case 'charge.refunded':
+            if (subscriptionRefund) await applySubscriptionRefund(tx, subscriptionRefund);
             await applyTopUpRefund(tx, {
               id: String(object.id),
               payment_intent: idOf(object.payment_intent),

@@ -898,6 +898,36 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       }),
     },
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, handle: ([, id]) => get('charge', id) },
+    { method: 'GET', pattern: /^\/v1\/invoices\/([^/]+)$/, handle: ([, id]) => get('invoice', id) },
+    {
+      // The payments of invoices, found by invoice or by PaymentIntent (payment[type]=payment_intent&payment[payment_intent]=pi_…).
+      method: 'GET',
+      pattern: /^\/v1\/invoice_payments$/,
+      handle: (_m, body) => {
+        const payment = body.payment as { payment_intent?: string } | undefined;
+        const invoices = [...objects.values()].filter(
+          (o) =>
+            o.object === 'invoice' && (!body.invoice || o.id === body.invoice) && (!payment?.payment_intent || o._payment_intent === payment.payment_intent),
+        );
+        return {
+          id: '',
+          object: 'list',
+          url: '/v1/invoice_payments',
+          has_more: false,
+          data: invoices.map((invoice) => ({
+            id: `inpay_${invoice.id.slice(3)}`,
+            object: 'invoice_payment',
+            invoice: invoice.id,
+            amount_paid: invoice.amount_paid,
+            amount_requested: invoice.amount_due,
+            currency: invoice.currency,
+            is_default: true,
+            status: invoice.status === 'paid' ? 'paid' : 'open',
+            payment: { type: 'payment_intent', payment_intent: invoice._payment_intent },
+          })),
+        };
+      },
+    },
     {
       method: 'DELETE',
       pattern: /^\/v1\/subscriptions\/([^/]+)$/,
