@@ -83,7 +83,6 @@ CREATE TABLE payouts (
 CREATE UNIQUE INDEX payouts_one_sending ON payouts (user_id) WHERE status = 'sending';
 CREATE INDEX payouts_user_created ON payouts (user_id, created_at DESC);
 
--- Money taken back from a top-up: refunded (cumulative, as Stripe reports it) and disputed.
+-- Money taken back from a top-up by refunds (cumulative, as Stripe reports it); disputes are
+-- found by their ledger references.
 ALTER TABLE credit_top_ups ADD COLUMN refunded_cents bigint NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0);
-ALTER TABLE credit_top_ups ADD COLUMN stripe_charge_id text;
-ALTER TABLE credit_top_ups ADD COLUMN receipt_url text;
