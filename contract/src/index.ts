@@ -5,6 +5,7 @@ export * from './auth.ts';
 export * from './billing.ts';
 export * from './catalog.ts';
 export * from './common.ts';
+export * from './currency.ts';
 export * from './defaults.ts';
 export * from './demo-model.ts';
 export * from './dify.ts';
