@@ -14,6 +14,8 @@ import { createUsersService } from './auth/users-service.ts';
 import { createPaidCalls } from './billing/paid-calls.ts';
 import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
+import { payoutsRoutes } from './billing/payouts-routes.ts';
+import { createPayoutsService } from './billing/payouts-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createBillingService } from './billing/service.ts';
 import { createTestRunBilling } from './billing/test-runs.ts';
@@ -215,6 +217,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
   const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
+  const payouts = createPayoutsService({ db, config, stripe });
 
   await app.register(
     async (api) => {
@@ -240,7 +243,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       });
       await api.register(catalogRoutes, { catalog });
       await api.register(paymentsRoutes, { payments });
-      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
+      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
+      await api.register(payoutsRoutes, { payouts });
     },
     { prefix: '/api' },
   );
@@ -296,9 +300,18 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);
   uploadSweeper.unref();
+  // Creator payouts: retries of unanswered transfers and the weekly/daily schedule (PAYOUT_SWEEP_SECONDS, 0: off).
+  const payoutSweeper =
+    stripe && config.payouts.sweepSeconds > 0
+      ? setInterval(() => {
+          payouts.sweep().catch((error: unknown) => app.log.error({ err: error }, 'creator payouts round failed'));
+        }, config.payouts.sweepSeconds * 1000)
+      : null;
+  payoutSweeper?.unref();
 
   app.addHook('onClose', async () => {
     clearInterval(uploadSweeper);
+    if (payoutSweeper) clearInterval(payoutSweeper);
     await paidCalls.close();
     idempotency.close();
     await rateLimiter.close();

@@ -7,8 +7,16 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
-import { applySubscriptionPayment, applyTopUpPayment, PaymentMismatchError } from './payments-ledger.ts';
+import {
+  applySubscriptionPayment,
+  applySubscriptionRefund,
+  applyTopUpDispute,
+  applyTopUpPayment,
+  applyTopUpRefund,
+  PaymentMismatchError,
+} from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
+import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -19,6 +27,8 @@ const subscriptionIdOfInvoice = (invoice: Loose): string | null => {
   if (!value) return null;
   return typeof value === 'string' ? value : value.id;
 };
+
+const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : ((value as { id?: string } | null | undefined)?.id ?? null));
 
 /** Period of a Stripe subscription: on its first item in recent API versions, on the subscription before. */
 const periodOf = (sub: Loose): { start: number; end: number } | null => {
@@ -86,13 +96,38 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     return { userId: rows[0].user_id, customer, pm };
   };
 
+  /** A refunded charge that paid a subscription invoice: which invoice, subscription and period (asked of Stripe, before the transaction). */
+  const refundedInvoice = async (event: StripeEvent) => {
+    if (event.type !== 'charge.refunded' || !stripe) return null;
+    const charge = event.data.object as unknown as Loose;
+    const paymentIntent = idOf(charge.payment_intent);
+    if (!paymentIntent) return null;
+    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
+    if (topUp.rows[0]) return null;
+    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
+    const invoiceId = idOf(payments.data[0]?.invoice);
+    if (!invoiceId) return null;
+    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
+    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
+    if (!stripeSubscriptionId) return null;
+    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    return {
+      chargeId: String(charge.id),
+      amountRefunded: Number(charge.amount_refunded ?? 0),
+      invoiceId,
+      stripeSubscriptionId,
+      periodEnd: period?.end ?? null,
+    };
+  };
+
   return {
     /** Applies one verified event; false when it had already been applied. */
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
+      const subscriptionRefund = await refundedInvoice(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
-        return await apply(event);
+        return await apply(event, subscriptionRefund);
       } catch (error) {
         if (error instanceof PaymentMismatchError) return recordProblem(event, error.message);
         throw error;
@@ -100,7 +135,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     },
   };
 
-  function apply(event: StripeEvent): Promise<boolean> {
+  function apply(event: StripeEvent, subscriptionRefund: Awaited<ReturnType<typeof refundedInvoice>>): Promise<boolean> {
     return db.transaction(async (tx) => {
       const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
       if (fresh.rows.length === 0) return false;
@@ -164,6 +199,45 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
             String(object.id),
             { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
             event.created,
+          );
+          break;
+        // ---- Connect (issue 23): connected accounts, transfers to creators, money taken back ----
+        case 'account.updated':
+          await applyConnectAccount(tx, object as unknown as StripeAccountState, event.created);
+          break;
+        case 'transfer.created': {
+          // Stripe's word that a payout's transfer exists (its answer may have been lost).
+          const payoutId = (object.metadata as Record<string, string> | undefined)?.tollbooth_payout_id;
+          if (payoutId) await confirmPayout(tx, payoutId, { id: String(object.id), amount: Number(object.amount), destination: object.destination });
+          break;
+        }
+        case 'transfer.reversed':
+          await applyTransferReversal(tx, {
+            id: String(object.id),
+            amount_reversed: Number(object.amount_reversed ?? 0),
+            metadata: object.metadata as Record<string, string> | null,
+          });
+          break;
+        case 'payout.failed': {
+          // A connected account's payout to its bank (the event names the account); platform payouts are not ours to show.
+          const account = (event as unknown as { account?: string }).account;
+          if (account) await applyBankPayoutFailure(tx, account, object as { failure_message?: string; failure_code?: string }, event.created);
+          break;
+        }
+        case 'charge.refunded':
+          if (subscriptionRefund) await applySubscriptionRefund(tx, subscriptionRefund);
+          await applyTopUpRefund(tx, {
+            id: String(object.id),
+            payment_intent: idOf(object.payment_intent),
+            amount_refunded: Number(object.amount_refunded ?? 0),
+          });
+          break;
+        case 'charge.dispute.created':
+        case 'charge.dispute.closed':
+          await applyTopUpDispute(
+            tx,
+            { id: String(object.id), payment_intent: idOf(object.payment_intent), amount: Number(object.amount ?? 0), status: String(object.status) },
+            event.type === 'charge.dispute.created' ? 'created' : 'closed',
           );
           break;
         default:
