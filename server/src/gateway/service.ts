@@ -11,6 +11,7 @@ import {
   type CallAnswer,
   type CallMode,
   type CallRequest,
+  declareTemplateVariables,
   type FileReference,
   type IoSchema,
   type PromptConfig,
@@ -226,16 +227,18 @@ export function createGatewayService({
       throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
     }
     const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
+    // Every {{variable}} is a declared input, also in versions saved before saving declared them.
+    const inputSchema = declareTemplateVariables(version.prompt_template, version.input_schema);
     // A chat query fills the {{query}} variable when the inputs do not.
-    if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
-    const validateInputs = validatorFor(`${app.id}:${version.version}`, version.input_schema);
+    if (query !== undefined && inputs.query === undefined && inputSchema.properties.query) inputs.query = query;
+    const validateInputs = validatorFor(`${app.id}:${version.version}`, inputSchema);
     if (!validateInputs(inputs)) {
       const first = validateInputs.errors?.[0];
       const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
       const path = ['inputs', ...parts].join('.');
       throw new AppError('invalid_param', `${path}: ${reason}`, path);
     }
-    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(version.input_schema, inputs));
+    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(inputSchema, inputs));
     if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
 
     const continued = mode === 'chat' && body.conversation_id ? body.conversation_id : null;

@@ -12,7 +12,7 @@ import { ApiTestPage } from './api-test-page';
 withTestAccessToken();
 
 const haiku = () => makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt', status: 'live', visibility: 'public', price_cents: 100 });
-const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250 });
+const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250, call_mode: 'chat' });
 
 function renderConsole({ route = '/api-test', signedIn = true } = {}) {
   return renderWithProviders(<ApiTestPage />, { route, auth: signedIn ? signedInAuth() : fakeAuth() });

@@ -4,6 +4,7 @@ import { useApps } from '@/lib/api/apps/get-apps';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { useWorkflowConfig } from '@/lib/api/workflows/get-workflow-config';
+import { appCallMode } from '@/lib/app-endpoint';
 import { useAuth } from '@/lib/auth/use-auth';
 import { AppDetails } from '../components/app-details';
 import { AppPicker } from '../components/app-picker';
@@ -46,7 +47,7 @@ export function ApiTestPage() {
   const publicApp = useCatalogApp(detailsSlug, { enabled: app.data !== undefined && !app.data.is_owner });
 
   let fields: InputField[] | null = null;
-  let mode: 'completion' | 'chat' = app.data?.interaction_mode ?? 'completion';
+  let mode: 'completion' | 'chat' = app.data ? appCallMode(app.data) : 'completion';
   if (canReadSchema && promptConfig.data) fields = schemaInputFields(promptConfig.data.active_version.input_schema);
   else if (canReadWorkflow && workflowConfig.data) {
     fields = workflowInputFields(workflowConfig.data);
