@@ -443,6 +443,17 @@ describe('a creator’s first app (issue 25)', () => {
     });
   });
 
+  it('tells a caller out of credit where to add some: the 402 names the Money page', async () => {
+    const slug = await livePublicApp({ price_cents: 600 });
+    const consumer = await newConsumer();
+    const refused = await callCompletion(slug, consumer.key, { query: 'x' });
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json()).toMatchObject({ code: 'insufficient_credits', status: 402 });
+    expect(refused.json().message).toBe(
+      `Not enough credits for this call (600 cents): add credits on the Money page, ${ctx.config.publicUrl}/money, and try again`,
+    );
+  });
+
   it('records a call to the other mode’s endpoint as wrong_route, a caller’s mistake with its own type', async () => {
     const chatSlug = await livePublicApp({ interaction_mode: 'chat' });
     const completionSlug = await livePublicApp();

@@ -309,10 +309,16 @@ export function createGatewayService({
   const reserve = async (app: AppRow, auth: AuthContext, maxPriceCents: number | null, demo = false): Promise<CallCharge> => {
     const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
-    return paidCalls.take(
-      { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
-      { appId: app.id, listPriceCents },
-    );
+    try {
+      return await paidCalls.take(
+        { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
+        { appId: app.id, listPriceCents },
+      );
+    } catch (error) {
+      // A caller out of credit is told where to add some (issue 25).
+      if (error instanceof AppError && error.code === 'insufficient_credits') throw insufficientCredits(listPriceCents, config.publicUrl);
+      throw error;
+    }
   };
 
   /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
@@ -545,6 +551,14 @@ export function createGatewayService({
 const clientDisconnected = () => Object.assign(new Error('client disconnected'), { name: 'AbortError' });
 
 export type GatewayService = ReturnType<typeof createGatewayService>;
+
+/** The 402 of a caller whose credits do not cover the call: it names the Money page, where credits are added. */
+export function insufficientCredits(priceCents: number, publicUrl: string) {
+  return new AppError(
+    'insufficient_credits',
+    `Not enough credits for this call (${priceCents} ${priceCents === 1 ? 'cent' : 'cents'}): add credits on the Money page, ${publicUrl}/money, and try again`,
+  );
+}
 
 /** Owners may call any status; everyone else only live public or embed apps (a private app is not even there). */
 export function checkCallAccess(app: AppRow, auth: AuthContext) {

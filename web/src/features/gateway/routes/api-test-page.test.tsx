@@ -290,7 +290,10 @@ describe('ApiTestPage', () => {
     renderConsole({ route: '/api-test?app=haiku-writer' });
 
     await testCompletion('No money');
-    expect((await within(completionSection()).findByRole('alert')).textContent).toBe('Completion test failed: Insufficient credits: this call costs $1.00');
+    const outOfCredit = await within(completionSection()).findByRole('alert');
+    expect(outOfCredit.textContent).toBe('Completion test failed: Insufficient credits: this call costs $1.00Add credits on the Money page');
+    // One click from the error to where credits are added.
+    expect(within(outOfCredit).getByRole('link', { name: 'Add credits on the Money page' }).getAttribute('href')).toBe('/money');
 
     fireEvent.click(screen.getByLabelText('Stream response'));
     await testChat('Break');
