@@ -418,3 +418,69 @@ describe('rate limiting', () => {
     }
   });
 });
+
+describe('a creator’s first app (issue 25)', () => {
+  it('a template variable the schema leaves out is a required input of every call, also in versions saved before saving declared it', async () => {
+    const slug = await livePublicApp();
+    // Saved through the API with no declared input: the variable is declared for it.
+    const saved = await api('PATCH', `/api/app/${slug}/prompt/`, ownerToken, {
+      prompt_template: 'A haiku about {{query}}',
+      input_schema: { type: 'object', properties: {}, additionalProperties: false },
+    });
+    expect(saved.json().active_version.input_schema.required).toEqual(['query']);
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'Owls at dusk.' });
+    const answered = await callCompletion(slug, consumer.key, { query: 'owls' });
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(JSON.stringify(upstream.lastRequest().body)).toContain('A haiku about owls');
+    // A version saved before saving declared variables (its schema declares nothing) is read the same way.
+    const oldSlug = await livePublicApp();
+    await ctx.database.db.query(
+      `UPDATE prompt_versions SET prompt_template = 'A haiku about {{query}}', input_schema = '{"type":"object","properties":{},"additionalProperties":false}'
+       WHERE app_id = (SELECT id FROM apps WHERE slug = $1)`,
+      [oldSlug],
+    );
+    const old = await callCompletion(oldSlug, consumer.key, { query: 'moths' });
+    expect(old.statusCode, old.body).toBe(200);
+    expect(JSON.stringify(upstream.lastRequest().body)).toContain('A haiku about moths');
+    expect((await callCompletion(oldSlug, consumer.key, {})).json()).toMatchObject({
+      code: 'invalid_param',
+      params: 'inputs.query',
+      message: 'inputs.query: is required',
+    });
+  });
+
+  it('tells a caller out of credit where to add some: the 402 names the Money page', async () => {
+    const slug = await livePublicApp({ price_cents: 600 });
+    const consumer = await newConsumer();
+    const refused = await callCompletion(slug, consumer.key, { query: 'x' });
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json()).toMatchObject({ code: 'insufficient_credits', status: 402 });
+    expect(refused.json().message).toBe(
+      `Not enough credits for this call (600 cents): add credits on the Money page, ${ctx.config.publicUrl}/money, and try again`,
+    );
+  });
+
+  it('records a call to the other mode’s endpoint as wrong_route, a caller’s mistake with its own type', async () => {
+    const chatSlug = await livePublicApp({ interaction_mode: 'chat' });
+    const completionSlug = await livePublicApp();
+    const consumer = await newConsumer();
+    const toChat = await callCompletion(chatSlug, consumer.key, { query: 'x' });
+    expect(toChat.json()).toMatchObject({ code: 'app_unavailable', status: 400, message: expect.stringContaining('call chat-messages') });
+    const toCompletion = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${completionSlug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'x', inputs: {} },
+    });
+    expect(toCompletion.json()).toMatchObject({ code: 'not_chat_app', status: 400 });
+    const { rows } = await ctx.database.db.query<{ error_type: string; outcome: string }>(
+      'SELECT error_type, outcome FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = ANY($1)',
+      [[chatSlug, completionSlug]],
+    );
+    expect(rows).toEqual([
+      { error_type: 'wrong_route', outcome: 'rejected' },
+      { error_type: 'wrong_route', outcome: 'rejected' },
+    ]);
+  });
+});
