@@ -289,7 +289,8 @@ describe('exactly-once charging under concurrency', () => {
   });
 
   it('50 idempotency keys sent 5 times each: one charge and one upstream call per key, the same body for replays', async () => {
-    const slug = await livePublicApp({ price_cents: 1 });
+    // 9 cents covers gpt-4-turbo's worst case at 2,048 tokens, so only the caller's credits are held.
+    const slug = await livePublicApp({ price_cents: 9 });
     const consumer = await newConsumer();
     const upstreamBefore = upstream.requests.length;
     upstream.setBehaviour({ delayMs: 30, text: 'idempotent answer' });
@@ -303,11 +304,10 @@ describe('exactly-once charging under concurrency', () => {
       expect(new Set(group).size, key).toBe(1);
     }
     expect(upstream.requests.length - upstreamBefore).toBe(50);
-    expect((await balance(consumer.token)).credits_cents).toBe(500 - 50);
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - 50 * 9);
     const conflict = await callCompletion(slug, consumer.key, { query: 'different' }, { 'idempotency-key': 'key-0' });
     expect(conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
     await ledgerIsBalanced();
-    // A 1-cent gpt-4-turbo call's worst case is above its price: the owner's credits reserved the rest of each.
   }, 120_000);
 });
 
