@@ -14,11 +14,24 @@ export const ChatContentPart = Type.Object(
   { additionalProperties: true },
 );
 
+/** A call of one of the caller's tools, as the model made it. */
+export const ChatToolCall = Type.Object(
+  {
+    id: Type.String({ maxLength: 200 }),
+    type: Type.Literal('function'),
+    function: Type.Object({ name: Type.String({ maxLength: 200 }), arguments: Type.String({ description: 'JSON text' }) }, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+export type ChatToolCall = Static<typeof ChatToolCall>;
+
 export const ChatCompletionMessage = Type.Object(
   {
     role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]),
-    content: Type.Union([Type.String(), Type.Array(ChatContentPart, { maxItems: 100 }), Type.Null()]),
+    content: Type.Optional(Type.Union([Type.String(), Type.Array(ChatContentPart, { maxItems: 100 }), Type.Null()])),
     name: Type.Optional(Type.String({ maxLength: 200 })),
+    tool_calls: Type.Optional(Type.Array(ChatToolCall, { maxItems: 128, description: 'Assistant messages: the tool calls the model made' })),
+    tool_call_id: Type.Optional(Type.String({ maxLength: 200, description: 'Tool messages: the call this is the result of' })),
   },
   { additionalProperties: true },
 );
@@ -51,10 +64,73 @@ export const ChatCompletionRequest = Type.Object(
     ),
     user: Type.Optional(Type.String({ maxLength: 200, description: 'Your own end-user id, for analytics' })),
     n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1, description: 'Only 1 choice is produced' }), Type.Null()])),
+    response_format: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              type: Type.Union([Type.Literal('text'), Type.Literal('json_object'), Type.Literal('json_schema')]),
+              json_schema: Type.Optional(
+                Type.Object(
+                  {
+                    name: Type.Optional(Type.String({ maxLength: 64 })),
+                    description: Type.Optional(Type.String()),
+                    schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+                    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+                  },
+                  { additionalProperties: true },
+                ),
+              ),
+            },
+            { additionalProperties: true },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            "json_object or json_schema: the model answers JSON, through the provider's JSON mode or structured output (prompt apps whose creator allows it; an app's own output schema wins)",
+        },
+      ),
+    ),
+    tools: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.Literal('function'),
+            function: Type.Object(
+              {
+                name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
+                description: Type.Optional(Type.String()),
+                parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+                strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+              },
+              { additionalProperties: true },
+            ),
+          },
+          { additionalProperties: true },
+        ),
+        { maxItems: 128, description: "Functions the model may call (prompt apps whose creator allows it): the answer's tool_calls" },
+      ),
+    ),
+    tool_choice: Type.Optional(
+      Type.Union([
+        Type.Literal('auto'),
+        Type.Literal('none'),
+        Type.Literal('required'),
+        Type.Object(
+          { type: Type.Literal('function'), function: Type.Object({ name: Type.String() }, { additionalProperties: true }) },
+          { additionalProperties: true },
+        ),
+        Type.Null(),
+      ]),
+    ),
+    parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   },
   {
     additionalProperties: true,
-    description: "Other OpenAI parameters (temperature, max_tokens, top_p…) are accepted and ignored: the app's creator sets the model and its parameters.",
+    description:
+      "Sampling parameters (temperature, max_tokens, top_p, seed…) are accepted and ignored: the app's creator sets the model and its parameters. " +
+      'Parameters whose absence would change the answer (logprobs, top_logprobs, functions, audio, prediction…) are refused with a 400 naming them.',
   },
 );
 export type ChatCompletionRequest = Static<typeof ChatCompletionRequest>;
@@ -63,6 +139,8 @@ export const ChatCompletionUsage = Type.Object({
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   total_tokens: Type.Integer(),
+  cost: Type.Optional(Type.Number({ description: 'Tollbooth addition (as OpenRouter): the price charged for this call, in US dollars' })),
+  cost_cents: Type.Optional(Type.Integer({ description: 'Tollbooth addition: the same price in integer cents' })),
 });
 export type ChatCompletionUsage = Static<typeof ChatCompletionUsage>;
 
@@ -74,9 +152,14 @@ export const ChatCompletion = Type.Object({
   choices: Type.Array(
     Type.Object({
       index: Type.Integer(),
-      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String(), refusal: Type.Null() }),
+      message: Type.Object({
+        role: Type.Literal('assistant'),
+        content: Type.Union([Type.String(), Type.Null()], { description: 'null when the model only called tools' }),
+        refusal: Type.Null(),
+        tool_calls: Type.Optional(Type.Array(ChatToolCall)),
+      }),
       logprobs: Type.Null(),
-      finish_reason: Type.Literal('stop'),
+      finish_reason: Type.Union([Type.Literal('stop'), Type.Literal('tool_calls')]),
     }),
   ),
   usage: ChatCompletionUsage,
@@ -94,9 +177,22 @@ export const ChatCompletionChunk = Type.Object({
   choices: Type.Array(
     Type.Object({
       index: Type.Integer(),
-      delta: Type.Object({ role: Type.Optional(Type.Literal('assistant')), content: Type.Optional(Type.String()) }),
+      delta: Type.Object({
+        role: Type.Optional(Type.Literal('assistant')),
+        content: Type.Optional(Type.String()),
+        tool_calls: Type.Optional(
+          Type.Array(
+            Type.Object({
+              index: Type.Integer(),
+              id: Type.Optional(Type.String()),
+              type: Type.Optional(Type.Literal('function')),
+              function: Type.Object({ name: Type.Optional(Type.String()), arguments: Type.String() }),
+            }),
+          ),
+        ),
+      }),
       logprobs: Type.Null(),
-      finish_reason: Type.Union([Type.Literal('stop'), Type.Null()]),
+      finish_reason: Type.Union([Type.Literal('stop'), Type.Literal('tool_calls'), Type.Null()]),
     }),
     { description: 'Empty in the usage chunk' },
   ),

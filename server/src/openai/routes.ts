@@ -17,7 +17,10 @@ import { AppError } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
-import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
+import { chargedCents, chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
+
+/** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
+export const PRICE_HEADER = 'X-Price-Cents';
 
 const PING_INTERVAL_MS = 10_000;
 
@@ -190,7 +193,12 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       if (preparation.kind === 'replay') {
         reply.header('Idempotent-Replayed', 'true');
         const answer = preparation.body;
-        if (!stream) return reply.status(preparation.status).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        if (!stream)
+          return reply
+            .status(preparation.status)
+            .header(PRICE_HEADER, chargedCents(answer))
+            .send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        reply.header(PRICE_HEADER, chargedCents(answer));
         const write = openStream(reply);
         const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
         write(chunks.role());
@@ -200,8 +208,10 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         reply.raw.end('data: [DONE]\n\n');
         return reply;
       }
-      const call = withConversation(preparation.call, plan.history);
+      const call = preparation.call;
+      const capture = withConversation(call, plan);
       setRateLimitHeaders(reply, call.rateLimit);
+      reply.header(PRICE_HEADER, call.charge.priceCents);
       // Aborts the upstream call when the client goes away before the answer is complete.
       const abort = new AbortController();
       const onClose = () => {
@@ -210,12 +220,12 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       reply.raw.on('close', onClose);
       if (!stream) {
         try {
-          return toChatCompletion(await gateway.complete(call, abort.signal), body.model, plan.chatWithConversationId);
+          return toChatCompletion(await gateway.complete(call, abort.signal), body.model, plan.chatWithConversationId, capture.calls);
         } finally {
           reply.raw.off('close', onClose);
         }
       }
-      await streamCall(reply, call, abort, onClose, body.model, includeUsage, plan.chatWithConversationId);
+      await streamCall(reply, call, capture, abort, onClose, body.model, includeUsage, plan.chatWithConversationId);
       return reply;
     },
   );
@@ -237,6 +247,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   const streamCall = async (
     reply: FastifyReply,
     call: PreparedCall,
+    capture: ToolCallCapture,
     abort: AbortController,
     onClose: () => void,
     model: string,
@@ -245,13 +256,14 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   ) => {
     const write = openStream(reply);
     const chunks = chunkWriter(call.taskId, model, includeUsage, withConversationId ? call.conversationId : null);
+    capture.onDelta = (delta) => write(chunks.toolCall(delta));
     const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
     let answer: CallAnswer | null = null;
     try {
       // The role chunk is not part of the answer: a caller leaving after it is not charged.
       write(chunks.role());
       answer = await gateway.stream(call, abort.signal, (text) => write(chunks.delta(text)));
-      write(chunks.finish(answer));
+      write(chunks.finish(answer, capture.calls.length > 0));
       if (includeUsage) write(chunks.usage(answer));
       reply.raw.write('data: [DONE]\n\n');
     } catch (error) {
