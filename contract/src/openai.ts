@@ -238,3 +238,44 @@ export const OpenAIError = Type.Object({
   }),
 });
 export type OpenAIError = Static<typeof OpenAIError>;
+
+/** POST /v1/responses: OpenAI's Responses API, mapped onto the same paid call as Chat Completions. */
+export const ResponsesRequest = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 120, description: "The app's slug" }),
+    input: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 500 })], {
+        description: 'Text, or input items: messages (input_text/output_text parts), function_call and function_call_output items',
+      }),
+    ),
+    instructions: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Sent to the model after the app's own system prompt (prompt apps)" })),
+    stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    previous_response_id: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Chat apps: continue the conversation of an earlier response of yours' }),
+    ),
+    store: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'Chat apps: false keeps no conversation for a later previous_response_id' })),
+    tools: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 128, description: 'Function tools only' })),
+    tool_choice: Type.Optional(Type.Unknown()),
+    text: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'text.format: text, json_object or json_schema' })),
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Tollbooth addition: the app's inputs by variable name" })),
+    user: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  {
+    additionalProperties: true,
+    description: "Sampling parameters (temperature, max_output_tokens, top_p…) are accepted and ignored: the app's creator sets the model and its parameters.",
+  },
+);
+export type ResponsesRequest = Static<typeof ResponsesRequest>;
+
+export const ResponseObject = Type.Object(
+  {
+    id: Type.String({ description: 'resp_…; a chat app’s response id continues its conversation as previous_response_id' }),
+    object: Type.Literal('response'),
+    created_at: Type.Integer(),
+    status: Type.String(),
+    model: Type.String(),
+    output: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    usage: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Tokens, and cost (dollars) / cost_cents: the price charged' }),
+  },
+  { additionalProperties: true },
+);

@@ -4,6 +4,7 @@
 // the Responses API, and `@ai-sdk/openai-compatible`) and LangChain's ChatOpenAI. Structured output
 // and tools reach the model and come back in each client's own types; every call is charged once.
 import type { AddressInfo } from 'node:net';
+import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, Output, streamText, tool } from 'ai';
@@ -72,7 +73,7 @@ async function newConsumer() {
   return { token, key: key.body.key as string };
 }
 
-const credits = async (token: string) => ((await api('GET', '/api/billing/balance/', token)).body as { credits_cents: number }).credits_cents;
+const credits = async (token: string) => ((await api('GET', '/api/billing/balance/', token)).body as unknown as { credits_cents: number }).credits_cents;
 
 /** Each paid call is charged exactly once: the caller's credits lose calls × the price (settlement may trail a stream). */
 async function expectCharged(token: string, calls: number) {
@@ -166,11 +167,12 @@ describe('the openai SDK', () => {
     const slug = await promptApp();
     const consumer = await newConsumer();
     const openai = client(consumer.key);
-    for (const [param, extra] of [
+    const refused: [string, object][] = [
       ['logprobs', { logprobs: true }],
       ['top_logprobs', { top_logprobs: 3 }],
       ['functions', { functions: [{ name: 'f', parameters: {} }] }],
-    ] as const) {
+    ];
+    for (const [param, extra] of refused) {
       const error = await openai.chat.completions
         .create({ model: slug, messages: [{ role: 'user', content: 'hi' }], ...extra })
         .catch((failure: unknown) => failure);
@@ -178,6 +180,104 @@ describe('the openai SDK', () => {
       expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param);
     }
     await expectCharged(consumer.token, 0);
+  });
+});
+
+describe('the openai SDK on the Responses API', () => {
+  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
+
+  it('responses.create blocking: text input, instructions, usage.cost; previous_response_id continues a chat app’s conversation', async () => {
+    const slug = await promptApp('chat');
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    upstream.setBehaviour({ text: 'Owls hunt at night.' });
+    const first = await openai.responses.create({ model: slug, input: 'Tell me about owls', instructions: 'Answer in one sentence.' });
+    expect(first).toMatchObject({ object: 'response', status: 'completed', model: slug });
+    expect(first.id).toMatch(/^resp_[0-9a-f]{64}$/);
+    expect(first.output_text).toBe('Owls hunt at night.');
+    expect(first.usage).toMatchObject({ input_tokens: 11, output_tokens: 7, total_tokens: 18, cost: PRICE / 100 });
+    expect((lastUpstreamBody().messages as unknown[]).slice(1)).toEqual([
+      { role: 'system', content: 'Answer in one sentence.' },
+      { role: 'user', content: 'Tell me about owls' },
+    ]);
+
+    upstream.setBehaviour({ text: 'Mice, mostly.' });
+    const second = await openai.responses.create({ model: slug, input: [{ role: 'user', content: 'What do they eat?' }], previous_response_id: first.id });
+    expect(second.output_text).toBe('Mice, mostly.');
+    expect(second.previous_response_id).toBe(first.id);
+    // The stored turn goes back to the model before the new message.
+    const sent = JSON.stringify(lastUpstreamBody().messages);
+    expect(sent).toContain('Tell me about owls');
+    expect(sent).toContain('Owls hunt at night.');
+    expect(sent).toContain('What do they eat?');
+
+    const refused = await openai.responses.create({ model: slug, input: 'x', previous_response_id: 'resp_nope' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('previous_response_id');
+    await expectCharged(consumer.token, 2);
+  });
+
+  it('responses.create streaming: typed events from response.created to response.completed, the text in output_text deltas, charged once', async () => {
+    const slug = await promptApp('completion');
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'one two three four five' });
+    const stream = await client(consumer.key).responses.create({ model: slug, input: 'Count to five', stream: true });
+    const types: string[] = [];
+    let text = '';
+    let completed: OpenAI.Responses.Response | null = null;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(text).toBe('one two three four five');
+    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(completed?.output).toMatchObject([{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'one two three four five' }] }]);
+    expect(completed?.usage).toMatchObject({ input_tokens: 11, output_tokens: 7, cost: PRICE / 100 });
+    await expectCharged(consumer.token, 1);
+  });
+});
+
+describe('the Vercel AI SDK with @ai-sdk/openai (default model: the Responses API)', () => {
+  it('generateText, streamText, Output.object and tools', async () => {
+    const slug = await promptApp();
+    const consumer = await newConsumer();
+    const model = createOpenAI({ baseURL: `${base}/v1`, apiKey: consumer.key })(slug);
+    upstream.setBehaviour({ text: 'Owls hunt at night.' });
+
+    expect((await generateText({ model, prompt: 'Tell me about owls' })).text).toBe('Owls hunt at night.');
+    const streamed = streamText({ model, prompt: 'Tell me about owls' });
+    let text = '';
+    for await (const delta of streamed.textStream) text += delta;
+    expect(text).toBe('Owls hunt at night.');
+    expect((await streamed.usage).inputTokens).toBe(11);
+
+    upstream.setBehaviour({ json: true });
+    const structured = await generateText({
+      model,
+      prompt: 'Weather in Paris?',
+      output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
+    });
+    expect(structured.output).toEqual({ city: 'fake', celsius: 1 });
+
+    const called: unknown[] = [];
+    const tools = {
+      get_weather: tool({
+        description: 'Weather of a city',
+        inputSchema: z.object({ city: z.string() }),
+        execute: async (input: unknown) => {
+          called.push(input);
+          return { celsius: 12 };
+        },
+      }),
+    };
+    const withTools = await generateText({ model, prompt: 'Weather in Paris?', tools });
+    expect(withTools.toolCalls.map((call) => call.toolName)).toEqual(['get_weather']);
+    const streamedTools = streamText({ model, prompt: 'Weather in Oslo?', tools });
+    expect((await streamedTools.toolCalls).map((call) => [call.toolName, call.input])).toEqual([['get_weather', { city: 'fake' }]]);
+    expect(called).toEqual([{ city: 'fake' }, { city: 'fake' }]);
+    await expectCharged(consumer.token, 5);
   });
 });
 

@@ -11,12 +11,15 @@ import {
   OpenAIModel,
   OpenAIModelList,
   OpenAIModelParams,
+  ResponseObject,
+  ResponsesRequest,
 } from '@tollbooth/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, invalidParam } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
+import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';
 import { chargedCents, chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
 
 /** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
@@ -101,6 +104,16 @@ a failure after the stream started is a \`data: {"error": {...}}\` event. Commen
 Errors are OpenAI's envelope \`{error: {message, type, code, param}}\`: 400 invalid_param (param names the field), 401 unauthorized,
 402 insufficient_credits / key_limit_exceeded / price_above_limit, 403 app_unavailable, 404 model_not_found, 409 conflict (Idempotency-Key reused
 with another body), 429 rate_limited with Retry-After, 502 provider_error, 504 provider_timeout.`;
+
+/** In the body an Idempotency-Key covers: the same key cannot replay a chat completion as a response. */
+const RESPONSES_MARK = { openai_api: 'responses' };
+
+const RESPONSES_DESCRIPTION = `OpenAI's Responses API for any app this key may call, on the same paid call as \`/v1/chat/completions\` (charging, idempotency, rate limits, price cap).
+\`input\` (text, or message / function_call / function_call_output items) and \`instructions\` become the messages, \`text.format\` the response_format and
+function \`tools\` the tools, mapped to the app as Chat Completions requests are (docs/openai-compatible-api.md). Chat apps keep their conversation:
+\`previous_response_id\` continues it (\`store: false\` keeps none). \`stream: true\` answers OpenAI's typed events (response.created, response.output_item.added,
+response.output_text.delta, response.function_call_arguments.delta, … response.completed; response.failed after an error event).
+\`usage.cost\` and the \`X-Price-Cents\` header give the price charged.`;
 
 export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; gateway: GatewayService }> = async (app, { openai, gateway }) => {
   app.setErrorHandler((error: FastifyError, _request, reply) => {
@@ -229,6 +242,119 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       return reply;
     },
   );
+
+  app.post(
+    '/v1/responses',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: "Call an app with OpenAI's Responses API",
+        description: RESPONSES_DESCRIPTION,
+        security: [{ bearer: [] }],
+        headers: CallHeaders,
+        body: ResponsesRequest,
+        response: { 200: ResponseObject, ...errors },
+      },
+      config: PAID_CALL_ROUTE,
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const startedAt = performance.now();
+      let caller: CallerIdentity;
+      try {
+        await app.authenticateCaller(request, reply);
+        caller = { auth: request.auth };
+      } catch (failure) {
+        caller = { failure };
+      }
+      const chatRequest = toChatRequest(body);
+      const previous = body.previous_response_id ? parseResponseId(body.previous_response_id) : null;
+      if (body.previous_response_id && !previous?.conversationId) {
+        throw invalidParam('previous_response_id', 'is not a response of a chat app (only chat apps keep a conversation)');
+      }
+      const plan = await openai.plan(chatRequest, caller.auth ?? null);
+      if (previous?.conversationId) {
+        if (plan.mode !== 'chat') throw invalidParam('previous_response_id', 'only chat apps keep a conversation');
+        plan.body = { ...plan.body, conversation_id: previous.conversationId };
+      }
+      const maxPrice = request.headers['x-max-price-cents'];
+      let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
+      try {
+        preparation = await gateway.prepare({
+          slug: plan.slug,
+          mode: plan.mode,
+          caller,
+          body: { ...plan.body, ...RESPONSES_MARK },
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
+          maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
+          startedAt,
+        });
+      } catch (error) {
+        if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
+        throw error;
+      }
+      const stream = body.stream === true;
+      const contextOf = (answerId: string, conversationId: string | null, createdAt: number) => ({
+        request: body,
+        id: responseId(answerId, plan.mode === 'chat' ? conversationId : null),
+        createdAt,
+        previousResponseId: body.previous_response_id ?? null,
+      });
+      if (preparation.kind === 'replay') {
+        const answer = preparation.body;
+        reply.header('Idempotent-Replayed', 'true').header(PRICE_HEADER, chargedCents(answer));
+        const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
+        if (!stream) return reply.status(preparation.status).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
+        const events = responseEventWriter(context, openEventStream(reply));
+        events.start();
+        events.text(answer.answer);
+        events.complete(answer);
+        reply.raw.end();
+        return reply;
+      }
+      const call = preparation.call;
+      const capture = withConversation(call, plan, body.store !== false);
+      setRateLimitHeaders(reply, call.rateLimit);
+      reply.header(PRICE_HEADER, call.charge.priceCents);
+      const abort = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      };
+      reply.raw.on('close', onClose);
+      if (!stream) {
+        try {
+          const answer = await gateway.complete(call, abort.signal);
+          const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
+          return responseObject(context, 'completed', outputItems(answer.id, answer.answer, capture.calls), answer);
+        } finally {
+          reply.raw.off('close', onClose);
+        }
+      }
+      const events = responseEventWriter(contextOf(call.messageId, call.conversationId, Math.floor(Date.now() / 1000)), openEventStream(reply));
+      const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
+      try {
+        events.start();
+        capture.onDelta = (delta) => events.toolCall(delta, capture.calls[delta.index]!);
+        events.complete(await gateway.stream(call, abort.signal, (text) => events.text(text)));
+      } catch (error) {
+        if (!abort.signal.aborted) {
+          if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
+          events.fail(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body.error);
+        }
+      } finally {
+        clearInterval(ping);
+        reply.raw.off('close', onClose);
+        reply.raw.end();
+      }
+      return reply;
+    },
+  );
+
+  /** A Responses stream: typed events, each as `event: <type>` and its JSON data. */
+  const openEventStream = (reply: FastifyReply) => {
+    openStream(reply);
+    return (event: Record<string, unknown>) => reply.raw.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
 
   const openStream = (reply: FastifyReply) => {
     reply.hijack();

@@ -2,9 +2,11 @@
 // completion-messages (price, idempotency, rate limit, streaming rule), answered in Dify's
 // workflow format. The run's outputs come back as the provider reported them when they are a
 // JSON object (several outputs), else as {"text": answer} (one text output).
+
 import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/plugin.ts';
+import { answerPriceCents } from '../../dify-compat.ts';
 import { AppError } from '../../errors.ts';
 import { type GatewayService, RateLimitedError } from '../service.ts';
 import type { DifyApiService } from './service.ts';
@@ -98,7 +100,7 @@ export async function runWorkflow({
   }
   const streaming = callBody.response_mode === 'streaming';
   if (preparation.kind === 'replay') {
-    reply.header('Idempotent-Replayed', 'true');
+    reply.header('Idempotent-Replayed', 'true').header('X-Price-Cents', answerPriceCents(preparation.body));
     const run = runAnswer(preparation.body, workflowId, startedAt);
     if (!streaming) return reply.status(preparation.status).send(run);
     const send = openStream(reply);
@@ -116,6 +118,7 @@ export async function runWorkflow({
   const call = preparation.call;
   const { limit, remaining, resetSeconds } = call.rateLimit;
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
+  reply.header('X-Price-Cents', call.charge.priceCents);
   const abort = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort();
