@@ -3,6 +3,7 @@
 // unmodified; fields OpenAI does not have (inputs, conversation_id, price_cents…) are additions
 // its clients pass through.
 import { type Static, Type } from 'typebox';
+import { CatalogField } from './catalog.ts';
 import { DemoAnswerMetadata } from './gateway.ts';
 
 /** A part of a message's content; only text parts are supported. */
@@ -217,6 +218,11 @@ export const OpenAIModel = Type.Object({
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, from upcoming_price_at on' }),
   upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   is_owner: Type.Boolean(),
+  inputs: Type.Array(CatalogField, { description: "The app's input variables, sent as `inputs` (the last user message fills its text input)" }),
+  supported_parameters: Type.Array(Type.String(), {
+    description: 'The request parameters this app honours (as OpenRouter lists them): tools, tool_choice, response_format, structured_outputs…',
+  }),
+  output_schema: Type.Optional(Type.Unknown({ description: 'Prompt apps with an output schema: every answer is JSON valid against it' })),
 });
 export type OpenAIModel = Static<typeof OpenAIModel>;
 
@@ -279,3 +285,47 @@ export const ResponseObject = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** GET /v1/key: the calling API key reads itself (as OpenRouter's GET /api/v1/key). */
+export const OpenAIKeyInfo = Type.Object({
+  data: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    label: Type.String({ description: 'The key’s name (OpenRouter’s field)' }),
+    prefix: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    monthly_spend_limit_cents: Type.Union([Type.Integer(), Type.Null()]),
+    max_price_cents: Type.Union([Type.Integer(), Type.Null()]),
+    spent_this_month_cents: Type.Integer(),
+    limit: Type.Union([Type.Number(), Type.Null()], { description: 'The monthly spend limit in dollars; null: none' }),
+    usage: Type.Number({ description: 'Spent this UTC month with this key, in dollars' }),
+    limit_remaining: Type.Union([Type.Number(), Type.Null()], { description: 'What the key may still spend this month, in dollars; null: no limit' }),
+    credits_cents: Type.Integer({ description: "The credit left on the key's account, in integer cents" }),
+    credits: Type.Number({ description: 'The same credit in dollars' }),
+    rate_limit: Type.Object({ requests: Type.Integer(), interval: Type.Literal('1m') }),
+  }),
+});
+export type OpenAIKeyInfo = Static<typeof OpenAIKeyInfo>;
+
+export const GenerationQuery = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: 'The answer’s id: chatcmpl-…, resp_… or the Dify message id' }),
+});
+
+/** GET /v1/generation: what one of your calls was charged (as OpenRouter's generation lookup). */
+export const GenerationInfo = Type.Object({
+  data: Type.Object({
+    id: Type.String({ description: 'The call (invocation) id' }),
+    model: Type.String({ description: "The app's slug" }),
+    created_at: Type.String({ format: 'date-time' }),
+    status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+    error_type: Type.Union([Type.String(), Type.Null()]),
+    total_cost: Type.Number({ description: 'The price charged, in dollars (0 for a failed call: failures are free)' }),
+    cost_cents: Type.Integer(),
+    tokens_prompt: Type.Integer(),
+    tokens_completion: Type.Integer(),
+    latency: Type.Integer({ description: 'Milliseconds' }),
+    api_key_id: Type.Union([Type.String(), Type.Null()]),
+    demo: Type.Boolean(),
+  }),
+});
+export type GenerationInfo = Static<typeof GenerationInfo>;

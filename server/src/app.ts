@@ -223,7 +223,10 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const tasks = createRunningTasks();
   await app.register(gatewayRoutes, { gateway, tasks });
   await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
-  await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
+  await app.register(openaiRoutes, {
+    gateway,
+    openai: createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
+  });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);

@@ -108,3 +108,9 @@ export async function countLiveApiKeysForUpdate(db: Queryable, userId: string): 
   const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
   return rows[0]?.count ?? 0;
 }
+
+/** One key of the user's, revoked or not. */
+export async function selectApiKeyOfUser(db: Queryable, userId: string, keyId: string): Promise<ApiKeyRow | null> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.user_id = $2`, [keyId, userId]);
+  return rows[0] ?? null;
+}

@@ -13,6 +13,7 @@ import {
   countLiveApiKeysForUpdate,
   insertApiKey,
   markApiKeyRevoked,
+  selectApiKeyOfUser,
   selectApiKeysByUser,
   selectLiveApiKeyByHash,
   selectSpentThisMonthCents,
@@ -53,6 +54,8 @@ export interface ApiKeysService {
   authenticateApiKey(rawKey: string): Promise<AuthenticatedApiKey | null>;
   /** What calls made with the key were charged since the start of the current UTC month. */
   spentThisMonthCents(keyId: string): Promise<number>;
+  /** One of the user's keys as listed (GET /v1/key: a key reads itself). */
+  readKey(userId: string, keyId: string): Promise<ApiKey>;
 }
 
 export const apiKeyNotFound = () => new AppError('not_found', 'API key not found');
@@ -204,5 +207,11 @@ export function createApiKeysService({ db, invalidation }: { db: Database; inval
     },
 
     spentThisMonthCents: (keyId) => selectSpentThisMonthCents(db, keyId),
+
+    async readKey(userId, keyId) {
+      const row = await selectApiKeyOfUser(db, userId, keyId);
+      if (!row) throw apiKeyNotFound();
+      return toView(row);
+    },
   };
 }

@@ -183,6 +183,69 @@ describe('the openai SDK', () => {
   });
 });
 
+describe('the openai SDK: models, the key and the charge of one call', () => {
+  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
+
+  it('models.list entries carry the inputs and supported parameters; GET /v1/key and GET /v1/generation answer with the key alone', async () => {
+    const slug = await promptApp('completion');
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    const models: Record<string, unknown>[] = [];
+    for await (const model of openai.models.list()) models.push(model as unknown as Record<string, unknown>);
+    const entry = models.find((model) => model.id === slug);
+    expect(entry).toMatchObject({ object: 'model', price_cents: PRICE, inputs: [{ name: 'query', required: true }] });
+    expect(entry?.supported_parameters).toEqual(expect.arrayContaining(['tools', 'tool_choice', 'response_format', 'inputs']));
+
+    const completion = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'hi' }] });
+    const charge = (await openai.get('/generation', { query: { id: completion.id } })) as { data: Record<string, unknown> };
+    expect(charge.data).toMatchObject({
+      id: completion.id.slice('chatcmpl-'.length),
+      model: slug,
+      status: 'success',
+      cost_cents: PRICE,
+      total_cost: PRICE / 100,
+    });
+    const missing = await openai.get('/generation', { query: { id: 'chatcmpl-00000000-0000-4000-8000-000000000000' } }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+
+    const key = (await openai.get('/key')) as { data: Record<string, unknown> };
+    expect(key.data).toMatchObject({
+      name: 'client key',
+      label: 'client key',
+      monthly_spend_limit_cents: null,
+      limit: null,
+      spent_this_month_cents: PRICE,
+      usage: PRICE / 100,
+      credits_cents: START - PRICE,
+      rate_limit: { requests: 100000, interval: '1m' },
+    });
+    const refused = await client('tb_notAKey')
+      .get('/key')
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
+    await expectCharged(consumer.token, 1);
+  });
+
+  it('a creator turns caller tools and response formats off: they are refused naming the parameter, and models.list says so', async () => {
+    const slug = await promptApp('chat');
+    expect((await api('PATCH', `/api/app/${slug}/`, ownerToken, { caller_tools: false })).body).toMatchObject({ caller_tools: false });
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: {} } } }];
+    const toolsError = await openai.chat.completions
+      .create({ model: slug, messages: [{ role: 'user', content: 'hi' }], tools })
+      .catch((error: unknown) => error);
+    expect((toolsError as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('tools');
+    const formatError = await openai.chat.completions
+      .create({ model: slug, messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } })
+      .catch((error: unknown) => error);
+    expect((formatError as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('response_format');
+    const model = (await openai.models.retrieve(slug)) as unknown as { supported_parameters: string[] };
+    expect(model.supported_parameters).not.toContain('tools');
+    await expectCharged(consumer.token, 0);
+  });
+});
+
 describe('the openai SDK on the Responses API', () => {
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
 

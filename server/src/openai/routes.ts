@@ -7,7 +7,10 @@ import {
   ChatCompletion,
   type ChatCompletionChunk,
   ChatCompletionRequest,
+  GenerationInfo,
+  GenerationQuery,
   OpenAIError,
+  OpenAIKeyInfo,
   OpenAIModel,
   OpenAIModelList,
   OpenAIModelParams,
@@ -156,6 +159,37 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       },
     },
     async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
+  );
+
+  app.get(
+    '/v1/key',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'Read the calling API key: its limits, spend this month and the credit left',
+        description:
+          'With the `tb_` key alone (as OpenRouter’s GET /api/v1/key): its name, monthly spend limit, per-call price cap, what it spent this UTC month and the credit left on its account.',
+        security: [{ bearer: [] }],
+        response: { 200: OpenAIKeyInfo, 400: OpenAIError, 401: OpenAIError },
+      },
+    },
+    async (request, reply) => openai.describeKey(await requireCaller(request, reply)),
+  );
+
+  app.get(
+    '/v1/generation',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'Read what one of your calls was charged',
+        description:
+          'By the answer’s id (`chatcmpl-…`, `resp_…`, or a Dify message id), as OpenRouter’s generation lookup: the price charged, tokens and latency.',
+        security: [{ bearer: [] }],
+        querystring: GenerationQuery,
+        response: { 200: GenerationInfo, 401: OpenAIError, 404: OpenAIError },
+      },
+    },
+    async (request, reply) => openai.readCharge(request.query.id, await requireCaller(request, reply)),
   );
 
   app.post(

@@ -21,22 +21,25 @@ import {
   fieldsFromDifyForm,
   fieldsFromInputSchema,
   frontendKindOfDifyMode,
+  type GenerationInfo,
   type IoSchema,
+  type OpenAIKeyInfo,
   type OpenAIModel,
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import { recordInvocation } from '../billing/service.ts';
+import { readCreditsCents, recordInvocation } from '../billing/service.ts';
 import { textInputOf } from '../catalog/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallTargetCache } from '../gateway/service.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';
+import type { ApiKeysService } from '../keys/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { ChatMessage, ModelRequest, ModelResult, ToolCall, ToolCallDelta } from '../providers/types.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
-import { selectCallableModels } from './queries.ts';
+import { type CallableModelRow, selectCallableModels, selectCallerCharge } from './queries.ts';
 
 /** A conversation sent in one request, all messages' text together (the gateway caps a query at 100 000). */
 export const MAX_CONVERSATION_CHARACTERS = 200_000;
@@ -443,9 +446,26 @@ export interface OpenAIDependencies {
   prompts: PromptsService;
   workflows: WorkflowsService;
   callTargets: CallTargetCache;
+  /** GET /v1/key. */
+  apiKeys?: ApiKeysService;
+  /** Calls per minute per key (GET /v1/key's rate_limit). */
+  rateLimitPerMinute?: number;
 }
 
-export function createOpenAIService({ db, apps, prompts, workflows, callTargets }: OpenAIDependencies) {
+const dollars = (cents: number) => cents / 100;
+
+/** An answer id as the OpenAI routes hand it out (chatcmpl-…, resp_…) or the bare id: the invocation's id, or null. */
+export function invocationIdOf(id: string): string | null {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const bare = id.startsWith('chatcmpl-') ? id.slice('chatcmpl-'.length) : id;
+  if (uuid.test(bare)) return bare.toLowerCase();
+  const response = /^resp_([0-9a-f]{32})([0-9a-f]{32})?$/.exec(id);
+  if (!response) return null;
+  const hex = response[1]!;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys, rateLimitPerMinute = 600 }: OpenAIDependencies) {
   // The gateway's own cache entry for the slug (same loader), so a call looks the app up once.
   const loadTarget = (slug: string) =>
     callTargets.get(slug, async () => {
@@ -505,6 +525,56 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
       }
     },
 
+    /** GET /v1/key: the calling key's name, limits, spend this month and the credit left on its account. */
+    async describeKey(auth: AuthContext): Promise<OpenAIKeyInfo> {
+      if (!auth.apiKey || !apiKeys)
+        throw new AppError('invalid_param', 'GET /v1/key describes the API key that calls it: send Authorization: Bearer tb_…', 'authorization');
+      const [key, credits] = await Promise.all([apiKeys.readKey(auth.user.id, auth.apiKey.id), readCreditsCents(db, auth.user.id)]);
+      const limit = key.monthly_spend_limit_cents;
+      return {
+        data: {
+          id: key.id,
+          name: key.name,
+          label: key.name,
+          prefix: key.prefix,
+          created_at: key.created_at,
+          monthly_spend_limit_cents: limit,
+          max_price_cents: key.max_price_cents,
+          spent_this_month_cents: key.spent_this_month_cents,
+          limit: limit === null ? null : dollars(limit),
+          usage: dollars(key.spent_this_month_cents),
+          limit_remaining: limit === null ? null : dollars(Math.max(0, limit - key.spent_this_month_cents)),
+          credits_cents: credits,
+          credits: dollars(credits),
+          rate_limit: { requests: rateLimitPerMinute, interval: '1m' },
+        },
+      };
+    },
+
+    /** GET /v1/generation: what one of the caller's own calls was charged. */
+    async readCharge(id: string, auth: AuthContext): Promise<GenerationInfo> {
+      const invocationId = invocationIdOf(id);
+      const row = invocationId ? await selectCallerCharge(db, auth.user.id, invocationId) : null;
+      if (!row) throw new AppError('not_found', `No call of yours has the id "${id}"`, 'id');
+      const cents = row.status === 'success' ? Number(row.price_cents) : 0;
+      return {
+        data: {
+          id: row.id,
+          model: row.slug,
+          created_at: new Date(row.created_at).toISOString(),
+          status: row.status,
+          error_type: row.error_type || null,
+          total_cost: dollars(cents),
+          cost_cents: cents,
+          tokens_prompt: row.input_tokens,
+          tokens_completion: row.output_tokens,
+          latency: row.latency_ms,
+          api_key_id: row.api_key_id,
+          demo: row.demo,
+        },
+      };
+    },
+
     /** The apps this caller may call: its own (any status) and other creators' live public apps. */
     async listModels(auth: AuthContext): Promise<OpenAIModel[]> {
       return (await selectCallableModels(db, auth.user.id)).map((row) => toModel(row, auth.user.id));
@@ -527,7 +597,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
 
 export const modelNotFound = (slug: string) => new AppError('not_found', `The model "${slug}" does not exist or you do not have access to it.`, 'model');
 
-function toModel(row: Awaited<ReturnType<typeof selectCallableModels>>[number], userId: string): OpenAIModel {
+function toModel(row: CallableModelRow, userId: string): OpenAIModel {
   const mode: CallMode = row.type === 'workflow' ? frontendKindOfDifyMode(row.workflow_mode ?? undefined) : row.interaction_mode;
   return {
     id: row.slug,
@@ -544,7 +614,26 @@ function toModel(row: Awaited<ReturnType<typeof selectCallableModels>>[number], 
     upcoming_price_cents: row.upcoming_price_cents === null ? null : Number(row.upcoming_price_cents),
     upcoming_price_at: row.upcoming_price_at ? new Date(row.upcoming_price_at).toISOString() : null,
     is_owner: row.owner_id === userId,
+    ...modelInputs(row, mode),
   };
+}
+
+/** An app's inputs and the request parameters it honours, for GET /v1/models. */
+function modelInputs(row: CallableModelRow, mode: CallMode) {
+  const inputs =
+    row.type === 'prompt'
+      ? row.input_schema
+        ? fieldsFromInputSchema(row.input_schema, row.prompt_template ?? '')
+        : []
+      : fieldsFromDifyForm(Array.isArray(row.user_input_form) ? row.user_input_form : []);
+  const parameters = ['messages', 'stream', 'stream_options', 'inputs', 'user'];
+  if (mode === 'chat')
+    parameters.push(row.type === 'prompt' ? 'previous_response_id' : 'conversation_id', ...(row.type === 'workflow' ? ['previous_response_id'] : []));
+  if (row.type === 'prompt' && row.caller_tools !== false) {
+    parameters.push('response_format', 'structured_outputs');
+    if (!row.output_schema) parameters.push('tools', 'tool_choice', 'parallel_tool_calls');
+  }
+  return { inputs, supported_parameters: parameters, ...(row.output_schema ? { output_schema: row.output_schema } : {}) };
 }
 
 export type OpenAIService = ReturnType<typeof createOpenAIService>;
