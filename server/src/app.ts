@@ -82,7 +82,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Slugs and ids never need case-folding; keep paths exact. The spec's paths end in a slash;
     // every route answers the same with or without it (/api/keys and /api/keys/).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // X-Request-Id: a valid incoming id is echoed, else a new one (http/request-id.ts); the log's reqId.
     requestIdHeader: false,
     genReqId: requestIdOf,
