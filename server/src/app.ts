@@ -128,6 +128,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The platform's OpenAPI document where tools look for it first (also at /api/docs/json).
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
   const invalidation = await createInvalidationBus(db);

@@ -409,3 +409,35 @@ describe("LangChain's ChatOpenAI", () => {
     await expectCharged(consumer.token, 2);
   });
 });
+
+describe('HTTP conventions of the caller API', () => {
+  it('unknown /v1 routes answer OpenAI’s envelope; a bad token gets error="invalid_token"; Accept: application/xml gets 406 before any charge; /openapi.json is served', async () => {
+    const slug = await promptApp('completion');
+    const consumer = await newConsumer();
+    const openai = new OpenAI({ apiKey: consumer.key, baseURL: `${base}/v1`, maxRetries: 0 });
+    const unknown = await openai.get('/no-such-route').catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('unknown_url');
+
+    const refused = await fetch(`${base}/v1/models`, { headers: { authorization: 'Bearer tb_wrong' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const anonymous = await fetch(`${base}/v1/models`);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="api"');
+
+    const xml = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${consumer.key}`, 'content-type': 'application/json', accept: 'application/xml' },
+      body: JSON.stringify({ model: slug, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(xml.status).toBe(406);
+    expect(((await xml.json()) as { error: { param: string } }).error.param).toBe('accept');
+    expect(upstream.requests.some((sent) => JSON.stringify(sent.body).includes(slug))).toBe(false);
+    await expectCharged(consumer.token, 0);
+
+    const document = await fetch(`${base}/openapi.json`);
+    expect(document.status).toBe(200);
+    const paths = ((await document.json()) as { paths: Record<string, unknown> }).paths;
+    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/responses', '/v1/key', '/v1/generation']));
+  });
+});

@@ -18,6 +18,7 @@ import {
   ResponsesRequest,
 } from '@tollbooth/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerChallenge } from '../error-handler.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
@@ -36,6 +37,7 @@ const errors = {
   402: OpenAIError,
   403: OpenAIError,
   404: OpenAIError,
+  406: OpenAIError,
   409: OpenAIError,
   429: OpenAIError,
   502: OpenAIError,
@@ -122,7 +124,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const { status, body } = toOpenAIError(error);
     if (status >= 500) reply.log.error({ err: error }, 'OpenAI-compatible call failed');
-    if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
+    if (status === 401) reply.header('WWW-Authenticate', bearerChallenge(_request.headers.authorization));
     if (error instanceof RateLimitedError) reply.header('Retry-After', error.decision.resetSeconds);
     return reply.status(status).send(body);
   });
@@ -205,6 +207,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         response: { 200: ChatCompletion, ...errors },
       },
       config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
     },
     async (request, reply) => {
       const body = request.body;
@@ -290,6 +293,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         response: { 200: ResponseObject, ...errors },
       },
       config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
     },
     async (request, reply) => {
       const body = request.body;
@@ -438,6 +442,22 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     }
   };
 };
+
+/** A caller that accepts neither JSON nor an event stream (Accept: application/xml) gets 406 before any paid call. */
+async function refuseUnacceptable(request: FastifyRequest) {
+  const accept = request.headers.accept;
+  if (!accept) return;
+  const acceptable = accept.split(',').some((range) => {
+    const type = range.split(';')[0]!.trim().toLowerCase();
+    return type === '*/*' || type === 'application/*' || type === 'application/json' || type === 'text/*' || type === 'text/event-stream';
+  });
+  if (!acceptable)
+    throw new AppError(
+      'not_acceptable',
+      'This endpoint answers application/json (or text/event-stream when streaming): send Accept: application/json',
+      'accept',
+    );
+}
 
 function setRateLimitHeaders(reply: FastifyReply, decision: PreparedCall['rateLimit']) {
   reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
