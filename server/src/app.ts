@@ -129,7 +129,10 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   // The platform's OpenAPI document where tools look for it first (also at /api/docs/json).
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(async (scope) => {
+    await registerCompression(scope);
+    scope.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('Cache-Control', 'public, max-age=300').send(app.swagger()));
+  });
 
   // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
   const invalidation = await createInvalidationBus(db);

@@ -435,8 +435,13 @@ describe('HTTP conventions of the caller API', () => {
     expect(upstream.requests.some((sent) => JSON.stringify(sent.body).includes(slug))).toBe(false);
     await expectCharged(consumer.token, 0);
 
-    const document = await fetch(`${base}/openapi.json`);
+    const document = await fetch(`${base}/openapi.json`, { headers: { 'accept-encoding': 'br, gzip' } });
     expect(document.status).toBe(200);
+    expect(document.headers.get('content-encoding')).toMatch(/^(br|gzip)$/);
+    expect(document.headers.get('cache-control')).toBe('public, max-age=300');
+    const models = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${consumer.key}`, 'accept-encoding': 'gzip' } });
+    expect(models.headers.get('content-encoding')).toBe('gzip');
+    expect(((await models.json()) as { data: unknown[] }).data.length).toBeGreaterThan(1);
     const paths = ((await document.json()) as { paths: Record<string, unknown> }).paths;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/responses', '/v1/key', '/v1/generation']));
   });

@@ -1,7 +1,7 @@
 // OpenAI-compatible caller endpoints: POST /v1/chat/completions and GET /v1/models. Errors use
 // OpenAI's envelope {error: {message, type, code, param}} so OpenAI clients surface them as
 // their own error types (401 AuthenticationError, 404 NotFoundError, 429 RateLimitError…).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   CallHeaders,
   ChatCompletion,
@@ -23,6 +23,7 @@ import { AppError, invalidParam } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
+import { registerCompression } from '../web-app/compression.ts';
 import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';
 import { chargedCents, chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
 
@@ -135,33 +136,39 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     return request.auth;
   };
 
-  app.get(
-    '/v1/models',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'List the apps this key can call (OpenAI-compatible)',
-        description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
-        security: [{ bearer: [] }],
-        response: { 200: OpenAIModelList, 401: OpenAIError },
+  // The model list can be long: compressed like the management API (web-app/compression.ts), in a
+  // scope of its own so the paid calls' answers are not.
+  await app.register(async (plain) => {
+    await registerCompression(plain);
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.get(
+      '/v1/models',
+      {
+        schema: {
+          tags: ['openai'],
+          summary: 'List the apps this key can call (OpenAI-compatible)',
+          description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
+          security: [{ bearer: [] }],
+          response: { 200: OpenAIModelList, 401: OpenAIError },
+        },
       },
-    },
-    async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
-  );
+      async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
+    );
 
-  app.get(
-    '/v1/models/:model',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'Read one app as a model (OpenAI-compatible)',
-        security: [{ bearer: [] }],
-        params: OpenAIModelParams,
-        response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+    scope.get(
+      '/v1/models/:model',
+      {
+        schema: {
+          tags: ['openai'],
+          summary: 'Read one app as a model (OpenAI-compatible)',
+          security: [{ bearer: [] }],
+          params: OpenAIModelParams,
+          response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+        },
       },
-    },
-    async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
-  );
+      async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
+    );
+  });
 
   app.get(
     '/v1/key',
