@@ -140,6 +140,7 @@ describe('dify-client against a workflow app', { timeout: 240_000 }, () => {
     dify.setBehaviour({ text: 'Workflow result', usage: { inputTokens: 3, outputTokens: 9 } });
     const run = await client.runWorkflow({ text: 'summarise this' }, 'end-user-7');
     const runId = run.data.workflow_run_id;
+    expect((run as unknown as { headers: Record<string, string> }).headers['x-price-cents']).toBe(String(PRICE));
     expect(await credits(caller.token)).toBe(500 - PRICE);
 
     const status = await request('GET', `/api/app/${slug}/workflows/run/${runId}`, caller.key);
