@@ -41,6 +41,11 @@ export const Application = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
   creator_name: Type.String(),
   is_owner: Type.Boolean({ description: 'True when the signed-in user owns the application' }),
+  caller_tools: Type.Optional(
+    Type.Boolean({
+      description: 'Prompt apps: callers may send tools and response formats (JSON mode, JSON schema) through the OpenAI-compatible endpoints',
+    }),
+  ),
   provider_config: Type.Optional(Type.Union([ProviderConfigView, Type.Null()], { description: 'Workflow apps, owner only' })),
 });
 
@@ -81,6 +86,9 @@ export const ApplicationUpdate = Type.Object(
     interaction_mode: Type.Optional(InteractionMode),
     slug: Type.Optional(Type.String({ description: 'Locked after creation: only the current slug is accepted' })),
     provider_config: Type.Optional(Type.Partial(ProviderConfigInput)),
+    caller_tools: Type.Optional(
+      Type.Boolean({ description: 'Prompt apps: let callers send tools and response formats through the OpenAI-compatible endpoints (default true)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -195,3 +195,58 @@ export const DifyWorkflowRunAnswer = Type.Object({
   }),
 });
 export type DifyWorkflowRunAnswer = Static<typeof DifyWorkflowRunAnswer>;
+
+export const DifyWorkflowRunParams = Type.Object({ slug: Type.String(), workflow_run_id: Type.String() });
+
+/** GET /workflows/run/{workflow_run_id}: one of your runs, as Dify answers it. */
+export const DifyWorkflowRunDetail = Type.Object({
+  id: Type.String(),
+  workflow_id: Type.String(),
+  status: Type.String({ description: 'succeeded or failed' }),
+  inputs: Type.String({ description: 'JSON text of the inputs (as Dify)' }),
+  outputs: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Tollbooth keeps no workflow outputs: null' }),
+  error: Type.Union([Type.String(), Type.Null()]),
+  total_steps: Type.Integer(),
+  total_tokens: Type.Integer(),
+  created_at: Type.Integer(),
+  finished_at: Type.Union([Type.Integer(), Type.Null()]),
+  elapsed_time: Type.Number({ description: 'Seconds' }),
+});
+export type DifyWorkflowRunDetail = Static<typeof DifyWorkflowRunDetail>;
+
+export const DifyWorkflowLogsQuery = Type.Object({
+  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('stopped')])),
+  page: Type.Integer({ minimum: 1, maximum: 99999, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+
+/** GET /workflows/logs: your runs of the app, newest first, in Dify's page shape. */
+export const DifyWorkflowLogs = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  has_more: Type.Boolean(),
+  data: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      workflow_run: Type.Object({
+        id: Type.String(),
+        version: Type.String(),
+        status: Type.String(),
+        error: Type.Union([Type.String(), Type.Null()]),
+        elapsed_time: Type.Number(),
+        total_tokens: Type.Integer(),
+        total_steps: Type.Integer(),
+        created_at: Type.Integer(),
+        finished_at: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+      created_from: Type.String(),
+      created_by_role: Type.String(),
+      created_by_account: Type.Null(),
+      created_by_end_user: Type.Object({ id: Type.String(), type: Type.String(), is_anonymous: Type.Boolean(), session_id: Type.String() }),
+      created_at: Type.Integer(),
+    }),
+  ),
+});
+export type DifyWorkflowLogs = Static<typeof DifyWorkflowLogs>;

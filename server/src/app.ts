@@ -91,7 +91,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Slugs and ids never need case-folding; keep paths exact. The spec's paths end in a slash;
     // every route answers the same with or without it (/api/keys and /api/keys/).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // X-Request-Id: a valid incoming id is echoed, else a new one (http/request-id.ts); the log's reqId.
     requestIdHeader: false,
     genReqId: requestIdOf,
@@ -151,6 +151,11 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The platform's OpenAPI document where tools look for it first (also at /api/docs/json).
+  await app.register(async (scope) => {
+    await registerCompression(scope);
+    scope.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('Cache-Control', 'public, max-age=300').send(app.swagger()));
+  });
 
   // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
   const invalidation = await createInvalidationBus(db);
@@ -295,7 +300,10 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       }),
   });
   await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
-  await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
+  await app.register(openaiRoutes, {
+    gateway,
+    openai: createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
+  });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);

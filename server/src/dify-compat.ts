@@ -59,3 +59,9 @@ export function centsToDecimalDollars(cents: number): string {
   const abs = Math.abs(Math.trunc(cents));
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}00000`;
 }
+
+/** The price a stored answer was charged, in integer cents (its usage.total_price; X-Price-Cents on replays). */
+export function answerPriceCents(answer: { metadata: { usage: { total_price?: string } } }): number {
+  const total = answer.metadata.usage.total_price;
+  return total === undefined ? 0 : Math.round(Number(total) * 100);
+}

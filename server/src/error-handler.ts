@@ -47,7 +47,14 @@ export function registerErrorHandling(app: FastifyInstance) {
       request.log.error({ err: error }, 'unhandled error');
       body = { code: 'internal_error', message: 'Internal server error', status: ERROR_STATUS.internal_error };
     }
-    if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
+    if (body.status === 401) reply.header('WWW-Authenticate', bearerChallenge(request.headers.authorization));
     return reply.status(body.status).send({ ...body, request_id: request.id } satisfies ErrorBody);
   });
+}
+
+/** RFC 6750's challenge: with error="invalid_token" when a token was sent and refused. */
+export function bearerChallenge(authorization: string | undefined): string {
+  return authorization
+    ? 'Bearer realm="api", error="invalid_token", error_description="The access token or API key is invalid, expired or revoked"'
+    : 'Bearer realm="api"';
 }

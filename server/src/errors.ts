@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   not_workflow_app: 400,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

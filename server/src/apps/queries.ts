@@ -25,6 +25,8 @@ export interface AppRow {
   created_at: Date;
   updated_at: Date;
   creator_name: string;
+  /** Callers may send tools and response formats through the OpenAI-compatible endpoints (prompt apps). */
+  caller_tools: boolean;
 }
 
 // Price changes need no sweeper: an increase whose date has passed is read as the price.
@@ -37,7 +39,7 @@ const CALL_MODE_COLUMN = `CASE WHEN a.type = 'workflow' THEN coalesce((SELECT CA
     FROM workflow_configs w WHERE w.app_id = a.id AND w.app_info->>'mode' IS NOT NULL), a.interaction_mode) ELSE a.interaction_mode END AS call_mode`;
 
 const APP_SELECT = `SELECT a.id, a.owner_id, a.name, a.slug, a.description, a.type, a.interaction_mode, ${CALL_MODE_COLUMN}, a.visibility, a.status,
-  ${EFFECTIVE_PRICE_COLUMNS}, a.went_live_at, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at,
+  ${EFFECTIVE_PRICE_COLUMNS}, a.went_live_at, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at, a.caller_tools,
   coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name
   FROM apps a JOIN users u ON u.id = a.owner_id LEFT JOIN creators c ON c.user_id = a.owner_id`;
 

@@ -86,6 +86,7 @@ export function createAppsService({
       updated_at: row.updated_at.toISOString(),
       creator_name: row.creator_name,
       is_owner: isOwner,
+      caller_tools: row.caller_tools,
     };
     if (isOwner && row.type === 'workflow') {
       const secret = revealProviderSecret(row);
@@ -234,6 +235,7 @@ export function createAppsService({
            interaction_mode = coalesce($7, interaction_mode),
            provider_config = coalesce($8::jsonb, provider_config),
            provider_secret_sealed = coalesce($9, provider_secret_sealed),
+           caller_tools = coalesce($12, caller_tools),
            updated_at = now()
          WHERE id = $1`,
           [
@@ -248,6 +250,7 @@ export function createAppsService({
             sealed,
             price?.upcomingPriceCents ?? null,
             price?.upcomingPriceAt ?? null,
+            input.caller_tools ?? null,
           ],
         );
       if (providerConfig || sealed) {

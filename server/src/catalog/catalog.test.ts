@@ -316,6 +316,12 @@ describe("an app's OpenAPI document", () => {
     });
     const post = doc.paths['/completion-messages'].post;
     expect(Object.keys(post.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    // The answer's headers: request id, rate limit, the price charged; Retry-After on 429.
+    expect(Object.keys(post.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Price-Cents']),
+    );
+    expect(Object.keys(post.responses['429'].headers)).toContain('Retry-After');
+    expect(Object.keys(doc.paths['/v1/chat/completions'].post.responses['200'].headers)).toContain('X-Price-Cents');
     expect(post.requestBody.content['application/json'].example.inputs).toEqual({ style: 'classic', topic: 'Hello! What can you do?', lines: 3 });
   });
 

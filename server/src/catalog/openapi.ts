@@ -2,7 +2,9 @@
 // (so a code generator or an API client gets real field names, types, options and bounds), the
 // blocking answer, the Server-Sent Events of a streamed one, the errors, and the OpenAI-compatible
 // endpoint with the app's slug as model.
+
 import { CallAnswer, type CatalogField, ErrorResponse, OpenAIError, StreamEvent } from '@tollbooth/contract';
+import { RESPONSE_HEADERS } from '../http/openapi-headers.ts';
 import { appUrls, requestBody, type SnippetApp } from './snippets.ts';
 
 export type AppOpenApiDocument = { openapi: string } & Record<string, unknown>;
@@ -87,7 +89,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
     '401': errorResponse('unauthorized: no or an unknown API key'),
     '402': errorResponse('insufficient_credits, key_limit_exceeded or price_above_limit; not charged'),
     '404': errorResponse('not_found'),
-    '429': errorResponse('rate_limited; see Retry-After'),
+    '429': { ...errorResponse('rate_limited; see Retry-After'), headers: REFUSED_HEADERS },
     '502': errorResponse('provider_error; not charged'),
     '504': errorResponse('provider_timeout; not charged'),
   };
@@ -129,6 +131,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
           responses: {
             '200': {
               description: 'The answer: JSON, or with response_mode streaming Server-Sent Events, one `data: <json>` line per event',
+              headers: ANSWER_HEADERS,
               content: {
                 'application/json': { schema: { $ref: '#/components/schemas/Answer' } },
                 'text/event-stream': { schema: { $ref: '#/components/schemas/StreamEvent' } },
@@ -165,12 +168,12 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
             },
           },
           responses: {
-            '200': { description: 'An OpenAI chat completion (or its chunks when stream is true)' },
+            '200': { description: 'An OpenAI chat completion (or its chunks when stream is true)', headers: ANSWER_HEADERS },
             '400': errorResponse('invalid_request_error: a field is missing or invalid', 'OpenAIError'),
             '401': errorResponse('authentication_error: no or an unknown API key', 'OpenAIError'),
             '402': errorResponse('insufficient_quota: not enough credits, or above the key’s limits; not charged', 'OpenAIError'),
             '404': errorResponse('invalid_request_error (model_not_found)', 'OpenAIError'),
-            '429': errorResponse('rate_limit_exceeded; see Retry-After', 'OpenAIError'),
+            '429': { ...errorResponse('rate_limit_exceeded; see Retry-After', 'OpenAIError'), headers: REFUSED_HEADERS },
           },
         },
       },
@@ -187,3 +190,9 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
     },
   };
 }
+
+const pick = (names: readonly (keyof typeof RESPONSE_HEADERS)[]) => Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]]));
+
+/** What a paid answer's headers say: its request id, the rate limit left, the price charged, a replay. */
+const ANSWER_HEADERS = pick(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Price-Cents', 'Idempotent-Replayed']);
+const REFUSED_HEADERS = pick(['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/plugin.ts';
+import { answerPriceCents } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
@@ -150,12 +151,13 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
     }
     const streaming = body.response_mode === 'streaming';
     if (preparation.kind === 'replay') {
-      reply.header('Idempotent-Replayed', 'true');
+      reply.header('Idempotent-Replayed', 'true').header('X-Price-Cents', answerPriceCents(preparation.body));
       if (!streaming) return reply.status(preparation.status).send(preparation.body);
       return replayAsStream(reply, preparation.body);
     }
     const call = preparation.call;
     setRateLimitHeaders(reply, call);
+    reply.header('X-Price-Cents', call.charge.priceCents);
     // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
     const connection = watchCaller(reply);
     if (!streaming) {

@@ -38,11 +38,11 @@ describe('OpenAPI response headers', () => {
       calls++;
       const responses = documented?.responses ?? {};
       expect(headerNames(responses['200']), operation).toEqual(
-        expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed']),
+        expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Price-Cents', 'Idempotent-Replayed']),
       );
       expect(headerNames(responses['429']), operation).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Limit']));
     }
-    expect(calls).toBe(4);
+    expect(calls).toBe(5);
     // Operations that are not calls do not claim rate-limit headers.
     expect(headerNames(document.paths['/api/keys']?.get?.responses?.['200'] ?? document.paths['/api/keys/']?.get?.responses?.['200'])).toEqual([
       'X-Request-Id',

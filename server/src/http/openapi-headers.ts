@@ -14,6 +14,10 @@ export const RESPONSE_HEADERS = {
   'RateLimit-Remaining': { description: 'Calls left in the current minute.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the current window ends.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before calling again.', schema: { type: 'integer' } },
+  'X-Price-Cents': {
+    description: 'The price this call was charged, in integer cents (0 for your own apps and demo answers); also usage.cost in the OpenAI-compatible answers.',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this answer is the stored one for a repeated Idempotency-Key (not charged again).',
     schema: { type: 'string', enum: ['true'] },
@@ -26,13 +30,14 @@ export const CALL_OPERATIONS = new Set([
   'post /api/app/{slug}/chat-messages',
   'post /api/app/{slug}/workflows/run',
   'post /v1/chat/completions',
+  'post /v1/responses',
 ]);
 
 const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
 function headersFor(call: boolean, status: string): string[] {
   if (!call) return ['X-Request-Id'];
-  if (status === '200') return ['X-Request-Id', ...RATE_LIMIT, 'Idempotent-Replayed'];
+  if (status === '200') return ['X-Request-Id', ...RATE_LIMIT, 'X-Price-Cents', 'Idempotent-Replayed'];
   if (status === '429') return ['X-Request-Id', 'Retry-After', ...RATE_LIMIT];
   return ['X-Request-Id'];
 }

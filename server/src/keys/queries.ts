@@ -198,3 +198,9 @@ export async function selectSpentTodayCents(db: Queryable, keyId: string): Promi
   const { rows } = await db.query<{ spent: number }>(`SELECT ${SPENT_TODAY} AS spent FROM (SELECT $1::uuid AS id) k`, [keyId]);
   return rows[0]?.spent ?? 0;
 }
+
+/** One key of the user's, revoked or not. */
+export async function selectApiKeyOfUser(db: Queryable, userId: string, keyId: string): Promise<ApiKeyRow | null> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.user_id = $2`, [keyId, userId]);
+  return rows[0] ?? null;
+}

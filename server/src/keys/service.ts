@@ -16,6 +16,7 @@ import {
   markApiKeyRevoked,
   type PublishableBindings,
   type PublishableKeyLookupRow,
+  selectApiKeyOfUser,
   selectApiKeysByUser,
   selectLiveApiKeyByHash,
   selectPublishableKeyByHash,
@@ -69,6 +70,8 @@ export interface ApiKeysService {
   findPublishableKey(rawKey: string): Promise<PublishableKeyLookupRow | null>;
   /** What calls made with the key were charged since the start of the current UTC day. */
   spentTodayCents(keyId: string): Promise<number>;
+  /** One of the user's keys as listed (GET /v1/key: a key reads itself). */
+  readKey(userId: string, keyId: string): Promise<ApiKey>;
 }
 
 export const apiKeyNotFound = () => new AppError('not_found', 'API key not found');
@@ -296,5 +299,11 @@ export function createApiKeysService({
     },
 
     spentTodayCents: (keyId) => selectSpentTodayCents(db, keyId),
+
+    async readKey(userId, keyId) {
+      const row = await selectApiKeyOfUser(db, userId, keyId);
+      if (!row) throw apiKeyNotFound();
+      return toView(row);
+    },
   };
 }

@@ -205,7 +205,7 @@ describe('chat.completions.create on a completion app', () => {
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 });
+    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 5, total_tokens: 14, cost: PRICE / 100, cost_cents: PRICE });
     expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
 
     const [success] = await successesOf(consumer.subject, 1);
@@ -360,7 +360,7 @@ describe('chat.completions.create on a chat app', () => {
       if (chunk.usage) usage = chunk.usage;
     }
     expect(text).toBe('a b c d');
-    expect(usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: PRICE / 100, cost_cents: PRICE });
     const [success] = await successesOf(consumer.subject, 1);
     await expectChargedOnce(success!.id, consumer.subject);
   });
@@ -605,7 +605,7 @@ describe('errors in the OpenAI envelope', () => {
     await successesOf(consumer.subject, 2);
     const replayed = await streamed();
     expect(replayed).toEqual(firstStream);
-    expect(replayed.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+    expect(replayed.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, cost: PRICE / 100, cost_cents: PRICE });
 
     const successes = await successesOf(consumer.subject, 2);
     expect(successes).toHaveLength(2);

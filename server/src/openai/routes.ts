@@ -1,24 +1,35 @@
 // OpenAI-compatible caller endpoints: POST /v1/chat/completions and GET /v1/models. Errors use
 // OpenAI's envelope {error: {message, type, code, param}} so OpenAI clients surface them as
 // their own error types (401 AuthenticationError, 404 NotFoundError, 429 RateLimitError…).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   CallHeaders,
   ChatCompletion,
   type ChatCompletionChunk,
   ChatCompletionRequest,
+  GenerationInfo,
+  GenerationQuery,
   OpenAIError,
+  OpenAIKeyInfo,
   OpenAIModel,
   OpenAIModelList,
   OpenAIModelParams,
+  ResponseObject,
+  ResponsesRequest,
 } from '@tollbooth/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { bearerChallenge } from '../error-handler.ts';
+import { AppError, invalidParam } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
-import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
+import { registerCompression } from '../web-app/compression.ts';
+import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';
+import { chargedCents, chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
+
+/** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
+export const PRICE_HEADER = 'X-Price-Cents';
 
 const PING_INTERVAL_MS = 10_000;
 
@@ -28,6 +39,7 @@ const errors = {
   402: OpenAIError,
   403: OpenAIError,
   404: OpenAIError,
+  406: OpenAIError,
   409: OpenAIError,
   429: OpenAIError,
   502: OpenAIError,
@@ -114,11 +126,21 @@ Errors are OpenAI's envelope \`{error: {message, type, code, param}}\`: 400 inva
 402 insufficient_credits / key_limit_exceeded / price_above_limit, 403 app_unavailable, 404 model_not_found, 409 conflict (Idempotency-Key reused
 with another body), 429 rate_limited with Retry-After, 502 provider_error, 504 provider_timeout.`;
 
+/** In the body an Idempotency-Key covers: the same key cannot replay a chat completion as a response. */
+const RESPONSES_MARK = { openai_api: 'responses' };
+
+const RESPONSES_DESCRIPTION = `OpenAI's Responses API for any app this key may call, on the same paid call as \`/v1/chat/completions\` (charging, idempotency, rate limits, price cap).
+\`input\` (text, or message / function_call / function_call_output items) and \`instructions\` become the messages, \`text.format\` the response_format and
+function \`tools\` the tools, mapped to the app as Chat Completions requests are (docs/openai-compatible-api.md). Chat apps keep their conversation:
+\`previous_response_id\` continues it (\`store: false\` keeps none). \`stream: true\` answers OpenAI's typed events (response.created, response.output_item.added,
+response.output_text.delta, response.function_call_arguments.delta, … response.completed; response.failed after an error event).
+\`usage.cost\` and the \`X-Price-Cents\` header give the price charged.`;
+
 export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; gateway: GatewayService }> = async (app, { openai, gateway }) => {
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const { status, body } = toOpenAIError(error);
     if (status >= 500) reply.log.error({ err: error }, 'OpenAI-compatible call failed');
-    if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="api"');
+    if (status === 401) reply.header('WWW-Authenticate', bearerChallenge(_request.headers.authorization));
     if (error instanceof RateLimitedError) reply.header('Retry-After', error.decision.resetSeconds);
     return reply.status(status).send(body);
   });
@@ -129,32 +151,69 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     return request.auth;
   };
 
+  // The model list can be long: compressed like the management API (web-app/compression.ts), in a
+  // scope of its own so the paid calls' answers are not.
+  await app.register(async (plain) => {
+    await registerCompression(plain);
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.get(
+      '/v1/models',
+      {
+        schema: {
+          tags: ['openai'],
+          summary: 'List the apps this key can call (OpenAI-compatible)',
+          description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
+          security: [{ bearer: [] }],
+          response: { 200: OpenAIModelList, 401: OpenAIError },
+        },
+      },
+      async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
+    );
+
+    scope.get(
+      '/v1/models/:model',
+      {
+        schema: {
+          tags: ['openai'],
+          summary: 'Read one app as a model (OpenAI-compatible)',
+          security: [{ bearer: [] }],
+          params: OpenAIModelParams,
+          response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+        },
+      },
+      async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
+    );
+  });
+
   app.get(
-    '/v1/models',
+    '/v1/key',
     {
       schema: {
         tags: ['openai'],
-        summary: 'List the apps this key can call (OpenAI-compatible)',
-        description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
+        summary: 'Read the calling API key: its limits, spend this month and the credit left',
+        description:
+          'With the `tb_` key alone (as OpenRouter’s GET /api/v1/key): its name, monthly spend limit, per-call price cap, what it spent this UTC month and the credit left on its account.',
         security: [{ bearer: [] }],
-        response: { 200: OpenAIModelList, 401: OpenAIError },
+        response: { 200: OpenAIKeyInfo, 400: OpenAIError, 401: OpenAIError },
       },
     },
-    async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
+    async (request, reply) => openai.describeKey(await requireCaller(request, reply)),
   );
 
   app.get(
-    '/v1/models/:model',
+    '/v1/generation',
     {
       schema: {
         tags: ['openai'],
-        summary: 'Read one app as a model (OpenAI-compatible)',
+        summary: 'Read what one of your calls was charged',
+        description:
+          'By the answer’s id (`chatcmpl-…`, `resp_…`, or a Dify message id), as OpenRouter’s generation lookup: the price charged, tokens and latency.',
         security: [{ bearer: [] }],
-        params: OpenAIModelParams,
-        response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+        querystring: GenerationQuery,
+        response: { 200: GenerationInfo, 401: OpenAIError, 404: OpenAIError },
       },
     },
-    async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
+    async (request, reply) => openai.readCharge(request.query.id, await requireCaller(request, reply)),
   );
 
   app.post(
@@ -170,6 +229,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         response: { 200: ChatCompletion, ...errors },
       },
       config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
     },
     async (request, reply) => {
       const body = request.body;
@@ -205,7 +265,12 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       if (preparation.kind === 'replay') {
         reply.header('Idempotent-Replayed', 'true');
         const answer = preparation.body;
-        if (!stream) return reply.status(preparation.status).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        if (!stream)
+          return reply
+            .status(preparation.status)
+            .header(PRICE_HEADER, chargedCents(answer))
+            .send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        reply.header(PRICE_HEADER, chargedCents(answer));
         const write = openStream(reply);
         const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
         write(chunks.role());
@@ -215,21 +280,134 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         reply.raw.end('data: [DONE]\n\n');
         return reply;
       }
-      const call = withConversation(preparation.call, plan.history);
+      const call = preparation.call;
+      const capture = withConversation(call, plan);
       setRateLimitHeaders(reply, call.rateLimit);
+      reply.header(PRICE_HEADER, call.charge.priceCents);
       // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
       const connection = watchCaller(reply);
       if (!stream) {
         try {
-          return toChatCompletion(await gateway.complete(call, connection.signal), body.model, plan.chatWithConversationId);
+          return toChatCompletion(await gateway.complete(call, connection.signal), body.model, plan.chatWithConversationId, capture.calls);
         } finally {
           connection.release();
         }
       }
-      await streamCall(reply, call, connection, body.model, includeUsage, plan.chatWithConversationId);
+      await streamCall(reply, call, capture, connection, body.model, includeUsage, plan.chatWithConversationId);
       return reply;
     },
   );
+
+  app.post(
+    '/v1/responses',
+    {
+      schema: {
+        tags: ['openai'],
+        summary: "Call an app with OpenAI's Responses API",
+        description: RESPONSES_DESCRIPTION,
+        security: [{ bearer: [] }],
+        headers: CallHeaders,
+        body: ResponsesRequest,
+        response: { 200: ResponseObject, ...errors },
+      },
+      config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const startedAt = performance.now();
+      let caller: CallerIdentity;
+      try {
+        await app.authenticateCaller(request, reply);
+        caller = { auth: request.auth };
+      } catch (failure) {
+        caller = { failure };
+      }
+      const chatRequest = toChatRequest(body);
+      const previous = body.previous_response_id ? parseResponseId(body.previous_response_id) : null;
+      if (body.previous_response_id && !previous?.conversationId) {
+        throw invalidParam('previous_response_id', 'is not a response of a chat app (only chat apps keep a conversation)');
+      }
+      const plan = await openai.plan(chatRequest, caller.auth ?? null);
+      if (previous?.conversationId) {
+        if (plan.mode !== 'chat') throw invalidParam('previous_response_id', 'only chat apps keep a conversation');
+        plan.body = { ...plan.body, conversation_id: previous.conversationId };
+      }
+      const maxPrice = request.headers['x-max-price-cents'];
+      let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
+      try {
+        preparation = await gateway.prepare({
+          slug: plan.slug,
+          mode: plan.mode,
+          caller,
+          body: { ...plan.body, ...RESPONSES_MARK },
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
+          maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
+          startedAt,
+        });
+      } catch (error) {
+        if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
+        throw error;
+      }
+      const stream = body.stream === true;
+      const contextOf = (answerId: string, conversationId: string | null, createdAt: number) => ({
+        request: body,
+        id: responseId(answerId, plan.mode === 'chat' ? conversationId : null),
+        createdAt,
+        previousResponseId: body.previous_response_id ?? null,
+      });
+      if (preparation.kind === 'replay') {
+        const answer = preparation.body;
+        reply.header('Idempotent-Replayed', 'true').header(PRICE_HEADER, chargedCents(answer));
+        const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
+        if (!stream) return reply.status(preparation.status).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
+        const events = responseEventWriter(context, openEventStream(reply));
+        events.start();
+        events.text(answer.answer);
+        events.complete(answer);
+        reply.raw.end();
+        return reply;
+      }
+      const call = preparation.call;
+      const capture = withConversation(call, plan, body.store !== false);
+      setRateLimitHeaders(reply, call.rateLimit);
+      reply.header(PRICE_HEADER, call.charge.priceCents);
+      // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
+      const connection = watchCaller(reply);
+      if (!stream) {
+        try {
+          const answer = await gateway.complete(call, connection.signal);
+          const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
+          return responseObject(context, 'completed', outputItems(answer.id, answer.answer, capture.calls), answer);
+        } finally {
+          connection.release();
+        }
+      }
+      const events = responseEventWriter(contextOf(call.messageId, call.conversationId, Math.floor(Date.now() / 1000)), openEventStream(reply));
+      const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
+      try {
+        events.start();
+        capture.onDelta = (delta) => events.toolCall(delta, capture.calls[delta.index]!);
+        events.complete(await gateway.stream(call, connection.signal, (text) => events.text(text)));
+      } catch (error) {
+        if (!connection.signal.aborted) {
+          if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
+          events.fail(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body.error);
+        }
+      } finally {
+        clearInterval(ping);
+        connection.release();
+        reply.raw.end();
+      }
+      return reply;
+    },
+  );
+
+  /** A Responses stream: typed events, each as `event: <type>` and its JSON data. */
+  const openEventStream = (reply: FastifyReply) => {
+    openStream(reply);
+    return (event: Record<string, unknown>) => reply.raw.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
 
   const openStream = (reply: FastifyReply) => {
     reply.hijack();
@@ -248,6 +426,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   const streamCall = async (
     reply: FastifyReply,
     call: PreparedCall,
+    capture: ToolCallCapture,
     connection: CallerConnection,
     model: string,
     includeUsage: boolean,
@@ -255,13 +434,14 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   ) => {
     const write = openStream(reply);
     const chunks = chunkWriter(call.taskId, model, includeUsage, withConversationId ? call.conversationId : null);
+    capture.onDelta = (delta) => write(chunks.toolCall(delta));
     const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
     let answer: CallAnswer | null = null;
     try {
       // The role chunk is not part of the answer: a caller leaving after it is not charged.
       write(chunks.role());
       answer = await gateway.stream(call, connection.signal, (text) => write(chunks.delta(text)));
-      write(chunks.finish(answer));
+      write(chunks.finish(answer, capture.calls.length > 0));
       if (includeUsage) write(chunks.usage(answer));
       reply.raw.write('data: [DONE]\n\n');
     } catch (error) {
@@ -276,6 +456,22 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     }
   };
 };
+
+/** A caller that accepts neither JSON nor an event stream (Accept: application/xml) gets 406 before any paid call. */
+async function refuseUnacceptable(request: FastifyRequest) {
+  const accept = request.headers.accept;
+  if (!accept) return;
+  const acceptable = accept.split(',').some((range) => {
+    const type = range.split(';')[0]!.trim().toLowerCase();
+    return type === '*/*' || type === 'application/*' || type === 'application/json' || type === 'text/*' || type === 'text/event-stream';
+  });
+  if (!acceptable)
+    throw new AppError(
+      'not_acceptable',
+      'This endpoint answers application/json (or text/event-stream when streaming): send Accept: application/json',
+      'accept',
+    );
+}
 
 function setRateLimitHeaders(reply: FastifyReply, decision: PreparedCall['rateLimit']) {
   reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);

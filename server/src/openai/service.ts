@@ -17,28 +17,35 @@ import {
   type ChatCompletionChunk,
   type ChatCompletionMessage,
   type ChatCompletionRequest,
+  type ChatToolCall,
   fieldsFromDifyForm,
   fieldsFromInputSchema,
   frontendKindOfDifyMode,
+  type GenerationInfo,
   type IoSchema,
+  type OpenAIKeyInfo,
   type OpenAIModel,
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import { recordInvocation } from '../billing/service.ts';
+import { readCreditsCents, recordInvocation } from '../billing/service.ts';
 import { textInputOf } from '../catalog/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallTargetCache } from '../gateway/service.ts';
 import { type CallAnswer, type CallBody, type CallMode, checkCallAccess, type PreparedCall } from '../gateway/service.ts';
+import type { ApiKeysService } from '../keys/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
-import type { ChatMessage } from '../providers/types.ts';
+import type { ChatMessage, ModelRequest, ModelResult, ToolCall, ToolCallDelta } from '../providers/types.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
-import { selectCallableModels } from './queries.ts';
+import { type CallableModelRow, selectCallableModels, selectCallerCharge } from './queries.ts';
 
 /** A conversation sent in one request, all messages' text together (the gateway caps a query at 100 000). */
 export const MAX_CONVERSATION_CHARACTERS = 200_000;
+
+/** What the caller asked of the model itself: its tools and the answer's format (prompt apps only). */
+export type CallerModelOptions = Pick<ModelRequest, 'tools' | 'toolChoice' | 'jsonSchema' | 'jsonSchemaName' | 'jsonObject'>;
 
 /** What the gateway is asked to run for one chat completion request. */
 export interface PlannedCall {
@@ -47,21 +54,39 @@ export interface PlannedCall {
   body: CallBody;
   /** Prompt chat apps: the caller's earlier messages, sent between the system prompt and the query. */
   history: ChatMessage[];
+  /** Prompt apps: the messages after the query (the model's tool calls and their results), sent after it. */
+  after?: ChatMessage[];
+  /** Prompt apps: the caller's tools and response format, passed to the model. */
+  modelOptions?: CallerModelOptions;
 }
 
-interface AppShape {
+export interface AppShape {
   mode: CallMode;
   /** Prompt apps take a conversation from the messages; Dify apps keep their own. */
   takesHistory: boolean;
   /** The input the last user message fills in completion mode, or null when the app has no text input. */
   textInput: string | null;
   inputNames: string[];
+  /** Prompt apps whose creator lets callers send tools and response formats; null: a workflow app (never). */
+  callerTools: boolean | null;
+  /** The app answers JSON of its own output schema (which wins over the caller's response_format). */
+  hasOutputSchema: boolean;
 }
 
 /** A prompt app's shape; its text input is the one the catalog's snippets and OpenAPI document name. */
-export function promptAppShape(app: Pick<AppRow, 'interaction_mode'>, version: { input_schema: IoSchema; prompt_template: string }): AppShape {
+export function promptAppShape(
+  app: Pick<AppRow, 'interaction_mode'> & { caller_tools?: boolean },
+  version: { input_schema: IoSchema; prompt_template: string; output_schema?: IoSchema | null },
+): AppShape {
   const fields = fieldsFromInputSchema(version.input_schema, version.prompt_template);
-  return { mode: app.interaction_mode, takesHistory: true, textInput: textInputOf('completion', fields), inputNames: fields.map((field) => field.name) };
+  return {
+    mode: app.interaction_mode,
+    takesHistory: true,
+    textInput: textInputOf('completion', fields),
+    inputNames: fields.map((field) => field.name),
+    callerTools: app.caller_tools !== false,
+    hasOutputSchema: Boolean(version.output_schema),
+  };
 }
 
 export function workflowAppShape(difyMode: string, form: InputFormEntry[]): AppShape {
@@ -71,7 +96,106 @@ export function workflowAppShape(difyMode: string, form: InputFormEntry[]): AppS
     takesHistory: false,
     textInput: textInputOf('completion', fields),
     inputNames: fields.map((field) => field.name),
+    callerTools: null,
+    hasOutputSchema: false,
   };
+}
+
+/** OpenAI parameters that would change the answer and that no app honours: refused rather than ignored. */
+const REFUSED_PARAMETERS: Record<string, { refuse: (value: unknown) => boolean; why: string }> = {
+  logprobs: { refuse: (value) => value === true, why: 'log probabilities are not returned by apps' },
+  top_logprobs: { refuse: (value) => value !== null && value !== undefined && value !== 0, why: 'log probabilities are not returned by apps' },
+  functions: { refuse: (value) => value !== null && value !== undefined, why: 'the legacy functions parameter is not supported: send tools' },
+  function_call: { refuse: (value) => value !== null && value !== undefined, why: 'the legacy function_call parameter is not supported: send tool_choice' },
+  audio: { refuse: (value) => value !== null && value !== undefined, why: 'apps answer text only' },
+  modalities: {
+    refuse: (value) => Array.isArray(value) && value.some((modality) => modality !== 'text'),
+    why: 'apps answer text only',
+  },
+  prediction: { refuse: (value) => value !== null && value !== undefined, why: 'predicted outputs are not supported' },
+  web_search_options: { refuse: (value) => value !== null && value !== undefined, why: 'web search is not supported' },
+};
+
+/** Refuses, with a 400 naming it, the first parameter no app can honour. */
+export function refuseUnsupported(request: Record<string, unknown>): void {
+  for (const [name, rule] of Object.entries(REFUSED_PARAMETERS)) {
+    if (rule.refuse(request[name])) throw invalidParam(name, rule.why);
+  }
+}
+
+type CallerToolRequest = Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'response_format'>;
+
+/**
+ * The caller's tools and response format for this app: passed to the model for prompt apps whose
+ * creator allows them, refused with a 400 naming the parameter otherwise (never ignored).
+ */
+export function callerModelOptions(request: CallerToolRequest, shape: AppShape): CallerModelOptions {
+  const options: CallerModelOptions = {};
+  const format = request.response_format;
+  const wantsJson = format?.type === 'json_object' || format?.type === 'json_schema';
+  const tools = request.tools ?? [];
+  const refuseFor = (param: string) => {
+    if (shape.callerTools === null) throw invalidParam(param, 'workflow apps answer what their workflow answers: only prompt apps take it');
+    if (!shape.callerTools) throw invalidParam(param, "this app's creator has turned off caller-supplied tools and response formats");
+  };
+  if (wantsJson) {
+    refuseFor('response_format');
+    // The app's own output schema wins: its answer is already JSON of that schema.
+    if (!shape.hasOutputSchema) {
+      if (format?.type === 'json_schema') {
+        const schema = format.json_schema?.schema;
+        if (!schema) throw invalidParam('response_format.json_schema.schema', 'is required with type json_schema');
+        options.jsonSchema = schema;
+        if (format.json_schema?.name) options.jsonSchemaName = format.json_schema.name;
+      } else options.jsonObject = true;
+    }
+  }
+  if (tools.length > 0) {
+    refuseFor('tools');
+    if (shape.hasOutputSchema) throw invalidParam('tools', 'this app answers JSON of its own output schema: it takes no tools');
+    options.tools = tools.map((tool) => ({
+      name: tool.function.name,
+      ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+      ...(typeof tool.function.strict === 'boolean' ? { strict: tool.function.strict } : {}),
+    }));
+    const choice = request.tool_choice;
+    if (choice !== undefined && choice !== null) {
+      if (typeof choice === 'object') {
+        if (!tools.some((tool) => tool.function.name === choice.function.name))
+          throw invalidParam('tool_choice.function.name', `no tool is named "${choice.function.name}"`);
+        options.toolChoice = { name: choice.function.name };
+      } else options.toolChoice = choice;
+    }
+  } else if (request.tool_choice !== undefined && request.tool_choice !== null && request.tool_choice !== 'none' && request.tool_choice !== 'auto') {
+    throw invalidParam('tool_choice', 'needs tools');
+  }
+  return options;
+}
+
+/** A request message as the model sees it (system and developer messages are the caller's instructions). */
+function toModelMessage(message: ChatCompletionMessage, index: number): ChatMessage {
+  const content = messageText(message, index);
+  if (message.role === 'tool') {
+    if (!message.tool_call_id) throw invalidParam(`messages.${index}.tool_call_id`, 'is required in a tool message');
+    return { role: 'tool', content, toolCallId: message.tool_call_id, ...(message.name ? { toolName: message.name } : {}) };
+  }
+  if (message.role === 'assistant') {
+    const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+    return { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+  }
+  return { role: message.role === 'user' ? 'user' : 'system', content };
+}
+
+/** Tool messages name the tool only by its call's id: Gemini wants the name, found in the assistant's calls. */
+function nameToolResults(messages: ChatMessage[]): ChatMessage[] {
+  const names = new Map<string, string>();
+  for (const message of messages) for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
+  return messages.map((message) =>
+    message.role === 'tool' && !message.toolName && message.toolCallId && names.has(message.toolCallId)
+      ? { ...message, toolName: names.get(message.toolCallId)! }
+      : message,
+  );
 }
 
 /** A message's text: a string, or its text parts joined; other parts are refused naming the part. */
@@ -95,29 +219,40 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
     response_mode: stream ? ('streaming' as const) : ('blocking' as const),
     ...(request.user !== undefined ? { user: request.user } : {}),
   };
+  refuseUnsupported(request as Record<string, unknown>);
+  const modelOptions = callerModelOptions(request, shape);
   const messages = request.messages;
+  const withTools = (modelOptions.tools?.length ?? 0) > 0;
   for (const [index, message] of messages.entries()) {
-    if (message.role === 'tool') throw invalidParam(`messages.${index}.role`, 'tool messages are not supported: apps do not call tools');
+    if (message.role === 'tool' && !withTools) throw invalidParam(`messages.${index}.role`, 'tool messages need the tools they answer (send tools)');
   }
   const lastUserIndex = messages.findLastIndex((message) => message.role === 'user');
+  // With tools, the model's calls and their results may follow the query (a tool loop's next step).
+  const after =
+    withTools && lastUserIndex >= 0 ? messages.slice(lastUserIndex + 1).map((message, offset) => toModelMessage(message, lastUserIndex + 1 + offset)) : [];
+  const extra = {
+    ...(after.length > 0 ? { after } : {}),
+    ...(Object.keys(modelOptions).length > 0 ? { modelOptions } : {}),
+  };
+  // Part of the body so an Idempotency-Key covers them.
+  const bodyExtra = { ...(after.length > 0 ? { openai_after: after } : {}), ...(extra.modelOptions ? { openai_options: modelOptions } : {}) };
 
   if (shape.mode === 'chat') {
     const last = messages.at(-1);
-    if (last?.role !== 'user') throw invalidParam('messages', 'must end with a user message: it is the query of a chat app');
-    const query = messageText(last, messages.length - 1);
-    if (query.trim() === '') throw invalidParam(`messages.${messages.length - 1}.content`, 'must not be empty');
-    const history: ChatMessage[] = shape.takesHistory
-      ? messages.slice(0, -1).map((message, index) => ({
-          role: message.role === 'assistant' ? 'assistant' : message.role === 'user' ? 'user' : 'system',
-          content: messageText(message, index),
-        }))
-      : [];
-    const characters = history.reduce((total, message) => total + message.content.length, query.length);
+    if (last?.role !== 'user' && after.length === 0) throw invalidParam('messages', 'must end with a user message: it is the query of a chat app');
+    const queryIndex = after.length > 0 ? lastUserIndex : messages.length - 1;
+    const query = messageText(messages[queryIndex]!, queryIndex);
+    if (query.trim() === '') throw invalidParam(`messages.${queryIndex}.content`, 'must not be empty');
+    const history: ChatMessage[] = shape.takesHistory ? messages.slice(0, queryIndex).map(toModelMessage) : [];
+    const characters = [...history, ...after].reduce((total, message) => total + message.content.length, query.length);
     if (characters > MAX_CONVERSATION_CHARACTERS) throw invalidParam('messages', `must hold at most ${MAX_CONVERSATION_CHARACTERS} characters of text in all`);
+    const named = nameToolResults([...history, ...after]);
     return {
       slug: request.model,
       mode: 'chat',
-      history,
+      history: named.slice(0, history.length),
+      ...extra,
+      ...(after.length > 0 ? { after: named.slice(history.length) } : {}),
       body: {
         ...common,
         query,
@@ -125,6 +260,7 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
         ...(request.conversation_id && !shape.takesHistory ? { conversation_id: request.conversation_id } : {}),
         // Part of the body so an Idempotency-Key covers the whole conversation.
         ...(history.length > 0 ? { openai_history: history } : {}),
+        ...bodyExtra,
       },
     };
   }
@@ -141,30 +277,111 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
   } else if (request.inputs === undefined) {
     throw invalidParam('messages', 'must contain a user message, or send the app\'s "inputs"');
   }
-  return { slug: request.model, mode: 'completion', history: [], body: { ...common, inputs } };
+  return {
+    slug: request.model,
+    mode: 'completion',
+    history: [],
+    ...extra,
+    ...(after.length > 0 ? { after: nameToolResults(after) } : {}),
+    body: { ...common, inputs, ...bodyExtra },
+  };
 }
 
-/** Prompt chat apps: the caller's conversation goes before the query; nothing of it is stored. */
-export function withConversation(call: PreparedCall, history: ChatMessage[]): PreparedCall {
-  if (call.app.type !== 'prompt' || call.mode !== 'chat') return call;
+/** What the model answered besides text: its tool calls (whole, or streamed in pieces). */
+export interface ToolCallCapture {
+  calls: ToolCall[];
+  /** Streaming: called for each piece as it arrives. */
+  onDelta?: (delta: ToolCallDelta) => void;
+}
+
+/**
+ * Prompt apps: the caller's conversation goes before the query (chat apps; nothing of it is
+ * stored), the model's tool calls and their results after it, and the caller's tools and response
+ * format go to the model. The returned capture receives the tool calls the model makes.
+ */
+export function withConversation(call: PreparedCall, plan: Pick<PlannedCall, 'history' | 'after' | 'modelOptions'>, keepTurn = false): ToolCallCapture {
+  const capture: ToolCallCapture = { calls: [] };
+  if (call.app.type !== 'prompt') return capture;
   const messages = call.modelRequest.messages;
-  call.modelRequest = { ...call.modelRequest, messages: [...messages.slice(0, -1), ...history, ...messages.slice(-1)] };
-  // The caller holds an OpenAI conversation: no server-side conversation is kept for it.
-  call.keepTurn = false;
-  return call;
+  const history = call.mode === 'chat' ? plan.history : [];
+  call.modelRequest = {
+    ...call.modelRequest,
+    messages: [...messages.slice(0, -1), ...history, ...messages.slice(-1), ...(plan.after ?? [])],
+    ...plan.modelOptions,
+  };
+  if (call.mode === 'chat' && !keepTurn) {
+    // The caller holds an OpenAI conversation: no server-side conversation is kept for it.
+    call.keepTurn = false;
+  }
+  if (plan.modelOptions?.tools?.length) {
+    // The model's tool calls reach the caller through this capture: streamed pieces as events, a
+    // blocking answer's calls from its result.
+    call.modelRequest.onEvent = (event) => {
+      if (event.type !== 'tool_call_delta') return;
+      const delta = event as unknown as ToolCallDelta;
+      const known = capture.calls[delta.index];
+      if (known) known.arguments += delta.arguments;
+      else
+        capture.calls[delta.index] = {
+          id: delta.id ?? `call_${call.messageId.replaceAll('-', '').slice(0, 24)}_${delta.index}`,
+          name: delta.name ?? '',
+          arguments: delta.arguments,
+        };
+      capture.onDelta?.(delta);
+    };
+    const provider = call.resolved.provider;
+    call.resolved = {
+      ...call.resolved,
+      provider: {
+        name: provider.name,
+        stream: (request) => provider.stream(request),
+        complete: async (request): Promise<ModelResult> => {
+          const result = await provider.complete(request);
+          capture.calls = result.toolCalls ?? [];
+          return result;
+        },
+      },
+    };
+  }
+  return capture;
 }
 
 const completionId = (id: string) => `chatcmpl-${id}`;
 
-export function toChatCompletion(answer: CallAnswer, model: string, withConversationId: boolean): ChatCompletion {
+/** The price this answer was charged, from the gateway's Dify price fields. */
+export function chargedCents(answer: CallAnswer): number {
+  const total = answer.metadata.usage.total_price;
+  return total === undefined ? 0 : Math.round(Number(total) * 100);
+}
+
+/** OpenAI's usage with the price charged (usage.cost in dollars, as OpenRouter; cost_cents exact). */
+export function usageWithCost(answer: CallAnswer) {
   const usage = answer.metadata.usage;
+  const cents = chargedCents(answer);
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+    cost: cents / 100,
+    cost_cents: cents,
+  };
+}
+
+const toWireToolCalls = (calls: readonly ToolCall[]): ChatToolCall[] =>
+  calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+
+export function toChatCompletion(answer: CallAnswer, model: string, withConversationId: boolean, toolCalls: readonly ToolCall[] = []): ChatCompletion {
+  const message =
+    toolCalls.length > 0
+      ? { role: 'assistant' as const, content: answer.answer === '' ? null : answer.answer, refusal: null, tool_calls: toWireToolCalls(toolCalls) }
+      : { role: 'assistant' as const, content: answer.answer, refusal: null };
   return {
     id: completionId(answer.id),
     object: 'chat.completion',
     created: answer.created_at,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: answer.answer, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
+    choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop' }],
+    usage: usageWithCost(answer),
     ...(withConversationId && answer.conversation_id ? { conversation_id: answer.conversation_id } : {}),
     ...demoMarks(answer),
   };
@@ -190,20 +407,32 @@ export function chunkWriter(id: string, model: string, includeUsage: boolean, co
   return {
     role: (): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }),
     delta: (text: string): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
-    finish: (answer: CallAnswer): ChatCompletionChunk => ({
+    toolCall: (delta: ToolCallDelta): ChatCompletionChunk => ({
       ...base(),
-      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index: delta.index,
+                ...(delta.id !== undefined ? { id: delta.id, type: 'function' as const } : {}),
+                function: { ...(delta.name !== undefined ? { name: delta.name } : {}), arguments: delta.arguments },
+              },
+            ],
+          },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+    }),
+    finish: (answer: CallAnswer, calledTools = false): ChatCompletionChunk => ({
+      ...base(),
+      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: calledTools ? 'tool_calls' : 'stop' }],
       ...demoMarks(answer),
     }),
     /** Only with include_usage: empty choices and the answer's usage. */
-    usage: (answer: CallAnswer): ChatCompletionChunk => {
-      const usage = answer.metadata.usage;
-      return {
-        ...base(),
-        choices: [],
-        usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
-      };
-    },
+    usage: (answer: CallAnswer): ChatCompletionChunk => ({ ...base(), choices: [], usage: usageWithCost(answer) }),
   };
 }
 
@@ -217,9 +446,26 @@ export interface OpenAIDependencies {
   prompts: PromptsService;
   workflows: WorkflowsService;
   callTargets: CallTargetCache;
+  /** GET /v1/key. */
+  apiKeys?: ApiKeysService;
+  /** Calls per minute per key (GET /v1/key's rate_limit). */
+  rateLimitPerMinute?: number;
 }
 
-export function createOpenAIService({ db, apps, prompts, workflows, callTargets }: OpenAIDependencies) {
+const dollars = (cents: number) => cents / 100;
+
+/** An answer id as the OpenAI routes hand it out (chatcmpl-…, resp_…) or the bare id: the invocation's id, or null. */
+export function invocationIdOf(id: string): string | null {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const bare = id.startsWith('chatcmpl-') ? id.slice('chatcmpl-'.length) : id;
+  if (uuid.test(bare)) return bare.toLowerCase();
+  const response = /^resp_([0-9a-f]{32})([0-9a-f]{32})?$/.exec(id);
+  if (!response) return null;
+  const hex = response[1]!;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys, rateLimitPerMinute = 600 }: OpenAIDependencies) {
   // The gateway's own cache entry for the slug (same loader), so a call looks the app up once.
   const loadTarget = (slug: string) =>
     callTargets.get(slug, async () => {
@@ -279,6 +525,56 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
       }
     },
 
+    /** GET /v1/key: the calling key's name, limits, spend this month and the credit left on its account. */
+    async describeKey(auth: AuthContext): Promise<OpenAIKeyInfo> {
+      if (!auth.apiKey || !apiKeys)
+        throw new AppError('invalid_param', 'GET /v1/key describes the API key that calls it: send Authorization: Bearer tb_…', 'authorization');
+      const [key, credits] = await Promise.all([apiKeys.readKey(auth.user.id, auth.apiKey.id), readCreditsCents(db, auth.user.id)]);
+      const limit = key.monthly_spend_limit_cents;
+      return {
+        data: {
+          id: key.id,
+          name: key.name,
+          label: key.name,
+          prefix: key.prefix,
+          created_at: key.created_at,
+          monthly_spend_limit_cents: limit,
+          max_price_cents: key.max_price_cents,
+          spent_this_month_cents: key.spent_this_month_cents,
+          limit: limit === null ? null : dollars(limit),
+          usage: dollars(key.spent_this_month_cents),
+          limit_remaining: limit === null ? null : dollars(Math.max(0, limit - key.spent_this_month_cents)),
+          credits_cents: credits,
+          credits: dollars(credits),
+          rate_limit: { requests: rateLimitPerMinute, interval: '1m' },
+        },
+      };
+    },
+
+    /** GET /v1/generation: what one of the caller's own calls was charged. */
+    async readCharge(id: string, auth: AuthContext): Promise<GenerationInfo> {
+      const invocationId = invocationIdOf(id);
+      const row = invocationId ? await selectCallerCharge(db, auth.user.id, invocationId) : null;
+      if (!row) throw new AppError('not_found', `No call of yours has the id "${id}"`, 'id');
+      const cents = row.status === 'success' ? Number(row.price_cents) : 0;
+      return {
+        data: {
+          id: row.id,
+          model: row.slug,
+          created_at: new Date(row.created_at).toISOString(),
+          status: row.status,
+          error_type: row.error_type || null,
+          total_cost: dollars(cents),
+          cost_cents: cents,
+          tokens_prompt: row.input_tokens,
+          tokens_completion: row.output_tokens,
+          latency: row.latency_ms,
+          api_key_id: row.api_key_id,
+          demo: row.demo,
+        },
+      };
+    },
+
     /** The apps this caller may call: its own (any status) and other creators' live public apps. */
     async listModels(auth: AuthContext): Promise<OpenAIModel[]> {
       return (await selectCallableModels(db, auth.user.id)).map((row) => toModel(row, auth.user.id));
@@ -301,7 +597,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets 
 
 export const modelNotFound = (slug: string) => new AppError('not_found', `The model "${slug}" does not exist or you do not have access to it.`, 'model');
 
-function toModel(row: Awaited<ReturnType<typeof selectCallableModels>>[number], userId: string): OpenAIModel {
+function toModel(row: CallableModelRow, userId: string): OpenAIModel {
   const mode: CallMode = row.type === 'workflow' ? frontendKindOfDifyMode(row.workflow_mode ?? undefined) : row.interaction_mode;
   return {
     id: row.slug,
@@ -318,7 +614,26 @@ function toModel(row: Awaited<ReturnType<typeof selectCallableModels>>[number], 
     upcoming_price_cents: row.upcoming_price_cents === null ? null : Number(row.upcoming_price_cents),
     upcoming_price_at: row.upcoming_price_at ? new Date(row.upcoming_price_at).toISOString() : null,
     is_owner: row.owner_id === userId,
+    ...modelInputs(row, mode),
   };
+}
+
+/** An app's inputs and the request parameters it honours, for GET /v1/models. */
+function modelInputs(row: CallableModelRow, mode: CallMode) {
+  const inputs =
+    row.type === 'prompt'
+      ? row.input_schema
+        ? fieldsFromInputSchema(row.input_schema, row.prompt_template ?? '')
+        : []
+      : fieldsFromDifyForm(Array.isArray(row.user_input_form) ? row.user_input_form : []);
+  const parameters = ['messages', 'stream', 'stream_options', 'inputs', 'user'];
+  if (mode === 'chat')
+    parameters.push(row.type === 'prompt' ? 'previous_response_id' : 'conversation_id', ...(row.type === 'workflow' ? ['previous_response_id'] : []));
+  if (row.type === 'prompt' && row.caller_tools !== false) {
+    parameters.push('response_format', 'structured_outputs');
+    if (!row.output_schema) parameters.push('tools', 'tool_choice', 'parallel_tool_calls');
+  }
+  return { inputs, supported_parameters: parameters, ...(row.output_schema ? { output_schema: row.output_schema } : {}) };
 }
 
 export type OpenAIService = ReturnType<typeof createOpenAIService>;

@@ -127,3 +127,48 @@ describe('Anthropic: the wire format', () => {
     expect(error.message).toBe('Anthropic answered HTTP 401: invalid x-api-key');
   });
 });
+
+describe('Anthropic: tools', () => {
+  let fake: FakeProviderServer;
+  beforeAll(async () => {
+    fake = await startAnthropicFake({ apiKey });
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.resetBehaviour());
+  const provider = () => createAnthropicProvider({ baseUrl: fake.baseUrl, apiKey });
+  const tools = [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+
+  it('sends tools and tool_choice as Anthropic names them, and reads tool_use blocks as tool calls, blocking and streamed', async () => {
+    const result = await provider().complete(baseRequest({ tools, toolChoice: 'required' }));
+    expect((fake.lastRequest().body as Record<string, unknown>).tools).toEqual([
+      { name: 'get_weather', description: 'Weather', input_schema: tools[0]!.parameters },
+    ]);
+    expect((fake.lastRequest().body as Record<string, unknown>).tool_choice).toEqual({ type: 'any' });
+    expect(result.toolCalls).toEqual([{ id: expect.stringMatching(/^toolu_/), name: 'get_weather', arguments: '{"city":"fake"}' }]);
+
+    const pieces: Record<string, unknown>[] = [];
+    const events = await collect(provider().stream(baseRequest({ tools, onEvent: (event) => pieces.push(event) })));
+    expect(events.at(-1)?.type).toBe('done');
+    expect(pieces[0]).toMatchObject({ type: 'tool_call_delta', index: 0, name: 'get_weather', arguments: '' });
+    expect(pieces.map((piece) => piece.arguments).join('')).toBe('{"city":"fake"}');
+  });
+
+  it('sends the model’s tool calls and their results back as tool_use and tool_result blocks', async () => {
+    fake.setBehaviour({ text: 'Sunny.' });
+    const result = await provider().complete(
+      baseRequest({
+        tools,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+          { role: 'tool', content: '{"sky":"clear"}', toolCallId: 'toolu_1' },
+        ],
+      }),
+    );
+    expect(result.text).toBe('Sunny.');
+    expect((fake.lastRequest().body as { messages: unknown[] }).messages.slice(1)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"sky":"clear"}' }] },
+    ]);
+  });
+});

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { systemPrompt } from './json-output.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
-import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
+import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage, ToolCall } from './types.ts';
 import {
   completeUpstream,
   isRecord,
@@ -58,6 +58,8 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
         let inputTokens: number | null = null;
         let outputTokens: number | null = null;
         let sawStop = false;
+        /** Content block index → tool call index, for the tool_use blocks of the answer. */
+        const toolBlocks = new Map<number, number>();
         try {
           const response = await post(call, request, true);
           if (!response.body) throw malformedAnswer(label, 'the stream has no body');
@@ -70,9 +72,21 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
               inputTokens = usage ? inputTokenCount(usage) : null;
               outputTokens = usage ? tokenCount(usage.output_tokens) : null;
               if (inputTokens === null) throw malformedAnswer(label, 'message_start has no usage.input_tokens');
+            } else if (type === 'content_block_start') {
+              // A tool_use block: its id and name now, its input as input_json_delta pieces next.
+              const block = isRecord(data.content_block) ? data.content_block : null;
+              if (block?.type === 'tool_use' && typeof block.name === 'string') {
+                const index = toolBlocks.size;
+                toolBlocks.set(Number(data.index), index);
+                request.onEvent?.({ type: 'tool_call_delta', index, id: String(block.id ?? `toolu_${index}`), name: block.name, arguments: '' });
+              }
             } else if (type === 'content_block_delta') {
               const delta = isRecord(data.delta) ? data.delta : null;
               if (delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') yield { type: 'delta', text: delta.text };
+              const toolIndex = toolBlocks.get(Number(data.index));
+              if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string' && toolIndex !== undefined) {
+                request.onEvent?.({ type: 'tool_call_delta', index: toolIndex, arguments: delta.partial_json });
+              }
             } else if (type === 'message_delta') {
               // The usage on message_delta is cumulative; newer API versions repeat the input count there.
               const usage = isRecord(data.usage) ? data.usage : null;
@@ -107,8 +121,27 @@ function requestBody(request: ModelRequest, stream: boolean): Record<string, unk
     max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
     messages: request.messages.filter((message) => message.role !== 'system').map(toAnthropicMessage),
   };
-  const system = systemPrompt(request.messages, request.jsonSchema, true);
+  // Anthropic has no JSON mode: the schema (or "any JSON object") is asked for in the system prompt.
+  const system = systemPrompt(request.messages, request.jsonSchema ?? (request.jsonObject ? { type: 'object' } : undefined), true);
   if (system) body.system = system;
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      input_schema: tool.parameters,
+    }));
+    const choice = request.toolChoice;
+    if (choice !== undefined) {
+      body.tool_choice =
+        choice === 'auto'
+          ? { type: 'auto' }
+          : choice === 'required'
+            ? { type: 'any' }
+            : choice === 'none'
+              ? { type: 'none' }
+              : { type: 'tool', name: choice.name };
+    }
+  }
   // Anthropic's temperature runs from 0 to 1 (the spec allows up to 2), and current Claude models
   // refuse temperature and top_p together: temperature wins, top_p is sent only without it.
   if (request.temperature !== undefined) body.temperature = Math.min(Math.max(request.temperature, 0), 1);
@@ -118,7 +151,27 @@ function requestBody(request: ModelRequest, stream: boolean): Record<string, unk
   return body;
 }
 
+const parseArguments = (text: string): unknown => {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    return {};
+  }
+};
+
 function toAnthropicMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') {
+    return { role: 'user', content: [{ type: 'tool_result', tool_use_id: message.toolCallId ?? '', content: message.content }] };
+  }
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: [
+        ...(message.content !== '' ? [{ type: 'text', text: message.content }] : []),
+        ...message.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: parseArguments(call.arguments) })),
+      ],
+    };
+  }
   if (!message.images?.length) return { role: message.role, content: message.content };
   const content: Record<string, unknown>[] = message.images.map((image) => ({
     type: 'image',
@@ -133,17 +186,20 @@ function parseMessage(body: unknown): ModelResult {
   if (!isRecord(body)) throw malformedAnswer(label, 'the body is not an object');
   if (!Array.isArray(body.content)) throw malformedAnswer(label, 'no content array');
   let text = '';
+  const toolCalls: ToolCall[] = [];
   for (const block of body.content) {
     if (isRecord(block) && block.type === 'text') {
       if (typeof block.text !== 'string') throw malformedAnswer(label, 'a text block has no text');
       text += block.text;
+    } else if (isRecord(block) && block.type === 'tool_use' && typeof block.name === 'string') {
+      toolCalls.push({ id: String(block.id ?? `toolu_${toolCalls.length}`), name: block.name, arguments: JSON.stringify(block.input ?? {}) });
     }
   }
   const usage = isRecord(body.usage) ? body.usage : null;
   const inputTokens = usage && inputTokenCount(usage);
   const outputTokens = usage && tokenCount(usage.output_tokens);
   if (inputTokens === null || outputTokens === null) throw malformedAnswer(label, 'no usage.input_tokens / usage.output_tokens');
-  return { text, usage: { inputTokens, outputTokens } satisfies ModelUsage };
+  return { text, usage: { inputTokens, outputTokens } satisfies ModelUsage, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
 }
 
 /** input_tokens excludes prompt-cache reads and writes, which are input too. */

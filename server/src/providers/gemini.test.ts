@@ -190,3 +190,44 @@ describe('toGeminiSchema', () => {
     }
   });
 });
+
+describe('Gemini: tools', () => {
+  let fake: FakeProviderServer;
+  beforeAll(async () => {
+    fake = await startGeminiFake({ apiKey: apiKey });
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.resetBehaviour());
+  const provider = () => createGeminiProvider({ baseUrl: fake.baseUrl, apiKey: apiKey });
+  const tools = [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+
+  it('declares the tools, reads functionCall parts as tool calls (blocking and streamed), and sends calls and results back', async () => {
+    const result = await provider().complete(baseRequest({ tools, toolChoice: { name: 'get_weather' } }));
+    const sent = fake.lastRequest().body as Record<string, unknown>;
+    expect(sent.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: tools[0]!.parameters }] }]);
+    expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
+    expect(result.toolCalls).toEqual([{ id: expect.any(String), name: 'get_weather', arguments: '{"city":"fake"}' }]);
+
+    const pieces: Record<string, unknown>[] = [];
+    const events = await collect(provider().stream(baseRequest({ tools, onEvent: (event) => pieces.push(event) })));
+    expect(events.at(-1)?.type).toBe('done');
+    expect(pieces).toEqual([{ type: 'tool_call_delta', index: 0, id: expect.any(String), name: 'get_weather', arguments: '{"city":"fake"}' }]);
+
+    fake.setBehaviour({ text: 'Sunny.' });
+    const answer = await provider().complete(
+      baseRequest({
+        tools,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+          { role: 'tool', content: '{"sky":"clear"}', toolCallId: 'c1', toolName: 'get_weather' },
+        ],
+      }),
+    );
+    expect(answer.text).toBe('Sunny.');
+    expect((fake.lastRequest().body as { contents: unknown[] }).contents.slice(1)).toEqual([
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { sky: 'clear' } } }] },
+    ]);
+  });
+});

@@ -4,11 +4,12 @@
 // blocking answer; the stream has no end marker, so the chunk with a finishReason is the last.
 // usageMetadata: promptTokenCount, candidatesTokenCount, thoughtsTokenCount (billed as output).
 
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { systemPrompt } from './json-output.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
-import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
+import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage, ToolCall } from './types.ts';
 import {
   completeUpstream,
   isRecord,
@@ -58,8 +59,9 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
         (body) => {
           const chunk = readResponse(body, secrets);
           if (!chunk.usage) throw malformedAnswer(label, 'no usageMetadata.promptTokenCount');
-          if (chunk.text === '' && chunk.finishReason !== null && !ANSWERED.has(chunk.finishReason)) throw refused(chunk.finishReason);
-          return { text: chunk.text, usage: chunk.usage };
+          if (chunk.text === '' && chunk.toolCalls.length === 0 && chunk.finishReason !== null && !ANSWERED.has(chunk.finishReason))
+            throw refused(chunk.finishReason);
+          return { text: chunk.text, usage: chunk.usage, ...(chunk.toolCalls.length > 0 ? { toolCalls: chunk.toolCalls } : {}) };
         },
       ),
 
@@ -71,6 +73,7 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
         let usage: ModelUsage | null = null;
         let finishReason: string | null = null;
         let answered = false;
+        let toolCalls = 0;
         try {
           const response = await post(call, request, true);
           if (!response.body) throw malformedAnswer(label, 'the stream has no body');
@@ -81,6 +84,11 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
             if (chunk.text !== '') {
               answered = true;
               yield { type: 'delta', text: chunk.text };
+            }
+            // Gemini streams each function call whole, in one chunk.
+            for (const toolCall of chunk.toolCalls) {
+              answered = true;
+              request.onEvent?.({ type: 'tool_call_delta', index: toolCalls++, id: toolCall.id, name: toolCall.name, arguments: toolCall.arguments });
             }
           }
         } catch (error) {
@@ -117,12 +125,54 @@ function requestBody(request: ModelRequest): Record<string, unknown> {
   if (request.jsonSchema) {
     config.responseMimeType = 'application/json';
     if (geminiSchema) config.responseSchema = geminiSchema;
+  } else if (request.jsonObject) config.responseMimeType = 'application/json';
+  if (request.tools?.length) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          parametersJsonSchema: tool.parameters,
+        })),
+      },
+    ];
+    const choice = request.toolChoice;
+    if (choice !== undefined) {
+      body.toolConfig = {
+        functionCallingConfig:
+          typeof choice === 'object'
+            ? { mode: 'ANY', allowedFunctionNames: [choice.name] }
+            : { mode: choice === 'required' ? 'ANY' : choice === 'none' ? 'NONE' : 'AUTO' },
+      };
+    }
   }
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }
 
 function toGeminiContent(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') {
+    let response: unknown;
+    try {
+      response = JSON.parse(message.content);
+    } catch {
+      response = message.content;
+    }
+    const content = isRecord(response) ? response : { result: response };
+    return { role: 'user', parts: [{ functionResponse: { name: message.toolName ?? message.toolCallId ?? '', response: content } }] };
+  }
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    const calls = message.toolCalls.map((call) => {
+      let args: unknown;
+      try {
+        args = JSON.parse(call.arguments || '{}');
+      } catch {
+        args = {};
+      }
+      return { functionCall: { name: call.name, args } };
+    });
+    return { role: 'model', parts: [...(message.content !== '' ? [{ text: message.content }] : []), ...calls] };
+  }
   const parts: Record<string, unknown>[] = [];
   for (const image of message.images ?? []) parts.push({ inlineData: { mimeType: image.mimeType, data: image.data.toString('base64') } });
   if (message.content !== '' || parts.length === 0) parts.push({ text: message.content });
@@ -131,6 +181,7 @@ function toGeminiContent(message: ChatMessage): Record<string, unknown> {
 
 interface GeminiChunk {
   text: string;
+  toolCalls: ToolCall[];
   finishReason: string | null;
   usage: ModelUsage | null;
 }
@@ -155,12 +206,21 @@ function readResponse(body: unknown, secrets: readonly string[]): GeminiChunk {
   let text = '';
   const parts = isRecord(candidate) && isRecord(candidate.content) ? candidate.content.parts : undefined;
   if (parts !== undefined && !Array.isArray(parts)) throw malformedAnswer(label, 'candidates[0].content.parts is not an array');
+  const toolCalls: ToolCall[] = [];
   for (const part of parts ?? []) {
     // Thought summaries (only sent when asked for) are not part of the answer.
     if (isRecord(part) && typeof part.text === 'string' && part.thought !== true) text += part.text;
+    if (isRecord(part) && isRecord(part.functionCall) && typeof part.functionCall.name === 'string') {
+      const call = part.functionCall;
+      toolCalls.push({
+        id: typeof call.id === 'string' ? call.id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+        name: call.name as string,
+        arguments: JSON.stringify(call.args ?? {}),
+      });
+    }
   }
   const finishReason = isRecord(candidate) && typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
-  return { text, finishReason, usage: readUsage(body.usageMetadata) };
+  return { text, toolCalls, finishReason, usage: readUsage(body.usageMetadata) };
 }
 
 function readUsage(metadata: unknown): ModelUsage | null {

@@ -7,7 +7,18 @@ import { AppError } from '../errors.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import { countPromptTokens, countTokens } from './tokens.ts';
-import type { ChatMessage, FetchFunction, ModelProvider, ModelRequest, ModelResult, ModelStreamEvent, ModelUsage } from './types.ts';
+import type {
+  ChatMessage,
+  FetchFunction,
+  ModelProvider,
+  ModelRequest,
+  ModelResult,
+  ModelStreamEvent,
+  ModelUsage,
+  ToolCall,
+  ToolCallDelta,
+  ToolChoice,
+} from './types.ts';
 import {
   completeUpstream,
   isRecord,
@@ -73,6 +84,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
             if (!isRecord(chunk)) throw malformedAnswer(label, 'a stream chunk is not an object');
             if (chunk.error !== undefined) throw streamError(chunk.error, label, [options.apiKey]);
             const delta = chunkDelta(chunk, label);
+            for (const piece of chunkToolCalls(chunk)) request.onEvent?.({ ...piece });
             if (isRecord(chunk.usage)) usage = readUsage(chunk.usage) ?? usage;
             if (delta) {
               text += delta;
@@ -102,7 +114,21 @@ function requestBody(request: ModelRequest, stream: boolean): Record<string, unk
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   if (request.jsonSchema) {
-    body.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: request.jsonSchema, strict: false } };
+    body.response_format = { type: 'json_schema', json_schema: { name: request.jsonSchemaName ?? 'output', schema: request.jsonSchema, strict: false } };
+  } else if (request.jsonObject) {
+    body.response_format = { type: 'json_object' };
+  }
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.parameters,
+        ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+      },
+    }));
+    if (request.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(request.toolChoice);
   }
   if (stream) {
     body.stream = true;
@@ -111,7 +137,17 @@ function requestBody(request: ModelRequest, stream: boolean): Record<string, unk
   return body;
 }
 
+const toOpenAIToolChoice = (choice: ToolChoice) => (typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } });
+
 function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content };
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content === '' ? null : message.content,
+      tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+    };
+  }
   // Only user messages may carry images in Chat Completions.
   if (message.role !== 'user' || !message.images?.length) return { role: message.role, content: message.content };
   return {
@@ -131,7 +167,35 @@ function parseCompletion(body: unknown, request: ModelRequest, label: string): M
   if (content !== null && content !== undefined && typeof content !== 'string') throw malformedAnswer(label, 'choices[0].message.content is not text');
   const text = content ?? (typeof refusal === 'string' ? refusal : '');
   const usage = isRecord(body.usage) ? readUsage(body.usage) : null;
-  return { text, usage: usage ?? estimateUsage(request.messages, text) };
+  const toolCalls = readToolCalls(choice.message.tool_calls, label);
+  return { text, usage: usage ?? estimateUsage(request.messages, text), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+}
+
+function readToolCalls(value: unknown, label: string): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw malformedAnswer(label, 'choices[0].message.tool_calls is not an array');
+  return value.map((call, index) => {
+    const fn = isRecord(call) && isRecord(call.function) ? call.function : null;
+    if (!isRecord(call) || !fn || typeof fn.name !== 'string') throw malformedAnswer(label, `tool_calls[${index}] has no function name`);
+    return { id: typeof call.id === 'string' ? call.id : `call_${index}`, name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '{}' };
+  });
+}
+
+/** The tool-call pieces of a stream chunk (choices[0].delta.tool_calls). */
+function chunkToolCalls(chunk: Record<string, unknown>): ToolCallDelta[] {
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  const calls = isRecord(choice) && isRecord(choice.delta) ? choice.delta.tool_calls : undefined;
+  if (!Array.isArray(calls)) return [];
+  return calls.filter(isRecord).map((call, position) => {
+    const fn = isRecord(call.function) ? call.function : {};
+    return {
+      type: 'tool_call_delta',
+      index: typeof call.index === 'number' ? call.index : position,
+      ...(typeof call.id === 'string' ? { id: call.id } : {}),
+      ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+      arguments: typeof fn.arguments === 'string' ? fn.arguments : '',
+    };
+  });
 }
 
 function chunkDelta(chunk: Record<string, unknown>, label: string): string {

@@ -13,10 +13,45 @@ export interface ChatImage {
   data: Buffer;
 }
 
+/** A function the model may call (the caller's own tools, OpenAI's function tools). */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** A JSON Schema of the arguments object. */
+  parameters: object;
+  strict?: boolean;
+}
+
+/** auto: the model decides; none: no tool; required: some tool; {name}: that tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** A call of one of the request's tools the model asked for; arguments is JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A streamed piece of a tool call: the first piece of a call carries its id and name, the next ones more of its arguments. */
+export interface ToolCallDelta {
+  type: 'tool_call_delta';
+  index: number;
+  id?: string;
+  name?: string;
+  arguments: string;
+}
+
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** 'tool': the result of a tool call (toolCallId says which). */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
   images?: ChatImage[];
+  /** Assistant messages: the tool calls the model made. */
+  toolCalls?: ToolCall[];
+  /** Tool messages: the call this is the result of. */
+  toolCallId?: string;
+  /** Tool messages: the tool's name (Gemini pairs results by name). */
+  toolName?: string;
 }
 
 export interface ModelRequest {
@@ -30,10 +65,24 @@ export interface ModelRequest {
   presencePenalty?: number;
   /** Ask for a JSON answer matching this JSON Schema. */
   jsonSchema?: object;
+  /** The schema's name where the provider wants one (OpenAI's json_schema.name). */
+  jsonSchemaName?: string;
+  /** Ask for any JSON object (OpenAI's json_object); jsonSchema, when set, wins. */
+  jsonObject?: boolean;
+  /** Functions the model may call instead of answering; its calls come back in ModelResult.toolCalls. */
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
   /** Aborts when the caller no longer wants the answer. */
   signal: AbortSignal;
   /** Deadline for the whole upstream exchange (streaming included), in milliseconds. */
   timeoutMs: number;
+  /**
+   * Streaming only: receives the provider's events other than text (Dify's agent_thought,
+   * workflow_started, node_finished, message_file…), in order with the deltas. Model providers
+   * send only tool-call pieces (ToolCallDelta), when the request has tools; the gateway passes
+   * them to the caller with Tollbooth's ids.
+   */
+  onEvent?: (event: Record<string, unknown>) => void;
 }
 
 export interface ModelUsage {
@@ -44,6 +93,8 @@ export interface ModelUsage {
 export interface ModelResult {
   text: string;
   usage: ModelUsage;
+  /** The tools the model called (only when the request had tools). */
+  toolCalls?: ToolCall[];
 }
 
 export type ModelStreamEvent =

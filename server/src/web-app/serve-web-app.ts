@@ -63,6 +63,12 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
     if (!isApi && !isFile && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
       return setHtmlSecurityHeaders(reply, csp).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
     }
+    if (pathname.startsWith('/v1/')) {
+      // The OpenAI-compatible API answers in OpenAI's error envelope, unknown routes included.
+      return reply.status(404).send({
+        error: { message: `Unknown request URL: ${request.method} ${pathname}`, type: 'invalid_request_error', code: 'unknown_url', param: null },
+      });
+    }
     return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404, request_id: request.id });
   });
 }

@@ -130,4 +130,56 @@ describe('dify-client against a workflow app', { timeout: 240_000 }, () => {
     expect(run).toMatchObject({ status: 400, body: { code: 'not_workflow_app' } });
     expect(await credits(caller.token)).toBe(500 - 2 * PRICE);
   });
+
+  it("with a trailing-slash base URL: a run, then its status, the logs and a stopped stream by plain HTTP; audio answers Dify's disabled-feature 400", async () => {
+    const form = [{ paragraph: { label: 'Text', variable: 'text', required: true } }];
+    const slug = await liveWorkflowApp({ mode: 'workflow', userInputForm: form });
+    const caller = await newCaller('sdk-wf-status');
+    // Base URLs copied with a trailing slash: dify-client then asks for …/{slug}//workflows/run.
+    const client = withRunWorkflow(new CompletionClient(caller.key, `${base}/api/app/${slug}/`));
+    dify.setBehaviour({ text: 'Workflow result', usage: { inputTokens: 3, outputTokens: 9 } });
+    const run = await client.runWorkflow({ text: 'summarise this' }, 'end-user-7');
+    const runId = run.data.workflow_run_id;
+    expect((run as unknown as { headers: Record<string, string> }).headers['x-price-cents']).toBe(String(PRICE));
+    expect(await credits(caller.token)).toBe(500 - PRICE);
+
+    const status = await request('GET', `/api/app/${slug}/workflows/run/${runId}`, caller.key);
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ id: runId, workflow_id: slug, status: 'succeeded', total_tokens: 12, error: null });
+    expect((await request('GET', `/api/app/${slug}/workflows/run/${runId}`, (await newCaller('sdk-wf-other')).key)).status).toBe(404);
+
+    // A streamed run the caller stops before any output: workflow_finished "stopped", not charged.
+    dify.setBehaviour({ text: 'never sent', hangAfterChunks: 0 });
+    const streamed = await client.runWorkflow({ text: 'again' }, 'end-user-7', true);
+    const reader = streamed.data as unknown as Readable;
+    let text = '';
+    let stopped = false;
+    for await (const chunk of reader) {
+      text += chunk.toString();
+      const started = /data: (\{"event":"workflow_started".*\})\n\n/.exec(text);
+      if (started && !stopped) {
+        stopped = true;
+        const { task_id } = JSON.parse(started[1]!) as { task_id: string };
+        const stop = await request('POST', `/api/app/${slug}/workflows/tasks/${task_id}/stop`, caller.key, { user: 'end-user-7' });
+        expect(await stop.json()).toEqual({ result: 'success' });
+      }
+    }
+    expect(text).toContain('"status":"stopped"');
+    expect(await credits(caller.token)).toBe(500 - PRICE);
+
+    const logs = await request('GET', `/api/app/${slug}/workflows/logs?limit=1`, caller.key);
+    const page = (await logs.json()) as { total: number; has_more: boolean; data: { workflow_run: { status: string } }[] };
+    expect(page).toMatchObject({ page: 1, limit: 1, total: 2, has_more: true });
+    expect(page.data[0]!.workflow_run.status).not.toBe('succeeded');
+    const succeeded = (await (await request('GET', `/api/app/${slug}/workflows/logs?status=succeeded`, caller.key)).json()) as { data: { id: string }[] };
+    expect(succeeded.data.map((entry) => entry.id)).toEqual([runId]);
+
+    for (const [path, message] of [
+      ['/audio-to-text', 'Speech to text is not enabled'],
+      ['/text-to-audio', 'TTS is not enabled'],
+    ]) {
+      const refused = await failure(client.sendRequest('POST', path!, { text: 'hi', user: 'end-user-7' }));
+      expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_param', message } });
+    }
+  });
 });

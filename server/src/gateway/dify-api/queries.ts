@@ -106,3 +106,45 @@ export async function upsertFeedback(
     [feedback.messageId, feedback.callerId, feedback.appId, feedback.rating, feedback.content],
   );
 }
+
+export interface WorkflowRunRow {
+  id: string;
+  status: 'success' | 'error';
+  error_type: string;
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  end_user: string;
+  created_at: Date;
+}
+
+const RUN_COLUMNS = 'i.id, i.status, i.error_type, i.latency_ms, i.input_tokens, i.output_tokens, i.end_user, i.created_at';
+
+/** One of the caller's runs (invocations) of the app. */
+export async function selectOwnWorkflowRun(db: Queryable, appId: string, callerId: string, runId: string): Promise<WorkflowRunRow | null> {
+  const { rows } = await db.query<WorkflowRunRow>(`SELECT ${RUN_COLUMNS} FROM invocations i WHERE i.id = $1 AND i.app_id = $2 AND i.caller_id = $3`, [
+    runId,
+    appId,
+    callerId,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** A page of the caller's runs of the app, newest first, and how many there are in all. */
+export async function selectWorkflowRuns(
+  db: Queryable,
+  filter: { appId: string; callerId: string; status: 'success' | 'error' | null; keyword: string | null; offset: number; limit: number },
+): Promise<{ rows: WorkflowRunRow[]; total: number }> {
+  const where = `i.app_id = $1 AND i.caller_id = $2 AND ($3::text IS NULL OR i.status = $3)
+    AND ($4::text IS NULL OR strpos(lower(i.end_user), lower($4)) > 0)`;
+  const params = [filter.appId, filter.callerId, filter.status, filter.keyword];
+  const [page, count] = await Promise.all([
+    db.query<WorkflowRunRow>(`SELECT ${RUN_COLUMNS} FROM invocations i WHERE ${where} ORDER BY i.created_at DESC, i.id DESC OFFSET $5 LIMIT $6`, [
+      ...params,
+      filter.offset,
+      filter.limit,
+    ]),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM invocations i WHERE ${where}`, params),
+  ]);
+  return { rows: page.rows, total: count.rows[0]?.total ?? 0 };
+}

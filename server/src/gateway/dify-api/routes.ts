@@ -21,12 +21,18 @@ import {
   DifySuggested,
   DifyTaskParams,
   DifyUserQuery,
+  DifyWorkflowLogs,
+  DifyWorkflowLogsQuery,
   DifyWorkflowRunAnswer,
+  DifyWorkflowRunDetail,
+  DifyWorkflowRunParams,
   DifyWorkflowRunRequest,
   ErrorResponse,
   SlugParams,
 } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
 import { PAID_CALL_ROUTE } from '../../http/settled-reads.ts';
 import type { GatewayService } from '../service.ts';
 import type { DifyApiService } from './service.ts';
@@ -225,6 +231,82 @@ export const difyApiRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService;
         const { app: target, auth } = await difyApi.callableApp(request.params.slug, await caller(request, reply));
         tasks.stop(request.params.task_id, auth.user.id, target.id);
         return { result: 'success' };
+      },
+    );
+  }
+
+  app.post(
+    '/api/app/:slug/workflows/tasks/:task_id/stop',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Stop a streaming workflow run',
+        description: `task_id is the run's task_id. As the chat and completion stop: the upstream run is aborted and the stream ends with workflow_finished (status "stopped"); free when stopped before any output was sent. Answers {"result": "success"} as Dify does. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: DifyTaskParams,
+        response: { 200: DifyResult, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { app: target, auth } = await difyApi.callableApp(request.params.slug, await caller(request, reply));
+      tasks.stop(request.params.task_id, auth.user.id, target.id);
+      return { result: 'success' };
+    },
+  );
+
+  app.get(
+    '/api/app/:slug/workflows/run/:workflow_run_id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Read one of your workflow runs',
+        description: `As Dify: its status (succeeded, failed, stopped), tokens and timing. Tollbooth keeps no run outputs: outputs is null. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: DifyWorkflowRunParams,
+        response: { 200: DifyWorkflowRunDetail, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.workflowRun(request.params.slug, await caller(request, reply), request.params.workflow_run_id),
+  );
+
+  app.get(
+    '/api/app/:slug/workflows/logs',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'List your runs of the app',
+        description: `Newest first, in Dify's page shape (page, limit, total, has_more); status filters, keyword matches your end-user id. ${OWN_DATA}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        querystring: DifyWorkflowLogsQuery,
+        response: { 200: DifyWorkflowLogs, ...errors },
+      },
+    },
+    async (request, reply) => difyApi.workflowLogs(request.params.slug, await caller(request, reply), request.query),
+  );
+
+  for (const [feature, label] of [
+    ['audio-to-text', 'Speech to text'],
+    ['text-to-audio', 'TTS'],
+  ] as const) {
+    app.post(
+      `/api/app/:slug/${feature}`,
+      {
+        schema: {
+          tags: [TAG],
+          summary: feature === 'audio-to-text' ? 'Speech to text (not offered)' : 'Text to speech (not offered)',
+          description: `No Tollbooth app offers ${label.toLowerCase()}: answers Dify's own 400 for a disabled feature ("${label} is not enabled") once the app and the caller are known.`,
+          security: [{ bearer: [] }],
+          params: SlugParams,
+          response: {
+            200: Type.Object({}, { additionalProperties: true, description: "Dify's answer when the feature is enabled: never, no Tollbooth app enables it" }),
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        await difyApi.callableApp(request.params.slug, await caller(request, reply));
+        throw new AppError('invalid_param', `${label} is not enabled`);
       },
     );
   }

@@ -20,9 +20,28 @@ import {
   selectMessages,
   selectOwnConversation,
   selectOwnMessage,
+  selectOwnWorkflowRun,
+  selectWorkflowRuns,
   updateConversationName,
   upsertFeedback,
+  type WorkflowRunRow,
 } from './queries.ts';
+
+/** A run as Dify's workflow run detail and log entries describe it (Tollbooth keeps no outputs or steps). */
+function runOf(row: WorkflowRunRow, workflowId: string) {
+  const createdAt = seconds(new Date(row.created_at));
+  return {
+    id: row.id,
+    workflow_id: workflowId,
+    status: row.status === 'success' ? 'succeeded' : row.error_type === 'stopped' ? 'stopped' : 'failed',
+    error: row.status === 'success' ? null : row.error_type || 'failed',
+    total_steps: 0,
+    total_tokens: row.input_tokens + row.output_tokens,
+    created_at: createdAt,
+    finished_at: createdAt + Math.ceil(row.latency_ms / 1000),
+    elapsed_time: row.latency_ms / 1000,
+  };
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_NAME = 'New conversation';
@@ -139,6 +158,50 @@ export function createDifyApiService({ db, apps, prompts, workflows, callTargets
     },
 
     callableApp,
+
+    /** GET /workflows/run/{id}: one of the caller's runs of a workflow app. */
+    async workflowRun(slug: string, auth: AuthContext | null, runId: string) {
+      const { app, auth: caller } = await callableApp(slug, auth);
+      const row = UUID.test(runId) ? await selectOwnWorkflowRun(db, app.id, caller.user.id, runId) : null;
+      if (!row) throw new AppError('not_found', 'Workflow run not found', 'workflow_run_id');
+      return { ...runOf(row, slug), inputs: '{}', outputs: null };
+    },
+
+    /** GET /workflows/logs: the caller's runs of the app, newest first, Dify's page and limit. */
+    async workflowLogs(
+      slug: string,
+      auth: AuthContext | null,
+      query: { keyword?: string; status?: 'succeeded' | 'failed' | 'stopped'; page: number; limit: number },
+    ) {
+      const { app, auth: caller } = await callableApp(slug, auth);
+      const status = query.status === undefined ? null : query.status === 'succeeded' ? 'success' : 'error';
+      const { rows, total } = await selectWorkflowRuns(db, {
+        appId: app.id,
+        callerId: caller.user.id,
+        status,
+        keyword: query.keyword || null,
+        offset: (query.page - 1) * query.limit,
+        limit: query.limit,
+      });
+      return {
+        page: query.page,
+        limit: query.limit,
+        total,
+        has_more: query.page * query.limit < total,
+        data: rows.map((row) => {
+          const run = runOf(row, slug);
+          return {
+            id: row.id,
+            workflow_run: { ...run, version: 'published' },
+            created_from: 'service-api',
+            created_by_role: 'end_user',
+            created_by_account: null,
+            created_by_end_user: { id: row.end_user, type: 'service_api', is_anonymous: false, session_id: row.end_user },
+            created_at: run.created_at,
+          };
+        }),
+      };
+    },
 
     async listConversations(slug: string, auth: AuthContext | null, query: { user?: string; last_id?: string; first_id?: string; limit?: number }) {
       const { app, auth: caller } = await callableApp(slug, auth);

@@ -2,9 +2,11 @@
 // completion-messages (price, idempotency, rate limit, streaming rule), answered in Dify's
 // workflow format. The run's outputs come back as the provider reported them when they are a
 // JSON object (several outputs), else as {"text": answer} (one text output).
+
 import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/plugin.ts';
+import { answerPriceCents } from '../../dify-compat.ts';
 import { AppError } from '../../errors.ts';
 import { watchCaller } from '../../http/caller-connection.ts';
 import { type GatewayService, RateLimitedError } from '../service.ts';
@@ -99,7 +101,7 @@ export async function runWorkflow({
   }
   const streaming = callBody.response_mode === 'streaming';
   if (preparation.kind === 'replay') {
-    reply.header('Idempotent-Replayed', 'true');
+    reply.header('Idempotent-Replayed', 'true').header('X-Price-Cents', answerPriceCents(preparation.body));
     const run = runAnswer(preparation.body, workflowId, startedAt);
     if (!streaming) return reply.status(preparation.status).send(run);
     const send = openStream(reply);
@@ -117,6 +119,7 @@ export async function runWorkflow({
   const call = preparation.call;
   const { limit, remaining, resetSeconds } = call.rateLimit;
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
+  reply.header('X-Price-Cents', call.charge.priceCents);
   // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
   const connection = watchCaller(reply);
   if (!streaming) {

@@ -4,6 +4,7 @@
 // API requires.
 import { randomUUID } from 'node:crypto';
 import {
+  exampleFromSchema,
   type FakeExchange,
   type FakeProviderServer,
   header,
@@ -31,12 +32,34 @@ function answer(exchange: FakeExchange, options: AnthropicFakeOptions): Promise<
     return sendJson(res, 401, anthropicError('authentication_error', 'invalid x-api-key'));
   }
   if (!header(request, 'anthropic-version')) return sendJson(res, 400, anthropicError('invalid_request_error', 'anthropic-version: header is required'));
-  const body = (request.body ?? {}) as { model?: string; stream?: boolean; max_tokens?: unknown };
+  const body = (request.body ?? {}) as {
+    model?: string;
+    stream?: boolean;
+    max_tokens?: unknown;
+    tools?: { name?: string; input_schema?: object }[];
+    tool_choice?: { type?: string; name?: string };
+    messages?: { role?: string; content?: unknown }[];
+  };
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, anthropicError('invalid_request_error', 'max_tokens: Field required'));
   if (behaviour.status !== 200) return sendJson(res, behaviour.status, anthropicError('api_error', behaviour.errorMessage));
   const model = body.model ?? 'unknown';
   const id = `msg_${randomUUID().replaceAll('-', '')}`;
   const usage = exchange.usage ?? { inputTokens: 0, outputTokens: 0 };
+  // Claude calls a tool it is offered, unless it is answering a tool's result or told not to.
+  const last = body.messages?.at(-1);
+  const answersToolResult = Array.isArray(last?.content) && last.content.some((block) => (block as { type?: string }).type === 'tool_result');
+  const tool =
+    behaviour.callTools && body.tools?.length && !answersToolResult && body.tool_choice?.type !== 'none'
+      ? (body.tools.find((candidate) => candidate.name === body.tool_choice?.name) ?? body.tools[0]!)
+      : null;
+  const toolUse = tool
+    ? {
+        type: 'tool_use',
+        id: `toolu_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+        name: tool.name ?? 'tool',
+        input: exampleFromSchema(tool.input_schema ?? {}),
+      }
+    : null;
 
   if (body.stream !== true) {
     if (behaviour.malformed) return sendMalformedJson(res);
@@ -45,8 +68,8 @@ function answer(exchange: FakeExchange, options: AnthropicFakeOptions): Promise<
       type: 'message',
       role: 'assistant',
       model,
-      content: [{ type: 'text', text: exchange.text }],
-      stop_reason: 'end_turn',
+      content: toolUse ? [toolUse] : [{ type: 'text', text: exchange.text }],
+      stop_reason: toolUse ? 'tool_use' : 'end_turn',
       stop_sequence: null,
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
     });
@@ -70,16 +93,31 @@ function answer(exchange: FakeExchange, options: AnthropicFakeOptions): Promise<
       },
     }),
   });
-  frames.push({ frame: event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) });
-  frames.push({ frame: event('ping', { type: 'ping' }) });
-  for (const text of behaviour.chunks(exchange.text)) {
-    frames.push({ frame: event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }), text: true });
+  if (toolUse) {
+    frames.push({ frame: event('content_block_start', { type: 'content_block_start', index: 0, content_block: { ...toolUse, input: {} } }) });
+    const json = JSON.stringify(toolUse.input);
+    for (let at = 0; at < json.length; at += 8) {
+      frames.push({
+        frame: event('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: json.slice(at, at + 8) },
+        }),
+        text: true,
+      });
+    }
+  } else {
+    frames.push({ frame: event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) });
+    frames.push({ frame: event('ping', { type: 'ping' }) });
+    for (const text of behaviour.chunks(exchange.text)) {
+      frames.push({ frame: event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }), text: true });
+    }
   }
   frames.push({ frame: event('content_block_stop', { type: 'content_block_stop', index: 0 }) });
   frames.push({
     frame: event('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      delta: { stop_reason: toolUse ? 'tool_use' : 'end_turn', stop_sequence: null },
       usage: { output_tokens: usage.outputTokens },
     }),
   });

@@ -2,6 +2,7 @@
 // :streamGenerateContent?alt=sse (each SSE event a GenerateContentResponse; the last has the
 // finishReason and the full usageMetadata; no end marker). The key goes in x-goog-api-key.
 import {
+  exampleFromSchema,
   type FakeExchange,
   type FakeProviderServer,
   header,
@@ -32,7 +33,11 @@ function answer(exchange: FakeExchange, options: GeminiFakeOptions): Promise<voi
   if (options.apiKey !== undefined && (header(request, 'x-goog-api-key') ?? request.query.key) !== options.apiKey) {
     return sendJson(res, 400, geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.'));
   }
-  const body = (request.body ?? {}) as { contents?: unknown };
+  const body = (request.body ?? {}) as {
+    contents?: unknown;
+    tools?: { functionDeclarations?: { name?: string; parametersJsonSchema?: object; parameters?: object }[] }[];
+    toolConfig?: { functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] } };
+  };
   if (!Array.isArray(body.contents))
     return sendJson(res, 400, geminiError(400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified'));
   if (behaviour.status !== 200) return sendJson(res, behaviour.status, geminiError(behaviour.status, 'INTERNAL', behaviour.errorMessage));
@@ -48,6 +53,26 @@ function answer(exchange: FakeExchange, options: GeminiFakeOptions): Promise<voi
     modelVersion: decodeURIComponent(model ?? ''),
     responseId: 'fake-response',
   });
+
+  // Gemini calls a declared function unless it is answering a function's response or told not to.
+  const declarations = body.tools?.flatMap((tool) => tool.functionDeclarations ?? []) ?? [];
+  const lastParts = (Array.isArray(body.contents) ? (body.contents.at(-1) as { parts?: Record<string, unknown>[] } | undefined) : undefined)?.parts ?? [];
+  const calling = body.toolConfig?.functionCallingConfig;
+  const declaration =
+    behaviour.callTools && declarations.length > 0 && calling?.mode !== 'NONE' && !lastParts.some((part) => part.functionResponse)
+      ? (declarations.find((candidate) => calling?.allowedFunctionNames?.includes(candidate.name ?? '')) ?? declarations[0]!)
+      : null;
+  if (declaration) {
+    const functionCall = { name: declaration.name ?? 'tool', args: exampleFromSchema(declaration.parametersJsonSchema ?? declaration.parameters ?? {}) };
+    const called = {
+      candidates: [{ content: { parts: [{ functionCall }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: usageMetadata(usage.outputTokens),
+      modelVersion: decodeURIComponent(model ?? ''),
+      responseId: 'fake-response',
+    };
+    if (method === 'generateContent') return sendJson(res, 200, called);
+    return sendEventStream(exchange, [{ frame: `data: ${JSON.stringify(called)}\r\n\r\n`, text: true }]);
+  }
 
   if (method === 'generateContent') {
     if (behaviour.malformed) return sendMalformedJson(res);

@@ -53,6 +53,16 @@ export interface FakeBehaviour {
    * connection open; a function decides per request (e.g. from a marker in its body).
    */
   hangAfterFrames: number | null | ((request: RecordedRequest) => number | null);
+  /**
+   * A request asking for JSON with a schema is answered with a value valid against it (the fakes'
+   * structured output), instead of `text`. Off by default: tests of invalid answers set `text`.
+   */
+  json: boolean;
+  /**
+   * A request offering tools (and not answering a tool call) is answered with a call of its first
+   * tool (or the one tool_choice names), its arguments valid against the tool's schema. On by default.
+   */
+  callTools: boolean;
 }
 
 export const DEFAULT_FAKE_BEHAVIOUR: FakeBehaviour = {
@@ -67,7 +77,42 @@ export const DEFAULT_FAKE_BEHAVIOUR: FakeBehaviour = {
   cutStreamAfterChunks: null,
   hangAfterChunks: null,
   hangAfterFrames: null,
+  json: false,
+  callTools: true,
 };
+
+/** A value valid against a (simple) JSON Schema: every property, the first enum value or variant, one array item. */
+export function exampleFromSchema(schema: unknown, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 8) return null;
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  if (s.const !== undefined) return s.const;
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const variants = s[key];
+    if (Array.isArray(variants) && variants.length > 0)
+      return exampleFromSchema(variants.find((v) => (v as { type?: string }).type !== 'null') ?? variants[0], depth + 1);
+  }
+  const type = Array.isArray(s.type) ? (s.type.find((t) => t !== 'null') ?? s.type[0]) : s.type;
+  switch (type) {
+    case 'object': {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleFromSchema(property, depth + 1)]));
+    }
+    case 'array':
+      return [exampleFromSchema(s.items, depth + 1)];
+    case 'string':
+      return 'fake';
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' ? s.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return s.properties ? exampleFromSchema({ ...s, type: 'object' }, depth + 1) : {};
+  }
+}
 
 export interface FakeProviderServer {
   /** The base URL to configure the provider with. */

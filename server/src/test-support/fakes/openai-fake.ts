@@ -3,6 +3,7 @@
 // Also stands in for any OpenAI-compatible server (Ollama, vLLM, OpenRouter).
 import { randomUUID } from 'node:crypto';
 import {
+  exampleFromSchema,
   type FakeExchange,
   type FakeProviderServer,
   header,
@@ -34,8 +35,12 @@ function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<voi
     return sendJson(res, 401, openAIError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
   }
   if (behaviour.status !== 200) return sendJson(res, behaviour.status, openAIError(behaviour.errorMessage, 'server_error', null));
-  const body = (request.body ?? {}) as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const body = (request.body ?? {}) as OpenAIRequestBody;
   const model = body.model ?? 'unknown';
+  const toolCall = behaviour.callTools ? toolCallFor(body) : null;
+  const schema = body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.schema : undefined;
+  if (behaviour.json && schema) exchange.text = JSON.stringify(exampleFromSchema(schema));
+  else if (behaviour.json && body.response_format?.type === 'json_object') exchange.text = JSON.stringify({ answer: exchange.text });
   const id = `chatcmpl-${randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   const usage = exchange.usage && {
@@ -46,12 +51,20 @@ function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<voi
 
   if (body.stream !== true) {
     if (behaviour.malformed) return sendMalformedJson(res);
+    const message = toolCall
+      ? {
+          role: 'assistant',
+          content: null,
+          refusal: null,
+          tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }],
+        }
+      : { role: 'assistant', content: exchange.text, refusal: null };
     return sendJson(res, 200, {
       id,
       object: 'chat.completion',
       created,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: exchange.text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: toolCall ? 'tool_calls' : 'stop' }],
       ...(usage ? { usage } : {}),
     });
   }
@@ -62,13 +75,53 @@ function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<voi
   const frames: StreamFrame[] = [];
   if (behaviour.malformed) frames.push({ frame: 'data: {"choices": [oops\n\n' });
   frames.push({ frame: chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]) });
-  for (const text of behaviour.chunks(exchange.text)) {
-    frames.push({ frame: chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]), text: true });
+  if (toolCall) {
+    // As OpenAI streams a call: the id, type and name first, then the arguments in pieces.
+    const first = { index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: '' } };
+    frames.push({ frame: chunk([{ index: 0, delta: { tool_calls: [first] }, logprobs: null, finish_reason: null }]), text: true });
+    for (const piece of splitArguments(toolCall.arguments)) {
+      frames.push({
+        frame: chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]),
+        text: true,
+      });
+    }
+  } else {
+    for (const text of behaviour.chunks(exchange.text)) {
+      frames.push({ frame: chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]), text: true });
+    }
   }
-  frames.push({ frame: chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]) });
+  frames.push({ frame: chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: toolCall ? 'tool_calls' : 'stop' }]) });
   if (includeUsage && usage) frames.push({ frame: chunk([], { usage }) });
   frames.push({ frame: 'data: [DONE]\n\n' });
   return sendEventStream(exchange, frames);
+}
+
+interface OpenAIRequestBody {
+  model?: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  messages?: { role?: string }[];
+  response_format?: { type?: string; json_schema?: { schema?: object } };
+  tools?: { type?: string; function?: { name?: string; parameters?: object } }[];
+  tool_choice?: string | { function?: { name?: string } };
+}
+
+/** The tool call a model would make: none after a tool's result, with tool_choice "none", or without tools. */
+function toolCallFor(body: OpenAIRequestBody): { id: string; name: string; arguments: string } | null {
+  if (!body.tools?.length || body.tool_choice === 'none' || body.messages?.at(-1)?.role === 'tool') return null;
+  const named = typeof body.tool_choice === 'object' ? body.tool_choice.function?.name : undefined;
+  const tool = body.tools.find((candidate) => candidate.function?.name === named) ?? body.tools[0]!;
+  return {
+    id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    name: tool.function?.name ?? 'tool',
+    arguments: JSON.stringify(exampleFromSchema(tool.function?.parameters ?? {})),
+  };
+}
+
+function splitArguments(text: string): string[] {
+  const pieces: string[] = [];
+  for (let index = 0; index < text.length; index += 8) pieces.push(text.slice(index, index + 8));
+  return pieces.length > 0 ? pieces : [''];
 }
 
 function openAIError(message: string, type: string, code: string | null) {
