@@ -18,7 +18,7 @@ import { payoutsRoutes } from './billing/payouts-routes.ts';
 import { createPayoutsService } from './billing/payouts-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createBillingService } from './billing/service.ts';
-import { createTestRunBilling } from './billing/test-runs.ts';
+import { createTestRunBilling } from './billing/test-runs-service.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';

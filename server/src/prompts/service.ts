@@ -18,7 +18,7 @@ import {
   renderTemplate,
 } from '@tollbooth/contract';
 import type { Static } from 'typebox';
-import type { TestRunBilling } from '../billing/test-runs.ts';
+import type { TestRunBilling } from '../billing/test-runs-service.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { type ModelRouter, type OwnCredentials, type ResolvedModel, unpricedMessage } from '../providers/registry.ts';
@@ -119,7 +119,7 @@ export function createPromptsService({
   db: Database;
   /** Test Prompt with run: true calls the model through these, waiting at most timeoutMs. */
   models: ModelRouter;
-  /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs.ts). */
+  /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs-service.ts). */
   testRuns: TestRunBilling;
   /** A creator's own provider credentials (bring your own key: profile/own-keys-service.ts). */
   ownCredentials?: (userId: string) => Promise<OwnCredentials>;

@@ -1,8 +1,8 @@
 // Runs a prompt test against the model (Test Prompt with run: true): through the same provider layer
 // as the gateway, paid from the owner's credits at the model's cost and recorded as a test run,
-// apart from callers' calls (billing/test-runs.ts, decision 0025). On the owner's own key it costs
+// apart from callers' calls (billing/test-runs-service.ts, decision 0025). On the owner's own key it costs
 // the platform nothing.
-import type { TestRunBilling } from '../billing/test-runs.ts';
+import type { TestRunBilling } from '../billing/test-runs-service.ts';
 import { modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, ResolvedModel } from '../providers/registry.ts';
 import { countPromptTokens } from '../providers/tokens.ts';
