@@ -48,6 +48,8 @@ import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
+import { operatorRoutes } from './operator/routes.ts';
+import { createOperatorService } from './operator/service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { createProfileService } from './profile/service.ts';
 import { promptsRoutes } from './prompts/routes.ts';
@@ -195,6 +197,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       });
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
+      await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
     },
     { prefix: '/api' },
   );
