@@ -43,6 +43,9 @@ export const CostEstimate = Type.Object({
     description: "Mean model cost of the app's recent successful calls on the platform keys, in micro-dollars; null without such calls or app",
   }),
   typical_calls: Type.Integer({ minimum: 0, description: 'How many recent calls typical_micros is the mean of' }),
+  unbounded_variables: Type.Array(Type.String(), {
+    description: 'Template variables only the 64 KiB inputs limit bounds (strings without maxLength, arrays, objects): a maxLength lowers the worst case',
+  }),
 });
 
 export type CostEstimateRequest = Static<typeof CostEstimateRequest>;

@@ -52,6 +52,7 @@ import { operatorRoutes } from './operator/routes.ts';
 import { createOperatorService } from './operator/service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { createProfileService } from './profile/service.ts';
+import { createCostEstimator } from './prompts/cost-estimate.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
@@ -180,7 +181,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
-      await api.register(promptsRoutes, { apps, prompts });
+      // Model prices arrive with providers/model-prices.ts (issue 22); until then no model has a known price.
+      await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: () => null }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { billing: createBillingService({ db }) });

@@ -10,8 +10,10 @@ import { DemoModelNotice } from '@/components/ui/demo-model-notice';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
+import { dollarsToCents } from '@/lib/price';
 import { useSavePromptApp } from '../api/save-prompt-app';
 import { useTestUnsavedPromptConfig } from '../api/test-prompt-config';
+import { costInputsOfDraft } from '../lib/model-cost.utils';
 import { buildModelSettings, buildOutputSchema, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
 import type { DeclaredField } from '../lib/template-variables';
@@ -20,6 +22,7 @@ import { BuilderBasicInfo } from './builder-basic-info';
 import { BuilderModelSettings } from './builder-model-settings';
 import { BuilderPreviewTest } from './builder-preview-test';
 import { BuilderSchemaTab } from './builder-schema-tab';
+import { useMarginGuard, useModelCost } from './model-cost-panel';
 
 type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
 
@@ -62,6 +65,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   );
   const variables = useMemo(() => detectVariables(draft.user_prompt_template), [draft.user_prompt_template]);
   const busy = savePrompt.isPending || testPrompt.isPending;
+  const margin = useMarginGuard(useModelCost(costInputsOfDraft(draft, savedSlug)).data);
 
   /** Checks the spec's save rules; shows the first problem on the Basic Info tab. */
   function checkDraft(candidate: PromptDraft): boolean {
@@ -76,6 +80,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     const next: PromptDraft = publish ? { ...draft, status: 'live' } : draft;
     if (publish) setDraft(next);
     if (!checkDraft(next)) return;
+    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live')) return;
     savePrompt.mutate(
       { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
       {
@@ -146,6 +151,12 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       {error ? (
         <div role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
           {error}
+        </div>
+      ) : null}
+
+      {margin.warning ? (
+        <div role="alert" data-testid="margin-warning" className="mt-6 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
+          {margin.warning}
         </div>
       ) : null}
 
