@@ -58,7 +58,7 @@ function Overview({ overview }: { overview: OperatorOverview }) {
     <div className="space-y-8">
       <Summary totals={overview.totals} />
       <OperatorChart points={chartPoints(overview.daily)} />
-      <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
+      <div className="space-y-6">
         <MoneyTable
           title="By provider"
           rows={overview.by_provider}

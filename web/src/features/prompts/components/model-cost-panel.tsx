@@ -5,6 +5,7 @@
 import type { CostEstimate } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
 import { getErrorMessage } from '@/lib/errors';
+import { formatCents } from '@/lib/format';
 import { useCostEstimate } from '../api/get-cost-estimate';
 import {
   belowTypicalWarning,
@@ -12,7 +13,6 @@ import {
   costEstimateBody,
   formatMicros,
   formatPerMillion,
-  MICROS_PER_CENT,
   priceBelowTypical,
   priceBelowWorstCase,
 } from '../lib/model-cost.utils';
@@ -121,11 +121,11 @@ export function ModelCostPanel({ inputs, priceCents, className = '' }: ModelCost
           {estimate.prices === null ? <p className="mt-3 text-amber-800">This model has no known price: it cannot answer on the platform's keys.</p> : null}
           {belowTypical ? (
             <p className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="model-cost-margin">
-              Your price ({formatMicros(priceCents * MICROS_PER_CENT)}) is below the typical model cost of a call: each call loses money.
+              Your price ({formatCents(priceCents)}) is below the typical model cost of a call: each call loses money.
             </p>
           ) : belowWorst ? (
             <p className="mt-3 text-gray-600" data-testid="model-cost-margin">
-              Your price ({formatMicros(priceCents * MICROS_PER_CENT)}) is below the worst case: a call that large costs you the difference from your balance.
+              Your price ({formatCents(priceCents)}) is below the worst case: a call that large costs you the difference from your balance.
             </p>
           ) : null}
           {estimate.unbounded_variables.length > 0 ? (

@@ -1,6 +1,7 @@
 // Margin in the prompt forms (issue 22): model cost in micro-dollars (1 µ$ = 1/10,000 cent) as the
 // server answers it, shown in dollars next to the price; the save warning's rule.
 import type { CostEstimate, CostEstimateRequest, IoSchema } from '@tollbooth/contract';
+import { formatCents } from '@/lib/format';
 import type { ModelName } from './model-options';
 import { buildModelSettings, type PromptDraft } from './prompt-builder.utils';
 import { type DetailConfigValues, detailModelSettings } from './prompt-detail.utils';
@@ -58,7 +59,7 @@ export function costEstimateBody(inputs: CostInputs): CostEstimateRequest | null
 }
 
 export const belowTypicalWarning = (priceCents: number, typicalMicros: number) =>
-  `This app is live and its price (${formatMicros(priceCents * MICROS_PER_CENT)} per call) is below the typical model cost of one call (${formatMicros(typicalMicros)}): every call loses money. Save again to save it anyway.`;
+  `This app is live and its price (${formatCents(priceCents)} per call) is below the typical model cost of one call (${formatMicros(typicalMicros)}): every call loses money. Save again to save it anyway.`;
 
 /** The builder's settings (create and edit), as its panel and its save warning both ask for them. */
 export function costInputsOfDraft(draft: PromptDraft, savedSlug: string | null): CostInputs {

@@ -174,7 +174,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
               content: (
                 <>
                   <DetailBasicSettings values={basic} onChange={setBasic} />
-                  <ModelCostPanel inputs={costInputs} priceCents={parsePriceCents(basic.price_cents)} className="mt-6" />
+                  <ModelCostPanel inputs={costInputs} priceCents={parsePriceCents(basic.price_cents)} className="mt-6 max-w-3xl" />
                 </>
               ),
             },
