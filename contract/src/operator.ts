@@ -10,7 +10,7 @@ const Micros = (description: string) => Type.Integer({ description: `${descripti
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 const MoneyFigures = {
-  calls: Count("Answered and failed callers' calls recorded (test runs apart)"),
+  calls: Count('Answered calls on the platform models (demo answers and test runs apart)'),
   test_runs: Count('Test Prompt runs'),
   paid_cents: Cents('What callers paid'),
   fee_cents: Cents('Platform fees'),
@@ -41,7 +41,7 @@ export const OperatorTopCosts = Type.Object({
       email: Type.String(),
       display_name: Type.String(),
       apps: Count('Applications of the account with calls in the period'),
-      calls: Count('Calls to its applications'),
+      calls: Count('Answered calls to its applications'),
       test_runs: Count('Its Test Prompt runs'),
       paid_cents: Cents('What callers paid its applications'),
       fee_cents: Cents('Platform fees on them'),
@@ -59,7 +59,7 @@ export const OperatorTopCosts = Type.Object({
       deleted: Type.Boolean(),
       price_cents: Cents('Its price per call now'),
       owner_email: Type.String(),
-      calls: Count('Calls'),
+      calls: Count('Answered calls'),
       paid_cents: Cents('What callers paid'),
       fee_cents: Cents('Platform fees'),
       model_cost_micros: Micros('Model cost of its calls'),

@@ -77,7 +77,8 @@ beforeAll(async () => {
       [isoDay(ago), provider, model, calls, testRuns, paid, fee, micros],
     );
   }
-  // Per app: the costly app loses money, the cheap one earns; the deleted app's day 40 is outside 30 days.
+  // Per app: the costly app loses money, the cheap one earns; the deleted app's day 40 is outside 30
+  // days. Two more calls a day were refused (not answered): they are not counted as calls.
   for (const [app, ago, calls, paid, fee, micros] of [
     [costly.id, 0, 1000, 1000, 100, 48_000_000],
     [costly.id, 3, 5, 10, 1, 250_001],
@@ -86,7 +87,7 @@ beforeAll(async () => {
     [gone.id, 40, 7, 70, 7, 9_999],
   ] as const) {
     await db.query(
-      `INSERT INTO app_daily_stats (app_id, day, invocations, successes, revenue_cents, fee_cents, model_cost_micros) VALUES ($1, $2, $3, $3, $4, $5, $6)`,
+      `INSERT INTO app_daily_stats (app_id, day, invocations, successes, revenue_cents, fee_cents, model_cost_micros) VALUES ($1, $2, $3::bigint + 2, $3, $4, $5, $6)`,
       [app, isoDay(ago), calls, paid, fee, micros],
     );
   }

@@ -41,7 +41,7 @@ export interface TopAppRow {
 export async function selectTopApps(db: Queryable, start: string, end: string, limit: number): Promise<TopAppRow[]> {
   const { rows } = await db.query<TopAppRow>(
     `WITH per_app AS (
-       SELECT s.app_id, sum(s.invocations)::bigint AS calls, sum(s.revenue_cents)::bigint AS paid_cents,
+       SELECT s.app_id, sum(s.successes)::bigint AS calls, sum(s.revenue_cents)::bigint AS paid_cents,
          sum(s.fee_cents)::bigint AS fee_cents, sum(s.model_cost_micros)::bigint AS model_cost_micros
        FROM app_daily_stats s WHERE s.day BETWEEN $1::date AND $2::date
        GROUP BY s.app_id
@@ -76,7 +76,7 @@ export interface TopAccountRow {
 export async function selectTopAccounts(db: Queryable, start: string, end: string, limit: number): Promise<TopAccountRow[]> {
   const { rows } = await db.query<TopAccountRow>(
     `WITH app_totals AS (
-       SELECT a.owner_id AS user_id, count(DISTINCT s.app_id)::bigint AS apps, sum(s.invocations)::bigint AS calls,
+       SELECT a.owner_id AS user_id, count(DISTINCT s.app_id)::bigint AS apps, sum(s.successes)::bigint AS calls,
          sum(s.revenue_cents)::bigint AS paid_cents, sum(s.fee_cents)::bigint AS fee_cents, sum(s.model_cost_micros)::bigint AS model_cost_micros
        FROM app_daily_stats s JOIN apps a ON a.id = s.app_id
        WHERE s.day BETWEEN $1::date AND $2::date
