@@ -116,6 +116,12 @@ export const RecentInvocation = Type.Object({
   response_time: Seconds('Time from receiving the call to answering it'),
   input_tokens: Count('Input (prompt) tokens'),
   output_tokens: Count('Output (completion) tokens'),
+  price_cents: Count('What the caller paid for the call, in cents (0 for free, included and failed calls)'),
+  model_cost: Type.Number({
+    minimum: 0,
+    description:
+      "What the call cost upstream on the platform's model key, in dollars (micro-dollar precision); 0 on the demo model and the creator's own key. Only the app's owner sees it",
+  }),
   created_at: Type.String({ format: 'date-time' }),
 });
 

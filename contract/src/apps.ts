@@ -92,11 +92,20 @@ export const UsageAnalytics = Type.Object({
   total_users: Type.Integer({ description: 'Distinct end users over the period' }),
   total_revenue: Type.Number({ description: 'Dollars, from integer cents' }),
   total_revenue_cents: Type.Integer(),
+  total_platform_fee_cents: Type.Integer({ description: "The platform's fee of the period's calls, in cents" }),
+  total_model_cost: Type.Number({ description: "What the period's calls cost upstream on the platform's model keys, in dollars (micro-dollar precision)" }),
+  total_model_cost_micros: Type.Integer({ description: 'The same model cost in micro-dollars (1/10,000 cent)' }),
+  total_net: Type.Number({
+    description:
+      "The creator's margin: revenue less the platform fee and the model cost, in dollars (micro-dollar precision; negative when the model cost more)",
+  }),
   data: Type.Array(
     Type.Object({
       date: Type.String({ description: 'ISO day, UTC' }),
       invocations: Type.Integer(),
       revenue: Type.Number({ description: 'Dollars' }),
+      model_cost: Type.Number({ description: 'Model cost that day, in dollars (micro-dollar precision)' }),
+      net: Type.Number({ description: 'Revenue less platform fee and model cost that day, in dollars' }),
     }),
   ),
 });

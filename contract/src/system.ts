@@ -34,7 +34,20 @@ export const ProviderKind = Type.Union([Type.Literal('openai'), Type.Literal('an
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /** One row of the model table: which provider serves a model name, under which upstream model id. */
-export const ModelTableEntry = Type.Object({ provider: ProviderKind, upstreamModel: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export const ModelTableEntry = Type.Object(
+  {
+    provider: ProviderKind,
+    upstreamModel: Type.String({ minLength: 1 }),
+    /** The operator's own prices (US dollars per million input and output tokens, per image), overriding the price dataset's. */
+    prices: Type.Optional(
+      Type.Object(
+        { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), image: Type.Optional(Type.Number({ minimum: 0 })) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type ModelTableEntry = Static<typeof ModelTableEntry>;
 
 /** The model table (MODEL_TABLE's JSON): model name → entry; entries replace or add to the built-in table. */

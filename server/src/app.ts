@@ -16,6 +16,7 @@ import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createBillingService } from './billing/service.ts';
+import { createTestRunBilling } from './billing/test-runs.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';
@@ -161,7 +162,21 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     providerConfigHooks: [async (tx, appId) => void (await recordWorkflowVersionIfChanged(tx, config.secretKey, appId, 'Updated provider settings'))],
   });
   const models = createModelRouter(config.models, { table: config.gateway.modelTable });
-  const prompts = createPromptsService({ db, models, timeoutMs: config.gateway.providerTimeoutMs, onChange: (appId) => callTargets.invalidate({ appId }) });
+  const unpriced = models.unpricedModels();
+  if (unpriced.length > 0) {
+    app.log.warn(
+      { models: unpriced },
+      `No known price for ${unpriced.join(', ')}: these models cannot be used on the platform's provider keys until MODEL_TABLE gives their "prices"`,
+    );
+  }
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
+  const prompts = createPromptsService({
+    db,
+    models,
+    testRuns: createTestRunBilling(db, rateLimiter),
+    timeoutMs: config.gateway.providerTimeoutMs,
+    onChange: (appId) => callTargets.invalidate({ appId }),
+  });
   const workflows = createWorkflowsService({
     db,
     config,
@@ -204,7 +219,6 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     { prefix: '/api' },
   );
 
-  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
   const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,

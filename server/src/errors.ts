@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   /** The creator's provider account ran out of quota. */
   provider_quota_exceeded: 502,
   service_unavailable: 503,
+  /** The app's creator cannot pay the model cost its price does not cover (decision 0025). */
+  model_cost_not_covered: 503,
   provider_timeout: 504,
 } as const;
 

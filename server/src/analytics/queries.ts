@@ -17,6 +17,9 @@ export interface DailyTotals {
   input_tokens: number;
   output_tokens: number;
   revenue_cents: number;
+  /** The platform's fee and the model cost (micro-dollars) of the successful calls. */
+  fee_cents: number;
+  model_cost_micros: number;
 }
 
 export interface DailyStatsRow extends DailyTotals {
@@ -26,14 +29,15 @@ export interface DailyStatsRow extends DailyTotals {
 const TOTALS = `sum(s.invocations)::bigint AS invocations, sum(s.successes)::bigint AS successes, sum(s.errors)::bigint AS errors,
   sum(s.rejections)::bigint AS rejections,
   sum(s.latency_ms_sum)::bigint AS latency_ms_sum, sum(s.input_tokens)::bigint AS input_tokens,
-  sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents`;
+  sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents,
+  sum(s.fee_cents)::bigint AS fee_cents, sum(s.model_cost_micros)::bigint AS model_cost_micros`;
 
 /** The owner's live (not deleted) applications. */
 const OWNED_APP_IDS = 'SELECT a.id FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL';
 
 export async function selectAppDailyStats(db: Queryable, appId: string, start: string, end: string): Promise<DailyStatsRow[]> {
   const { rows } = await db.query<DailyStatsRow>(
-    `SELECT day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents
+    `SELECT day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros
      FROM app_daily_stats WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
     [appId, start, end],
   );
@@ -176,6 +180,8 @@ export interface InvocationRow {
   latency_ms: number;
   input_tokens: number;
   output_tokens: number;
+  price_cents: number;
+  model_cost_micros: number;
   created_at: Date;
 }
 
@@ -193,7 +199,7 @@ export async function selectRecentInvocations(
   const older = keysetBefore({ at: 'created_at', id: 'id', idType: 'uuid' }, decodeKeysetCursor(cursor), 3);
   const { rows } = await db.query<InvocationRow & { cursor_at: string }>(
     `SELECT id, CASE WHEN end_user = caller_id::text THEN '' ELSE end_user END AS end_user, status, outcome, error_type,
-       latency_ms, input_tokens, output_tokens, created_at, ${keysetAtSql('created_at')} AS cursor_at
+       latency_ms, input_tokens, output_tokens, price_cents, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at
      FROM invocations WHERE app_id = $1 ${older.sql}
      ORDER BY created_at DESC, id DESC
      LIMIT $2`,

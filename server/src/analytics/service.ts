@@ -36,7 +36,23 @@ export interface CsvExport {
   csv: string;
 }
 
-const ZERO: DailyTotals = { invocations: 0, successes: 0, errors: 0, rejections: 0, latency_ms_sum: 0, input_tokens: 0, output_tokens: 0, revenue_cents: 0 };
+const ZERO: DailyTotals = {
+  invocations: 0,
+  successes: 0,
+  errors: 0,
+  rejections: 0,
+  latency_ms_sum: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  revenue_cents: 0,
+  fee_cents: 0,
+  model_cost_micros: 0,
+};
+
+/** Micro-dollars as dollars (the model cost is kept below a cent, decision 0025). */
+const microsToDollars = (micros: number) => Math.round(micros) / 1_000_000;
+/** The creator's margin in dollars: revenue less the platform fee and the model cost. */
+const netDollars = (totals: DailyTotals) => microsToDollars((totals.revenue_cents - totals.fee_cents) * 10_000 - totals.model_cost_micros);
 
 /** Success over success plus failed, in percent; rejected calls are the caller's, not the app's. */
 const successRate = (totals: DailyTotals) => percent(totals.successes, totals.successes + totals.errors);
@@ -74,7 +90,17 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       total_users: users,
       total_revenue: centsToDollars(total.revenue_cents),
       total_revenue_cents: total.revenue_cents,
-      data: series.map(({ date, totals }) => ({ date, invocations: totals.invocations, revenue: centsToDollars(totals.revenue_cents) })),
+      total_platform_fee_cents: total.fee_cents,
+      total_model_cost: microsToDollars(total.model_cost_micros),
+      total_model_cost_micros: total.model_cost_micros,
+      total_net: netDollars(total),
+      data: series.map(({ date, totals }) => ({
+        date,
+        invocations: totals.invocations,
+        revenue: centsToDollars(totals.revenue_cents),
+        model_cost: microsToDollars(totals.model_cost_micros),
+        net: netDollars(totals),
+      })),
     };
   };
 
@@ -175,6 +201,8 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
         response_time: msToSeconds(row.latency_ms),
         input_tokens: row.input_tokens,
         output_tokens: row.output_tokens,
+        price_cents: row.price_cents,
+        model_cost: microsToDollars(row.model_cost_micros),
         created_at: new Date(row.created_at).toISOString(),
       }));
     },
@@ -184,7 +212,19 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       const app = await apps.findOwnedApp(slug, ownerId);
       const rows = await selectRecentInvocations(db, app.id, limit);
       const csv = toCsv(
-        ['id', 'created_at', 'end_user', 'status', 'outcome', 'error_type', 'response_time_seconds', 'input_tokens', 'output_tokens'],
+        [
+          'id',
+          'created_at',
+          'end_user',
+          'status',
+          'outcome',
+          'error_type',
+          'response_time_seconds',
+          'input_tokens',
+          'output_tokens',
+          'price_cents',
+          'model_cost_dollars',
+        ],
         rows.map((row) => [
           row.id,
           new Date(row.created_at).toISOString(),
@@ -195,6 +235,8 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           msToSeconds(row.latency_ms),
           row.input_tokens,
           row.output_tokens,
+          row.price_cents,
+          microsToDollars(row.model_cost_micros).toFixed(6),
         ]),
       );
       return { filename: `${app.slug}-invocations.csv`, csv };
@@ -229,6 +271,9 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           'output_tokens',
           'revenue_dollars',
           'revenue_cents',
+          'platform_fee_cents',
+          'model_cost_dollars',
+          'net_dollars',
           'unique_users',
           ...rejectedTypes.map((type) => `rejected_${type || 'unknown'}`),
         ],
@@ -244,6 +289,9 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
           totals.output_tokens,
           centsToDollars(totals.revenue_cents).toFixed(2),
           totals.revenue_cents,
+          totals.fee_cents,
+          microsToDollars(totals.model_cost_micros).toFixed(6),
+          netDollars(totals).toFixed(6),
           usersByDay.get(date) ?? 0,
           ...rejectedTypes.map((type) => rejectedByDay.get(`${date} ${type}`) ?? 0),
         ]),

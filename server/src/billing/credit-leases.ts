@@ -207,9 +207,13 @@ export function createCreditLeases(
       if (lease.retired && lease.inFlight === 0) await release(lease);
     },
 
-    /** The call's settlement committed (its price came off the hold). */
-    settled(charge: LeasedCharge) {
+    /**
+     * The call's settlement committed: what it drew came off the hold. A model-cost reservation
+     * draws only the call's actual cost, so the rest (`unusedCents`) goes back to the lease.
+     */
+    settled(charge: LeasedCharge, unusedCents = 0) {
       const { lease } = charge;
+      lease.remaining += unusedCents;
       lease.inFlight--;
       if (lease.retired && lease.inFlight === 0) void release(lease);
     },

@@ -31,7 +31,8 @@ export interface InvocationRecord {
 }
 
 /** What an `INSERT INTO invocations` CTE named `recorded` returns for RECORD_ROLLUPS to read. */
-export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, outcome, error_type, latency_ms, input_tokens, output_tokens, price_cents, end_user';
+export const RECORDED_COLUMNS =
+  'RETURNING id, app_id, created_at, status, outcome, error_type, latency_ms, input_tokens, output_tokens, price_cents, end_user, model, provider, model_cost_micros, fee_cents, demo';
 
 /**
  * The rollups of the calls in `recorded` (the invocation rows the same statement inserts, with
@@ -41,9 +42,11 @@ export const RECORDED_COLUMNS = 'RETURNING id, app_id, created_at, status, outco
  */
 export const RECORD_ROLLUPS = `
 rollup_stats AS (
-  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
+  INSERT INTO app_daily_stats AS s (app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at,
+                                    model_cost_micros, fee_cents)
   SELECT app_id, (created_at AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE outcome = 'failed'),
-         count(*) FILTER (WHERE outcome = 'rejected'), coalesce(sum(latency_ms) FILTER (WHERE outcome <> 'rejected'), 0), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
+         count(*) FILTER (WHERE outcome = 'rejected'), coalesce(sum(latency_ms) FILTER (WHERE outcome <> 'rejected'), 0), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at),
+         sum(model_cost_micros), sum(fee_cents)
   FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (app_id, day) DO UPDATE SET
     invocations = s.invocations + EXCLUDED.invocations,
@@ -54,7 +57,19 @@ rollup_stats AS (
     input_tokens = s.input_tokens + EXCLUDED.input_tokens,
     output_tokens = s.output_tokens + EXCLUDED.output_tokens,
     revenue_cents = s.revenue_cents + EXCLUDED.revenue_cents,
-    last_used_at = greatest(s.last_used_at, EXCLUDED.last_used_at)
+    last_used_at = greatest(s.last_used_at, EXCLUDED.last_used_at),
+    model_cost_micros = s.model_cost_micros + EXCLUDED.model_cost_micros,
+    fee_cents = s.fee_cents + EXCLUDED.fee_cents
+),
+rollup_models AS (
+  INSERT INTO platform_daily_model_stats AS p (day, provider, model, calls, paid_cents, fee_cents, model_cost_micros)
+  SELECT (created_at AT TIME ZONE 'UTC')::date, provider, model, count(*), sum(price_cents), sum(fee_cents), sum(model_cost_micros)
+  FROM recorded WHERE status = 'success' AND model <> '' AND NOT demo GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (day, provider, model) DO UPDATE SET
+    calls = p.calls + EXCLUDED.calls,
+    paid_cents = p.paid_cents + EXCLUDED.paid_cents,
+    fee_cents = p.fee_cents + EXCLUDED.fee_cents,
+    model_cost_micros = p.model_cost_micros + EXCLUDED.model_cost_micros
 ),
 rollup_users AS (
   INSERT INTO app_daily_users (app_id, day, end_user)

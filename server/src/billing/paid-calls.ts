@@ -16,11 +16,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
+import { AppError } from '../errors.ts';
+import { centsCovering } from '../providers/model-prices.ts';
 import { sweepExpiredHolds } from './charges.ts';
 import { createCreditLeases, type LeasedCharge } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
-import { createSettlementBatcher, type Settlement, settleOrChargeOnly } from './settlement.ts';
+import { createSettlementBatcher, type SettledCall, type Settlement, settleOrChargeOnly } from './settlement.ts';
 
 /** Who pays: the caller, and the API key whose monthly spend limit applies. */
 export interface Payer {
@@ -37,6 +39,17 @@ export interface CallCharge {
   lease: LeasedCharge | null;
   /** The subscription's included call this call uses instead of credits. */
   included: CoveredCall | null;
+  /** The owner's reservation for the model cost the price does not cover (decision 0025); null when the price covers it. */
+  cost: LeasedCharge | null;
+}
+
+/**
+ * The most a call can cost upstream, in micro-dollars: `quick` is a cheap upper bound (from bytes),
+ * `precise()` a tighter one (from a tokenizer), asked only when the quick one is not covered by the price.
+ */
+export interface ModelCostBound {
+  quickMicros: number;
+  preciseMicros: () => number;
 }
 
 /** A delivered call, as the gateway reports it. */
@@ -56,6 +69,11 @@ export interface DeliveredCall {
   outputTokens: number;
   /** Answered by the built-in demo model (then the charge's price is 0). */
   demo?: boolean;
+  /** The model name and provider kind that answered ('' for workflow calls). */
+  model: string;
+  provider: string;
+  /** What the answer cost upstream on the operator's key, in micro-dollars. */
+  modelCostMicros: number;
   createdAt: Date;
   /** Chat calls: the turn to save. */
   turn: Settlement['turn'];
@@ -105,6 +123,13 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const giveBack = async (charge: CallCharge): Promise<void> => {
     if (charge.lease) await leases.giveBack(charge.lease);
     if (charge.included) await includedCalls.giveBack(charge.included);
+    if (charge.cost) await leases.giveBack(charge.cost);
+  };
+  const feeOf = (priceCents: number) => Math.floor((priceCents * options.platformFeeBps) / 10_000);
+  /** Returns a settled call's reservations to their leases: the price came off its hold, the cost hold lost only what the call drew. */
+  const settledLeases = (lease: LeasedCharge | null, cost: LeasedCharge | null, settled: SettledCall) => {
+    if (lease) leases.settled(lease);
+    if (cost) leases.settled(cost, cost.amountCents - settled.drawnCents);
   };
 
   return {
@@ -113,11 +138,27 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      * included call covers it (charged 0), else it is taken from a credit lease. Throws
      * insufficient_credits or key_limit_exceeded when the caller cannot pay.
      */
-    async take(payer: Payer, call: { appId: string; listPriceCents: number }): Promise<CallCharge> {
+    async take(payer: Payer, call: { appId: string; listPriceCents: number; ownerId: string; modelCost: ModelCostBound | null }): Promise<CallCharge> {
       const included = call.listPriceCents > 0 ? await includedCalls.cover(payer.userId, call.appId) : null;
       const priceCents = included ? 0 : call.listPriceCents;
       const lease = priceCents > 0 ? await leases.take({ ...payer, priceCents }) : null;
-      return { priceCents, lease, included };
+      const charge: CallCharge = { priceCents, lease, included, cost: null };
+      // What the call brings in must cover its worst-case model cost; the owner's credits reserve the rest.
+      const covered = priceCents - feeOf(priceCents);
+      if (call.modelCost && centsCovering(call.modelCost.quickMicros) > covered) {
+        const worstCents = centsCovering(call.modelCost.preciseMicros());
+        if (worstCents > covered) {
+          try {
+            charge.cost = await leases.take({ userId: call.ownerId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: worstCents - covered });
+          } catch (error) {
+            await giveBack(charge);
+            if (error instanceof AppError && error.code === 'insufficient_credits')
+              throw modelCostNotCovered(payer.userId === call.ownerId, worstCents - covered);
+            throw error;
+          }
+        }
+      }
+      return charge;
     },
 
     /**
@@ -129,46 +170,39 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      * still charged without them (logged).
      */
     async settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
-      const { creatorId, description, ...recorded } = call;
+      const { creatorId, ...recorded } = call;
       const settlement: Settlement = {
         ...recorded,
+        ownerId: creatorId,
         priceCents: charge.priceCents,
-        charge: charge.lease
-          ? {
-              hold: charge.lease.hold,
-              creatorId,
-              feeCents: Math.floor((charge.priceCents * options.platformFeeBps) / 10_000),
-              ledgerTransactionId: randomUUID(),
-              description,
-            }
-          : null,
+        ledgerTransactionId: randomUUID(),
+        charge: charge.lease ? { hold: charge.lease.hold, feeCents: feeOf(charge.priceCents) } : null,
+        cost: charge.cost ? { hold: charge.cost.hold, reservedCents: charge.cost.amountCents } : null,
       };
       const commit = settleOrChargeOnly(settlements, settlement, (error) =>
         options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
       );
       if (beforeAnswer || unsettled.size >= window) {
-        await commit;
-        if (charge.lease) {
-          // Settled: the price came off the hold, so a later failure must not give it back.
-          leases.settled(charge.lease);
-          charge.lease = null;
-        }
+        const settled = await commit;
+        // Settled: the price came off the hold, so a later failure must not give it back.
+        settledLeases(charge.lease, charge.cost, settled);
+        charge.lease = null;
+        charge.cost = null;
         return;
       }
       // Answered first: from here the charge is the commit's to finish, not the gateway's to give back.
-      const { lease, included } = charge;
+      const { lease, included, cost } = charge;
       charge.lease = null;
       charge.included = null;
+      charge.cost = null;
       const done = commit.then(
-        () => {
-          if (lease) leases.settled(lease);
-        },
+        (settled) => settledLeases(lease, cost, settled),
         async (error: unknown) => {
           options.log?.error(
             { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
             'settling an answered call failed; it goes free',
           );
-          await giveBack({ priceCents: charge.priceCents, lease, included }).catch((giveBackError: unknown) =>
+          await giveBack({ priceCents: charge.priceCents, lease, included, cost }).catch((giveBackError: unknown) =>
             options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
           );
         },
@@ -204,3 +238,18 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
 }
 
 export type PaidCalls = ReturnType<typeof createPaidCalls>;
+
+/** The owner's credits cannot pay a call's model cost: a 402 for the owner's own call, a 503 naming the reason for a caller. */
+function modelCostNotCovered(ownCall: boolean, missingCents: number): AppError {
+  const amount = `$${(missingCents / 100).toFixed(2)}`;
+  if (ownCall) {
+    return new AppError(
+      'insufficient_credits',
+      `Your credits do not cover this call's model cost (up to ${amount} more than its price brings in). Add credit on the Money page (/money).`,
+    );
+  }
+  return new AppError(
+    'model_cost_not_covered',
+    "This app's creator has no credit left to pay for its model, so the call was refused and not charged. Try again later.",
+  );
+}

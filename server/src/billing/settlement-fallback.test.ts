@@ -17,6 +17,7 @@ describe('settleOrChargeOnly', () => {
       async settle(item) {
         if (item.turn) throw new Error('invalid byte sequence');
         written.push(item);
+        return { postedCents: 0, drawnCents: 0 };
       },
     };
     const reported: unknown[] = [];
@@ -27,7 +28,11 @@ describe('settleOrChargeOnly', () => {
 
   it('settles once when nothing fails', async () => {
     const written: Settlement[] = [];
-    await settleOrChargeOnly({ settle: async (item) => void written.push(item) }, settlement, () => {
+    const settle = async (item: Settlement) => {
+      written.push(item);
+      return { postedCents: 0, drawnCents: 0 };
+    };
+    await settleOrChargeOnly({ settle }, settlement, () => {
       throw new Error('not reported');
     });
     expect(written).toEqual([settlement]);

@@ -16,6 +16,8 @@ import { RECORD_ROLLUPS, RECORDED_COLUMNS } from './invocations.ts';
 export interface Settlement {
   invocationId: string;
   appId: string;
+  /** The app's owner: earns the price less the platform fee and the model cost, and bears the model cost. */
+  ownerId: string;
   callerId: string;
   apiKeyId: string | null;
   endUser: string;
@@ -24,11 +26,25 @@ export interface Settlement {
   inputTokens: number;
   outputTokens: number;
   priceCents: number;
+  /** The model name that answered and its provider kind ('' for workflow calls). */
+  model: string;
+  provider: string;
+  /** What the call cost upstream on the operator's key, in micro-dollars (0 on the demo model, a creator's own key, workflows). */
+  modelCostMicros: number;
   /** Answered by the built-in demo model (then priceCents is 0 and there is no charge). */
   demo?: boolean;
   createdAt: Date;
-  /** Null for free calls (the owner's own). */
-  charge: { hold: CreditHold; creatorId: string; feeCents: number; ledgerTransactionId: string; description: string } | null;
+  /** The call's ledger transaction (written when money moves: a price, or a model cost). */
+  ledgerTransactionId: string;
+  description: string;
+  /** The caller's payment: null for free calls (the owner's own, demo answers, included calls). */
+  charge: { hold: CreditHold; feeCents: number } | null;
+  /**
+   * The owner's reservation for the model cost the call's price does not cover (their own calls,
+   * subscription calls, prices below the worst case): the call draws from it what its price less
+   * the fee leaves of its model cost, at most `reservedCents`.
+   */
+  cost: { hold: CreditHold; reservedCents: number } | null;
   /** Chat calls: the turn to save. */
   turn: {
     conversationId: string;
@@ -41,52 +57,113 @@ export interface Settlement {
   } | null;
 }
 
+/** What a settled call moved: model cost posted in cents, and what it drew from its cost reservation. */
+export interface SettledCall {
+  postedCents: number;
+  drawnCents: number;
+}
+
 const MAX_BATCH = 256;
 const RETRYABLE = new Set(['40P01', '40001']);
 
+// The money of a call (decision 0025): the caller pays the price from a hold; the platform fee goes
+// to platform_fees; the model cost goes to model_costs, in the cents by which the owner's running
+// total of model cost (model_cost_meters, micro-dollars, rounded up) grows with this call; what the
+// price less the fee does not cover of it is drawn from the owner's cost hold (up to what that
+// reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
 const SETTLE_SQL = `
 WITH items AS (
   SELECT * FROM unnest(
     $1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
     $10::bigint[], $11::timestamptz[], $12::uuid[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[],
-    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[], $24::text[], $25::text[]
+    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[], $24::text[], $25::text[],
+    $26::text[], $27::text[], $28::bigint[], $29::uuid[], $30::bigint[]
   ) AS t(id, app_id, caller_id, api_key_id, end_user, mode, latency_ms, input_tokens, output_tokens,
-         price_cents, created_at, hold_id, creator_id, fee_cents, ledger_tx_id, description,
-         conversation_id, new_conversation, user_turn, answer, position, demo, query, inputs)
+         price_cents, created_at, hold_id, owner_id, fee_cents, ledger_tx_id, description,
+         conversation_id, new_conversation, user_turn, answer, position, demo, query, inputs,
+         model, provider, model_cost_micros, cost_hold_id, cost_reserved_cents)
+),
+metered AS (
+  INSERT INTO model_cost_meters AS m (user_id, micros)
+  SELECT owner_id, sum(model_cost_micros)::bigint FROM items WHERE model_cost_micros > 0 GROUP BY owner_id ORDER BY owner_id
+  ON CONFLICT (user_id) DO UPDATE SET micros = m.micros + EXCLUDED.micros
+  RETURNING m.user_id, m.micros
+),
+costed AS (
+  -- Cents posted by each call: ceil(running total / 10000) after it, less before it.
+  SELECT i.id, (running + 9999) / 10000 - (running - i.model_cost_micros + 9999) / 10000 AS posted
+  FROM (
+    SELECT i.id, i.model_cost_micros,
+           (m.micros - b.batch_micros + sum(i.model_cost_micros) OVER (PARTITION BY i.owner_id ORDER BY i.position))::bigint AS running
+    FROM items i
+    JOIN metered m ON m.user_id = i.owner_id
+    JOIN (SELECT owner_id, sum(model_cost_micros)::bigint AS batch_micros FROM items GROUP BY owner_id) b ON b.owner_id = i.owner_id
+    WHERE i.model_cost_micros > 0
+  ) i
+),
+money AS (
+  SELECT i.id, i.owner_id, i.ledger_tx_id, i.description, i.hold_id, i.cost_hold_id,
+         CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.price_cents END AS paid,
+         CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.fee_cents END AS fee,
+         coalesce(c.posted, 0) AS posted,
+         CASE WHEN i.cost_hold_id IS NULL THEN 0
+              ELSE least(i.cost_reserved_cents, greatest(0, coalesce(c.posted, 0) - CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.price_cents - i.fee_cents END))
+         END AS drawn
+  FROM items i LEFT JOIN costed c ON c.id = i.id
+),
+shares AS (
+  SELECT m.*, m.paid - m.fee - m.posted + m.drawn AS earned FROM money m
+),
+draws AS (
+  SELECT hold_id, paid AS amount FROM shares WHERE hold_id IS NOT NULL
+  UNION ALL
+  SELECT cost_hold_id, drawn FROM shares WHERE cost_hold_id IS NOT NULL
 ),
 released AS (
   UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
-  FROM (SELECT hold_id, sum(price_cents) AS amount FROM items WHERE hold_id IS NOT NULL GROUP BY hold_id) d
+  FROM (SELECT hold_id, sum(amount) AS amount FROM draws GROUP BY hold_id) d
   WHERE h.id = d.hold_id
   RETURNING h.id, h.account_id, d.amount AS amount_cents, h.api_key_id, h.spend_month
 ),
 credits AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents - d.amount, held_cents = a.held_cents - d.amount
-  FROM (SELECT account_id, sum(amount_cents) AS amount FROM released GROUP BY account_id) d
+  FROM (SELECT account_id, sum(amount_cents) AS amount FROM released GROUP BY account_id HAVING sum(amount_cents) <> 0) d
   WHERE a.id = d.account_id RETURNING a.id
 ),
 earnings AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + d.amount
-  FROM (SELECT creator_id, sum(price_cents - fee_cents) AS amount FROM items WHERE hold_id IS NOT NULL GROUP BY creator_id) d
-  WHERE a.kind = 'creator_earnings' AND a.user_id = d.creator_id RETURNING a.id, a.user_id
+  FROM (SELECT owner_id, sum(earned) AS amount FROM shares WHERE hold_id IS NOT NULL OR earned <> 0 GROUP BY owner_id) d
+  WHERE a.kind = 'creator_earnings' AND a.user_id = d.owner_id RETURNING a.id, a.user_id
+),
+system_totals AS (
+  SELECT sum(fee) AS fees, sum(posted) AS model_costs FROM shares
 ),
 fees AS (
-  UPDATE ledger_accounts a SET balance_cents = a.balance_cents + d.amount
-  FROM (SELECT sum(fee_cents) AS amount FROM items WHERE hold_id IS NOT NULL HAVING sum(fee_cents) > 0) d
-  WHERE a.kind = 'platform_fees' AND a.user_id IS NULL RETURNING a.id
+  UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.fees
+  FROM system_totals t WHERE t.fees > 0 AND a.kind = 'platform_fees' AND a.user_id IS NULL RETURNING a.id
+),
+model_costs AS (
+  UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.model_costs
+  FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL RETURNING a.id
+),
+moving AS (
+  SELECT * FROM shares WHERE paid <> 0 OR posted <> 0 OR drawn <> 0 OR earned <> 0
 ),
 ledger_transactions_written AS (
   INSERT INTO ledger_transactions (id, kind, reference, description)
-  SELECT ledger_tx_id, 'call_charge', 'call:' || id, description FROM items WHERE hold_id IS NOT NULL
+  SELECT ledger_tx_id, 'call_charge', 'call:' || id, description FROM moving
 ),
 ledger_entries_written AS (
   INSERT INTO ledger_entries (transaction_id, account_id, amount_cents)
-  SELECT i.ledger_tx_id, r.account_id, -i.price_cents FROM items i JOIN released r ON r.id = i.hold_id
+  SELECT s.ledger_tx_id, r.account_id, -s.paid FROM moving s JOIN released r ON r.id = s.hold_id WHERE s.paid <> 0
   UNION ALL
-  SELECT i.ledger_tx_id, e.id, i.price_cents - i.fee_cents FROM items i JOIN earnings e ON e.user_id = i.creator_id
-  WHERE i.hold_id IS NOT NULL AND i.price_cents - i.fee_cents <> 0
+  SELECT s.ledger_tx_id, r.account_id, -s.drawn FROM moving s JOIN released r ON r.id = s.cost_hold_id WHERE s.drawn <> 0
   UNION ALL
-  SELECT i.ledger_tx_id, f.id, i.fee_cents FROM items i CROSS JOIN fees f WHERE i.hold_id IS NOT NULL AND i.fee_cents > 0
+  SELECT s.ledger_tx_id, e.id, s.earned FROM moving s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
+  UNION ALL
+  SELECT s.ledger_tx_id, f.id, s.fee FROM moving s CROSS JOIN fees f WHERE s.fee > 0
+  UNION ALL
+  SELECT s.ledger_tx_id, c.id, s.posted FROM moving s CROSS JOIN model_costs c WHERE s.posted > 0
 ),
 spend AS (
   INSERT INTO api_key_spend AS s (api_key_id, month, spent_cents)
@@ -97,8 +174,11 @@ spend AS (
     held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month)
 ),
 recorded AS (
-  INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo)
-  SELECT id, app_id, caller_id, api_key_id, end_user, mode, 'success', '', latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo FROM items
+  INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo,
+                           model, provider, model_cost_micros, fee_cents)
+  SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, 'success', '', i.latency_ms, i.input_tokens, i.output_tokens, i.price_cents, i.conversation_id, i.created_at, i.demo,
+         i.model, i.provider, i.model_cost_micros, s.fee
+  FROM items i JOIN shares s ON s.id = i.id
   ${RECORDED_COLUMNS}
 ),
 ${RECORD_ROLLUPS},
@@ -117,10 +197,13 @@ turns AS (
     UNION ALL
     SELECT conversation_id, 'assistant', answer, position, 1, id, NULL, NULL FROM items WHERE conversation_id IS NOT NULL
   ) t ORDER BY position, part
+),
+checked AS (
+  SELECT tollbooth_assert((SELECT count(*) FROM released) = (SELECT count(DISTINCT hold_id) FROM draws), 'a hold was already released')
+     AND tollbooth_assert((SELECT count(*) FROM earnings) = (SELECT count(DISTINCT owner_id) FROM shares WHERE hold_id IS NOT NULL OR earned <> 0), 'a creator has no earnings account')
+     AS ok
 )
-SELECT tollbooth_assert((SELECT count(*) FROM released) = (SELECT count(DISTINCT hold_id) FROM items WHERE hold_id IS NOT NULL), 'a hold was already released')
-   AND tollbooth_assert((SELECT count(*) FROM earnings) = (SELECT count(DISTINCT creator_id) FROM items WHERE hold_id IS NOT NULL), 'a creator has no earnings account')
-   AS ok`;
+SELECT s.id, s.posted, s.drawn, c.ok FROM shares s CROSS JOIN checked c`;
 
 /** JSON that jsonb takes: text PostgreSQL cannot store (NUL, lone surrogates) never fails a settlement. */
 function storableJson(value: unknown): string | null {
@@ -129,9 +212,9 @@ function storableJson(value: unknown): string | null {
   return /\\u0000|\\ud[89a-f]/i.test(text) ? null : text;
 }
 
-async function writeBatch(db: Database, batch: Settlement[]) {
+async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCall[]> {
   const column = <T>(pick: (s: Settlement) => T) => batch.map(pick);
-  await db.query(SETTLE_SQL, [
+  const { rows } = await db.query<{ id: string; posted: string | number; drawn: string | number }>(SETTLE_SQL, [
     column((s) => s.invocationId),
     column((s) => s.appId),
     column((s) => s.callerId),
@@ -144,10 +227,10 @@ async function writeBatch(db: Database, batch: Settlement[]) {
     column((s) => s.priceCents),
     column((s) => s.createdAt),
     column((s) => s.charge?.hold.id ?? null),
-    column((s) => s.charge?.creatorId ?? null),
+    column((s) => s.ownerId),
     column((s) => s.charge?.feeCents ?? 0),
-    column((s) => s.charge?.ledgerTransactionId ?? null),
-    column((s) => s.charge?.description ?? ''),
+    column((s) => s.ledgerTransactionId),
+    column((s) => s.description),
     column((s) => s.turn?.conversationId ?? null),
     column((s) => s.turn?.isNew ?? false),
     column((s) => s.turn?.userContent ?? ''),
@@ -157,16 +240,23 @@ async function writeBatch(db: Database, batch: Settlement[]) {
     column((s) => s.demo ?? false),
     column((s) => s.turn?.query ?? null),
     column((s) => storableJson(s.turn?.inputs)),
+    column((s) => s.model),
+    column((s) => s.provider),
+    column((s) => s.modelCostMicros),
+    column((s) => s.cost?.hold.id ?? null),
+    column((s) => s.cost?.reservedCents ?? 0),
   ]);
+  const byId = new Map(rows.map((row) => [row.id, { postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
+  return batch.map((s) => byId.get(s.invocationId) ?? { postedCents: 0, drawnCents: 0 });
 }
 
 export interface SettlementBatcher {
-  /** Resolves once the call's settlement is committed. */
-  settle(settlement: Settlement): Promise<void>;
+  /** Resolves once the call's settlement is committed, with the model cost it posted and drew. */
+  settle(settlement: Settlement): Promise<SettledCall>;
 }
 
 export function createSettlementBatcher(db: Database): SettlementBatcher {
-  let queue: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let queue: { settlement: Settlement; resolve: (settled: SettledCall) => void; reject: (error: unknown) => void }[] = [];
   let flushing = false;
   let scheduled = false;
 
@@ -188,8 +278,8 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
         const pending = queue.slice(0, MAX_BATCH);
         queue = queue.slice(MAX_BATCH);
         try {
-          await writeWithRetry(pending.map((entry) => entry.settlement));
-          for (const entry of pending) entry.resolve();
+          const settled = await writeWithRetry(pending.map((entry) => entry.settlement));
+          for (const [index, entry] of pending.entries()) entry.resolve(settled[index]!);
         } catch (error) {
           if (pending.length === 1) {
             pending[0]!.reject(error);
@@ -198,8 +288,8 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
           // One bad call must not fail the others: write them one by one.
           for (const entry of pending) {
             try {
-              await writeWithRetry([entry.settlement]);
-              entry.resolve();
+              const [settled] = await writeWithRetry([entry.settlement]);
+              entry.resolve(settled!);
             } catch (single) {
               entry.reject(single);
             }
@@ -213,7 +303,7 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
 
   return {
     settle(settlement) {
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<SettledCall>((resolve, reject) => {
         queue.push({ settlement, resolve, reject });
         // Written on the next turn of the event loop, not now: an answer that does not wait for its
         // commit goes out first, and the calls answered in this turn share the batch.
@@ -234,11 +324,11 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
  * the call is still charged from its hold, with the details that could not be stored left out
  * (end user, chat turn); the failure is reported through onDetailsFailed.
  */
-export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement: Settlement, onDetailsFailed: (error: unknown) => void): Promise<void> {
+export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement: Settlement, onDetailsFailed: (error: unknown) => void): Promise<SettledCall> {
   try {
-    await batcher.settle(settlement);
+    return await batcher.settle(settlement);
   } catch (error) {
     onDetailsFailed(error);
-    await batcher.settle({ ...settlement, endUser: '', turn: null });
+    return await batcher.settle({ ...settlement, endUser: '', turn: null });
   }
 }

@@ -100,7 +100,16 @@ describe('a call the demo model answers', () => {
     expect(response.json().metadata).not.toHaveProperty('demo');
     expect(response.json().metadata).not.toHaveProperty('demo_notice');
     expect(await balances(caller)).toMatchObject({ credits_cents: 500 - PRICE });
-    expect((await balances(ownerToken)).earnings_cents).toBe(ownerBefore.earnings_cents + PRICE);
+    // The real model's answer cost the operator: the creator earns the price less that model cost
+    // (the owner's first model cost, so the cents posted are its micro-dollars rounded up).
+    const [cost] = (
+      await ctx.database.db.query<{ micros: number }>(
+        'SELECT model_cost_micros::int AS micros FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1',
+        [slug],
+      )
+    ).rows;
+    expect(cost!.micros).toBeGreaterThan(0);
+    expect((await balances(ownerToken)).earnings_cents).toBe(ownerBefore.earnings_cents + PRICE - Math.ceil(cost!.micros / 10_000));
     expect(await invocationsOf(slug)).toEqual([{ status: 'success', price_cents: PRICE, demo: false }]);
     expect(await chargesOf(slug)).toBe(1);
   });

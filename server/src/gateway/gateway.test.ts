@@ -102,7 +102,13 @@ describe('a paid completion call', () => {
     expect(sent.temperature).toBe(0.7);
     expect(sent.max_tokens).toBe(2048);
     expect((await balance(consumer.token)).credits_cents).toBe(500 - PRICE);
-    expect((await balance(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - 10);
+    // gpt-4-turbo at $10 / $30 per million tokens: 12 × 10 + 5 × 30 = 270 µ$, posted as 1 cent (the
+    // creator's running model cost rounded up); the creator earns the price less the fee and that.
+    expect((await balance(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - 10 - 1);
+    const cost = await ctx.database.db.query('SELECT model, provider, model_cost_micros::int AS micros, fee_cents::int AS fee FROM invocations WHERE id = $1', [
+      body.id,
+    ]);
+    expect(cost.rows[0]).toEqual({ model: 'gpt-4-turbo', provider: 'openai', micros: 270, fee: 10 });
     const invocation = await ctx.database.db.query(
       'SELECT status, price_cents, input_tokens, output_tokens, end_user, api_key_id FROM invocations WHERE id = $1',
       [body.id],
@@ -301,7 +307,8 @@ describe('exactly-once charging under concurrency', () => {
     const conflict = await callCompletion(slug, consumer.key, { query: 'different' }, { 'idempotency-key': 'key-0' });
     expect(conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
     await ledgerIsBalanced();
-  });
+    // A 1-cent gpt-4-turbo call's worst case is above its price: the owner's credits reserved the rest of each.
+  }, 120_000);
 });
 
 describe('streaming', () => {

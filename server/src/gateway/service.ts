@@ -20,13 +20,15 @@ import {
 import type { ValidateFunction } from 'ajv';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CallCharge, PaidCalls } from '../billing/paid-calls.ts';
+import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-calls.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
+import { IMAGE_TOKENS_BOUND, inputTokensBound, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter } from '../providers/registry.ts';
+import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
@@ -57,6 +59,8 @@ export interface PreparedCall {
   charge: CallCharge;
   modelRequest: Omit<ModelRequest, 'signal' | 'timeoutMs'>;
   resolved: ReturnType<ModelRouter['resolve']>;
+  /** The prompt app's model name (the model table's key); '' for workflow calls. */
+  modelName: string;
   outputSchema: IoSchema | null;
   conversationId: string | null;
   /** True when this call starts its conversation (its id is chosen before the call, so every stream event carries it). */
@@ -303,12 +307,18 @@ export function createGatewayService({
    * 8. Reserve, last, so nothing after it can fail: the caller's price cap is checked against the
    * app's price (the owner's own calls and demo answers are free, demo-calls.ts), then billing takes the charge.
    */
-  const reserve = async (app: AppRow, auth: AuthContext, maxPriceCents: number | null, demo = false): Promise<CallCharge> => {
+  const reserve = async (
+    app: AppRow,
+    auth: AuthContext,
+    maxPriceCents: number | null,
+    demo = false,
+    modelCost: ModelCostBound | null = null,
+  ): Promise<CallCharge> => {
     const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
     return paidCalls.take(
       { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
-      { appId: app.id, listPriceCents },
+      { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
     );
   };
 
@@ -354,6 +364,7 @@ export function createGatewayService({
           ...call,
           charge,
           resolved: { provider: upstream.provider, upstreamModel: upstream.provider.name, demo: false },
+          modelName: '',
           outputSchema: null,
           conversationId: upstream.conversationId,
           query: upstream.query,
@@ -366,11 +377,12 @@ export function createGatewayService({
       const config = target.config!;
       const validated = await validate(app, config.active_version, mode, body, auth);
       const { resolved, modelRequest } = buildModelRequest(config, mode, validated);
-      const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo);
+      const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo, modelCostBound(resolved, modelRequest));
       const prepared: PreparedCall = {
         ...call,
         charge,
         resolved,
+        modelName: config.model,
         outputSchema: config.active_version.output_schema,
         conversationId: validated.conversationId,
         newConversation: validated.newConversation,
@@ -427,6 +439,9 @@ export function createGatewayService({
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         demo: call.resolved.demo,
+        model: call.app.type === 'prompt' ? call.modelName : '',
+        provider: call.resolved.providerKind ?? '',
+        modelCostMicros: call.resolved.price ? modelCostMicros(call.resolved.price, { ...usage, images: imageCount(call.modelRequest) }) : 0,
         createdAt,
         turn:
           conversationId && call.keepTurn !== false
@@ -530,12 +545,38 @@ export function createGatewayService({
         }
       }
       try {
-        return await finish(call, text, usage ?? { inputTokens: 0, outputTokens: 0 });
+        // A caller who left mid-answer cut the upstream before it reported usage: what was generated is counted here.
+        return await finish(call, text, usage ?? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: countTokens(text) });
       } catch (error) {
         await fail(call, error);
         throw error;
       }
     },
+  };
+}
+
+const imageCount = (request: Pick<ModelRequest, 'messages'>) => request.messages.reduce((count, message) => count + (message.images?.length ?? 0), 0);
+
+/**
+ * The most a prompt call can cost on the operator's key (null when it costs the operator nothing:
+ * the demo model, the creator's own key). Output is bounded by max_tokens; input by the prompt's
+ * bytes (quick), or its tokens with a margin for other providers' tokenizers (precise).
+ */
+function modelCostBound(resolved: ReturnType<ModelRouter['resolve']>, request: PreparedCall['modelRequest']): ModelCostBound | null {
+  const price = resolved.price;
+  if (!price || resolved.demo || resolved.ownKey) return null;
+  const images = imageCount(request);
+  const outputTokens = request.maxTokens ?? 4096;
+  let bytes = 0;
+  for (const message of request.messages) bytes += Buffer.byteLength(message.content);
+  return {
+    quickMicros: modelCostMicros(price, { inputTokens: inputTokensBound(bytes, images), outputTokens }),
+    preciseMicros: () =>
+      modelCostMicros(price, {
+        inputTokens: Math.ceil(countPromptTokens(request.messages) * 1.25) + 8 * request.messages.length + 64 + images * IMAGE_TOKENS_BOUND,
+        outputTokens,
+        images,
+      }),
   };
 }
 

@@ -143,6 +143,9 @@ describe('chat.completions.create on a completion app', () => {
     const slug = await promptApp();
     const consumer = await newConsumer();
     const creatorBefore = await balances(ownerToken);
+    const modelCostsBalance = async () =>
+      Number((await ctx.database.db.query("SELECT balance_cents FROM ledger_accounts WHERE kind = 'model_costs'")).rows[0]!.balance_cents);
+    const modelCostsBefore = await modelCostsBalance();
     upstream.setBehaviour({ text: 'Owls hunt at night.', usage: { inputTokens: 12, outputTokens: 5 } });
 
     const completion = await client(consumer.key).chat.completions.create({
@@ -167,7 +170,11 @@ describe('chat.completions.create on a completion app', () => {
     ]);
 
     expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
-    expect((await balances(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - FEE);
+    // gpt-4-turbo: 12 × $10 + 5 × $30 per million tokens = 270 µ$; the creator earns the price less the fee and the model cost posted.
+    const [cost] = (await ctx.database.db.query('SELECT model_cost_micros::int AS micros FROM invocations WHERE id = $1', [completion.id.slice(9)])).rows;
+    expect(cost).toEqual({ micros: 270 });
+    const posted = (await modelCostsBalance()) - modelCostsBefore;
+    expect((await balances(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(PRICE - FEE - posted);
     await expectChargedOnce(completion.id.slice('chatcmpl-'.length), consumer.subject);
     const [row] = (await ctx.database.db.query('SELECT end_user, api_key_id FROM invocations WHERE id = $1', [completion.id.slice(9)])).rows;
     expect(row).toEqual({ end_user: 'end-user-9', api_key_id: consumer.keyId });

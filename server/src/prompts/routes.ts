@@ -101,8 +101,9 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
       },
     },
     async (request) => {
-      const row = await ownedPromptApp(request.params.slug, requireAuth(request).user.id);
-      return prompts.testConfig(row.id, request.body);
+      const userId = requireAuth(request).user.id;
+      const row = await ownedPromptApp(request.params.slug, userId);
+      return prompts.testConfig(row.id, request.body, userId);
     },
   );
 
@@ -122,8 +123,7 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
       },
     },
     async (request) => {
-      requireAuth(request);
-      return prompts.testConfig(null, request.body);
+      return prompts.testConfig(null, request.body, requireAuth(request).user.id);
     },
   );
 

@@ -16,6 +16,7 @@ import {
   renderTemplate,
 } from '@tollbooth/contract';
 import type { Static } from 'typebox';
+import type { TestRunBilling } from '../billing/test-runs.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { ModelRouter } from '../providers/registry.ts';
@@ -106,12 +107,15 @@ export async function copyPromptConfig(tx: Queryable, fromAppId: string, toAppId
 export function createPromptsService({
   db,
   models,
+  testRuns,
   timeoutMs,
   onChange = () => {},
 }: {
   db: Database;
   /** Test Prompt with run: true calls the model through these, waiting at most timeoutMs. */
   models: ModelRouter;
+  /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs.ts). */
+  testRuns: TestRunBilling;
   timeoutMs: number;
   /** Told after an app's configuration changed. */
   onChange?: (appId: string) => void;
@@ -142,7 +146,7 @@ export function createPromptsService({
      * saved configuration (appId), or from the builder's defaults when there is no app yet (null).
      * Blank inputs take the input schema's default, else an empty value. Nothing is saved.
      */
-    async testConfig(appId: string | null, body: Static<typeof PromptTestRequest>): Promise<PromptTestResult> {
+    async testConfig(appId: string | null, body: Static<typeof PromptTestRequest>, userId: string): Promise<PromptTestResult> {
       // The same checks as saving, so a test never runs a schema that could not be saved.
       if (body.input_schema) validateIoSchema(body.input_schema, 'input_schema');
       if (body.output_schema) validateIoSchema(body.output_schema, 'output_schema');
@@ -159,7 +163,9 @@ export function createPromptsService({
       };
       if (!body.run || !result.ok) return rendered;
       try {
-        const answer = await runPromptTest(models, timeoutMs, {
+        const answer = await runPromptTest(models, testRuns, timeoutMs, {
+          userId,
+          appId,
           model: body.model ?? base.model,
           systemPrompt: body.system_prompt ?? base.system_prompt,
           renderedTemplate: result.text,
@@ -174,6 +180,8 @@ export function createPromptsService({
           filled.defaulted.length + filled.emptied.length === 0 ? 'Template rendered and the model answered' : `${rendered.message}; the model answered`;
         return { ...rendered, message, ...answer };
       } catch (error) {
+        // Not being able to pay for the run (or running too many) is an answer of its own, not a model failure.
+        if (error instanceof AppError && (error.code === 'insufficient_credits' || error.code === 'rate_limited')) throw error;
         return { ...rendered, success: false, message: 'The model call failed', error: (error as Error).message };
       }
     },

@@ -1,9 +1,16 @@
-// Runs a prompt test against the model (Test Prompt with run: true): the owner's own, free,
-// through the same provider layer as the gateway, and not recorded as an invocation.
+// Runs a prompt test against the model (Test Prompt with run: true): through the same provider layer
+// as the gateway, paid from the owner's credits at the model's cost and recorded as a test run,
+// apart from callers' calls (billing/test-runs.ts, decision 0025).
+import type { TestRunBilling } from '../billing/test-runs.ts';
+import { modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter } from '../providers/registry.ts';
+import { countPromptTokens } from '../providers/tokens.ts';
 import type { ChatMessage } from '../providers/types.ts';
 
 export interface PromptTestRun {
+  /** Who runs the test (and pays its model cost), and the app tested (null in the builder). */
+  userId: string;
+  appId: string | null;
   model: string;
   systemPrompt: string;
   renderedTemplate: string;
@@ -15,23 +22,31 @@ export interface PromptTestRun {
   outputSchema: object | null;
 }
 
-export async function runPromptTest(models: ModelRouter, timeoutMs: number, run: PromptTestRun) {
+export async function runPromptTest(models: ModelRouter, billing: TestRunBilling, timeoutMs: number, run: PromptTestRun) {
   const resolved = models.resolve(run.model);
   const messages: ChatMessage[] = [
     ...(run.systemPrompt ? [{ role: 'system' as const, content: run.systemPrompt }] : []),
     { role: 'user', content: run.renderedTemplate },
   ];
-  const result = await resolved.provider.complete({
-    model: resolved.upstreamModel,
-    messages,
-    temperature: run.temperature,
-    maxTokens: run.maxTokens,
-    topP: run.topP,
-    frequencyPenalty: run.frequencyPenalty,
-    presencePenalty: run.presencePenalty,
-    ...(run.outputSchema ? { jsonSchema: run.outputSchema } : {}),
-    signal: new AbortController().signal,
-    timeoutMs,
-  });
+  const price = resolved.demo || resolved.ownKey ? null : (resolved.price ?? null);
+  const worstCaseMicros = price
+    ? modelCostMicros(price, { inputTokens: Math.ceil(countPromptTokens(messages) * 1.25) + 8 * messages.length + 64, outputTokens: run.maxTokens })
+    : 0;
+  const result = await billing.run(
+    { userId: run.userId, appId: run.appId, model: run.model, provider: resolved.providerKind ?? '', price, demo: resolved.demo, worstCaseMicros },
+    () =>
+      resolved.provider.complete({
+        model: resolved.upstreamModel,
+        messages,
+        temperature: run.temperature,
+        maxTokens: run.maxTokens,
+        topP: run.topP,
+        frequencyPenalty: run.frequencyPenalty,
+        presencePenalty: run.presencePenalty,
+        ...(run.outputSchema ? { jsonSchema: run.outputSchema } : {}),
+        signal: new AbortController().signal,
+        timeoutMs,
+      }),
+  );
   return { answer: result.text, usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens } };
 }

@@ -32,6 +32,26 @@ export const DEFAULT_MODEL_TABLE: Readonly<Record<KnownModel, ModelTableEntry>> 
  * {"provider": "openai" | "anthropic" | "gemini", "upstreamModel": "..."}; its entries replace or
  * add to `base`. Throws an Error listing every problem.
  */
+/** An entry's `prices`: US dollars per million input and output tokens, and per image (optional). */
+function parsePrices(value: unknown, where: string, problems: string[]): ModelTableEntry['prices'] {
+  const isPrice = (price: unknown): price is number => typeof price === 'number' && Number.isFinite(price) && price >= 0 && price <= 100_000;
+  if (!isRecord(value)) {
+    problems.push(`${where}: prices must be an object {input, output, image?} in US dollars per million tokens (image: per image)`);
+    return undefined;
+  }
+  const unknownKeys = Object.keys(value).filter((key) => key !== 'input' && key !== 'output' && key !== 'image');
+  if (unknownKeys.length > 0) problems.push(`${where}: prices has unknown keys: ${unknownKeys.join(', ')}`);
+  for (const key of ['input', 'output'] as const) {
+    if (!isPrice(value[key])) problems.push(`${where}: prices.${key} must be a number of US dollars per million tokens, 0 or more`);
+  }
+  if (value.image !== undefined && !isPrice(value.image)) problems.push(`${where}: prices.image must be a number of US dollars per image, 0 or more`);
+  return {
+    input: value.input as number,
+    output: value.output as number,
+    ...(value.image !== undefined ? { image: value.image as number } : {}),
+  };
+}
+
 export function parseModelTable(json: string, base: ModelTable = DEFAULT_MODEL_TABLE): ModelTable {
   let parsed: unknown;
   try {
@@ -53,11 +73,14 @@ export function parseModelTable(json: string, base: ModelTable = DEFAULT_MODEL_T
       problems.push(`${where} must be an object {provider, upstreamModel}`);
       continue;
     }
-    const unknownKeys = Object.keys(entry).filter((key) => key !== 'provider' && key !== 'upstreamModel');
+    const unknownKeys = Object.keys(entry).filter((key) => key !== 'provider' && key !== 'upstreamModel' && key !== 'prices');
     if (unknownKeys.length > 0) problems.push(`${where} has unknown keys: ${unknownKeys.join(', ')}`);
     if (!PROVIDER_KINDS.includes(entry.provider as ProviderKind)) problems.push(`${where}: provider must be one of ${PROVIDER_KINDS.join(', ')}`);
     if (typeof entry.upstreamModel !== 'string' || entry.upstreamModel.trim() === '') problems.push(`${where}: upstreamModel must be a non-empty string`);
-    if (problems.length === 0) table[name] = { provider: entry.provider as ProviderKind, upstreamModel: (entry.upstreamModel as string).trim() };
+    const prices = entry.prices === undefined ? undefined : parsePrices(entry.prices, where, problems);
+    if (problems.length === 0) {
+      table[name] = { provider: entry.provider as ProviderKind, upstreamModel: (entry.upstreamModel as string).trim(), ...(prices ? { prices } : {}) };
+    }
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
   return table;

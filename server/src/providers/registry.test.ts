@@ -85,7 +85,7 @@ describe('parseModelTable', () => {
   });
 
   it('treats "__proto__" as a plain name', () => {
-    const table = parseModelTable('{"__proto__": {"provider": "openai", "upstreamModel": "evil"}}');
+    const table = parseModelTable('{"__proto__": {"provider": "openai", "upstreamModel": "evil", "prices": {"input": 1, "output": 2}}}');
     expect(Object.getPrototypeOf(table)).toBeNull();
     expect(({} as Record<string, unknown>).upstreamModel).toBeUndefined();
     expect(createModelRouter(allKeys, { table }).resolve('__proto__').upstreamModel).toBe('evil');

@@ -6,6 +6,7 @@ import { AppError, invalidParam } from '../errors.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createDemoProvider } from './demo.ts';
 import { createGeminiProvider } from './gemini.ts';
+import { type ModelPrice, priceOfEntry } from './model-prices.ts';
 import { DEFAULT_MODEL_TABLE, type ModelTable } from './model-table.ts';
 import { createOpenAICompatibleProvider, OPENAI_DEFAULT_BASE_URL } from './openai-compatible.ts';
 import type { FetchFunction, ModelProvider } from './types.ts';
@@ -22,6 +23,10 @@ export interface ResolvedModel {
   demo: boolean;
   /** The provider kind the model table names for the model (set by the router; workflow calls have none). */
   providerKind?: ProviderKind;
+  /** What the model costs on the operator's key (null for the demo model, a creator's own key, and workflow calls). */
+  price?: ModelPrice | null;
+  /** Served with the creator's own provider credentials: no model cost is posted for it. */
+  ownKey?: boolean;
 }
 
 export interface ModelRouter {
@@ -31,6 +36,10 @@ export interface ModelRouter {
   modelNames(): string[];
   /** The models the demo model answers (their provider is not configured and DEMO_MODEL is on). */
   demoModels(): { name: string; provider: ProviderKind }[];
+  /** A model's price on the operator's key, or null when no price is known (or the name is unknown). */
+  priceOf(modelName: string): ModelPrice | null;
+  /** Models served on the operator's key whose price is unknown: they cannot be used until MODEL_TABLE gives one. */
+  unpricedModels(): string[];
 }
 
 export interface ModelRouterOptions {
@@ -54,12 +63,18 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
     return providers.get(kind) ?? null;
   };
 
+  const prices = new Map([...table].map(([name, entry]) => [name, priceOfEntry(entry)]));
+
   return {
     resolve(modelName) {
       const entry = table.get(modelName);
       if (!entry) throw invalidParam('model', `unknown model "${modelName}"; known models are ${[...table.keys()].join(', ')}`);
       const provider = providerFor(entry.provider);
-      if (provider) return { provider, upstreamModel: entry.upstreamModel, demo: false, providerKind: entry.provider };
+      if (provider) {
+        const price = prices.get(modelName) ?? null;
+        if (!price) throw new AppError('service_unavailable', unpricedMessage(modelName), undefined, undefined, 'model_unpriced');
+        return { provider, upstreamModel: entry.upstreamModel, demo: false, providerKind: entry.provider, price };
+      }
       if (models.demoModel) return { provider: demo, upstreamModel: modelName, demo: true, providerKind: entry.provider };
       throw new AppError('provider_error', `Model provider for ${modelName} is not configured`);
     },
@@ -68,8 +83,14 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
       models.demoModel
         ? [...table].filter(([, entry]) => providerFor(entry.provider) === null).map(([name, entry]) => ({ name, provider: entry.provider }))
         : [],
+    priceOf: (modelName) => prices.get(modelName) ?? null,
+    unpricedModels: () => [...table.keys()].filter((name) => providerFor(table.get(name)!.provider) !== null && !prices.get(name)),
   };
 }
+
+/** Why a model without a known price is refused on the operator's key. */
+export const unpricedMessage = (modelName: string) =>
+  `Model ${modelName} has no known price, so it cannot be used on the platform's provider key: choose another model, or the operator sets its prices in MODEL_TABLE`;
 
 /** The provider for a kind, or null when its key is not configured. */
 function createProvider(kind: ProviderKind, models: Config['models'], options: ModelRouterOptions): ModelProvider | null {

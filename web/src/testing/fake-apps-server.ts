@@ -34,7 +34,18 @@ export function makeApp(overrides: Partial<Application> = {}): Application {
 
 export function makeUsage(overrides: Partial<UsageAnalytics> = {}): UsageAnalytics {
   const cents = overrides.total_revenue_cents ?? 0;
-  return { total_invocations: 0, total_users: 0, total_revenue: cents / 100, total_revenue_cents: cents, data: [], ...overrides };
+  return {
+    total_invocations: 0,
+    total_users: 0,
+    total_revenue: cents / 100,
+    total_revenue_cents: cents,
+    total_platform_fee_cents: 0,
+    total_model_cost: 0,
+    total_model_cost_micros: 0,
+    total_net: cents / 100,
+    data: [],
+    ...overrides,
+  };
 }
 
 type Handler = (url: URL, init: RequestInit | undefined) => Response | Promise<Response> | undefined;

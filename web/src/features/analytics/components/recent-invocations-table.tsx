@@ -1,9 +1,20 @@
 import type { RecentInvocations } from '@tollbooth/contract';
-import { endUserLabel, errorTypeLabel, formatCreatedAt, formatSeconds, invocationOutcomeClass, totalTokens, truncateId } from '../lib/analytics-format.utils';
+import {
+  endUserLabel,
+  errorTypeLabel,
+  formatCreatedAt,
+  formatModelCost,
+  formatRevenue,
+  formatSeconds,
+  invocationOutcomeClass,
+  totalTokens,
+  truncateId,
+} from '../lib/analytics-format.utils';
 
 // User: the `user` the caller sent, or Anonymous (the server never answers an account id).
 // Status: the outcome — success, failed (the app's fault) or rejected (the caller's mistake).
-const COLUMNS = ['ID', 'User', 'Status', 'Error Type', 'Response Time', 'Tokens', 'Created At'];
+// Price and Model Cost: what the caller paid, and what the answer cost upstream (only owners see this table).
+const COLUMNS = ['ID', 'User', 'Status', 'Error Type', 'Response Time', 'Tokens', 'Price', 'Model Cost', 'Created At'];
 const cell = 'px-6 py-4 text-sm whitespace-nowrap text-gray-900';
 
 export const NO_INVOCATIONS_MESSAGE = 'No invocations found.';
@@ -41,6 +52,8 @@ export function RecentInvocationsTable({ invocations }: { invocations: RecentInv
                   <td className={`${cell} font-mono`}>{errorTypeLabel(invocation.error_type, invocation.outcome)}</td>
                   <td className={cell}>{formatSeconds(invocation.response_time, 3)}</td>
                   <td className={cell}>{totalTokens(invocation)}</td>
+                  <td className={cell}>{formatRevenue(invocation.price_cents / 100)}</td>
+                  <td className={cell}>{formatModelCost(invocation.model_cost)}</td>
                   <td className={cell}>{formatCreatedAt(invocation.created_at)}</td>
                 </tr>
               ))}

@@ -6,6 +6,7 @@ import {
   formatDayLabel,
   formatDayTick,
   formatLastUsed,
+  formatModelCost,
   formatPercent,
   formatRevenue,
   formatSeconds,
@@ -40,6 +41,14 @@ describe('analytics formats', () => {
   it('shows revenue in dollars with two decimals', () => {
     expect(formatRevenue(4.5)).toBe('$4.50');
     expect(formatRevenue(1234.5)).toBe('$1,234.50');
+  });
+
+  it('formats model costs to the micro-dollar', () => {
+    expect(formatModelCost(0.01762)).toBe('$0.01762');
+    expect(formatModelCost(0.000003)).toBe('$0.000003');
+    expect(formatModelCost(1.5)).toBe('$1.50');
+    expect(formatModelCost(0)).toBe('$0.00');
+    expect(formatModelCost(-7.62)).toBe('−$7.62');
   });
 
   it('shows Never for an app never used, else a local date', () => {

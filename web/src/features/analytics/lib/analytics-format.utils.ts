@@ -27,6 +27,17 @@ export function formatRevenue(value: number): string {
   return dollars.format(value);
 }
 
+/**
+ * A model cost in dollars, kept to the micro-dollar: at least two decimals, at most six, no trailing
+ * zeros beyond two (0.01762 → "$0.01762", 1.5 → "$1.50"); negative margins keep their sign.
+ */
+export function formatModelCost(value: number): string {
+  const fixed = Math.abs(value)
+    .toFixed(6)
+    .replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${value < 0 ? '−' : ''}$${fixed}`;
+}
+
 /** The Last Used column: a local date, or Never. */
 export function formatLastUsed(value: string | null | undefined): string {
   return formatDate(value, NEVER_USED);

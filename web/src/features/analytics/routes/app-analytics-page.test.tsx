@@ -21,6 +21,8 @@ const invocations: RecentInvocations = [
     response_time: 1.2345,
     input_tokens: 1200,
     output_tokens: 34,
+    price_cents: 25,
+    model_cost: 0.01762,
     created_at: createdAt,
   },
   {
@@ -32,6 +34,8 @@ const invocations: RecentInvocations = [
     response_time: 60,
     input_tokens: 0,
     output_tokens: 0,
+    price_cents: 0,
+    model_cost: 0,
     created_at: createdAt,
   },
   {
@@ -43,6 +47,8 @@ const invocations: RecentInvocations = [
     response_time: 0.004,
     input_tokens: 0,
     output_tokens: 0,
+    price_cents: 0,
+    model_cost: 0,
     created_at: createdAt,
   },
 ];
@@ -116,6 +122,8 @@ describe('AppAnalyticsPage', () => {
       'Error Type',
       'Response Time',
       'Tokens',
+      'Price',
+      'Model Cost',
       'Created At',
     ]);
     const [first, second, third] = table.getAllByTestId('invocation-row').map((row) => within(row));
@@ -124,6 +132,9 @@ describe('AppAnalyticsPage', () => {
     expect(first!.getByText('success').className).toContain('green');
     expect(first!.getByText('1.234s')).toBeTruthy();
     expect(first!.getByText('1,234')).toBeTruthy();
+    // What the caller paid and what the answer cost upstream, to the micro-dollar.
+    expect(first!.getByText('$0.25')).toBeTruthy();
+    expect(first!.getByText('$0.01762')).toBeTruthy();
     expect(first!.getByText(new Date(createdAt).toLocaleString())).toBeTruthy();
     expect(second!.getByText('fedcba98...')).toBeTruthy();
     expect(first!.getByText('—')).toBeTruthy();

@@ -14,7 +14,7 @@ import { RejectedCalls } from '../components/rejected-calls';
 import { StatCardGrid } from '../components/stat-card-grid';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { TopErrors } from '../components/top-errors';
-import { formatCount, formatPercent, formatSeconds } from '../lib/analytics-format.utils';
+import { formatCount, formatModelCost, formatPercent, formatRevenue, formatSeconds } from '../lib/analytics-format.utils';
 import { type AnalyticsPeriod, APP_CHARTS, DEFAULT_PERIOD, joinAppSeries } from '../lib/chart.utils';
 
 const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
@@ -36,6 +36,15 @@ function AppAnalytics({ usage, performance, invocations }: AppAnalyticsProps) {
           { label: 'Unique Users', value: formatCount(usage.total_users) },
           { label: 'Success Rate', value: formatPercent(performance.success_rate) },
           { label: 'Avg Response Time', value: formatSeconds(performance.average_response_time, 2) },
+        ]}
+      />
+      <StatCardGrid
+        label="Revenue and margin"
+        cards={[
+          { label: 'Revenue', value: formatRevenue(usage.total_revenue) },
+          { label: 'Platform Fee', value: formatRevenue(usage.total_platform_fee_cents / 100) },
+          { label: 'Model Cost', value: formatModelCost(usage.total_model_cost) },
+          { label: 'Margin', value: formatModelCost(usage.total_net) },
         ]}
       />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">

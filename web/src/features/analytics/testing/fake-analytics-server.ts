@@ -40,7 +40,11 @@ export function makeUsage(days = 30, overrides: Partial<UsageAnalytics> = {}): U
     total_users: 0,
     total_revenue: 0,
     total_revenue_cents: 0,
-    data: isoDays(days).map((date) => ({ date, invocations: 0, revenue: 0 })),
+    total_platform_fee_cents: 0,
+    total_model_cost: 0,
+    total_model_cost_micros: 0,
+    total_net: 0,
+    data: isoDays(days).map((date) => ({ date, invocations: 0, revenue: 0, model_cost: 0, net: 0 })),
     ...overrides,
   };
 }
