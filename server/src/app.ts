@@ -196,8 +196,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
-      // Model prices arrive with providers/model-prices.ts (issue 22); until then no model has a known price.
-      await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: () => null }) });
+      await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { billing: createBillingService({ db }) });

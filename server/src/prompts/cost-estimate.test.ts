@@ -5,8 +5,10 @@
 // for the owner only.
 import type { CostEstimateRequest } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseModelTable } from '../providers/model-table.ts';
+import { createModelRouter } from '../providers/registry.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { costMicros, createCostEstimator, MAX_INPUTS_CHARACTERS, worstCaseInputTokens } from './cost-estimate.ts';
+import { createCostEstimator, MAX_INPUTS_CHARACTERS, worstCaseInputTokens } from './cost-estimate.ts';
 
 const schema = (properties: Record<string, object>) => ({ type: 'object' as const, properties: properties as never, additionalProperties: false });
 
@@ -32,14 +34,6 @@ describe('the worst case of one call', () => {
     expect(result).toEqual({ tokens: 3 + 2 * budget + 16, unbounded: ['a'] });
     expect(worstCaseInputTokens('sys', 'no variables', undefined)).toEqual({ tokens: 3 + 12 + 16, unbounded: [] });
     expect(worstCaseInputTokens('', '{{undeclared}}', schema({})).unbounded).toEqual(['undeclared']);
-  });
-
-  it('prices tokens in micro-dollars, rounded up once', () => {
-    const gpt4Turbo = { inputPerMillionUsd: 10, outputPerMillionUsd: 30 };
-    expect(costMicros(gpt4Turbo, 20_042, 4000)).toBe(200_420 + 120_000);
-    // $0.15 and $0.6 per million: 7 × 0.15 + 3 × 0.6 = 2.85 µ$ → 3.
-    expect(costMicros({ inputPerMillionUsd: 0.15, outputPerMillionUsd: 0.6 }, 7, 3)).toBe(3);
-    expect(costMicros(gpt4Turbo, 0, 0)).toBe(0);
   });
 });
 
@@ -94,16 +88,30 @@ describe('POST /api/prompt/cost-estimate/', () => {
     input_schema: schema({ text: { type: 'string', maxLength: 100 } }),
   };
 
-  it('answers the worst case for an unsaved prompt, without a typical cost', async () => {
+  it("answers the model's prices and the worst case for an unsaved prompt, without a typical cost", async () => {
     const response = await estimate(owner, body);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toMatchObject({
+    // gpt-4-turbo in the price dataset: $10 in, $30 out per million tokens.
+    expect(response.json()).toEqual({
       model: 'gpt-4-turbo',
+      prices: { input_per_million_usd: 10, output_per_million_usd: 30 },
       worst_case_input_tokens: 9 + 11 + 400 + 16,
       worst_case_output_tokens: 4000,
+      worst_case_micros: (9 + 11 + 400 + 16) * 10 + 4000 * 30,
       typical_micros: null,
       typical_calls: 0,
       unbounded_variables: [],
+    });
+  });
+
+  it('says a model without a known price has none, and no worst case', async () => {
+    const table = parseModelTable('{"gpt4": {"provider": "openai", "upstreamModel": "in-house-model-without-a-price"}}');
+    const estimator = createCostEstimator({ db: ctx.database.db, priceOfModel: createModelRouter(ctx.config.models, { table }).priceOf });
+    expect(await estimator.estimate({ ...body, model: 'gpt4' }, null)).toMatchObject({
+      model: 'gpt4',
+      prices: null,
+      worst_case_micros: null,
+      worst_case_input_tokens: 436,
     });
   });
 
@@ -125,18 +133,11 @@ describe('POST /api/prompt/cost-estimate/', () => {
     expect(model.json().message).toMatch(/model/);
   });
 
-  it('prices the worst case with the price of the model it is given', async () => {
-    const estimator = createCostEstimator({
-      db: ctx.database.db,
-      priceOfModel: (model) => (model === 'gpt-4-turbo' ? { inputPerMillionUsd: 10, outputPerMillionUsd: 30 } : null),
-    });
-    const priced = await estimator.estimate(body, appId);
-    expect(priced).toMatchObject({
-      prices: { input_per_million_usd: 10, output_per_million_usd: 30 },
-      worst_case_micros: (9 + 11 + 400 + 16) * 10 + 4000 * 30,
-      typical_micros: 2334,
-    });
-    const unknown = await estimator.estimate({ ...body, model: 'mixtral' }, null);
-    expect(unknown).toMatchObject({ prices: null, worst_case_micros: null });
+  it("takes the operator's MODEL_TABLE prices, rounding the worst case up to the micro-dollar once", async () => {
+    const table = parseModelTable('{"mixtral": {"provider": "openai", "upstreamModel": "mixtral-8x7b", "prices": {"input": 0.15, "output": 0.6}}}');
+    const estimator = createCostEstimator({ db: ctx.database.db, priceOfModel: createModelRouter(ctx.config.models, { table }).priceOf });
+    const priced = await estimator.estimate({ ...body, model: 'mixtral', max_tokens: 3 }, appId);
+    // 436 × 0.15 + 3 × 0.6 = 67.2 µ$ → 68.
+    expect(priced).toMatchObject({ prices: { input_per_million_usd: 0.15, output_per_million_usd: 0.6 }, worst_case_micros: 68, typical_micros: 2334 });
   });
 });

@@ -12,14 +12,11 @@
 import type { CostEstimate, CostEstimateRequest, IoSchema } from '@tollbooth/contract';
 import { TEMPLATE_VARIABLE } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
+import { displayedPrice, inputTokensBound, type ModelPrice, modelCostMicros } from '../providers/model-prices.ts';
 import { selectTypicalModelCost } from './queries.ts';
 
-/** A model's prices in US dollars per million tokens, or null when it has no known price. */
-export interface ModelPrices {
-  inputPerMillionUsd: number;
-  outputPerMillionUsd: number;
-}
-export type PriceOfModel = (model: string) => ModelPrices | null;
+/** A model's price (providers/model-prices.ts: the dataset's, or its MODEL_TABLE override), or null when it has none. */
+export type PriceOfModel = (model: string) => ModelPrice | null;
 
 /** The gateway's limit on a call's inputs, in characters of JSON (gateway/service.ts MAX_INPUTS_CHARACTERS). */
 export const MAX_INPUTS_CHARACTERS = 64 * 1024;
@@ -30,8 +27,6 @@ const BYTES_PER_CHARACTER = 4;
 /** The longest JSON of a number (-1.7976931348623157e+308) and of a boolean. */
 const NUMBER_BYTES = 24;
 const BOOLEAN_BYTES = 5;
-/** Tokens a provider may add around the messages (roles, separators). */
-const MESSAGE_OVERHEAD_TOKENS = 16;
 /** How many of the app's newest calls the typical cost looks at (its successful ones on the platform keys). */
 export const TYPICAL_CALLS_WINDOW = 200;
 
@@ -72,15 +67,8 @@ export function worstCaseInputTokens(systemPrompt: string, template: string, inp
     budget -= bytes;
     variableBytes += bytes * count;
   }
-  return { tokens: fixedBytes + variableBytes + MESSAGE_OVERHEAD_TOKENS, unbounded };
-}
-
-/** Micro-dollars per million tokens of a dollar price (the dataset's unit, rounded to the micro-dollar). */
-const microsPerMillion = (usdPerMillion: number) => Math.round(usdPerMillion * 1_000_000);
-
-/** Model cost of a call in micro-dollars: tokens × prices, rounded up once. */
-export function costMicros(prices: ModelPrices, inputTokens: number, outputTokens: number): number {
-  return Math.ceil((inputTokens * microsPerMillion(prices.inputPerMillionUsd) + outputTokens * microsPerMillion(prices.outputPerMillionUsd)) / 1_000_000);
+  // The gateway's own bound (providers/model-prices.ts): bytes, plus the messages' overhead.
+  return { tokens: inputTokensBound(fixedBytes + variableBytes), unbounded };
 }
 
 export interface CostEstimatorDependencies {
@@ -92,15 +80,17 @@ export function createCostEstimator({ db, priceOfModel }: CostEstimatorDependenc
   return {
     /** The form's figures; `appId` (the owner's saved app, already checked) adds the typical cost of its recent calls. */
     async estimate(request: CostEstimateRequest, appId: string | null): Promise<CostEstimate> {
-      const prices = priceOfModel(request.model);
+      const price = priceOfModel(request.model);
+      const prices = price ? displayedPrice(price) : null;
       const input = worstCaseInputTokens(request.system_prompt ?? '', request.prompt_template ?? '', request.input_schema);
       const typical = appId ? await selectTypicalModelCost(db, appId, TYPICAL_CALLS_WINDOW) : { calls: 0, mean_micros: 0 };
       return {
         model: request.model,
-        prices: prices ? { input_per_million_usd: prices.inputPerMillionUsd, output_per_million_usd: prices.outputPerMillionUsd } : null,
+        prices: prices ? { input_per_million_usd: prices.input_per_million_usd, output_per_million_usd: prices.output_per_million_usd } : null,
         worst_case_input_tokens: input.tokens,
         worst_case_output_tokens: request.max_tokens,
-        worst_case_micros: prices ? costMicros(prices, input.tokens, request.max_tokens) : null,
+        // The call's own cost rule (tiers included): at the worst case's input size, the tier that size reaches.
+        worst_case_micros: price ? modelCostMicros(price, { inputTokens: input.tokens, outputTokens: request.max_tokens }) : null,
         typical_micros: typical.calls > 0 ? Math.ceil(typical.mean_micros) : null,
         typical_calls: typical.calls,
         unbounded_variables: input.unbounded,
