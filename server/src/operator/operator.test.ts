@@ -101,7 +101,7 @@ beforeAll(async () => {
   await run(otherId, 60_000_000, 0);
   await run(otherId, 1, 40);
   await run(creatorId, 7, 0);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await ctx?.close();

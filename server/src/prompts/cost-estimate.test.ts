@@ -74,7 +74,7 @@ describe('POST /api/prompt/cost-estimate/', () => {
         [appId, status, demo, micros, 60 - i],
       );
     }
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await ctx?.close();
