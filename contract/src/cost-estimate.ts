@@ -40,7 +40,7 @@ export const CostEstimate = Type.Object({
     description: 'Model cost of the largest possible call at these settings, in micro-dollars; null without prices',
   }),
   typical_micros: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-    description: "Mean model cost of the app's recent successful calls on the platform keys, in micro-dollars; null without such calls or app",
+    description: "Mean model cost of the app's recent successful calls to this model on the platform keys, in micro-dollars; null without such calls or app",
   }),
   typical_calls: Type.Integer({ minimum: 0, description: 'How many recent calls typical_micros is the mean of' }),
   unbounded_variables: Type.Array(Type.String(), {

@@ -19,7 +19,7 @@ test('the builder shows the model prices and the worst case of one call beside t
   // gpt-4-turbo, the builder's default model, in the price dataset; 2,048 output tokens at most.
   await expect(panel.getByTestId('model-cost-prices')).toHaveText('$10 in · $30 out per million tokens');
   await expect(panel.getByTestId('model-cost-worst-case')).toContainText('16 input + 2,048 output tokens');
-  await expect(panel.getByTestId('model-cost-typical')).toHaveText('No paid calls yet');
+  await expect(panel.getByTestId('model-cost-typical')).toHaveText('No paid calls on this model yet');
   // A template variable without a maximum length may fill the whole 64 KiB of inputs.
   await typeInEditor(page, 'User Prompt Template', 'Summarize {{text}}');
   await expect(panel).toContainText('{{text}} has no maximum length');

@@ -59,19 +59,21 @@ describe('POST /api/prompt/cost-estimate/', () => {
     });
     expect(created.statusCode).toBe(201);
     ({ slug, id: appId } = created.json());
-    // Newest last: three paid successes (1000, 2000, 4001 µ$), a demo answer, a failure, a call on the creator's own key (no model cost).
-    const rows: [string, boolean, number][] = [
-      ['success', false, 1000],
-      ['success', true, 0],
-      ['error', false, 0],
-      ['success', false, 2000],
-      ['success', false, 0],
-      ['success', false, 4001],
+    // Newest last: three paid gpt-4-turbo successes (1000, 2000, 4001 µ$), a demo answer, a failure,
+    // a call on the creator's own key (no model cost), and one on the app's earlier model.
+    const rows: [string, boolean, number, string][] = [
+      ['success', false, 1000, 'gpt-4-turbo'],
+      ['success', true, 0, 'gpt-4-turbo'],
+      ['error', false, 0, 'gpt-4-turbo'],
+      ['success', false, 99_999, 'claude-3-opus'],
+      ['success', false, 2000, 'gpt-4-turbo'],
+      ['success', false, 0, 'gpt-4-turbo'],
+      ['success', false, 4001, 'gpt-4-turbo'],
     ];
-    for (const [i, [status, demo, micros]] of rows.entries()) {
+    for (const [i, [status, demo, micros, model]] of rows.entries()) {
       await ctx.database.db.query(
-        `INSERT INTO invocations (app_id, status, demo, model_cost_micros, model, provider, created_at) VALUES ($1, $2, $3, $4, 'gpt-4-turbo', 'openai', now() - make_interval(secs => $5))`,
-        [appId, status, demo, micros, 60 - i],
+        `INSERT INTO invocations (app_id, status, demo, model_cost_micros, model, provider, created_at) VALUES ($1, $2, $3, $4, $5, 'openai', now() - make_interval(secs => $6))`,
+        [appId, status, demo, micros, model, 60 - i],
       );
     }
   }, 180_000);
@@ -115,11 +117,15 @@ describe('POST /api/prompt/cost-estimate/', () => {
     });
   });
 
-  it("adds the mean model cost of the owner's app's recent successful paid calls", async () => {
+  it("adds the mean model cost of the owner's app's recent successful paid calls to the form's model", async () => {
     const response = await estimate(owner, { ...body, app_slug: slug });
     expect(response.statusCode, response.body).toBe(200);
     // (1000 + 2000 + 4001) / 3 = 2333.67 → 2334.
     expect(response.json()).toMatchObject({ typical_micros: 2334, typical_calls: 3 });
+    const earlier = await estimate(owner, { ...body, model: 'claude-3-opus', app_slug: slug });
+    expect(earlier.json()).toMatchObject({ typical_micros: 99_999, typical_calls: 1 });
+    const none = await estimate(owner, { ...body, model: 'gemini-pro', app_slug: slug });
+    expect(none.json()).toMatchObject({ typical_micros: null, typical_calls: 0 });
   });
 
   it("is 404 for someone else's app, and 400 naming the field for bad settings", async () => {
@@ -138,6 +144,6 @@ describe('POST /api/prompt/cost-estimate/', () => {
     const estimator = createCostEstimator({ db: ctx.database.db, priceOfModel: createModelRouter(ctx.config.models, { table }).priceOf });
     const priced = await estimator.estimate({ ...body, model: 'mixtral', max_tokens: 3 }, appId);
     // 436 × 0.15 + 3 × 0.6 = 67.2 µ$ → 68.
-    expect(priced).toMatchObject({ prices: { input_per_million_usd: 0.15, output_per_million_usd: 0.6 }, worst_case_micros: 68, typical_micros: 2334 });
+    expect(priced).toMatchObject({ prices: { input_per_million_usd: 0.15, output_per_million_usd: 0.6 }, worst_case_micros: 68, typical_micros: null });
   });
 });

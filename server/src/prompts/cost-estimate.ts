@@ -83,7 +83,7 @@ export function createCostEstimator({ db, priceOfModel }: CostEstimatorDependenc
       const price = priceOfModel(request.model);
       const prices = price ? displayedPrice(price) : null;
       const input = worstCaseInputTokens(request.system_prompt ?? '', request.prompt_template ?? '', request.input_schema);
-      const typical = appId ? await selectTypicalModelCost(db, appId, TYPICAL_CALLS_WINDOW) : { calls: 0, mean_micros: 0 };
+      const typical = appId ? await selectTypicalModelCost(db, appId, request.model, TYPICAL_CALLS_WINDOW) : { calls: 0, mean_micros: 0 };
       return {
         model: request.model,
         prices: prices ? { input_per_million_usd: prices.input_per_million_usd, output_per_million_usd: prices.output_per_million_usd } : null,

@@ -116,15 +116,15 @@ export async function updateActiveVersion(tx: Queryable, appId: string, version:
 }
 
 /**
- * The mean model cost of the app's successful calls on the platform keys (demo answers and calls
- * without a model cost left out) among its newest `window` calls: one bounded index range.
+ * The mean model cost of the app's successful calls to `model` on the platform keys (demo answers
+ * and calls without a model cost left out) among its newest `window` calls: one bounded index range.
  */
-export async function selectTypicalModelCost(db: Queryable, appId: string, window: number): Promise<{ calls: number; mean_micros: number }> {
+export async function selectTypicalModelCost(db: Queryable, appId: string, model: string, window: number): Promise<{ calls: number; mean_micros: number }> {
   const { rows } = await db.query<{ calls: number; mean_micros: number | string | null }>(
     `SELECT count(*)::int AS calls, avg(recent.model_cost_micros)::float8 AS mean_micros
-     FROM (SELECT status, demo, model_cost_micros FROM invocations WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) recent
-     WHERE recent.status = 'success' AND NOT recent.demo AND recent.model_cost_micros > 0`,
-    [appId, window],
+     FROM (SELECT status, demo, model, model_cost_micros FROM invocations WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) recent
+     WHERE recent.status = 'success' AND NOT recent.demo AND recent.model_cost_micros > 0 AND recent.model = $3`,
+    [appId, window, model],
   );
   return { calls: rows[0]?.calls ?? 0, mean_micros: Number(rows[0]?.mean_micros ?? 0) };
 }

@@ -63,7 +63,7 @@ describe('the model cost panel', () => {
   it('has no typical cost for a prompt not saved yet', async () => {
     const server = renderAt('/prompt-builder');
     const costs = await panel();
-    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toBe('No paid calls yet'));
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toBe('No paid calls on this model yet'));
     expect(server.bodyOf('POST /api/prompt/cost-estimate/')).not.toHaveProperty('app_slug');
   });
 

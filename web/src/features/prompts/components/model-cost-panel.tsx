@@ -106,7 +106,7 @@ export function ModelCostPanel({ inputs, priceCents, className = '' }: ModelCost
               <dt className="text-xs font-medium tracking-wide text-gray-500 uppercase">Typical</dt>
               <dd className="mt-1 text-gray-900" data-testid="model-cost-typical">
                 {estimate.typical_micros === null ? (
-                  <span className="text-gray-500">No paid calls yet</span>
+                  <span className="text-gray-500">No paid calls on this model yet</span>
                 ) : (
                   <>
                     {formatMicros(estimate.typical_micros)}
