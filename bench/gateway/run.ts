@@ -568,6 +568,12 @@ interface MoneySnapshot {
   charges: number;
   ledgerSum: number;
   apiCredits: number;
+  /** The creator's credits, which pay the model cost a 1-cent price does not cover (decision 0025). */
+  ownerCredits: number;
+  /** The model_costs ledger account, the creator's running model cost (µ$) and the app's recorded model cost (µ$). */
+  modelCosts: number;
+  meterMicros: number;
+  recordedMicros: number;
 }
 
 async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<MoneySnapshot> {
@@ -583,7 +589,11 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
        (SELECT count(*) FROM invocations WHERE app_id = $3 AND status = 'success')::bigint AS successes,
        (SELECT count(*) FROM invocations WHERE app_id = $3 AND status = 'error')::bigint AS failures,
        (SELECT count(*) FROM ledger_transactions WHERE kind = 'call_charge')::bigint AS charges,
-       (SELECT coalesce(sum(amount_cents), 0) FROM ledger_entries)::bigint AS ledger_sum`,
+       (SELECT coalesce(sum(amount_cents), 0) FROM ledger_entries)::bigint AS ledger_sum,
+       coalesce((SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $2), 0)::bigint AS owner_credits,
+       (SELECT balance_cents FROM ledger_accounts WHERE kind = 'model_costs')::bigint AS model_costs,
+       coalesce((SELECT micros FROM model_cost_meters WHERE user_id = $2), 0)::bigint AS meter_micros,
+       (SELECT coalesce(sum(model_cost_micros), 0) FROM invocations WHERE app_id = $3)::bigint AS recorded_micros`,
     [setup.consumerId, setup.ownerId, setup.appId],
   );
   const row = rows[0] as Record<string, string>;
@@ -597,6 +607,10 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
     charges: Number(row.charges),
     ledgerSum: Number(row.ledger_sum),
     apiCredits: balance.credits_cents,
+    ownerCredits: Number(row.owner_credits),
+    modelCosts: Number(row.model_costs),
+    meterMicros: Number(row.meter_micros),
+    recordedMicros: Number(row.recorded_micros),
   };
 }
 
@@ -659,7 +673,17 @@ function checkCharges(before: MoneySnapshot, after: MoneySnapshot, byPath: [stri
       before.credits - after.credits === expected,
     ],
     [`GET /api/billing/balance/ credits_cents delta ${after.apiCredits - before.apiCredits}`, before.apiCredits - after.apiCredits === expected],
-    [`creator earnings delta ${after.earnings - before.earnings} cents`, after.earnings - before.earnings === expected],
+    [
+      `model cost recorded: ${after.recordedMicros - before.recordedMicros} µ$ (the creator's meter: ${after.meterMicros - before.meterMicros} µ$), ` +
+        `posted: ${after.modelCosts - before.modelCosts} cents = the meter's cents rounded up`,
+      after.recordedMicros - before.recordedMicros === after.meterMicros - before.meterMicros &&
+        after.modelCosts - before.modelCosts === Math.ceil(after.meterMicros / 10_000) - Math.ceil(before.meterMicros / 10_000),
+    ],
+    [
+      `creator net: earnings delta ${after.earnings - before.earnings} + credits delta ${after.ownerCredits - before.ownerCredits} = ` +
+        `${expected} paid − ${after.modelCosts - before.modelCosts} model cost`,
+      after.earnings - before.earnings + (after.ownerCredits - before.ownerCredits) === expected - (after.modelCosts - before.modelCosts),
+    ],
     [`successful invocations recorded: ${after.successes - before.successes}`, after.successes - before.successes === successes],
     [`failed invocations recorded: ${after.failures - before.failures} (non-200 answers: ${tally.notOk})`, after.failures - before.failures === tally.notOk],
     [`call_charge ledger transactions: ${after.charges - before.charges}`, after.charges - before.charges === successes],

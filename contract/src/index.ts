@@ -15,6 +15,7 @@ export * from './openai.ts';
 export * from './operator.ts';
 export * from './profile.ts';
 export * from './prompts.ts';
+export * from './provider-credentials.ts';
 export * from './slug.ts';
 export * from './system.ts';
 export * from './template.ts';

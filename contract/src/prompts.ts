@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { KeySource } from './provider-credentials.ts';
 
 /** Every model name the builder and detail pages offer; the gateway maps each to a provider. */
 export const MODEL_NAMES = [
@@ -87,6 +88,7 @@ export const PromptVersion = Type.Object({
 
 export const PromptConfig = Type.Object({
   ...ModelSettings,
+  key_source: KeySource,
   system_prompt: Type.String(),
   active_version: PromptVersion,
 });
@@ -94,6 +96,7 @@ export const PromptConfig = Type.Object({
 export const PromptConfigUpdate = Type.Object(
   {
     model: Type.Optional(ModelSettings.model),
+    key_source: Type.Optional(KeySource),
     temperature: Type.Optional(ModelSettings.temperature),
     max_tokens: Type.Optional(ModelSettings.max_tokens),
     top_p: Type.Optional(ModelSettings.top_p),
@@ -120,6 +123,7 @@ export const PromptTestRequest = Type.Object(
     prompt_template: Type.String({ maxLength: 100_000 }),
     system_prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
     model: Type.Optional(ModelSettings.model),
+    key_source: Type.Optional(KeySource),
     temperature: Type.Optional(ModelSettings.temperature),
     max_tokens: Type.Optional(ModelSettings.max_tokens),
     top_p: Type.Optional(ModelSettings.top_p),

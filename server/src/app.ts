@@ -51,6 +51,8 @@ import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { createOperatorService } from './operator/service.ts';
+import { ownKeysRoutes } from './profile/own-keys-routes.ts';
+import { createOwnKeysService } from './profile/own-keys-service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { createProfileService } from './profile/service.ts';
 import { createCostEstimator } from './prompts/cost-estimate.ts';
@@ -161,7 +163,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     copyHooks: [copyPromptConfig, copyWorkflowConfig],
     providerConfigHooks: [async (tx, appId) => void (await recordWorkflowVersionIfChanged(tx, config.secretKey, appId, 'Updated provider settings'))],
   });
-  const models = createModelRouter(config.models, { table: config.gateway.modelTable });
+  const models = createModelRouter(config.models, { table: config.gateway.modelTable, allowPrivateUrls: config.allowPrivateProviderUrls });
   const unpriced = models.unpricedModels();
   if (unpriced.length > 0) {
     app.log.warn(
@@ -169,11 +171,21 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       `No known price for ${unpriced.join(', ')}: these models cannot be used on the platform's provider keys until MODEL_TABLE gives their "prices"`,
     );
   }
+  // Bring your own key: creators' own provider credentials (profile/own-keys-service.ts).
+  const ownKeys = createOwnKeysService({
+    db,
+    secretKey: config.secretKey,
+    allowPrivateUrls: config.allowPrivateProviderUrls,
+    models,
+    invalidation,
+    timeoutMs: config.gateway.providerTimeoutMs,
+  });
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
   const prompts = createPromptsService({
     db,
     models,
     testRuns: createTestRunBilling(db, rateLimiter),
+    ownCredentials: ownKeys.credentialsOf,
     timeoutMs: config.gateway.providerTimeoutMs,
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
@@ -194,6 +206,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
+      await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
       await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
@@ -231,6 +244,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     apps,
     prompts,
     models,
+    ownCredentials: ownKeys.credentialsOf,
     rateLimiter,
     userRateLimiter,
     callTargets,

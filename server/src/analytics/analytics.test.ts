@@ -39,6 +39,8 @@ interface Call {
   latencyMs: number;
   tokens?: [number, number];
   priceCents?: number;
+  modelCostMicros?: number;
+  feeCents?: number;
 }
 
 async function record(appId: string, calls: Call[]) {
@@ -55,6 +57,8 @@ async function record(appId: string, calls: Call[]) {
       inputTokens: c.tokens?.[0] ?? 0,
       outputTokens: c.tokens?.[1] ?? 0,
       priceCents: c.priceCents ?? 0,
+      modelCostMicros: c.modelCostMicros,
+      feeCents: c.feeCents,
       conversationId: null,
       createdAt: at(c.ago, c.time),
     });
@@ -86,7 +90,7 @@ beforeAll(async () => {
     { ago: 0, time: '10:00:00.000', user: 'u1', latencyMs: 1000, tokens: [10, 5], priceCents: 100 },
     { ago: 0, time: '11:00:00.000', user: 'u2', latencyMs: 2000, tokens: [20, 10], priceCents: 150 },
     { ago: 0, time: '12:00:00.000', user: 'u1', status: 'error', errorType: 'provider_timeout', latencyMs: 3001 },
-    { ago: 1, time: '00:00:00.000', user: 'u3', latencyMs: 500, tokens: [7, 3], priceCents: 100 },
+    { ago: 1, time: '00:00:00.000', user: 'u3', latencyMs: 500, tokens: [7, 3], priceCents: 100, modelCostMicros: 123_456, feeCents: 10 },
     // First instant of the 7-day period: in; the instant before: out (30 days: in).
     { ago: 6, time: '00:00:00.000', user: 'u1', latencyMs: 100, tokens: [1, 1], priceCents: 25 },
     { ago: 7, time: '23:59:59.999', user: 'u4', status: 'error', errorType: '', latencyMs: 250 },
@@ -235,17 +239,19 @@ describe('GET /api/analytics/dashboard/', () => {
 });
 
 describe('per-application analytics', () => {
-  it('usage: totals, distinct users across days and revenue in dollars from cents', async () => {
+  it('usage: totals, distinct users across days, revenue in dollars from cents, and the margin after fee and model cost', async () => {
     const seven = (await call('GET', `/api/app/${alpha.slug}/analytics/usage/?days=7`)).json();
     expect(seven).toMatchObject({ total_invocations: 7, total_users: 3, total_revenue: 3.75, total_revenue_cents: 375 });
+    // One call cost 123,456 µ$ upstream and paid a 10-cent fee: the margin is 375 − 10 cents less $0.123456.
+    expect(seven).toMatchObject({ total_platform_fee_cents: 10, total_model_cost: 0.123456, total_model_cost_micros: 123_456, total_net: 3.526544 });
     expect(seven.data).toEqual([
-      { date: isoDay(6), invocations: 1, revenue: 0.25 },
-      { date: isoDay(5), invocations: 0, revenue: 0 },
-      { date: isoDay(4), invocations: 0, revenue: 0 },
-      { date: isoDay(3), invocations: 0, revenue: 0 },
-      { date: isoDay(2), invocations: 0, revenue: 0 },
-      { date: isoDay(1), invocations: 1, revenue: 1 },
-      { date: isoDay(0), invocations: 5, revenue: 2.5 },
+      { date: isoDay(6), invocations: 1, revenue: 0.25, model_cost: 0, net: 0.25 },
+      { date: isoDay(5), invocations: 0, revenue: 0, model_cost: 0, net: 0 },
+      { date: isoDay(4), invocations: 0, revenue: 0, model_cost: 0, net: 0 },
+      { date: isoDay(3), invocations: 0, revenue: 0, model_cost: 0, net: 0 },
+      { date: isoDay(2), invocations: 0, revenue: 0, model_cost: 0, net: 0 },
+      { date: isoDay(1), invocations: 1, revenue: 1, model_cost: 0.123456, net: 0.776544 },
+      { date: isoDay(0), invocations: 5, revenue: 2.5, model_cost: 0, net: 2.5 },
     ]);
     const thirty = (await call('GET', `/api/app/${alpha.slug}/analytics/usage/`)).json();
     expect(thirty).toMatchObject({ total_invocations: 9, total_users: 5, total_revenue: 4.75, total_revenue_cents: 475 });
@@ -287,6 +293,8 @@ describe('per-application analytics', () => {
       response_time: 3.001,
       input_tokens: 0,
       output_tokens: 0,
+      price_cents: 0,
+      model_cost: 0,
       created_at: at(0, '12:00:00.000').toISOString(),
     });
     expect(all[1]).toMatchObject({ end_user: 'u2', status: 'success', outcome: 'success', response_time: 2, input_tokens: 20, output_tokens: 10 });
@@ -345,10 +353,10 @@ describe('CSV export', () => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${alpha.slug}-invocations.csv"`);
     const lines = response.body.split('\r\n');
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens');
-    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,failed,provider_timeout,3.001,0,0$`));
-    expect(lines[2]).toMatch(/,u2,success,success,,2,20,10$/);
-    expect(lines[3]).toMatch(/,u1,error,rejected,invalid_param,0.007,0,0$/);
+    expect(lines[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars');
+    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,failed,provider_timeout,3.001,0,0,0,0.000000$`));
+    expect(lines[2]).toMatch(/,u2,success,success,,2,20,10,\d+,0.000000$/);
+    expect(lines[3]).toMatch(/,u1,error,rejected,invalid_param,0.007,0,0,0,0.000000$/);
     expect(lines[4]).toBe('');
     const all = (await call('GET', `/api/app/${alpha.slug}/analytics/invocations.csv`)).body.trim().split('\r\n');
     expect(all).toHaveLength(12);
@@ -361,14 +369,14 @@ describe('CSV export', () => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${alpha.slug}-usage-7d.csv"`);
     const lines = response.body.trim().split('\r\n');
     expect(lines).toEqual([
-      'date,invocations,success_count,error_count,rejected_count,success_rate_percent,avg_response_time_seconds,input_tokens,output_tokens,revenue_dollars,revenue_cents,unique_users,rejected_invalid_param,rejected_unauthorized',
-      `${isoDay(6)},1,1,0,0,100,0.1,1,1,0.25,25,1,0,0`,
-      `${isoDay(5)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
-      `${isoDay(4)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
-      `${isoDay(3)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
-      `${isoDay(2)},0,0,0,0,0,0,0,0,0.00,0,0,0,0`,
-      `${isoDay(1)},1,1,0,0,100,0.5,7,3,1.00,100,1,0,0`,
-      `${isoDay(0)},5,2,1,2,66.67,2,30,15,2.50,250,2,1,1`,
+      'date,invocations,success_count,error_count,rejected_count,success_rate_percent,avg_response_time_seconds,input_tokens,output_tokens,revenue_dollars,revenue_cents,platform_fee_cents,model_cost_dollars,net_dollars,unique_users,rejected_invalid_param,rejected_unauthorized',
+      `${isoDay(6)},1,1,0,0,100,0.1,1,1,0.25,25,0,0.000000,0.250000,1,0,0`,
+      `${isoDay(5)},0,0,0,0,0,0,0,0,0.00,0,0,0.000000,0.000000,0,0,0`,
+      `${isoDay(4)},0,0,0,0,0,0,0,0,0.00,0,0,0.000000,0.000000,0,0,0`,
+      `${isoDay(3)},0,0,0,0,0,0,0,0,0.00,0,0,0.000000,0.000000,0,0,0`,
+      `${isoDay(2)},0,0,0,0,0,0,0,0,0.00,0,0,0.000000,0.000000,0,0,0`,
+      `${isoDay(1)},1,1,0,0,100,0.5,7,3,1.00,100,10,0.123456,0.776544,1,0,0`,
+      `${isoDay(0)},5,2,1,2,66.67,2,30,15,2.50,250,0,0.000000,2.500000,2,1,1`,
     ]);
     expect((await call('GET', `/api/app/${alpha.slug}/analytics/usage.csv`)).body.trim().split('\r\n')).toHaveLength(31);
   });

@@ -25,6 +25,9 @@ export interface InvocationRecord {
   priceCents: number;
   /** Answered (or attempted) by the built-in demo model: never charged. */
   demo?: boolean;
+  /** The model cost (micro-dollars) and platform fee (cents) of an imported or seeded call; 0 for failures. */
+  modelCostMicros?: number;
+  feeCents?: number;
   conversationId: string | null;
   /** Defaults to now; tests and imports may set it. */
   createdAt?: Date;
@@ -84,8 +87,9 @@ rollup_errors AS (
 
 const RECORD_SQL = `
 WITH recorded AS (
-  INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo, outcome)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+  INSERT INTO invocations (app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo, outcome,
+                           model_cost_micros, fee_cents)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
   ${RECORDED_COLUMNS}
 ),
 ${RECORD_ROLLUPS}
@@ -113,6 +117,8 @@ export async function recordInvocation(tx: Queryable, record: InvocationRecord):
     createdAt,
     record.demo ?? false,
     record.status === 'success' ? 'success' : outcomeOfErrorType(record.errorType),
+    record.modelCostMicros ?? 0,
+    record.feeCents ?? 0,
   ]);
   return { id: rows[0]!.id, createdAt };
 }

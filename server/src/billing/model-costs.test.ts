@@ -274,11 +274,31 @@ describe('who pays the model', () => {
   });
 });
 
-describe('test runs', () => {
-  it('are rate-limited like calls', async () => {
-    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-operator', RATE_LIMIT_PER_MINUTE: '3' });
+describe('test runs and model choice', () => {
+  it('test runs are rate-limited like calls, and a model without a known price cannot be picked', async () => {
+    const limited = await createTestContext({
+      OPENAI_BASE_URL: upstream.baseUrl,
+      OPENAI_API_KEY: 'sk-operator',
+      RATE_LIMIT_PER_MINUTE: '3',
+      MODEL_TABLE: '{"mixtral": {"provider": "openai", "upstreamModel": "our-own-mixtral-build"}}',
+    });
     try {
       const token = await limited.tokenFor('test-runner');
+      const created = await limited.app.inject({
+        method: 'POST',
+        url: '/api/app/',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { name: 'Unpriced', type: 'prompt' },
+      });
+      const picked = await limited.app.inject({
+        method: 'PATCH',
+        url: `/api/app/${created.json().slug}/prompt/`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { model: 'mixtral' },
+      });
+      expect(picked.statusCode).toBe(400);
+      expect(picked.json()).toMatchObject({ code: 'invalid_param', params: 'model' });
+      expect(picked.json().message).toMatch(/mixtral has no known price/);
       const run = () =>
         limited.app.inject({
           method: 'POST',

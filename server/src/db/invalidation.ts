@@ -10,8 +10,8 @@ import type { Database, Subscription } from './client.ts';
 
 export const INVALIDATION_CHANNEL = 'tollbooth_invalidate';
 
-export type InvalidationKind = 'key' | 'user' | 'subscriber';
-const KINDS: ReadonlySet<string> = new Set<InvalidationKind>(['key', 'user', 'subscriber']);
+export type InvalidationKind = 'key' | 'user' | 'subscriber' | 'credentials';
+const KINDS: ReadonlySet<string> = new Set<InvalidationKind>(['key', 'user', 'subscriber', 'credentials']);
 
 export interface InvalidationBus {
   /** True while notifications arrive: only then may a cache answer from memory. */

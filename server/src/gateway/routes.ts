@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
@@ -33,8 +34,10 @@ the owner's own calls are free. With \`response_mode: "streaming"\` the answer i
 \`message\` chunks, then \`message_end\` with usage, or \`error\`; an \`event: ping\` every 10 s. A workflow app's stream also carries
 Dify's other events (agent_thought, message_file, message_replace, tts_message, workflow_started, node_started, node_finished,
 workflow_finished) in order, with this call's task_id, message_id and conversation_id in place of Dify's.
-Streaming charge rule: a stream is charged once the caller has been sent any part of the answer, whether or not it stays
-to the end; a call cut before any answer chunk is free and its upstream call is aborted; a provider failure at any point is free.
+Streaming charge rule: a stream is charged once the caller has been sent any part of the answer (a text chunk, or an event that
+carries answer content: node outputs, files, a moderation replacement, speech, agent thoughts), whether or not it stays
+to the end; a call cut before that is free and its upstream call is aborted; a provider failure at any point is free.
+An app with an output schema sends its answer only once it passed the schema, as one \`message\` chunk of the validated JSON.
 Prices: a price increase reaches callers only after a notice period (the app shows the upcoming price and its date);
 decreases apply at once. Cap what a call may cost with the API key's max_price_cents or an \`X-Max-Price-Cents\` header:
 a call above the cap answers 402 price_above_limit and is not charged.
@@ -139,24 +142,20 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
     }
     const call = preparation.call;
     setRateLimitHeaders(reply, call);
-    // Aborts the upstream call when the client goes away before the answer is complete.
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    };
-    reply.raw.on('close', onClose);
+    // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
+    const connection = watchCaller(reply);
     if (!streaming) {
       try {
-        return await gateway.complete(call, abort.signal);
+        return await gateway.complete(call, connection.signal);
       } finally {
-        reply.raw.off('close', onClose);
+        connection.release();
       }
     }
     // Dify's stop endpoint finds the stream by its task id (dify-api/tasks.ts).
-    const task = tasks?.track(call.taskId, call.auth.user.id, call.app.id, abort);
+    const task = tasks?.track(call.taskId, call.auth.user.id, call.app.id, connection.controller);
     // The task id before the first event, so a caller can stop the stream while the model is still silent.
     reply.header('X-Task-Id', call.taskId);
-    return streamCall(reply, call, abort, onClose, task);
+    return streamCall(reply, call, connection, task);
   };
 
   const openStream = (reply: FastifyReply) => {
@@ -197,36 +196,35 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
     reply.raw.end();
   };
 
-  const streamCall = async (
-    reply: FastifyReply,
-    call: PreparedCall,
-    abort: AbortController,
-    onClose: () => void,
-    task?: { stopped: boolean; done(): void },
-  ) => {
+  const streamCall = async (reply: FastifyReply, call: PreparedCall, connection: CallerConnection, task?: { stopped: boolean; done(): void }) => {
     const send = openStream(reply);
     const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
     const createdAt = Math.floor(Date.now() / 1000);
     // Workflow providers' other events (agent thoughts, workflow nodes, files…) pass through with our ids.
-    call.modelRequest.onEvent = (event) =>
+    const sendEvent = (event: Record<string, unknown>) =>
       reply.raw.write(
         `data: ${JSON.stringify(toCallerEvent(event, { taskId: call.taskId, messageId: call.messageId, conversationId: call.conversationId ?? '' }))}\n\n`,
       );
     try {
-      const answer = await gateway.stream(call, abort.signal, (text) => {
-        send({
-          event: 'message',
-          task_id: call.taskId,
-          message_id: call.messageId,
-          conversation_id: call.conversationId ?? '',
-          answer: text,
-          created_at: createdAt,
-        });
-      });
+      const answer = await gateway.stream(
+        call,
+        connection.signal,
+        (text) => {
+          send({
+            event: 'message',
+            task_id: call.taskId,
+            message_id: call.messageId,
+            conversation_id: call.conversationId ?? '',
+            answer: text,
+            created_at: createdAt,
+          });
+        },
+        sendEvent,
+      );
       send(messageEnd(answer));
     } catch (error) {
       if (task?.stopped) send(stoppedMessageEnd(call));
-      else if (!abort.signal.aborted) {
+      else if (!connection.signal.aborted) {
         const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
         if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
         send({ event: 'error', task_id: call.taskId, message_id: call.messageId, status: appError.status, code: appError.code, message: appError.message });
@@ -234,7 +232,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
     } finally {
       task?.done();
       clearInterval(ping);
-      reply.raw.off('close', onClose);
+      connection.release();
       reply.raw.end();
     }
   };

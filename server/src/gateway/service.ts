@@ -27,7 +27,7 @@ import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { IMAGE_TOKENS_BOUND, inputTokensBound, modelCostMicros } from '../providers/model-prices.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
@@ -119,6 +119,8 @@ export interface GatewayDependencies {
   apps: AppsService;
   prompts: PromptsService;
   models: ModelRouter;
+  /** An app owner's own provider credentials, for prompt apps on key_source 'own' (bring your own key). */
+  ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   rateLimiter: RateLimiter;
   /** Calls per user across every key and token. */
   userRateLimiter?: RateLimiter;
@@ -146,6 +148,7 @@ export function createGatewayService({
   apps,
   prompts,
   models,
+  ownCredentials = async () => ({}),
   rateLimiter,
   userRateLimiter,
   idempotency,
@@ -279,10 +282,13 @@ export function createGatewayService({
     return images;
   };
 
-  /** 7. Build the model request: the model to call and the messages (system prompt, history, the rendered turn with its images). */
-  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall) => {
+  /**
+   * 7. Build the model request: the model to call (on the platform's keys, or on the app owner's own
+   * credential: bring your own key) and the messages (system prompt, history, the rendered turn with its images).
+   */
+  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall, own: OwnCredentials | null) => {
     const version = config.active_version;
-    const resolved = models.resolve(config.model);
+    const resolved = own ? models.resolveWith(config.model, own) : models.resolve(config.model);
     const userContent =
       mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
     const messages: ChatMessage[] = [
@@ -376,7 +382,9 @@ export function createGatewayService({
 
       const config = target.config!;
       const validated = await validate(app, config.active_version, mode, body, auth);
-      const { resolved, modelRequest } = buildModelRequest(config, mode, validated);
+      // Only an app on its owner's own key looks up their credentials (cached per process); platform apps' path is unchanged.
+      const own = config.key_source === 'own' ? await ownCredentials(app.owner_id) : null;
+      const { resolved, modelRequest } = buildModelRequest(config, mode, validated, own);
       const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo, modelCostBound(resolved, modelRequest));
       const prepared: PreparedCall = {
         ...call,
@@ -506,6 +514,9 @@ export function createGatewayService({
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
       try {
         const result = await call.resolved.provider.complete({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs });
+        // The caller left while the model worked (a provider may still answer after the abort): the
+        // answer cannot be delivered, so it is not charged.
+        if (signal.aborted) throw clientDisconnected();
         checkOutput(call, result.text);
         return await finish(call, result.text, result.usage);
       } catch (error) {
@@ -515,28 +526,49 @@ export function createGatewayService({
     },
 
     /**
-     * Streams the answer: onDelta for each chunk. The charge rule: a caller who has been sent any
-     * part of the answer pays, whether or not it stays to the end (the upstream is aborted when it
-     * leaves); a call cut before the first chunk is free; a provider failure at any point is free.
+     * Streams the answer: onDelta for each chunk, onEvent for a workflow provider's other events (a
+     * route without onEvent sends them nowhere). The charge rule: a caller who has been sent any part
+     * of the answer (a text chunk, or an event carrying answer content such as an LLM node's outputs
+     * or a file) pays, whether or not it stays to the end (the upstream is aborted when it leaves); a
+     * call cut before that is free; a provider failure at any point is free. An app with an output
+     * schema sends nothing until the whole answer passed the schema, then the validated JSON as one
+     * chunk (decision 0026).
      */
-    async stream(call: PreparedCall, signal: AbortSignal, onDelta: (text: string) => void): Promise<CallAnswer> {
+    async stream(
+      call: PreparedCall,
+      signal: AbortSignal,
+      onDelta: (text: string) => void,
+      onEvent?: (event: Record<string, unknown>) => void,
+    ): Promise<CallAnswer> {
       let text = '';
       let delivered = false;
       let usage: ModelUsage | null = null;
+      // The schema is checked on the whole answer, so none of it may leave before.
+      const validatedFirst = call.outputSchema !== null;
       try {
         for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
-          if (event.type === 'delta') {
-            // Stopped or gone before this chunk went out: nothing was sent, so nothing is charged.
-            if (signal.aborted) break;
-            text += event.text;
-            onDelta(event.text);
-            delivered = true;
-          } else usage = event.usage;
+          // Stopped or gone before this event went out: nothing more is sent, so nothing more is charged.
           if (signal.aborted) break;
+          if (event.type === 'delta') {
+            text += event.text;
+            if (!validatedFirst) {
+              onDelta(event.text);
+              delivered = true;
+            }
+          } else if (event.type === 'event') {
+            if (onEvent) {
+              onEvent(event.event);
+              if (event.answer) delivered = true;
+            }
+          } else usage = event.usage;
         }
         if (signal.aborted) throw clientDisconnected();
         if (!usage) throw new AppError('provider_error', 'The model stream ended without usage');
         checkOutput(call, text);
+        if (validatedFirst) {
+          onDelta(text);
+          delivered = true;
+        }
       } catch (error) {
         // The caller left after receiving part of the answer: it is charged for what it was sent.
         if (!(delivered && signal.aborted)) {

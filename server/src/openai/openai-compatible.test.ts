@@ -100,8 +100,10 @@ async function expectChargedOnce(invocationId: string, callerSubject: string) {
      LEFT JOIN users u ON u.id = a.user_id WHERE t.reference = $1 ORDER BY a.kind`,
     [`call:${invocationId}`],
   );
-  expect(rows).toEqual([
-    { kind: 'creator_earnings', subject: 'openai-owner', amount: PRICE - FEE },
+  // The model cost posted with the call (the cents the creator's running model cost grew by, decision 0025) comes out of the creator's share.
+  const posted = rows.find((row) => row.kind === 'model_costs')?.amount ?? 0;
+  expect(rows.filter((row) => row.kind !== 'model_costs')).toEqual([
+    { kind: 'creator_earnings', subject: 'openai-owner', amount: PRICE - FEE - posted },
     { kind: 'platform_fees', subject: null, amount: FEE },
     { kind: 'user_credits', subject: callerSubject, amount: -PRICE },
   ]);

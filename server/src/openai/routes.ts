@@ -15,6 +15,7 @@ import {
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
+import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { chunkWriter, type OpenAIService, toChatCompletion, withConversation } from './service.ts';
@@ -202,20 +203,16 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       }
       const call = withConversation(preparation.call, plan.history);
       setRateLimitHeaders(reply, call.rateLimit);
-      // Aborts the upstream call when the client goes away before the answer is complete.
-      const abort = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) abort.abort();
-      };
-      reply.raw.on('close', onClose);
+      // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
+      const connection = watchCaller(reply);
       if (!stream) {
         try {
-          return toChatCompletion(await gateway.complete(call, abort.signal), body.model, plan.chatWithConversationId);
+          return toChatCompletion(await gateway.complete(call, connection.signal), body.model, plan.chatWithConversationId);
         } finally {
-          reply.raw.off('close', onClose);
+          connection.release();
         }
       }
-      await streamCall(reply, call, abort, onClose, body.model, includeUsage, plan.chatWithConversationId);
+      await streamCall(reply, call, connection, body.model, includeUsage, plan.chatWithConversationId);
       return reply;
     },
   );
@@ -237,8 +234,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   const streamCall = async (
     reply: FastifyReply,
     call: PreparedCall,
-    abort: AbortController,
-    onClose: () => void,
+    connection: CallerConnection,
     model: string,
     includeUsage: boolean,
     withConversationId: boolean,
@@ -250,18 +246,18 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     try {
       // The role chunk is not part of the answer: a caller leaving after it is not charged.
       write(chunks.role());
-      answer = await gateway.stream(call, abort.signal, (text) => write(chunks.delta(text)));
+      answer = await gateway.stream(call, connection.signal, (text) => write(chunks.delta(text)));
       write(chunks.finish(answer));
       if (includeUsage) write(chunks.usage(answer));
       reply.raw.write('data: [DONE]\n\n');
     } catch (error) {
-      if (!abort.signal.aborted) {
+      if (!connection.signal.aborted) {
         if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
         write(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body);
       }
     } finally {
       clearInterval(ping);
-      reply.raw.off('close', onClose);
+      connection.release();
       reply.raw.end();
     }
   };

@@ -15,6 +15,8 @@ export interface ModelSettingsRow {
 
 export interface ConfigRow extends ModelSettingsRow {
   active_version: number;
+  /** 'platform' or 'own' (bring your own key, migration 0020). */
+  key_source: string;
 }
 
 export interface VersionRow {
@@ -30,7 +32,7 @@ export interface VersionRow {
 /** A version's prompt text and schemas. */
 export type PromptText = Pick<VersionRow, 'system_prompt' | 'prompt_template' | 'input_schema' | 'output_schema'>;
 
-const CONFIG_COLUMNS = 'model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version';
+const CONFIG_COLUMNS = 'model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version, key_source';
 const VERSION_COLUMNS = 'version, system_prompt, prompt_template, input_schema, output_schema, changelog, created_at';
 
 const schemaJson = (schema: IoSchema | null) => (schema === null ? null : JSON.stringify(schema));
@@ -52,8 +54,8 @@ export async function insertFirstPromptConfig(tx: Queryable, appId: string, sett
 /** The configuration and every version, copied to another app. */
 export async function copyPromptRows(tx: Queryable, fromAppId: string, toAppId: string) {
   await tx.query(
-    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version)
-     SELECT $2, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version FROM prompt_configs WHERE app_id = $1`,
+    `INSERT INTO prompt_configs (app_id, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version, key_source)
+     SELECT $2, model, temperature, max_tokens, top_p, frequency_penalty, presence_penalty, active_version, key_source FROM prompt_configs WHERE app_id = $1`,
     [fromAppId, toAppId],
   );
   await tx.query(
@@ -76,7 +78,7 @@ export async function selectPromptVersion(q: Queryable, appId: string, version: 
 /** The configuration with its active version, in one round trip (the gateway's hot path). */
 export async function selectActivePromptConfig(q: Queryable, appId: string): Promise<(ConfigRow & VersionRow) | null> {
   const { rows } = await q.query<ConfigRow & VersionRow>(
-    `SELECT c.model, c.temperature, c.max_tokens, c.top_p, c.frequency_penalty, c.presence_penalty, c.active_version,
+    `SELECT c.model, c.temperature, c.max_tokens, c.top_p, c.frequency_penalty, c.presence_penalty, c.active_version, c.key_source,
        v.version, v.system_prompt, v.prompt_template, v.input_schema, v.output_schema, v.changelog, v.created_at
      FROM prompt_configs c JOIN prompt_versions v ON v.app_id = c.app_id AND v.version = c.active_version
      WHERE c.app_id = $1`,
@@ -127,4 +129,9 @@ export async function selectTypicalModelCost(db: Queryable, appId: string, model
     [appId, window, model],
   );
   return { calls: rows[0]?.calls ?? 0, mean_micros: Number(rows[0]?.mean_micros ?? 0) };
+}
+
+/** Whether the app's model calls go to the platform's keys ('platform') or its owner's own credential ('own'). */
+export async function updateKeySource(tx: Queryable, appId: string, keySource: string) {
+  await tx.query('UPDATE prompt_configs SET key_source = $2, updated_at = now() WHERE app_id = $1', [appId, keySource]);
 }

@@ -60,7 +60,8 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
         response: { 200: PromptConfig, ...errors },
       },
     },
-    async (request) => prompts.updatePromptConfig((await ownedPromptApp(request.params.slug, requireAuth(request).user.id)).id, request.body),
+    async (request) =>
+      prompts.updatePromptConfig((await ownedPromptApp(request.params.slug, requireAuth(request).user.id)).id, request.body, requireAuth(request).user.id),
   );
 
   app.get(

@@ -8,6 +8,7 @@ import {
   DEFAULT_TEMPLATE,
   findBraceProblem,
   type IoSchema,
+  type KeySource,
   type PromptConfig,
   type PromptConfigUpdate,
   type PromptTestRequest,
@@ -19,7 +20,7 @@ import type { Static } from 'typebox';
 import type { TestRunBilling } from '../billing/test-runs.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import { type ModelRouter, type OwnCredentials, type ResolvedModel, unpricedMessage } from '../providers/registry.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv } from '../validation.ts';
 import {
@@ -32,6 +33,7 @@ import {
   selectPromptVersion,
   selectPromptVersions,
   updateActiveVersion,
+  updateKeySource,
   updatePromptSettings,
   type VersionRow,
 } from './queries.ts';
@@ -86,6 +88,7 @@ function canonicalJson(value: unknown): string {
 /** The configuration a test without a saved app starts from: the builder's defaults, no schemas. */
 const UNSAVED_TEST_BASE = {
   ...DEFAULT_MODEL_SETTINGS,
+  key_source: 'platform' as KeySource,
   system_prompt: '',
   input_schema: null as IoSchema | null,
   output_schema: null as IoSchema | null,
@@ -108,6 +111,7 @@ export function createPromptsService({
   db,
   models,
   testRuns,
+  ownCredentials = async () => ({}),
   timeoutMs,
   onChange = () => {},
 }: {
@@ -116,6 +120,8 @@ export function createPromptsService({
   models: ModelRouter;
   /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs.ts). */
   testRuns: TestRunBilling;
+  /** A creator's own provider credentials (bring your own key: profile/own-keys-service.ts). */
+  ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   timeoutMs: number;
   /** Told after an app's configuration changed. */
   onChange?: (appId: string) => void;
@@ -128,8 +134,21 @@ export function createPromptsService({
     return (await selectPromptConfig(q, appId, forUpdate))!;
   };
 
+  /** The model on the owner's own credential; a 400 naming key_source when they have none for its provider. */
+  const resolveOwn = async (model: string, ownerId: string): Promise<ResolvedModel> => {
+    try {
+      return models.resolveWith(model, await ownCredentials(ownerId));
+    } catch (error) {
+      if (error instanceof AppError && error.errorType === 'own_key_missing') {
+        throw invalidParam('key_source', `${error.message}: add that key in your profile first, or use the platform's models`);
+      }
+      throw error;
+    }
+  };
+
   const toConfig = (config: ConfigRow, version: VersionRow): PromptConfig => ({
     model: config.model as PromptConfig['model'],
+    key_source: config.key_source === 'own' ? 'own' : 'platform',
     temperature: config.temperature,
     max_tokens: config.max_tokens,
     top_p: config.top_p,
@@ -162,11 +181,16 @@ export function createPromptsService({
         detected_variables: result.variables,
       };
       if (!body.run || !result.ok) return rendered;
+      const model = body.model ?? base.model;
+      // On the owner's own key (bring your own key) the test goes to their provider, never the platform's.
+      const ownKey = (body.key_source ?? base.key_source) === 'own' && userId !== undefined;
+      const resolved = ownKey ? await resolveOwn(model, userId) : undefined;
       try {
         const answer = await runPromptTest(models, testRuns, timeoutMs, {
           userId,
           appId,
-          model: body.model ?? base.model,
+          model,
+          ...(resolved ? { resolved } : {}),
           systemPrompt: body.system_prompt ?? base.system_prompt,
           renderedTemplate: result.text,
           temperature: body.temperature ?? base.temperature,
@@ -202,8 +226,20 @@ export function createPromptsService({
       });
     },
 
-    async updatePromptConfig(appId: string, update: PromptConfigUpdate): Promise<PromptConfig> {
+    /** ownerId: the app's owner, whose own credential an app on 'own' keys must have for its model's provider. */
+    async updatePromptConfig(appId: string, update: PromptConfigUpdate, ownerId?: string): Promise<PromptConfig> {
+      // A model the operator's key serves but no price is known for could never answer (decision 0025).
+      if (update.model !== undefined && update.key_source !== 'own' && models.unpricedModels().includes(update.model)) {
+        throw invalidParam('model', unpricedMessage(update.model));
+      }
       if (update.prompt_template !== undefined) validateTemplate(update.prompt_template, 'prompt_template');
+      if (update.key_source === 'own' || update.model !== undefined) {
+        const saved = update.key_source === undefined || update.model === undefined ? await selectPromptConfig(db, appId) : null;
+        if ((update.key_source ?? saved?.key_source) === 'own') {
+          if (ownerId === undefined) throw invalidParam('key_source', 'needs the app owner');
+          await resolveOwn(update.model ?? saved?.model ?? DEFAULT_MODEL_SETTINGS.model, ownerId);
+        }
+      }
       if (update.input_schema) validateIoSchema(update.input_schema, 'input_schema');
       if (update.output_schema) validateIoSchema(update.output_schema, 'output_schema');
       const updated = await db.transaction(async (tx) => {
@@ -236,6 +272,7 @@ export function createPromptsService({
           },
           activeVersion,
         );
+        if (update.key_source !== undefined && update.key_source !== config.key_source) await updateKeySource(tx, appId, update.key_source);
         const config2 = await readConfig(tx, appId);
         return toConfig(config2, (await selectPromptVersion(tx, appId, activeVersion))!);
       });

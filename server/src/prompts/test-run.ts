@@ -1,9 +1,10 @@
 // Runs a prompt test against the model (Test Prompt with run: true): through the same provider layer
 // as the gateway, paid from the owner's credits at the model's cost and recorded as a test run,
-// apart from callers' calls (billing/test-runs.ts, decision 0025).
+// apart from callers' calls (billing/test-runs.ts, decision 0025). On the owner's own key it costs
+// the platform nothing.
 import type { TestRunBilling } from '../billing/test-runs.ts';
 import { modelCostMicros } from '../providers/model-prices.ts';
-import type { ModelRouter } from '../providers/registry.ts';
+import type { ModelRouter, ResolvedModel } from '../providers/registry.ts';
 import { countPromptTokens } from '../providers/tokens.ts';
 import type { ChatMessage } from '../providers/types.ts';
 
@@ -12,6 +13,8 @@ export interface PromptTestRun {
   userId: string;
   appId: string | null;
   model: string;
+  /** The model already resolved on the owner's own credential (bring your own key); else the platform's router resolves it. */
+  resolved?: ResolvedModel;
   systemPrompt: string;
   renderedTemplate: string;
   temperature: number;
@@ -23,7 +26,7 @@ export interface PromptTestRun {
 }
 
 export async function runPromptTest(models: ModelRouter, billing: TestRunBilling, timeoutMs: number, run: PromptTestRun) {
-  const resolved = models.resolve(run.model);
+  const resolved = run.resolved ?? models.resolve(run.model);
   const messages: ChatMessage[] = [
     ...(run.systemPrompt ? [{ role: 'system' as const, content: run.systemPrompt }] : []),
     { role: 'user', content: run.renderedTemplate },

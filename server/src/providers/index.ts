@@ -12,6 +12,8 @@ export {
   type ModelRouterOptions,
   type ModelTable,
   type ModelTableEntry,
+  type OwnCredential,
+  type OwnCredentials,
   PROVIDER_KINDS,
   type ProviderKind,
   parseModelTable,

@@ -7,15 +7,24 @@ import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { FetchFunction } from './types.ts';
 
-const pool = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+const POOL_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 };
+const pool = new Agent(POOL_OPTIONS);
 
-export const pooledFetch: FetchFunction = async (input, init) => {
+export const pooledFetch: FetchFunction = (input, init) => fetchVia(pool, input, init);
+
+/** The same client over a pool of its own whose connections resolve names with `lookup` (a creator's own provider URL: providers/guarded-fetch.ts). */
+export function createPooledFetch(lookup: unknown): FetchFunction {
+  const own = new Agent({ ...POOL_OPTIONS, connections: 16, connect: { lookup: lookup as never } });
+  return (input, init) => fetchVia(own, input, init);
+}
+
+const fetchVia = async (dispatcher: Agent, input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]) => {
   const answer = await request(String(input), {
     method: (init?.method ?? 'GET') as 'POST',
     headers: init?.headers as Record<string, string> | undefined,
     body: init?.body as string | undefined,
     signal: init?.signal ?? undefined,
-    dispatcher: pool,
+    dispatcher,
   });
   let stream: ReadableStream<Uint8Array> | null = null;
   const response = {

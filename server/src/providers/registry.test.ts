@@ -180,3 +180,74 @@ describe('createModelRouter', () => {
     });
   });
 });
+
+describe('resolveWith: a creator’s own credentials (bring your own key)', () => {
+  let platformAnthropic: FakeProviderServer;
+  let ownAnthropic: FakeProviderServer;
+  let ownGemini: FakeProviderServer;
+  let ownOpenAI: FakeProviderServer;
+  beforeAll(async () => {
+    [platformAnthropic, ownAnthropic, ownGemini, ownOpenAI] = await Promise.all([
+      startAnthropicFake({ apiKey: 'sk-a' }),
+      startAnthropicFake({ apiKey: 'sk-ant-own' }),
+      startGeminiFake({ apiKey: 'g-own' }),
+      startOpenAIFake({ apiKey: 'sk-own' }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([platformAnthropic.close(), ownAnthropic.close(), ownGemini.close(), ownOpenAI.close()]);
+  });
+
+  it('calls Anthropic and Gemini with the creator’s key, marked ownKey, never the platform’s key or the demo', async () => {
+    const router = createModelRouter(allKeys, { anthropicBaseUrl: ownAnthropic.baseUrl, geminiBaseUrl: ownGemini.baseUrl });
+    const credentials = {
+      anthropic: { kind: 'anthropic' as const, baseUrl: null, apiKey: 'sk-ant-own' },
+      gemini: { kind: 'gemini' as const, baseUrl: null, apiKey: 'g-own' },
+    };
+    const claude = router.resolveWith('claude-3-haiku', credentials);
+    expect(claude).toMatchObject({ ownKey: true, demo: false, providerKind: 'anthropic', upstreamModel: DEFAULT_MODEL_TABLE['claude-3-haiku']!.upstreamModel });
+    await claude.provider.complete(baseRequest({ model: claude.upstreamModel }));
+    expect(ownAnthropic.lastRequest().headers['x-api-key']).toBe('sk-ant-own');
+    const gemini = router.resolveWith('gemini-pro', credentials);
+    expect(gemini.ownKey).toBe(true);
+    await collect(gemini.provider.stream(baseRequest({ model: gemini.upstreamModel })));
+    expect(ownGemini.lastRequest().headers['x-goog-api-key']).toBe('g-own');
+
+    // No own credential for the model's provider: refused, not the platform's key, not the demo.
+    const missing = thrown(() => router.resolveWith('gpt-4-turbo', credentials)) as AppError;
+    expect(missing).toMatchObject({ code: 'app_unavailable', errorType: 'own_key_missing' });
+    expect(missing.message).toContain('OpenAI-compatible');
+    const demoRouter = createModelRouter(noKeys);
+    expect((thrown(() => demoRouter.resolveWith('claude-3-haiku', {})) as AppError).errorType).toBe('own_key_missing');
+    expect((thrown(() => router.resolveWith('nope', credentials)) as AppError).code).toBe('invalid_param');
+  });
+
+  it('keeps one provider per credential: the same credential reuses it, a changed key gets a new one', () => {
+    const router = createModelRouter(noKeys, { allowPrivateUrls: true });
+    const credential = { kind: 'openai' as const, baseUrl: ownOpenAI.baseUrl, apiKey: 'sk-own' };
+    const first = router.resolveWith('gpt-4', { openai: credential }).provider;
+    expect(router.resolveWith('gpt4', { openai: { ...credential } }).provider).toBe(first);
+    expect(router.resolveWith('gpt-4', { openai: { ...credential, apiKey: 'sk-other' } }).provider).not.toBe(first);
+    router.forgetCredential(credential);
+    expect(router.resolveWith('gpt-4', { openai: credential }).provider).not.toBe(first);
+  });
+
+  it('refuses a creator’s base URL on a loopback address at connect time unless private URLs are allowed', async () => {
+    const strict = createModelRouter(noKeys);
+    const before = ownOpenAI.requests.length;
+    const port = new URL(ownOpenAI.baseUrl).port;
+    for (const baseUrl of [ownOpenAI.baseUrl, `http://localhost:${port}/v1`]) {
+      const resolved = strict.resolveWith('gpt-4', { openai: { kind: 'openai', baseUrl, apiKey: 'sk-own' } });
+      const error = await resolved.provider.complete(baseRequest({ model: 'gpt-4' })).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      expect(error, baseUrl).toMatchObject({ code: 'provider_error' });
+      expect((error as Error).message).toMatch(/private or loopback/);
+    }
+    expect(ownOpenAI.requests.length).toBe(before);
+    const open = createModelRouter(noKeys, { allowPrivateUrls: true });
+    const resolved = open.resolveWith('gpt-4', { openai: { kind: 'openai', baseUrl: ownOpenAI.baseUrl, apiKey: 'sk-own' } });
+    expect((await resolved.provider.complete(baseRequest({ model: 'gpt-4' }))).text).toBeTruthy();
+  });
+});

@@ -1,11 +1,13 @@
 // The model router: hands the gateway a provider per model name of the model table
 // (model-table.ts), falling back to the demo model when that provider has no key and DEMO_MODEL is on.
+import { createHash } from 'node:crypto';
 import type { ProviderKind } from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createDemoProvider } from './demo.ts';
 import { createGeminiProvider } from './gemini.ts';
+import { guardedFetch } from './guarded-fetch.ts';
 import { type ModelPrice, priceOfEntry } from './model-prices.ts';
 import { DEFAULT_MODEL_TABLE, type ModelTable } from './model-table.ts';
 import { createOpenAICompatibleProvider, OPENAI_DEFAULT_BASE_URL } from './openai-compatible.ts';
@@ -25,13 +27,36 @@ export interface ResolvedModel {
   providerKind?: ProviderKind;
   /** What the model costs on the operator's key (null for the demo model, a creator's own key, and workflow calls). */
   price?: ModelPrice | null;
-  /** Served with the creator's own provider credentials: no model cost is posted for it. */
+  /** True when the model is called on the app owner's own provider credential (bring your own key): no model cost is posted. */
   ownKey?: boolean;
 }
+
+/** A creator's own credential for one provider kind (profile/provider-credentials.ts), decrypted. */
+export interface OwnCredential {
+  kind: ProviderKind;
+  /** The OpenAI-compatible server's base URL (kind openai); null for anthropic and gemini. */
+  baseUrl: string | null;
+  apiKey: string;
+}
+
+/** A creator's own credentials by kind (at most one each). */
+export type OwnCredentials = Partial<Record<ProviderKind, OwnCredential>>;
 
 export interface ModelRouter {
   /** Throws invalid_param for an unknown name, provider_error when the provider is not configured and the demo is off. */
   resolve(modelName: string): ResolvedModel;
+  /**
+   * The model on the given own credentials (bring your own key): never the platform's keys, never the
+   * demo model. Throws invalid_param for an unknown name, app_unavailable (error type own_key_missing)
+   * when there is no credential for the model's provider.
+   */
+  resolveWith(modelName: string, credentials: OwnCredentials): ResolvedModel;
+  /** The provider for one own credential (cached per credential; Test Connection, resolveWith). */
+  providerForCredential(credential: OwnCredential): ModelProvider;
+  /** Drops the cached provider of a credential that changed or was removed. */
+  forgetCredential(credential: OwnCredential): void;
+  /** The upstream model id the table maps the first model of a kind to (Test Connection's default). */
+  defaultUpstreamModel(kind: ProviderKind): string | null;
   /** Every model name the table knows. */
   modelNames(): string[];
   /** The models the demo model answers (their provider is not configured and DEMO_MODEL is on). */
@@ -50,7 +75,15 @@ export interface ModelRouterOptions {
   anthropicBaseUrl?: string;
   /** Defaults to https://generativelanguage.googleapis.com (tests point it at a fake). */
   geminiBaseUrl?: string;
+  /** ALLOW_PRIVATE_PROVIDER_URLS: creators' own base URLs may reach private and loopback addresses (default off). */
+  allowPrivateUrls?: boolean;
 }
+
+const MAX_CREDENTIAL_PROVIDERS = 1_000;
+const credentialKey = (credential: OwnCredential) =>
+  createHash('sha256')
+    .update(`${credential.kind}\n${credential.baseUrl ?? ''}\n${credential.apiKey}`)
+    .digest('base64url');
 
 export function createModelRouter(models: Config['models'], options: ModelRouterOptions = {}): ModelRouter {
   const table = new Map(Object.entries(options.table ?? DEFAULT_MODEL_TABLE));
@@ -64,8 +97,39 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
   };
 
   const prices = new Map([...table].map(([name, entry]) => [name, priceOfEntry(entry)]));
+  // Providers on creators' own credentials, one per credential (its content is the key, so a changed
+  // credential never finds the old provider); forgetCredential drops one, and the map is bounded.
+  const ownProviders = new Map<string, ModelProvider>();
+  const providerForCredential = (credential: OwnCredential): ModelProvider => {
+    const key = credentialKey(credential);
+    let provider = ownProviders.get(key);
+    if (!provider) {
+      provider = createOwnProvider(credential, options);
+      if (ownProviders.size >= MAX_CREDENTIAL_PROVIDERS) ownProviders.clear();
+      ownProviders.set(key, provider);
+    }
+    return provider;
+  };
 
   return {
+    resolveWith(modelName, credentials) {
+      const entry = table.get(modelName);
+      if (!entry) throw invalidParam('model', `unknown model "${modelName}"; known models are ${[...table.keys()].join(', ')}`);
+      const credential = credentials[entry.provider];
+      if (!credential) {
+        throw new AppError(
+          'app_unavailable',
+          `This app runs on its creator's own ${PROVIDER_LABELS[entry.provider]} key, which is not set up`,
+          undefined,
+          undefined,
+          'own_key_missing',
+        );
+      }
+      return { provider: providerForCredential(credential), upstreamModel: entry.upstreamModel, demo: false, providerKind: entry.provider, ownKey: true };
+    },
+    providerForCredential,
+    forgetCredential: (credential) => void ownProviders.delete(credentialKey(credential)),
+    defaultUpstreamModel: (kind) => [...table.values()].find((entry) => entry.provider === kind)?.upstreamModel ?? null,
     resolve(modelName) {
       const entry = table.get(modelName);
       if (!entry) throw invalidParam('model', `unknown model "${modelName}"; known models are ${[...table.keys()].join(', ')}`);
@@ -107,5 +171,24 @@ function createProvider(kind: ProviderKind, models: Config['models'], options: M
         : null;
     case 'gemini':
       return models.geminiApiKey ? createGeminiProvider({ apiKey: models.geminiApiKey, baseUrl: options.geminiBaseUrl, fetch: options.fetch }) : null;
+  }
+}
+
+export const PROVIDER_LABELS: Record<ProviderKind, string> = { openai: 'OpenAI-compatible', anthropic: 'Anthropic', gemini: 'Gemini' };
+
+/** A provider on a creator's own credential: their base URL (guarded like workflow URLs) or the provider's own API. */
+function createOwnProvider(credential: OwnCredential, options: ModelRouterOptions): ModelProvider {
+  switch (credential.kind) {
+    case 'openai':
+      return createOpenAICompatibleProvider({
+        baseUrl: credential.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+        apiKey: credential.apiKey,
+        fetch: options.fetch ?? (options.allowPrivateUrls ? undefined : guardedFetch()),
+        label: 'Your OpenAI-compatible provider',
+      });
+    case 'anthropic':
+      return createAnthropicProvider({ apiKey: credential.apiKey, baseUrl: options.anthropicBaseUrl, fetch: options.fetch });
+    case 'gemini':
+      return createGeminiProvider({ apiKey: credential.apiKey, baseUrl: options.geminiBaseUrl, fetch: options.fetch });
   }
 }

@@ -34,12 +34,6 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Deadline for the whole upstream exchange (streaming included), in milliseconds. */
   timeoutMs: number;
-  /**
-   * Streaming only: receives the provider's events other than text (Dify's agent_thought,
-   * workflow_started, node_finished, message_file…), in order with the deltas. Model providers
-   * have none; the gateway passes them to the caller with Tollbooth's ids.
-   */
-  onEvent?: (event: Record<string, unknown>) => void;
 }
 
 export interface ModelUsage {
@@ -52,7 +46,16 @@ export interface ModelResult {
   usage: ModelUsage;
 }
 
-export type ModelStreamEvent = { type: 'delta'; text: string } | { type: 'done'; usage: ModelUsage };
+export type ModelStreamEvent =
+  | { type: 'delta'; text: string }
+  /**
+   * A provider's event other than text (workflow providers: Dify's agent_thought, workflow_started,
+   * node_finished, message_file…), in order with the deltas; model providers have none. The gateway
+   * passes it to a streaming caller with Tollbooth's ids; `answer` says whether it carries part of
+   * the answer, which makes the stream charged once it is sent (decision 0026).
+   */
+  | { type: 'event'; event: Record<string, unknown>; answer: boolean }
+  | { type: 'done'; usage: ModelUsage };
 
 export interface ModelProvider {
   name: string;

@@ -4,8 +4,9 @@
 // upstream that speaks the gateway's model-provider interface, so charging, settlement, streaming
 // and recording are exactly the prompt apps' path. The upstream aborts the provider's request
 // when the caller goes away (and the provider stops the task), bounds it by the app's timeout,
-// passes the provider's other stream events (agent thoughts, workflow nodes, files…) to
-// ModelRequest.onEvent, and remembers the provider's conversation id once an answer succeeded.
+// yields the provider's other stream events (agent thoughts, workflow nodes, files…) in order with
+// the text, each saying whether it carries part of the answer, and remembers the provider's
+// conversation id once an answer succeeded.
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AppRow } from '../apps/service.ts';
@@ -197,12 +198,11 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
           return { text: result.answer, usage: result.usage };
         },
         // The provider stops its task upstream when the stream ends early (caller gone, deadline).
-        async *stream({ signal, onEvent }): AsyncGenerator<ModelStreamEvent> {
+        async *stream({ signal }): AsyncGenerator<ModelStreamEvent> {
           for await (const event of call.provider.callStreaming(request(signal))) {
             if (event.type === 'delta') yield { type: 'delta', text: event.text };
-            else if (event.type === 'event') {
-              if (!signal.aborted) onEvent?.(event.event);
-            } else if (event.type === 'done') {
+            else if (event.type === 'event') yield { type: 'event', event: event.event, answer: event.answer };
+            else if (event.type === 'done') {
               await answered(event.conversationId);
               yield { type: 'done', usage: event.usage };
             }

@@ -6,6 +6,7 @@ import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/plugin.ts';
 import { AppError } from '../../errors.ts';
+import { watchCaller } from '../../http/caller-connection.ts';
 import { type GatewayService, RateLimitedError } from '../service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
@@ -116,25 +117,22 @@ export async function runWorkflow({
   const call = preparation.call;
   const { limit, remaining, resetSeconds } = call.rateLimit;
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  };
-  reply.raw.on('close', onClose);
+  // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
+  const connection = watchCaller(reply);
   if (!streaming) {
     try {
-      return runAnswer(await gateway.complete(call, abort.signal), workflowId, startedAt);
+      return runAnswer(await gateway.complete(call, connection.signal), workflowId, startedAt);
     } finally {
-      reply.raw.off('close', onClose);
+      connection.release();
     }
   }
-  const task = tasks.track(call.taskId, call.auth.user.id, call.app.id, abort);
+  const task = tasks.track(call.taskId, call.auth.user.id, call.app.id, connection.controller);
   const send = openStream(reply);
   const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
   const runId = call.messageId;
   send({ event: 'workflow_started', task_id: call.taskId, workflow_run_id: runId, data: { id: runId, workflow_id: workflowId, created_at: startedAt } });
   try {
-    const answer = await gateway.stream(call, abort.signal, (text) => {
+    const answer = await gateway.stream(call, connection.signal, (text) => {
       send({ event: 'text_chunk', task_id: call.taskId, workflow_run_id: runId, data: { text } });
     });
     send({ event: 'workflow_finished', task_id: call.taskId, workflow_run_id: runId, data: runAnswer(answer, workflowId, startedAt).data });
@@ -157,7 +155,7 @@ export async function runWorkflow({
           finished_at: Math.floor(Date.now() / 1000),
         },
       });
-    } else if (!abort.signal.aborted) {
+    } else if (!connection.signal.aborted) {
       const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
       if (!(error instanceof AppError)) reply.log.error({ err: error }, 'workflow stream failed');
       send({ event: 'error', task_id: call.taskId, workflow_run_id: runId, status: appError.status, code: appError.code, message: appError.message });
@@ -165,7 +163,7 @@ export async function runWorkflow({
   } finally {
     task.done();
     clearInterval(ping);
-    reply.raw.off('close', onClose);
+    connection.release();
     reply.raw.end();
   }
   return reply;

@@ -10,6 +10,7 @@ import { isDifyChatMode } from '@tollbooth/contract';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { readServerSentEvents } from '../sse.ts';
 import { isRecord, redactSecrets, tokenCount } from '../upstream.ts';
+import { difyEventCarriesAnswer } from './dify-answer-events.ts';
 import { BlockedAddressError, parseProviderUrl, readText, safeRequest } from './safe-http.ts';
 import type { ProviderSettings, WorkflowAppInfo, WorkflowCallRequest, WorkflowProvider, WorkflowResult, WorkflowStreamEvent, WorkflowUsage } from './types.ts';
 
@@ -262,7 +263,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
                 'provider_workflow_failed',
               );
             }
-            yield { type: 'event', event };
+            yield { type: 'event', event, answer: difyEventCarriesAnswer(event) };
             if (isWorkflow) {
               if (!sentText) {
                 const answer = workflowOutputsToAnswer(data.outputs);
@@ -283,7 +284,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
           }
           default:
             // agent_thought, message_file, message_replace, tts_message, workflow_started, node_*…
-            if (typeof event.event === 'string' && event.event) yield { type: 'event', event };
+            if (typeof event.event === 'string' && event.event) yield { type: 'event', event, answer: difyEventCarriesAnswer(event) };
             break;
         }
         if (finished) return;

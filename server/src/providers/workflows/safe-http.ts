@@ -108,7 +108,7 @@ export async function checkProviderUrl(value: string, allowPrivate: boolean, fie
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** A dns.lookup for http.request that refuses private addresses, so the check holds at connect time. */
-function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) {
+export function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const bad = addresses.find((entry) => isPrivateAddress(entry.address));

@@ -79,9 +79,10 @@ export type WorkflowStreamEvent =
    * Any other provider event (Dify: agent_thought, message_file, message_replace, tts_message,
    * workflow_started, node_started, node_finished, workflow_finished…), in order, as the provider
    * sent it: the gateway passes it to a streaming caller with Tollbooth's ids in place of the
-   * provider's. Not part of the answer for the charge rule.
+   * provider's. `answer` says whether it carries part of the answer (an LLM node's outputs, a file,
+   * a replacement, speech, an agent's thought): a caller sent one pays, as for text (decision 0026).
    */
-  | { type: 'event'; event: Record<string, unknown> }
+  | { type: 'event'; event: Record<string, unknown>; answer: boolean }
   /** Exactly once, last, when the provider reported success. */
   | { type: 'done'; usage: WorkflowUsage; conversationId: string | null };
 

@@ -37,6 +37,12 @@ export interface DifyFakeApp {
    * sent after the first text chunk, each given the call's task_id, message_id and conversation_id.
    */
   extraEvents: Record<string, unknown>[];
+  /**
+   * Streaming: the whole stream, in order, instead of the built-in one (the test writes every event,
+   * the last one included). Each event gets the call's task_id, and its message_id, conversation_id
+   * and workflow_run_id where the event has that field.
+   */
+  script: Record<string, unknown>[] | null;
 }
 
 export interface DifyFake extends FakeProviderServer {
@@ -65,6 +71,7 @@ export const DEFAULT_DIFY_APP: DifyFakeApp = {
   errorEventAfterChunks: null,
   workflowStatus: 'succeeded',
   extraEvents: [],
+  script: null,
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -265,6 +272,17 @@ function call(exchange: FakeExchange, route: string, state: Pick<DifyFake, 'app'
 
   const frame = (event: object) => `data: ${JSON.stringify(event)}\n\n`;
   const frames: StreamFrame[] = [];
+  if (app.script) {
+    for (const event of app.script) {
+      const ids: Record<string, unknown> = { task_id: taskId };
+      if ('message_id' in event) ids.message_id = messageId;
+      if ('conversation_id' in event) ids.conversation_id = conversationId;
+      if ('workflow_run_id' in event) ids.workflow_run_id = workflowRunId;
+      const isText = ['message', 'agent_message', 'text_chunk'].includes(String(event.event));
+      frames.push({ frame: frame({ ...event, ...ids }), text: isText });
+    }
+    return sendEventStream(exchange, frames);
+  }
   if (behaviour.malformed) frames.push({ frame: 'data: {"event": oops\n\n' });
   frames.push({ frame: 'event: ping\n\n' });
   const chunks = behaviour.chunks(exchange.text);

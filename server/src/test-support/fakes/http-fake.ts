@@ -24,6 +24,8 @@ export interface RecordedRequest {
   aborted: boolean;
   /** Resolves when the exchange is over: answered in full, or the connection closed. */
   closed: Promise<void>;
+  /** Streaming: how many frames were written so far. */
+  framesWritten: number;
 }
 
 export interface FakeBehaviour {
@@ -46,6 +48,11 @@ export interface FakeBehaviour {
   cutStreamAfterChunks: number | null;
   /** Streaming: stop writing after this many text chunks and keep the connection open. */
   hangAfterChunks: number | null;
+  /**
+   * Streaming: stop writing after this many frames of any kind (pings and events too) and keep the
+   * connection open; a function decides per request (e.g. from a marker in its body).
+   */
+  hangAfterFrames: number | null | ((request: RecordedRequest) => number | null);
 }
 
 export const DEFAULT_FAKE_BEHAVIOUR: FakeBehaviour = {
@@ -59,6 +66,7 @@ export const DEFAULT_FAKE_BEHAVIOUR: FakeBehaviour = {
   malformed: false,
   cutStreamAfterChunks: null,
   hangAfterChunks: null,
+  hangAfterFrames: null,
 };
 
 export interface FakeProviderServer {
@@ -111,6 +119,7 @@ export async function startFakeServer(handler: FakeHandler, baseUrlPath = '', po
         rawBody,
         remotePort: req.socket.remotePort,
         aborted: false,
+        framesWritten: 0,
         closed: new Promise<void>((resolve) => {
           resolveClosed = resolve;
         }),
@@ -182,8 +191,10 @@ export async function sendEventStream(exchange: FakeExchange, frames: StreamFram
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   let textFrames = 0;
+  const hangAfterFrames = typeof behaviour.hangAfterFrames === 'function' ? behaviour.hangAfterFrames(exchange.request) : behaviour.hangAfterFrames;
   for (const { frame, text } of frames) {
     if (res.destroyed) return;
+    if (hangAfterFrames !== null && exchange.request.framesWritten >= hangAfterFrames) return;
     if (text) {
       if (behaviour.cutStreamAfterChunks !== null && textFrames >= behaviour.cutStreamAfterChunks) {
         res.destroy();
@@ -193,6 +204,7 @@ export async function sendEventStream(exchange: FakeExchange, frames: StreamFram
       textFrames++;
     }
     res.write(frame);
+    exchange.request.framesWritten++;
     await sleep(behaviour.chunkDelayMs, res);
   }
   if (behaviour.cutStreamAfterChunks !== null) {

@@ -10,5 +10,5 @@ export function AppDemoNotice({ app }: { app: Application }) {
   const applies = app.is_owner && app.type === 'prompt' && demoModels.length > 0;
   const config = usePromptConfig(app.slug, { enabled: applies });
   if (!applies) return null;
-  return <DemoModelNotice model={config.data?.model} className="mt-6" />;
+  return <DemoModelNotice model={config.data?.key_source === 'own' ? null : config.data?.model} className="mt-6" />;
 }

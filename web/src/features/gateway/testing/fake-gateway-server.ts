@@ -28,6 +28,7 @@ interface FakeGatewayOptions {
 export function makePromptConfig(inputSchema: IoSchema): PromptConfig {
   return {
     model: 'gpt-4-turbo',
+    key_source: 'platform',
     temperature: 0.7,
     max_tokens: 1000,
     top_p: 1,

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import type { IoSchema, PromptTestResult } from '@tollbooth/contract';
+import type { IoSchema, KeySource, PromptTestResult } from '@tollbooth/contract';
 import { promptPath } from '@/lib/api/prompts/prompt-keys';
 import { api } from '@/lib/api-client';
 import type { ModelName } from '../lib/model-options';
@@ -8,6 +8,8 @@ export interface PromptTestRequest {
   prompt_template: string;
   system_prompt?: string;
   model?: ModelName;
+  /** 'own': the test goes to the creator's own provider key. */
+  key_source?: KeySource;
   temperature?: number;
   max_tokens?: number;
   top_p?: number;

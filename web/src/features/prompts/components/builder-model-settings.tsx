@@ -3,6 +3,7 @@ import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import { type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
+import { KeySourceSelect } from './key-source-select';
 
 interface BuilderModelSettingsProps {
   draft: PromptDraft;
@@ -40,15 +41,18 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
 
   return (
     <div className="grid max-w-2xl grid-cols-1 gap-6">
-      <FormField id={fieldId('model')} label="Model">
-        <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-          {modelOptionsWith(draft.model).map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </FormField>
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+        <FormField id={fieldId('model')} label="Model">
+          <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
+            {modelOptionsWith(draft.model).map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <KeySourceSelect id={fieldId('key-source')} value={draft.key_source} onChange={(value) => set('key_source', value)} />
+      </div>
       {slider('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
       <FormField id={fieldId('max-tokens')} label="Max Tokens" hint="1 to 8192">
         <input

@@ -6,6 +6,7 @@ import { type ModelName, modelOptionsWith } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { JsonSchemaEditor } from './json-schema-editor';
+import { KeySourceSelect } from './key-source-select';
 import { PromptEditor } from './prompt-editor';
 import { TemplateTestResult } from './template-test-result';
 
@@ -84,6 +85,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
               ))}
             </select>
           </FormField>
+          <KeySourceSelect id={fieldId('key-source')} value={values.key_source} onChange={(value) => set('key_source', value)} />
           {numberInput('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
           {numberInput('max_tokens', 'Max Tokens', { min: 1, max: 8192, step: 1 })}
           {numberInput('top_p', 'Top P', { min: 0, max: 1, step: 0.05 })}

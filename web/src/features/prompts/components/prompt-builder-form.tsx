@@ -160,7 +160,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
         </div>
       ) : null}
 
-      <DemoModelNotice model={draft.model} className="mt-6" />
+      {/* An app on its own key never answers from the demo model. */}
+      <DemoModelNotice model={draft.key_source === 'own' ? null : draft.model} className="mt-6" />
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs label="Prompt builder" tabs={tabs} selected={tab} onSelect={setTab} />

@@ -69,6 +69,7 @@ describe('draftFromSaved', () => {
     expect(draft.price).toBe('12.34');
     expect(buildPromptConfigBody(draft)).toEqual({
       model: 'gemini',
+      key_source: 'platform',
       temperature: 1.1,
       max_tokens: 2048,
       top_p: 1,

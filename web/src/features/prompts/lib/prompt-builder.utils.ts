@@ -2,7 +2,7 @@
 // price rule (section 5), and the request bodies it sends — kept apart from the components so they
 // can be tested on their own.
 
-import type { ApplicationCreate, ApplicationUpdate, AppStatus, Visibility } from '@tollbooth/contract';
+import type { ApplicationCreate, ApplicationUpdate, AppStatus, KeySource, Visibility } from '@tollbooth/contract';
 import { type Application, DEFAULT_APP_SETTINGS, DEFAULT_MODEL_SETTINGS, type PromptConfig, type PromptConfigUpdate, slugify } from '@tollbooth/contract';
 import { centsToDollars, dollarsToCents } from '@/lib/price';
 import type { ModelName } from './model-options';
@@ -34,6 +34,8 @@ export interface PromptDraft {
   system_prompt: string;
   user_prompt_template: string;
   model: ModelName;
+  /** Bring your own key: the platform's models or the creator's own provider key. */
+  key_source: KeySource;
   status: AppStatus;
   visibility: Visibility;
   /** Price per call in dollars, as typed. */
@@ -58,6 +60,7 @@ export function initialDraft(): PromptDraft {
     system_prompt: '',
     user_prompt_template: '',
     model: BUILDER_DEFAULTS.model,
+    key_source: 'platform',
     status: BUILDER_DEFAULTS.status,
     visibility: BUILDER_DEFAULTS.visibility,
     price: centsToDollars(BUILDER_DEFAULTS.price_cents),
@@ -84,6 +87,7 @@ export function draftFromSaved(app: Application, config: PromptConfig): PromptDr
     system_prompt: version.system_prompt,
     user_prompt_template: version.prompt_template,
     model: config.model,
+    key_source: config.key_source ?? 'platform',
     status: app.status,
     visibility: app.visibility,
     price: centsToDollars(app.price_cents),
@@ -148,6 +152,7 @@ export function buildUpdateAppBody(draft: PromptDraft): ApplicationUpdate {
 export function buildModelSettings(draft: PromptDraft) {
   return {
     model: draft.model,
+    key_source: draft.key_source,
     temperature: numberOr(draft.temperature, BUILDER_DEFAULTS.temperature),
     max_tokens: Math.round(numberOr(draft.max_tokens, BUILDER_DEFAULTS.max_tokens)),
     top_p: numberOr(draft.top_p, BUILDER_DEFAULTS.top_p),

@@ -1,6 +1,16 @@
 // The prompt detail page's form (spec: Prompt detail; section 5, detail pages): its values, the
 // JSON schema editors' rule, the test inputs and the two request bodies of Save Changes.
-import type { Application, ApplicationUpdate, AppStatus, InteractionMode, IoSchema, PromptConfig, PromptConfigUpdate, Visibility } from '@tollbooth/contract';
+import type {
+  Application,
+  ApplicationUpdate,
+  AppStatus,
+  InteractionMode,
+  IoSchema,
+  KeySource,
+  PromptConfig,
+  PromptConfigUpdate,
+  Visibility,
+} from '@tollbooth/contract';
 import { detectVariables } from '@tollbooth/contract';
 import { parsePriceCents } from '@/lib/price';
 import type { ModelName } from './model-options';
@@ -33,6 +43,8 @@ export interface DetailBasicValues {
 
 export interface DetailConfigValues {
   model: ModelName;
+  /** Bring your own key: the platform's models or the creator's own provider key. */
+  key_source: KeySource;
   temperature: string;
   max_tokens: string;
   top_p: string;
@@ -57,6 +69,7 @@ export function basicValuesOf(app: Application): DetailBasicValues {
 export function configValuesOf(config: PromptConfig): DetailConfigValues {
   return {
     model: config.model,
+    key_source: config.key_source ?? 'platform',
     temperature: String(config.temperature),
     max_tokens: String(config.max_tokens),
     top_p: String(config.top_p),
@@ -84,6 +97,7 @@ export function buildDetailAppBody(values: DetailBasicValues): ApplicationUpdate
 export function detailModelSettings(values: DetailConfigValues) {
   return {
     model: values.model || DETAIL_DEFAULTS.model,
+    key_source: values.key_source,
     temperature: numberOr(values.temperature, DETAIL_DEFAULTS.temperature),
     max_tokens: Math.round(numberOr(values.max_tokens, DETAIL_DEFAULTS.max_tokens)),
     top_p: numberOr(values.top_p, DETAIL_DEFAULTS.top_p),

@@ -42,6 +42,13 @@ describe('the prompt builder and the demo model', () => {
     fireEvent.click(screen.getByRole('tab', { name: 'Preview & Test' }));
     expect(screen.getByRole('region', { name: 'Demo model' })).toBeTruthy();
 
+    // On the creator's own key the model is answered by their provider, never the demo model.
+    fireEvent.click(screen.getByRole('tab', { name: 'Model Settings' }));
+    fireEvent.change(screen.getByLabelText('Model key'), { target: { value: 'own' } });
+    expect(screen.queryByTestId('demo-model-notice')).toBeNull();
+    fireEvent.change(screen.getByLabelText('Model key'), { target: { value: 'platform' } });
+    expect(screen.getByRole('region', { name: 'Demo model' })).toBeTruthy();
+
     fireEvent.click(screen.getByRole('tab', { name: 'Model Settings' }));
     fireEvent.change(screen.getByLabelText('Model'), { target: { value: 'gpt-4' } });
     expect(screen.queryByTestId('demo-model-notice')).toBeNull();

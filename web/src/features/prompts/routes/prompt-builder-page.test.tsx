@@ -180,6 +180,8 @@ describe('PromptBuilderPage (create)', () => {
     openTab('Model Settings');
     change('Temperature', '1.2');
     change('Max Tokens', '512');
+    // Bring your own key: the app's calls go to the creator's own provider key.
+    change('Model key', 'own');
 
     click('Save & Publish');
     await waitFor(() => expect(currentPath()).toBe('/applications'));
@@ -196,6 +198,7 @@ describe('PromptBuilderPage (create)', () => {
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({ status: 'live' });
     expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toEqual({
       model: 'gpt-4-turbo',
+      key_source: 'own',
       temperature: 1.2,
       max_tokens: 512,
       top_p: 1,
@@ -350,6 +353,7 @@ describe('PromptBuilderPage (create)', () => {
       prompt_template: 'A haiku about {{topic}}',
       system_prompt: 'You write haiku.',
       model: 'gpt-4-turbo',
+      key_source: 'platform',
       temperature: 0.7,
       max_tokens: 2048,
       top_p: 1,
@@ -486,6 +490,7 @@ describe('PromptBuilderPage (edit)', () => {
     });
     expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toEqual({
       model: 'claude-3-haiku',
+      key_source: 'platform',
       temperature: 0.3,
       max_tokens: 400,
       top_p: 0.9,

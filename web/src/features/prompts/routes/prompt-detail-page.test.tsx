@@ -141,6 +141,7 @@ describe('PromptDetailPage', () => {
     });
     expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toEqual({
       model: 'claude3',
+      key_source: 'platform',
       temperature: 0.7,
       max_tokens: 2048,
       top_p: 1,

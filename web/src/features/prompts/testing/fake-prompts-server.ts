@@ -27,6 +27,7 @@ export function makePromptConfig(overrides: Partial<PromptConfig> & { version?: 
   };
   return {
     model: 'gpt-4-turbo',
+    key_source: 'platform',
     temperature: 0.7,
     max_tokens: 2048,
     top_p: 1,

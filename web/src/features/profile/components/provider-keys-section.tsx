@@ -1,0 +1,148 @@
+// Bring your own key: the creator's own provider credentials, one per provider. Keys are shown
+// masked (last four characters); Test Connection asks the provider for one token with the values
+// in the form (or the stored ones when the key field is empty).
+import type { CredentialKind, ProviderCredential, ProviderCredentialTestResult } from '@tollbooth/contract';
+import { type FormEvent, useId, useState } from 'react';
+import { describedBy, FormField } from '@/components/ui/form-field';
+import { Spinner } from '@/components/ui/spinner';
+import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { useProviderKeys, useRemoveProviderKey, useSaveProviderKey, useTestProviderKey } from '../api/provider-keys';
+
+const PROVIDERS: { kind: CredentialKind; title: string; keyHint: string }[] = [
+  { kind: 'openai', title: 'OpenAI-compatible', keyHint: 'OpenAI, OpenRouter, LiteLLM, vLLM, Ollama… (the GPT and Mixtral models)' },
+  { kind: 'anthropic', title: 'Anthropic', keyHint: 'The Claude models' },
+  { kind: 'gemini', title: 'Gemini', keyHint: 'The Gemini models' },
+];
+
+function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKind; title: string; keyHint: string; stored: ProviderCredential | undefined }) {
+  const id = useId();
+  const [baseUrl, setBaseUrl] = useState(stored?.base_url ?? (kind === 'openai' ? 'https://api.openai.com/v1' : ''));
+  const [apiKey, setApiKey] = useState('');
+  const [testResult, setTestResult] = useState<ProviderCredentialTestResult | null>(null);
+  const save = useSaveProviderKey();
+  const remove = useRemoveProviderKey();
+  const test = useTestProviderKey();
+  const body = () => ({
+    ...(kind === 'openai' && baseUrl.trim() !== '' ? { base_url: baseUrl.trim() } : {}),
+    ...(apiKey.trim() !== '' ? { api_key: apiKey.trim() } : {}),
+  });
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate({ kind, body: body() }, { onSuccess: () => setApiKey('') });
+  };
+  const error = save.error ?? remove.error ?? test.error;
+
+  return (
+    <form onSubmit={onSave} className="space-y-3 rounded-md p-4 ring-1 ring-gray-200" aria-labelledby={`${id}-title`}>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h3 id={`${id}-title`} className="text-sm font-semibold text-gray-900">
+          {title}
+        </h3>
+        <span className="text-xs text-gray-500">
+          {stored ? (
+            <>
+              Saved key <span className="font-mono text-gray-800">{stored.api_key_masked}</span>
+            </>
+          ) : (
+            'Not set'
+          )}
+        </span>
+      </div>
+      <p className="text-xs text-gray-500">{keyHint}</p>
+      {kind === 'openai' ? (
+        <FormField
+          id={`${id}-base-url`}
+          label="Base URL"
+          hint="Up to the version segment, e.g. https://api.openai.com/v1; private and local addresses only where the operator allows them"
+        >
+          <input
+            id={`${id}-base-url`}
+            type="url"
+            value={baseUrl}
+            onChange={(event) => setBaseUrl(event.target.value)}
+            className={inputField}
+            {...describedBy(`${id}-base-url`, { hint: true })}
+          />
+        </FormField>
+      ) : null}
+      <FormField id={`${id}-key`} label="API key" hint={stored ? 'Leave empty to keep the saved key' : undefined}>
+        <input
+          id={`${id}-key`}
+          type="password"
+          autoComplete="off"
+          value={apiKey}
+          placeholder={stored ? stored.api_key_masked : ''}
+          onChange={(event) => setApiKey(event.target.value)}
+          className={inputField}
+          {...describedBy(`${id}-key`, { hint: Boolean(stored) })}
+        />
+      </FormField>
+      <div className="flex flex-wrap items-center gap-2">
+        <button type="submit" className={primaryButton} disabled={save.isPending || (!stored && apiKey.trim() === '')}>
+          {save.isPending ? 'Saving...' : 'Save'}
+        </button>
+        <button
+          type="button"
+          className={secondaryButton}
+          disabled={test.isPending || (!stored && apiKey.trim() === '')}
+          onClick={() => {
+            setTestResult(null);
+            test.mutate({ kind, body: body() }, { onSuccess: setTestResult });
+          }}
+        >
+          {test.isPending ? 'Testing...' : 'Test Connection'}
+        </button>
+        {stored ? (
+          <button type="button" className={secondaryButton} disabled={remove.isPending} onClick={() => remove.mutate(kind)}>
+            Remove
+          </button>
+        ) : null}
+      </div>
+      <div aria-live="polite">
+        {testResult ? (
+          <p className={`text-sm ${testResult.success ? 'text-green-700' : 'text-red-700'}`}>
+            {testResult.success ? `✓ ${testResult.message} (${testResult.latency_ms} ms)` : `Connection failed: ${testResult.message}`}
+          </p>
+        ) : null}
+        {error && !isUnauthorizedError(error) ? (
+          <p role="alert" className="text-sm text-red-700">
+            {getErrorMessage(error)}
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+/** The profile's "Your provider keys" section (bring your own key). */
+export function ProviderKeysSection() {
+  const keys = useProviderKeys();
+  return (
+    <section aria-labelledby="provider-keys-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+      <h2 id="provider-keys-title" className="text-lg font-semibold text-gray-900">
+        Your provider keys
+      </h2>
+      <p className="mt-1 text-sm text-gray-600">
+        Bring your own key: a prompt app set to <strong>My own key</strong> calls its model with your key, and you pay your provider directly — no model cost is
+        charged here. Keys are stored encrypted and never shown again.
+      </p>
+      <div className="mt-6">
+        {keys.data ? (
+          <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
+            {PROVIDERS.map((provider) => {
+              const stored = keys.data.results.find((row) => row.kind === provider.kind);
+              return <ProviderKeyForm key={`${provider.kind}:${stored?.updated_at ?? ''}`} {...provider} stored={stored} />;
+            })}
+          </div>
+        ) : keys.isError ? (
+          isUnauthorizedError(keys.error) ? null : (
+            <p className="text-sm text-red-700">Failed to load provider keys: {getErrorMessage(keys.error)}</p>
+          )
+        ) : (
+          <Spinner label="Loading provider keys" />
+        )}
+      </div>
+    </section>
+  );
+}
