@@ -74,7 +74,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
         besideName={slugField}
         beforeVisibility={statusField}
       />
-      <ModelCostPanel inputs={costInputsOfDraft(draft, savedSlug)} priceCents={dollarsToCents(draft.price)} />
+      <ModelCostPanel inputs={costInputsOfDraft(draft, savedSlug)} priceCents={dollarsToCents(draft.price)} ownKey={draft.key_source === 'own'} />
 
       <PromptEditor
         id={fieldId('system-prompt')}

@@ -87,6 +87,28 @@ describe('the model cost panel', () => {
     expect(server.calls().filter((call) => call.startsWith('PATCH'))).toHaveLength(2);
   });
 
+  it('neither warns nor holds the save of an app on its own provider key', async () => {
+    const server = fakePromptsServer({
+      apps: [{ ...app }],
+      configs: { 'essay-writer': { ...config, key_source: 'own' } },
+      typicalMicros: { 'essay-writer': 50_000 },
+    });
+    renderWithProviders(
+      <Routes>
+        <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+        <Route path="*" element={<p>Elsewhere</p>} />
+      </Routes>,
+      { route: '/applications/essay-writer/edit', auth: signedInAuth() },
+    );
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-own-key')).toBeTruthy());
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
+    expect(costs.queryByTestId('model-cost-margin')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
+    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toHaveLength(2);
+  });
+
   it('shows the panel on the detail page and warns there too', async () => {
     const server = renderAt('/prompts/essay-writer', { 'essay-writer': 50_000 });
     const costs = await panel();

@@ -60,14 +60,16 @@ interface ModelCostPanelProps {
   inputs: CostInputs;
   /** The price per call as typed, in cents. */
   priceCents: number;
+  /** The app calls its owner's own provider key: their provider bills the model, the platform posts no model cost. */
+  ownKey?: boolean;
   className?: string;
 }
 
-export function ModelCostPanel({ inputs, priceCents, className = '' }: ModelCostPanelProps) {
+export function ModelCostPanel({ inputs, priceCents, ownKey = false, className = '' }: ModelCostPanelProps) {
   const cost = useModelCost(inputs);
   const estimate = cost.data;
-  const belowTypical = priceBelowTypical(priceCents, estimate);
-  const belowWorst = priceBelowWorstCase(priceCents, estimate);
+  const belowTypical = !ownKey && priceBelowTypical(priceCents, estimate);
+  const belowWorst = !ownKey && priceBelowWorstCase(priceCents, estimate);
 
   return (
     <section
@@ -118,7 +120,13 @@ export function ModelCostPanel({ inputs, priceCents, className = '' }: ModelCost
               </dd>
             </div>
           </dl>
-          {estimate.prices === null ? <p className="mt-3 text-amber-800">This model has no known price: it cannot answer on the platform's keys.</p> : null}
+          {ownKey ? (
+            <p className="mt-3 text-gray-600" data-testid="model-cost-own-key">
+              This app calls your own provider key: your provider bills these model costs, and the platform posts none.
+            </p>
+          ) : estimate.prices === null ? (
+            <p className="mt-3 text-amber-800">This model has no known price: it cannot answer on the platform's keys.</p>
+          ) : null}
           {belowTypical ? (
             <p className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="model-cost-margin">
               Your price ({formatCents(priceCents)}) is below the typical model cost of a call: each call loses money.

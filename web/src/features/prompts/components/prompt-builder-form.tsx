@@ -80,7 +80,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     const next: PromptDraft = publish ? { ...draft, status: 'live' } : draft;
     if (publish) setDraft(next);
     if (!checkDraft(next)) return;
-    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live')) return;
+    // On its own key the platform posts no model cost: nothing to warn about.
+    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live' && next.key_source !== 'own')) return;
     savePrompt.mutate(
       { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
       {

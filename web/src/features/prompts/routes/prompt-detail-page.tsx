@@ -81,7 +81,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
-    if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live')) return;
+    if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live' && configValues.key_source !== 'own')) return;
     save.mutate({ basic, config: configValues }, { onSuccess: () => setSaved(true) });
   }
 
@@ -174,7 +174,12 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
               content: (
                 <>
                   <DetailBasicSettings values={basic} onChange={setBasic} />
-                  <ModelCostPanel inputs={costInputs} priceCents={parsePriceCents(basic.price_cents)} className="mt-6 max-w-3xl" />
+                  <ModelCostPanel
+                    inputs={costInputs}
+                    priceCents={parsePriceCents(basic.price_cents)}
+                    ownKey={configValues.key_source === 'own'}
+                    className="mt-6 max-w-3xl"
+                  />
                 </>
               ),
             },
