@@ -4,6 +4,8 @@ const port = process.env.E2E_PORT ?? '3100';
 export const baseURL = `http://localhost:${port}`;
 /** The Dify fake e2e/start-server.mjs runs beside the server. */
 export const difyFakeUrl = `http://127.0.0.1:${process.env.E2E_DIFY_PORT ?? Number(port) + 1000}/v1`;
+/** The Dify fake's completion app (a text generator with a required "text" input), on the next port. */
+export const difyCompletionFakeUrl = `http://127.0.0.1:${Number(process.env.E2E_DIFY_PORT ?? Number(port) + 1000) + 1}/v1`;
 
 export default defineConfig({
   testDir: './tests',

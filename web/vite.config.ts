@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { embedWidgetPlugin } from './build/embed-widget-plugin.ts';
 import { webDeliveryPlugin } from './build/web-delivery-plugin.ts';
 
 // The API and the embedded OpenID Connect provider run in the Node server (npm start, port 3000);
@@ -12,7 +13,8 @@ const serverUrl = 'http://localhost:3000';
 
 export default defineConfig({
   // webDeliveryPlugin: .br and .gz copies of the build, and the landing page's 100 KiB budget.
-  plugins: [react(), tailwindcss(), webDeliveryPlugin()],
+  // embedWidgetPlugin: the embed widget's own two small scripts under dist/embed/, with their budgets.
+  plugins: [react(), tailwindcss(), embedWidgetPlugin(), webDeliveryPlugin()],
   // @/ is web/src: code outside a feature is imported through it (a feature never imports another feature).
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: {

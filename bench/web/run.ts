@@ -267,6 +267,13 @@ async function main() {
     ] as const) {
       console.log(`| ${name} | ${sizes.files} | ${kib(sizes.raw)} | ${kib(sizes.gzip)} | ${kib(sizes.brotli)} |`);
     }
+    // The embed widget's own two scripts (issue 28, web/build/embed-widget-plugin.ts): the whole JavaScript of /embed/{slug}, and the snippet's loader.
+    for (const name of ['widget', 'loader']) {
+      const file = path.join(distDir, 'embed', `${name}.js`);
+      if (!existsSync(file)) continue;
+      const sizes = servedBytes(file);
+      console.log(`| embed ${name}.js | 1 | ${kib(sizes.raw)} | ${kib(sizes.gzip)} | ${kib(sizes.brotli)} |`);
+    }
     console.log(
       `\nRe-run: node --import tsx bench/web/run.ts --runs ${runs}${options['server-root'] ? ` --server-root ${options['server-root']}` : ''} (after npm install --prefix bench/web)`,
     );

@@ -7,6 +7,7 @@
 import type { FrontendType } from './apps.ts';
 import type { CatalogField } from './catalog.ts';
 import type { IoSchema } from './prompts.ts';
+import { declareTemplateVariables } from './template.ts';
 
 export type FrontendKind = FrontendType;
 
@@ -108,7 +109,8 @@ export interface PromptAppFacts {
  * `query` input is not shown again as a conversation setting.
  */
 export function describePromptApp(app: PromptAppFacts, prompt: { input_schema: IoSchema; prompt_template: string }, kind: FrontendKind): AppDescription {
-  const fields = fieldsFromInputSchema(prompt.input_schema, prompt.prompt_template);
+  // A template variable the schema leaves out is a required text input (template.ts), as calls treat it.
+  const fields = fieldsFromInputSchema(declareTemplateVariables(prompt.prompt_template, prompt.input_schema), prompt.prompt_template);
   return {
     slug: app.slug,
     name: app.name,

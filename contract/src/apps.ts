@@ -23,6 +23,12 @@ export const Application = Type.Object({
   description: Type.String(),
   type: AppType,
   interaction_mode: InteractionMode,
+  call_mode: Type.Optional(
+    Type.Union([Type.Literal('completion'), Type.Literal('chat')], {
+      description:
+        "The endpoint calls take: chat (chat-messages) or completion (completion-messages). A prompt app's interaction_mode; a workflow app's Dify app mode (chat, advanced-chat and agent-chat apps are chat)",
+    }),
+  ),
   visibility: Visibility,
   status: AppStatus,
   price_cents: Type.Integer({ description: 'Price per API call in integer cents, in force now' }),

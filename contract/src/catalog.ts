@@ -117,3 +117,13 @@ export const CatalogAppDetail = Type.Object({
   snippets: CatalogSnippets,
 });
 export type CatalogAppDetail = Static<typeof CatalogAppDetail>;
+
+/** GET /api/app/{slug}/inputs: the inputs of any app the caller may call (embed apps too), for the console (issue 25). */
+export const AppInputs = Type.Object({
+  mode: Type.Union([Type.Literal('completion'), Type.Literal('chat')], { description: 'The endpoint calls take: completion-messages or chat-messages' }),
+  fields: Type.Array(CatalogField),
+  text_input: Type.Union([Type.String(), Type.Null()], {
+    description: 'The input a plain text fills (completion apps); chat apps take their text as query. null: none',
+  }),
+});
+export type AppInputs = Static<typeof AppInputs>;

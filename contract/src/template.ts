@@ -41,3 +41,35 @@ export function renderTemplate(template: string, inputs: Record<string, unknown>
   if (missing.length > 0) return { ok: false, error: `Missing value for ${missing.map((name) => `{{${name}}}`).join(', ')}`, variables, text };
   return { ok: true, text, variables };
 }
+
+/** The minimal shape declareTemplateVariables reads and writes (an IoSchema). */
+interface DeclarableSchema {
+  type: 'object';
+  properties: Record<string, { type: string; description?: string; [key: string]: unknown }>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
+/** The description an automatically declared input gets. */
+export const AUTO_DECLARED_DESCRIPTION = 'Declared automatically from the template';
+
+/**
+ * Every {{variable}} of a template is a declared input (issue 25): a variable the schema does not
+ * declare becomes a required text input. Saving, the builder's test, the curl example, Explore and
+ * real calls all read the schema through this, so they agree. Returns the schema itself when nothing
+ * is missing.
+ */
+export function declareTemplateVariables<S extends DeclarableSchema>(template: string, schema: S): S {
+  const missing = detectVariables(template).filter((name) => !Object.hasOwn(schema.properties, name));
+  if (missing.length === 0) return schema;
+  const properties = { ...schema.properties };
+  for (const name of missing) properties[name] = { type: 'string', description: AUTO_DECLARED_DESCRIPTION };
+  const required = [...(schema.required ?? [])];
+  for (const name of missing) if (!required.includes(name)) required.push(name);
+  return { ...schema, properties, required };
+}
+
+/** The template's variables the schema does not declare. */
+export function undeclaredVariables(template: string, schema: { properties: Record<string, unknown> }): string[] {
+  return detectVariables(template).filter((name) => !Object.hasOwn(schema.properties, name));
+}

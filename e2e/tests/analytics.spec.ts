@@ -95,7 +95,14 @@ test('after calls through the gateway, both analytics screens show them', async 
   await expect(invocations.nth(2)).toContainText('success');
   await expect(invocations.nth(0).locator('td').first()).toHaveText(/^[0-9a-f]{8}\.\.\.$/);
   await expect(page.getByRole('region', { name: 'Rejected Calls' })).toContainText('Invalid inputs (400)');
+  // The owner's own calls are free to them but not to the platform: their model cost came from the
+  // owner's credits, and the creator sees it per call and over the period (issue 22).
+  await expect(page.getByTestId('stat-Model Cost')).toContainText(/\$0\.\d*[1-9]/);
+  await expect(page.getByTestId('stat-Margin')).toContainText('−$');
+  await expect(invocations.nth(0)).toContainText('$0.00');
+  await expect(invocations.nth(0).locator('td').nth(7)).toHaveText(/^\$0\.0\d+$/);
   await page.screenshot({ path: test.info().outputPath('app-analytics.png'), fullPage: true });
+  if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/app-analytics-model-cost.png`, fullPage: true });
 
   const usageSevenDays = page.waitForRequest((request) => request.url().includes(`/api/app/${slug}/analytics/usage/?days=7`));
   await page.getByRole('button', { name: '7d' }).click();
@@ -107,6 +114,8 @@ test('after calls through the gateway, both analytics screens show them', async 
   await page.getByRole('button', { name: 'Export Invocations CSV' }).click();
   expect((await download).suggestedFilename()).toBe(`${slug}-invocations.csv`);
   const csv = readFileSync((await (await download).path()) as string, 'utf8');
-  expect(csv.split('\r\n')[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens');
+  expect(csv.split('\r\n')[0]).toBe(
+    'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars',
+  );
   expect(csv).toContain(',reader-two,error,rejected,invalid_param,');
 });

@@ -14,6 +14,8 @@ import { createUsersService } from './auth/users-service.ts';
 import { createPaidCalls } from './billing/paid-calls.ts';
 import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
+import { payoutsRoutes } from './billing/payouts-routes.ts';
+import { createPayoutsService } from './billing/payouts-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createBillingService } from './billing/service.ts';
 import { createTestRunBilling } from './billing/test-runs.ts';
@@ -26,6 +28,8 @@ import type { Database } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
+import { embedRoutes } from './embed/routes.ts';
+import { createEmbedService, EMBED_TOKEN_HEADER } from './embed/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
 import { difyApiRoutes } from './gateway/dify-api/routes.ts';
@@ -37,6 +41,7 @@ import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
+import { registerCallChain } from './http/call-chain.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
 import { createSchemaNamer, pruneComponentSchemas } from './http/openapi-components.ts';
 import { addExamples } from './http/openapi-examples.ts';
@@ -61,6 +66,7 @@ import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } fro
 import { createModelRouter } from './providers/registry.ts';
 import { createStripeClient } from './providers/stripe/client.ts';
 import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
+import { forgetOwnPort, registerOwnServer } from './providers/workflows/safe-http.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
@@ -100,6 +106,20 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   registerErrorHandling(app);
   registerRequestGuards(app);
   registerCallerCors(app);
+  // Calls that come back through a chain of Tollbooth calls, and provider URLs that are this server (issue 24).
+  registerCallChain(app, { secret: config.secretKey, publicUrl: config.publicUrl });
+  registerOwnServer({ publicUrl: config.publicUrl });
+  let listeningPort: number | null = null;
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    if (address && typeof address === 'object') {
+      listeningPort = address.port;
+      registerOwnServer({ port: listeningPort });
+    }
+  });
+  app.addHook('onClose', async () => {
+    if (listeningPort !== null) forgetOwnPort(listeningPort);
+  });
 
   // The document names the contract's shapes (http/openapi-components.ts), documents the multipart
   // body of uploads, operationIds and response headers; routes' own schemas are left as they are.
@@ -149,7 +169,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     settlementWindowCalls: config.gateway.settlementWindowCalls,
   });
   registerSettledReads(app, paidCalls.written);
-  const keys = createApiKeysService({ db, invalidation });
+  // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
+  const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys });
   const callTargets = createCallTargetCache();
   const apps = createAppsService({
@@ -180,7 +201,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     invalidation,
     timeoutMs: config.gateway.providerTimeoutMs,
   });
-  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute });
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.rateLimitPerMinute, db, name: 'calls' });
   const prompts = createPromptsService({
     db,
     models,
@@ -195,9 +216,11 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     providers: createWorkflowProviderRegistry({ allowPrivateUrls: config.allowPrivateProviderUrls }),
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
+  const catalog = createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts });
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
-  const webhooks = createWebhookHandler({ db, config, stripe });
+  const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
+  const payouts = createPayoutsService({ db, config, stripe });
 
   await app.register(
     async (api) => {
@@ -221,17 +244,16 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
           readWorkflowAppInfo: async (row) => (await workflows.readConfig(row)).app_info,
         }),
       });
-      await api.register(catalogRoutes, {
-        catalog: createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts }),
-      });
+      await api.register(catalogRoutes, { catalog });
       await api.register(paymentsRoutes, { payments });
-      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret });
+      await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
+      await api.register(payoutsRoutes, { payouts });
       await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
     },
     { prefix: '/api' },
   );
 
-  const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute });
+  const userRateLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: config.gateway.userRateLimitPerMinute, db, name: 'user-calls' });
   const idempotency = createIdempotencyStore(db, {
     waitTimeoutMs: config.gateway.providerTimeoutMs + 5_000,
     claimLifetimeSeconds: config.claimLifetimeSeconds,
@@ -251,22 +273,54 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     idempotency,
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
   });
+  // The embed widget (embed/): its page, and its calls paid by a publishable key (decision 0030).
+  const visitorLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: 10 });
+  const embed = createEmbedService({
+    config,
+    keys,
+    apps,
+    catalog,
+    visitorLimiter,
+    settled: async () => void (await paidCalls.written()),
+  });
+  await app.register(embedRoutes, { embed });
   // Dify's Service API around the call (gateway/dify-api): stop finds running streams in `tasks`.
   const tasks = createRunningTasks();
-  await app.register(gatewayRoutes, { gateway, tasks });
+  await app.register(gatewayRoutes, {
+    gateway,
+    tasks,
+    authenticateEmbedCaller: (request, slug, visitor) =>
+      embed.authenticateCall({
+        slug,
+        visitor,
+        authorization: request.headers.authorization,
+        token: request.headers[EMBED_TOKEN_HEADER] as string | undefined,
+        origin: request.headers.origin,
+      }),
+  });
   await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
   await app.register(openaiRoutes, { gateway, openai: createOpenAIService({ db, apps, prompts, workflows, callTargets }) });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);
   uploadSweeper.unref();
+  // Creator payouts: retries of unanswered transfers and the weekly/daily schedule (PAYOUT_SWEEP_SECONDS, 0: off).
+  const payoutSweeper =
+    stripe && config.payouts.sweepSeconds > 0
+      ? setInterval(() => {
+          payouts.sweep().catch((error: unknown) => app.log.error({ err: error }, 'creator payouts round failed'));
+        }, config.payouts.sweepSeconds * 1000)
+      : null;
+  payoutSweeper?.unref();
 
   app.addHook('onClose', async () => {
     clearInterval(uploadSweeper);
+    if (payoutSweeper) clearInterval(payoutSweeper);
     await paidCalls.close();
     idempotency.close();
     await rateLimiter.close();
     await userRateLimiter.close();
+    await visitorLimiter.close();
     await invalidation.close();
   });
 

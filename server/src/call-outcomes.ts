@@ -1,7 +1,8 @@
 // The outcome of every call, as design.md's analytics section defines it:
 // - success: answered;
 // - rejected: the caller's own mistake (authentication, access, validation, credits, price cap,
-//   rate limit, an idempotency conflict, or leaving before any answer), so the app is not blamed;
+//   rate limit, an idempotency conflict, the wrong endpoint for the app's mode, or leaving before any
+//   answer), so the app is not blamed;
 // - failed: the app or its provider failed (provider errors and timeouts, an answer that breaks
 //   the output schema, an app whose saved schema cannot be used, anything unexpected).
 // Success rate is success / (success + failed); rejected calls are counted apart, by error type.
@@ -17,6 +18,8 @@ export type CallOutcome = 'success' | 'failed' | 'rejected';
 export const REJECTED_ERROR_TYPES: ReadonlySet<string> = new Set([
   ...(Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] < 500),
   'client_disconnected',
+  // A call to the other mode's endpoint (chat-messages to a completion app, or the reverse): dify-compat.ts.
+  'wrong_route',
 ]);
 
 /** failed or rejected, for a call that was not answered. */

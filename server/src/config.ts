@@ -47,11 +47,15 @@ export interface Config {
   platformFeeBps: number;
   /** ADMIN_EMAILS, lower-cased: accounts whose verified email is listed see the operator's view. */
   adminEmails: string[];
+  /** Creator payouts (billing/payouts.ts): hold before earnings are available, smallest transfer, how often the scheduler runs (0: never). */
+  payouts: { holdDays: number; minimumCents: number; sweepSeconds: number };
   logLevel: string;
   stripe: {
     secretKey: string | null;
     publishableKey: string | null;
     webhookSecret: string | null;
+    /** The Connect endpoint's signing secret (connected accounts' events), when it differs from webhookSecret. */
+    connectWebhookSecret: string | null;
     /** Where the Stripe SDK sends its requests (host, port and protocol); null is Stripe itself. Tests point it at the loopback fake. */
     apiBase: string | null;
   };
@@ -195,11 +199,17 @@ export function loadConfig(env: Env = process.env): Config {
     },
     claimLifetimeSeconds: integer('CLAIM_LIFETIME_SECONDS', 90, 3, 3600),
     priceIncreaseNoticeDays: integer('PRICE_INCREASE_NOTICE_DAYS', 7, 0, 365),
+    payouts: {
+      holdDays: integer('PAYOUT_HOLD_DAYS', 7, 0, 365),
+      minimumCents: integer('PAYOUT_MINIMUM_CENTS', 1000, 1, 100_000_000),
+      sweepSeconds: integer('PAYOUT_SWEEP_SECONDS', 3600, 0, 604_800),
+    },
     logLevel: text('LOG_LEVEL') ?? 'info',
     stripe: {
       secretKey: text('STRIPE_SECRET_KEY'),
       publishableKey: text('STRIPE_PUBLISHABLE_KEY'),
       webhookSecret: text('STRIPE_WEBHOOK_SECRET'),
+      connectWebhookSecret: text('STRIPE_CONNECT_WEBHOOK_SECRET'),
       apiBase: url('STRIPE_API_BASE', null),
     },
     models: {

@@ -4,12 +4,21 @@
 import type { CallMode, IoSchema } from '@tollbooth/contract';
 import { AppError } from './errors.ts';
 
-/** Dify answers a call to the other mode's endpoint with these (400). */
+/** The error type a call to the other mode's endpoint is recorded under (a caller's mistake, not "App not live"). */
+export const WRONG_ROUTE = 'wrong_route';
+
+/** Dify answers a call to the other mode's endpoint with these codes (400); it is recorded as wrong_route. */
 export function checkAppMode(appIsChat: boolean, mode: CallMode) {
   if (mode === 'chat' && !appIsChat)
-    throw new AppError('not_chat_app', 'App mode does not match the API route: this is not a chat app; call completion-messages');
+    throw new AppError(
+      'not_chat_app',
+      'App mode does not match the API route: this is not a chat app; call completion-messages',
+      undefined,
+      undefined,
+      WRONG_ROUTE,
+    );
   if (mode === 'completion' && appIsChat) {
-    throw new AppError('app_unavailable', 'App mode does not match the API route: this is a chat app; call chat-messages', undefined, 400);
+    throw new AppError('app_unavailable', 'App mode does not match the API route: this is a chat app; call chat-messages', undefined, 400, WRONG_ROUTE);
   }
 }
 

@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** A call that came back through a chain of Tollbooth calls (http/call-chain.ts). */
+  call_loop: 508,
   internal_error: 500,
   provider_error: 502,
   /** The creator's provider key stopped working. */

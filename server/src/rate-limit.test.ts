@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter, createRedisRateLimiter } from './rate-limit.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInGuard, FAILURES_PER_ADDRESS } from './auth/oidc/sign-in-guard.ts';
+import { createSignUpGuard } from './auth/oidc/sign-up-guard.ts';
+import { createMemoryRateLimiter, createRateLimiter, createRedisRateLimiter } from './rate-limit.ts';
+import { createTestDatabase, type TestDatabase } from './test-support/database.ts';
 
 describe('memory rate limiter', () => {
   it('allows the limit per minute, then refuses with the time to reset', async () => {
@@ -39,5 +42,60 @@ describe.runIf(redisReachable)('redis rate limiter', () => {
     const decisions = await Promise.all(Array.from({ length: 8 }, (_, i) => limiters[i % 2]!.hit(subject)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
     expect(decisions.filter((d) => !d.allowed)).toHaveLength(3);
+  });
+});
+
+describe('without Redis: counters in the database, shared by every process on it (issue 24)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.cleanup());
+
+  it('two limiters on one database (two processes) enforce one limit for calls', async () => {
+    const limiters = [0, 1].map(() => createRateLimiter({ redisUrl: null, limitPerMinute: 5, db: database.db, name: 'calls' }));
+    try {
+      const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => limiters[i % 2]!.hit('key:shared')));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+      expect(decisions.filter((d) => !d.allowed)).toHaveLength(7);
+      const last = await limiters[0]!.hit('key:shared');
+      expect(last).toMatchObject({ allowed: false, limit: 5, remaining: 0 });
+      expect(last.resetSeconds).toBeGreaterThan(0);
+      expect(last.resetSeconds).toBeLessThanOrEqual(60);
+      // Another subject, and another limit on the same subject, count apart.
+      expect((await limiters[1]!.hit('key:other')).allowed).toBe(true);
+      const users = createRateLimiter({ redisUrl: null, limitPerMinute: 5, db: database.db, name: 'user-calls' });
+      expect((await users.hit('key:shared')).allowed).toBe(true);
+      await users.close();
+    } finally {
+      await Promise.all(limiters.map((limiter) => limiter.close()));
+    }
+  });
+
+  it('a window that ended starts again', async () => {
+    const limiter = createRateLimiter({ redisUrl: null, limitPerMinute: 1, db: database.db, name: 'calls' });
+    expect((await limiter.hit('key:expiring')).allowed).toBe(true);
+    expect((await limiter.hit('key:expiring')).allowed).toBe(false);
+    await database.db.query("UPDATE rate_limit_counters SET window_ends_at = now() - interval '1 second' WHERE key = 'rl:calls:key:expiring'");
+    expect((await limiter.hit('key:expiring')).allowed).toBe(true);
+    await limiter.close();
+  });
+
+  it('sign-in failures and sign-ups counted by one process are seen by another', async () => {
+    const noWait = async () => {};
+    const [first, second] = [0, 1].map(() => createSignInGuard({ redisUrl: null, db: database.db, sleep: noWait }));
+    for (let i = 0; i < FAILURES_PER_ADDRESS; i++) await (i % 2 ? first! : second!).recordFailure(`victim${i}@example.com`, '203.0.113.9');
+    expect(await first!.enter('someone@example.com', '203.0.113.9')).toEqual({ kind: 'address_blocked' });
+    expect(await second!.enter('someone@example.com', '203.0.113.9')).toEqual({ kind: 'address_blocked' });
+    expect(await second!.enter('someone@example.com', '203.0.113.10')).toEqual({ kind: 'open' });
+    await Promise.all([first!.close(), second!.close()]);
+
+    const [up1, up2] = [0, 1].map(() => createSignUpGuard({ redisUrl: null, db: database.db, perAddressPerHour: 2, perHour: 100 }));
+    await up1!.recordSignUp('198.51.100.1');
+    await up2!.recordSignUp('198.51.100.1');
+    expect(await up1!.allowed('198.51.100.1')).toBe(false);
+    expect(await up2!.allowed('198.51.100.1')).toBe(false);
+    expect(await up2!.allowed('198.51.100.2')).toBe(true);
+    await Promise.all([up1!.close(), up2!.close()]);
   });
 });

@@ -1,7 +1,9 @@
 // Fixed-window rate limiting per caller: paid calls per API key (or user for access tokens), and
 // sign-in attempts. With REDIS_URL the counters live in Redis so every server process shares them;
-// without it, in this process.
+// without it, in the database (rate_limit_counters, migration 0022), which every process on it
+// shares too; in this process only when neither is given (unit tests).
 import { Redis } from 'ioredis';
+import type { Queryable } from './db/client.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -12,7 +14,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  hit(subject: string): Promise<RateLimitDecision>;
+  /** Counts a call of `subject`; `limitPerMinute` overrides the limiter's own for this subject (a publishable key's per-visitor limit). */
+  hit(subject: string, limitPerMinute?: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -30,7 +33,7 @@ function decide(count: number, limit: number, windowEndsAtMs: number): RateLimit
 export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
   const windows = new Map<string, { endsAt: number; count: number }>();
   return {
-    async hit(subject) {
+    async hit(subject, limit = limitPerMinute) {
       const now = Date.now();
       let window = windows.get(subject);
       if (!window || window.endsAt <= now) {
@@ -39,7 +42,7 @@ export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
         if (windows.size > 100_000) for (const [key, value] of windows) if (value.endsAt <= now) windows.delete(key);
       }
       window.count++;
-      return decide(window.count, limitPerMinute, window.endsAt);
+      return decide(window.count, limit, window.endsAt);
     },
     async close() {},
   };
@@ -48,7 +51,7 @@ export function createMemoryRateLimiter(limitPerMinute: number): RateLimiter {
 export function createRedisRateLimiter(url: string, limitPerMinute: number): RateLimiter {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
-    async hit(subject) {
+    async hit(subject, limit = limitPerMinute) {
       const now = Date.now();
       const windowStart = now - (now % (WINDOW_SECONDS * 1000));
       const key = `tollbooth:rl:${subject}:${windowStart}`;
@@ -57,7 +60,7 @@ export function createRedisRateLimiter(url: string, limitPerMinute: number): Rat
         .incr(key)
         .pexpire(key, WINDOW_SECONDS * 1000 + 1000)
         .exec()) as [[Error | null, number]];
-      return decide(count, limitPerMinute, windowStart + WINDOW_SECONDS * 1000);
+      return decide(count, limit, windowStart + WINDOW_SECONDS * 1000);
     },
     async close() {
       redis.disconnect();
@@ -65,6 +68,50 @@ export function createRedisRateLimiter(url: string, limitPerMinute: number): Rat
   };
 }
 
-export function createRateLimiter(options: { redisUrl: string | null; limitPerMinute: number }): RateLimiter {
-  return options.redisUrl ? createRedisRateLimiter(options.redisUrl, options.limitPerMinute) : createMemoryRateLimiter(options.limitPerMinute);
+/**
+ * Counts `key` in its window and answers the new count and when the window ends: one statement,
+ * atomic across processes (the row lock of the upsert orders concurrent hits). A window that
+ * ended starts again at 1 with the given end.
+ */
+export async function hitDatabaseCounter(db: Queryable, key: string, windowEndsAtMs: number): Promise<{ count: number; endsAtMs: number }> {
+  const { rows } = await db.query<{ count: number; ends_at_ms: string }>(
+    `INSERT INTO rate_limit_counters AS c (key, count, window_ends_at) VALUES ($1, 1, to_timestamp($2::double precision / 1000))
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.count + 1 END,
+       window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
+     RETURNING count, (extract(epoch FROM window_ends_at) * 1000)::bigint AS ends_at_ms`,
+    [key, windowEndsAtMs],
+  );
+  const row = rows[0]!;
+  return { count: row.count, endsAtMs: Number(row.ends_at_ms) };
+}
+
+/** Forgets counters whose window ended a while ago, now and then (the table stays small). */
+export function sweepDatabaseCounters(db: Queryable): () => void {
+  const timer = setInterval(() => {
+    db.query("DELETE FROM rate_limit_counters WHERE window_ends_at < now() - interval '5 minutes'").catch(() => {});
+  }, 10 * 60_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export function createDatabaseRateLimiter(db: Queryable, limitPerMinute: number, name = 'calls'): RateLimiter {
+  const stopSweeping = sweepDatabaseCounters(db);
+  return {
+    async hit(subject) {
+      const now = Date.now();
+      const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
+      const { count, endsAtMs } = await hitDatabaseCounter(db, `rl:${name}:${subject}`, windowEnds);
+      return decide(count, limitPerMinute, endsAtMs);
+    },
+    async close() {
+      stopSweeping();
+    },
+  };
+}
+
+export function createRateLimiter(options: { redisUrl: string | null; limitPerMinute: number; db?: Queryable; name?: string }): RateLimiter {
+  if (options.redisUrl) return createRedisRateLimiter(options.redisUrl, options.limitPerMinute);
+  if (options.db) return createDatabaseRateLimiter(options.db, options.limitPerMinute, options.name);
+  return createMemoryRateLimiter(options.limitPerMinute);
 }

@@ -28,7 +28,9 @@ describe('migration 0017_outcomes.sql', () => {
     const sql = readFileSync(path.join(MIGRATIONS, UNDER_TEST), 'utf8');
     const list = /SELECT error_type IN \(([^)]*)\)/.exec(sql)?.[1] ?? '';
     const types = [...list.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]);
-    expect(types.sort()).toEqual([...REJECTED_ERROR_TYPES].sort());
+    // wrong_route (issue 25) was first recorded after 0017: no old call carries it, so the backfill needs no entry for it.
+    const recordedSince = new Set(['wrong_route']);
+    expect(types.sort()).toEqual([...REJECTED_ERROR_TYPES].filter((type) => !recordedSince.has(type)).sort());
   });
 
   it('backfills outcomes and moves rejected calls out of errors and response times, exactly', async () => {

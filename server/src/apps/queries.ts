@@ -1,3 +1,4 @@
+import { DIFY_CHAT_MODES } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 import { decodeKeysetCursor, keysetAtSql, keysetBefore, type Page, type PageRequest, takeKeysetPage } from '../http/pagination.ts';
 
@@ -9,6 +10,8 @@ export interface AppRow {
   description: string;
   type: 'prompt' | 'workflow';
   interaction_mode: 'completion' | 'chat';
+  /** The endpoint calls take: interaction_mode, or a workflow app's Dify app mode once it is known. */
+  call_mode: 'completion' | 'chat';
   visibility: 'private' | 'public' | 'embed';
   status: 'draft' | 'live' | 'archived';
   /** The price in force now (an upcoming increase whose date has passed is in force). */
@@ -29,7 +32,11 @@ const EFFECTIVE_PRICE_COLUMNS = `CASE WHEN a.upcoming_price_at <= now() THEN a.u
   CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
   CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at`;
 
-const APP_SELECT = `SELECT a.id, a.owner_id, a.name, a.slug, a.description, a.type, a.interaction_mode, a.visibility, a.status,
+// A workflow app's calls follow its Dify app's mode (the workflow feature stores it); a prompt app's its interaction mode.
+const CALL_MODE_COLUMN = `CASE WHEN a.type = 'workflow' THEN coalesce((SELECT CASE WHEN w.app_info->>'mode' IN (${DIFY_CHAT_MODES.map((mode) => `'${mode}'`).join(', ')}) THEN 'chat' ELSE 'completion' END
+    FROM workflow_configs w WHERE w.app_id = a.id AND w.app_info->>'mode' IS NOT NULL), a.interaction_mode) ELSE a.interaction_mode END AS call_mode`;
+
+const APP_SELECT = `SELECT a.id, a.owner_id, a.name, a.slug, a.description, a.type, a.interaction_mode, ${CALL_MODE_COLUMN}, a.visibility, a.status,
   ${EFFECTIVE_PRICE_COLUMNS}, a.went_live_at, a.provider_config, a.provider_secret_sealed, a.created_at, a.updated_at,
   coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name
   FROM apps a JOIN users u ON u.id = a.owner_id LEFT JOIN creators c ON c.user_id = a.owner_id`;

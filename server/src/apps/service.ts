@@ -76,6 +76,7 @@ export function createAppsService({
       description: row.description,
       type: row.type,
       interaction_mode: row.interaction_mode,
+      call_mode: row.call_mode ?? row.interaction_mode,
       visibility: row.visibility,
       status: row.status,
       price_cents: row.price_cents,

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { type ApiKeysService, looksLikeApiKey } from '../keys/service.ts';
+import { type ApiKeysService, looksLikeApiKey, looksLikePublishableKey } from '../keys/service.ts';
 import { type EmbeddedOidc, mountEmbeddedOidc } from './oidc/index.ts';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
 import { findOrCreateUser, type UserRow } from './users-service.ts';
@@ -101,6 +101,9 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
   app.decorate('authenticateCaller', async (request: FastifyRequest) => {
     const token = readBearerToken(request);
     if (!token) return;
+    // A publishable key is public: it pays only for the embed widget's calls (/api/embed/…), never here.
+    if (looksLikePublishableKey(token))
+      throw new AppError('unauthorized', 'Publishable keys (pk_…) call only from the embed widget; use a secret key (tb_…) here');
     if (looksLikeApiKey(token)) await resolveApiKey(request, token);
     else await resolve(request, token);
   });

@@ -36,6 +36,8 @@ WITH target AS (
   ${ALIGNED_PERIOD}
   WHERE s.user_id = $1 AND s.app_id = $2 AND s.status IN ('active', 'trialing') AND s.included_calls > 0
     AND (s.current_period_end > now() OR (s.stripe_subscription_id IS NULL AND NOT s.cancel_at_period_end))
+    -- Among several plans on one app, one with a call left (issue 24: a second plan's calls were never used).
+    AND (s.included_used < s.included_calls OR (s.current_period_end <= now() AND s.stripe_subscription_id IS NULL))
   ORDER BY s.current_period_end DESC
   LIMIT 1
 )

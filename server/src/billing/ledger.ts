@@ -12,7 +12,7 @@ export interface LedgerEntryInput {
   amountCents: number;
 }
 
-export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind, userId: string): Promise<number> {
+export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind | 'payouts_in_transit', userId: string): Promise<number> {
   const inserted = await tx.query<{ id: number }>(
     `INSERT INTO ledger_accounts (kind, user_id) VALUES ($1, $2)
      ON CONFLICT (kind, user_id) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,

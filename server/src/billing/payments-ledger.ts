@@ -4,6 +4,11 @@
 import type { Queryable } from '../db/client.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 
+/** A correctly signed Stripe object that does not match what we asked for: recorded, not applied. */
+export class PaymentMismatchError extends Error {
+  override name = 'PaymentMismatchError';
+}
+
 /** A succeeded top-up PaymentIntent: outside funding → the user's credits. True when this call credited it. */
 export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amount: number; currency: string; status: string }): Promise<boolean> {
   if (intent.status !== 'succeeded') return false;
@@ -15,7 +20,7 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
   if (!topUp) return false;
   // Stripe's amount is what was paid; it must be what was asked for.
   if (Number(topUp.amount_cents) !== intent.amount || intent.currency !== 'usd')
-    throw new Error(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
+    throw new PaymentMismatchError(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
   await tx.query("UPDATE credit_top_ups SET status = 'succeeded' WHERE stripe_payment_intent_id = $1", [intent.id]);
   const posted = await postLedgerTransaction(tx, {
     kind: 'credit_top_up',
@@ -62,4 +67,140 @@ export async function applySubscriptionPayment(
     [sub.app_id, payment.paidAt.toISOString(), payment.amountCents],
   );
   return true;
+}
+
+/** The top-up paid by a PaymentIntent, locked; null when the PaymentIntent is not a top-up. */
+async function lockTopUp(tx: Queryable, paymentIntentId: string) {
+  const { rows } = await tx.query<{ id: string; user_id: string; amount_cents: string; refunded_cents: string; status: string }>(
+    'SELECT id, user_id, amount_cents, refunded_cents, status FROM credit_top_ups WHERE stripe_payment_intent_id = $1 FOR UPDATE',
+    [paymentIntentId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Credits taken back from a top-up (a refund or a dispute): user credits → outside funding. The
+ * caller may have spent them already, so the credits may go below zero (SET LOCAL
+ * tollbooth.overdraft, migration 0026); paid calls are then refused with 402 until they add credit.
+ */
+async function takeBackCredits(tx: Queryable, userId: string, amount: number, movement: { kind: string; reference: string; description: string }) {
+  await tx.query("SELECT set_config('tollbooth.overdraft', 'on', true)");
+  const posted = await postLedgerTransaction(tx, {
+    ...movement,
+    entries: [
+      { accountId: await findOrCreateUserAccount(tx, 'user_credits', userId), amountCents: -amount },
+      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: amount },
+    ],
+  });
+  // Only this movement may overdraw; the rest of the transaction is held to the usual rule.
+  await tx.query("SELECT set_config('tollbooth.overdraft', 'off', true)");
+  return posted;
+}
+
+/**
+ * charge.refunded of a top-up: Stripe reports the cumulative amount_refunded, so only its growth
+ * is taken back (once per amount, whatever the number and order of deliveries). True when it took some.
+ */
+export async function applyTopUpRefund(tx: Queryable, charge: { id: string; payment_intent: string | null; amount_refunded: number }): Promise<boolean> {
+  if (!charge.payment_intent) return false;
+  const topUp = await lockTopUp(tx, charge.payment_intent);
+  if (topUp?.status !== 'succeeded') return false;
+  const refunded = Math.min(charge.amount_refunded, Number(topUp.amount_cents));
+  const delta = refunded - Number(topUp.refunded_cents);
+  if (delta <= 0) return false;
+  await tx.query('UPDATE credit_top_ups SET refunded_cents = $2 WHERE id = $1', [topUp.id, refunded]);
+  const posted = await takeBackCredits(tx, topUp.user_id, delta, {
+    kind: 'top_up_refund',
+    reference: `refund:${charge.id}:${refunded}`,
+    description: `Top-up refunded (charge ${charge.id})`,
+  });
+  return posted !== null;
+}
+
+/**
+ * A dispute of a top-up: charge.dispute.created takes the disputed amount back (less what was
+ * already refunded); charge.dispute.closed as won gives it back. Each once, by the dispute's id.
+ */
+export async function applyTopUpDispute(
+  tx: Queryable,
+  dispute: { id: string; payment_intent: string | null; amount: number; status: string },
+  phase: 'created' | 'closed',
+): Promise<boolean> {
+  if (!dispute.payment_intent) return false;
+  const topUp = await lockTopUp(tx, dispute.payment_intent);
+  if (topUp?.status !== 'succeeded') return false;
+  const taken = await tx.query<{ amount: string }>(
+    `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' WHERE t.reference = $1`,
+    [`dispute:${dispute.id}`],
+  );
+  if (phase === 'created' || taken.rows.length === 0) {
+    // A closed event may come first: the dispute was opened all the same.
+    const amount = Math.min(dispute.amount, Number(topUp.amount_cents) - Number(topUp.refunded_cents));
+    if (taken.rows.length === 0 && amount > 0) {
+      await takeBackCredits(tx, topUp.user_id, amount, {
+        kind: 'top_up_dispute',
+        reference: `dispute:${dispute.id}`,
+        description: `Top-up disputed (${dispute.id})`,
+      });
+    }
+    if (phase === 'created') return amount > 0;
+  }
+  if (dispute.status !== 'won') return false;
+  const given = (
+    await tx.query<{ amount: string }>(
+      `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+       JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' WHERE t.reference = $1`,
+      [`dispute:${dispute.id}`],
+    )
+  ).rows[0];
+  if (!given) return false;
+  const posted = await postLedgerTransaction(tx, {
+    kind: 'top_up_dispute_won',
+    reference: `dispute-won:${dispute.id}`,
+    description: `Dispute won (${dispute.id}): credits restored`,
+    entries: [
+      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -Number(given.amount) },
+      { accountId: await findOrCreateUserAccount(tx, 'user_credits', topUp.user_id), amountCents: Number(given.amount) },
+    ],
+  });
+  return posted !== null;
+}
+
+/**
+ * A refunded subscription payment (charge.refunded on an invoice's PaymentIntent): the included calls
+ * of that period end (when it is still the current one), and the refund is the platform's: it leaves
+ * the platform fees account for outside funding. The creator keeps the earnings the payment booked
+ * (the payout hold covers the platform). Stripe reports the cumulative amount_refunded; only its
+ * growth is posted, under the subscription's row lock, once per amount.
+ */
+export async function applySubscriptionRefund(
+  tx: Queryable,
+  refund: { chargeId: string; amountRefunded: number; invoiceId: string; stripeSubscriptionId: string; periodEnd: number | null },
+): Promise<boolean> {
+  const { rows } = await tx.query<{ id: string; current_period_end: Date }>(
+    'SELECT id, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
+    [refund.stripeSubscriptionId],
+  );
+  const sub = rows[0];
+  if (!sub) return false;
+  if (refund.periodEnd === null || refund.periodEnd * 1000 >= sub.current_period_end.getTime()) {
+    await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);
+  }
+  const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
+    `refund:${refund.chargeId}:%`,
+  ]);
+  const already = Math.max(0, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
+  const delta = refund.amountRefunded - already;
+  if (delta <= 0) return false;
+  const posted = await postLedgerTransaction(tx, {
+    kind: 'subscription_refund',
+    reference: `refund:${refund.chargeId}:${refund.amountRefunded}`,
+    description: `Subscription payment refunded (invoice ${refund.invoiceId})`,
+    entries: [
+      { accountId: await findSystemAccount(tx, 'platform_fees'), amountCents: -delta },
+      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: delta },
+    ],
+  });
+  return posted !== null;
 }

@@ -245,7 +245,10 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
 };
 
 /** The webhook reads its body raw (the signature is over the exact bytes), so it has its own JSON parser. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHandler; secret: string | null }> = async (app, { webhooks, secret }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHandler; secret: string | null; connectSecret?: string | null }> = async (
+  app,
+  { webhooks, secret, connectSecret },
+) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
   app.post(
@@ -265,7 +268,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHandler
       const raw = request.body as Buffer | undefined;
       let event: ReturnType<typeof verifyWebhook>;
       try {
-        event = verifyWebhook(raw ?? Buffer.alloc(0), request.headers['stripe-signature'] as string | undefined, secret);
+        try {
+          event = verifyWebhook(raw ?? Buffer.alloc(0), request.headers['stripe-signature'] as string | undefined, secret);
+        } catch (error) {
+          // Connected accounts' events come from the Connect endpoint, signed with its own secret.
+          if (!connectSecret) throw error;
+          event = verifyWebhook(raw ?? Buffer.alloc(0), request.headers['stripe-signature'] as string | undefined, connectSecret);
+        }
       } catch (error) {
         throw new AppError('invalid_param', `Stripe-Signature: ${(error as Error).message}`, 'Stripe-Signature');
       }

@@ -6,17 +6,19 @@
 // return, and every ledger movement has a unique reference, so it happens once.
 
 import { randomUUID } from 'node:crypto';
-import type {
-  Package,
-  PackageCreate,
-  PackageUpdate,
-  PaymentIntentCreate,
-  PaymentIntentResponse,
-  PaymentMethod,
-  PaymentMethodCreate,
-  Subscription,
-  TopUp,
-  TopUpResult,
+import {
+  currencyDecimals,
+  minorToMajor,
+  type Package,
+  type PackageCreate,
+  type PackageUpdate,
+  type PaymentIntentCreate,
+  type PaymentIntentResponse,
+  type PaymentMethod,
+  type PaymentMethodCreate,
+  type Subscription,
+  type TopUp,
+  type TopUpResult,
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database, Queryable } from '../db/client.ts';
@@ -74,19 +76,29 @@ interface PaymentMethodRow {
 const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 const stripeNotConfigured = () => new AppError('service_unavailable', 'Card payments are not configured on this server');
 
-/** Dollars with at most 2 decimals → integer cents, or a 400 naming the field. */
-export function dollarsToCents(value: number, field = 'price'): number {
-  const cents = Math.round(value * 100);
-  if (!Number.isFinite(value) || value < 0 || Math.abs(value * 100 - cents) > 1e-6)
-    throw invalidParam(field, 'must be a non-negative amount with at most 2 decimals');
-  return cents;
+/**
+ * An amount in the currency's major unit → integer minor units (cents; the whole amount for
+ * zero-decimal currencies such as JPY or VND), or a 400 naming the field. Three-decimal currencies
+ * are refused (naming `currency`).
+ */
+export function toMinorUnits(value: number, currency: string, field = 'price'): number {
+  const decimals = currencyDecimals(currency);
+  if (decimals === null) throw invalidParam('currency', `${currency.toUpperCase()} (a three-decimal currency) is not supported`);
+  const scale = 10 ** decimals;
+  const minor = Math.round(value * scale);
+  if (!Number.isFinite(value) || value < 0 || Math.abs(value * scale - minor) > 1e-6)
+    throw invalidParam(
+      field,
+      decimals === 0 ? `must be a non-negative whole amount of ${currency.toUpperCase()}` : 'must be a non-negative amount with at most 2 decimals',
+    );
+  return minor;
 }
 
 const toPackage = (row: PackageRow, withCount: boolean): Package => ({
   id: row.id,
   name: row.name,
   description: row.description,
-  price: Number(row.price_cents) / 100,
+  price: minorToMajor(Number(row.price_cents), row.currency),
   price_cents: Number(row.price_cents),
   currency: row.currency,
   features: row.features,
@@ -103,7 +115,7 @@ const toSubscription = (row: SubscriptionRow, now = Date.now()): Subscription =>
   cancel_at_period_end: row.cancel_at_period_end,
   current_period_end: row.current_period_end.toISOString(),
   days_remaining: Math.max(0, Math.ceil((row.current_period_end.getTime() - now) / DAY_MS)),
-  price: Number(row.price_cents) / 100,
+  price: minorToMajor(Number(row.price_cents), row.currency),
   currency: row.currency,
   included_calls: row.included_calls,
   included_calls_used: row.included_used,
@@ -342,6 +354,7 @@ export function createPaymentsService({
 
     async createPackage(slug: string, ownerId: string, input: PackageCreate): Promise<Package> {
       const app = await apps.findOwnedApp(slug, ownerId);
+      const currency = (input.currency ?? 'usd').toLowerCase();
       const { rows } = await db.query<PackageRow>(
         `INSERT INTO packages (app_id, name, description, price_cents, currency, features, included_calls, is_active)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
@@ -349,8 +362,8 @@ export function createPaymentsService({
           app.id,
           input.name.trim(),
           input.description ?? '',
-          dollarsToCents(input.price),
-          (input.currency ?? 'usd').toLowerCase(),
+          toMinorUnits(input.price, currency),
+          currency,
           JSON.stringify(input.features ?? {}),
           input.included_calls ?? 0,
           input.is_active ?? true,
@@ -363,14 +376,17 @@ export function createPaymentsService({
       const app = await apps.findOwnedApp(slug, ownerId);
       const pkg = await readPackage(db, app.id, id);
       if (input.name !== undefined && input.name.trim() === '') throw invalidParam('name', 'must not be empty');
+      // A new currency keeps the shown price (¥ 500 stays 500), so the minor units are made again.
+      const currency = input.currency?.toLowerCase() ?? pkg.currency;
+      const priceMinor = toMinorUnits(input.price ?? minorToMajor(Number(pkg.price_cents), pkg.currency), currency);
       await db.query(
         `UPDATE packages SET name = $2, description = $3, price_cents = $4, currency = $5, features = $6, included_calls = $7, is_active = $8, updated_at = now() WHERE id = $1`,
         [
           id,
           input.name?.trim() ?? pkg.name,
           input.description ?? pkg.description,
-          input.price !== undefined ? dollarsToCents(input.price) : Number(pkg.price_cents),
-          input.currency?.toLowerCase() ?? pkg.currency,
+          priceMinor,
+          currency,
           JSON.stringify(input.features ?? pkg.features),
           input.included_calls ?? pkg.included_calls,
           input.is_active ?? pkg.is_active,

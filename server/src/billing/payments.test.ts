@@ -762,3 +762,29 @@ describe('who has included calls, cached per process', () => {
     }
   });
 });
+
+describe('plan currencies', () => {
+  it('a ₫100,000 plan is 100000 minor units at Stripe and shows as ₫100,000; ¥ takes whole amounts; three-decimal currencies are refused', async () => {
+    const { slug } = await livePublicApp();
+    const vnd = await createPlan(slug, { name: 'VND plan', price: 100_000, currency: 'VND', included_calls: 10 });
+    expect(vnd).toMatchObject({ price: 100_000, price_cents: 100_000 });
+    const user = await newUser();
+    const sub = await subscribePaid(slug, user, vnd.id);
+    const stripeSub = stripe.read((await subRow(sub.id)).stripe_subscription_id) as { items: { data: { price: { unit_amount: number; currency: string } }[] } };
+    expect(stripeSub.items.data[0]!.price).toMatchObject({ unit_amount: 100_000, currency: 'vnd' });
+    expect((await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json()).toMatchObject({ price: 100_000, currency: 'vnd' });
+
+    expect((await api('POST', `/api/app/${slug}/packages/`, owner, { name: 'Yen', price: 500.5, currency: 'jpy' })).json()).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('whole amount of JPY'),
+    });
+    const kwd = await api('POST', `/api/app/${slug}/packages/`, owner, { name: 'Dinar', price: 5, currency: 'kwd' });
+    expect(kwd.statusCode).toBe(400);
+    expect(kwd.json().message).toMatch(/currency.*three-decimal/);
+    // A currency change keeps the shown price: $5 → ¥5 is 5 minor units, not 500.
+    const usd = await createPlan(slug, { name: 'Switch', price: 5, included_calls: 1 });
+    expect(usd.price_cents).toBe(500);
+    const switched = await api('PATCH', `/api/app/${slug}/packages/${usd.id}/`, owner, { currency: 'jpy' });
+    expect(switched.json()).toMatchObject({ price: 5, price_cents: 5, currency: 'jpy' });
+  });
+});

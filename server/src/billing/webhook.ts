@@ -7,8 +7,16 @@
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
-import { applySubscriptionPayment, applyTopUpPayment } from './payments-ledger.ts';
+import {
+  applySubscriptionPayment,
+  applySubscriptionRefund,
+  applyTopUpDispute,
+  applyTopUpPayment,
+  applyTopUpRefund,
+  PaymentMismatchError,
+} from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
+import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -19,6 +27,8 @@ const subscriptionIdOfInvoice = (invoice: Loose): string | null => {
   if (!value) return null;
   return typeof value === 'string' ? value : value.id;
 };
+
+const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : ((value as { id?: string } | null | undefined)?.id ?? null));
 
 /** Period of a Stripe subscription: on its first item in recent API versions, on the subscription before. */
 const periodOf = (sub: Loose): { start: number; end: number } | null => {
@@ -48,7 +58,32 @@ async function applySubscriptionState(
   );
 }
 
-export function createWebhookHandler({ db, config, stripe }: { db: Database; config: Config; stripe: StripeClient | null }) {
+interface ProblemLog {
+  error(details: object, message: string): void;
+}
+
+export function createWebhookHandler({ db, config, stripe, log }: { db: Database; config: Config; stripe: StripeClient | null; log?: ProblemLog }) {
+  /**
+   * A signed event that does not match (a top-up paid with another amount): nothing of it is
+   * applied, it is recorded for the operator (stripe_event_problems, an error log) and marked
+   * handled, so Stripe's redeliveries are acknowledged instead of failing for days.
+   */
+  const recordProblem = async (event: StripeEvent, problem: string): Promise<boolean> => {
+    const objectId = String((event.data.object as unknown as Loose).id ?? '') || null;
+    log?.error({ eventId: event.id, eventType: event.type, objectId, problem }, 'Stripe event does not match: recorded, not applied');
+    return db.transaction(async (tx) => {
+      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
+      if (fresh.rows.length === 0) return false;
+      await tx.query('INSERT INTO stripe_event_problems (event_id, event_type, object_id, problem) VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING', [
+        event.id,
+        event.type,
+        objectId,
+        problem,
+      ]);
+      return true;
+    });
+  };
+
   /** Work that needs Stripe (reading a card) happens before the transaction. */
   const prefetch = async (event: StripeEvent) => {
     if (event.type !== 'setup_intent.succeeded' || !stripe) return null;
@@ -61,72 +96,157 @@ export function createWebhookHandler({ db, config, stripe }: { db: Database; con
     return { userId: rows[0].user_id, customer, pm };
   };
 
+  /** A refunded charge that paid a subscription invoice: which invoice, subscription and period (asked of Stripe, before the transaction). */
+  const refundedInvoice = async (event: StripeEvent) => {
+    if (event.type !== 'charge.refunded' || !stripe) return null;
+    const charge = event.data.object as unknown as Loose;
+    const paymentIntent = idOf(charge.payment_intent);
+    if (!paymentIntent) return null;
+    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
+    if (topUp.rows[0]) return null;
+    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
+    const invoiceId = idOf(payments.data[0]?.invoice);
+    if (!invoiceId) return null;
+    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
+    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
+    if (!stripeSubscriptionId) return null;
+    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    return {
+      chargeId: String(charge.id),
+      amountRefunded: Number(charge.amount_refunded ?? 0),
+      invoiceId,
+      stripeSubscriptionId,
+      periodEnd: period?.end ?? null,
+    };
+  };
+
   return {
     /** Applies one verified event; false when it had already been applied. */
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
+      const subscriptionRefund = await refundedInvoice(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
-      return db.transaction(async (tx) => {
-        const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
-        if (fresh.rows.length === 0) return false;
-        const object = event.data.object as unknown as Loose;
-        switch (event.type) {
-          case 'payment_intent.succeeded':
-            await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
-            break;
-          case 'payment_intent.payment_failed':
-          case 'payment_intent.canceled':
-            await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
-              object.id,
-              event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
-            ]);
-            break;
-          case 'invoice.paid': {
-            const stripeSub = subscriptionIdOfInvoice(object);
-            if (!stripeSub) break;
-            const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
-            if (!rows[0]) break;
-            const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
-            await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
-            await applySubscriptionPayment(tx, {
-              invoiceId: String(object.id),
-              amountCents: Number(object.amount_paid ?? 0),
-              subscriptionId: rows[0].id,
-              feeBps: config.platformFeeBps,
-              paidAt: new Date(event.created * 1000),
-            });
-            break;
-          }
-          case 'invoice.payment_failed': {
-            const stripeSub = subscriptionIdOfInvoice(object);
-            // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
-            if (stripeSub) {
-              await tx.query(
-                `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
-                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
-                [stripeSub, event.created],
-              );
-            }
-            break;
-          }
-          case 'customer.subscription.created':
-          case 'customer.subscription.updated':
-          case 'customer.subscription.deleted':
-            await applySubscriptionState(
-              tx,
-              String(object.id),
-              { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
-              event.created,
-            );
-            break;
-          default:
-            // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
-            break;
-        }
-        return true;
-      });
+      try {
+        return await apply(event, subscriptionRefund);
+      } catch (error) {
+        if (error instanceof PaymentMismatchError) return recordProblem(event, error.message);
+        throw error;
+      }
     },
   };
+
+  function apply(event: StripeEvent, subscriptionRefund: Awaited<ReturnType<typeof refundedInvoice>>): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
+      if (fresh.rows.length === 0) return false;
+      const object = event.data.object as unknown as Loose;
+      switch (event.type) {
+        case 'payment_intent.succeeded':
+          await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
+          break;
+        case 'payment_intent.payment_failed':
+        case 'payment_intent.canceled':
+          await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
+            object.id,
+            event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
+          ]);
+          break;
+        case 'invoice.paid': {
+          const stripeSub = subscriptionIdOfInvoice(object);
+          if (!stripeSub) break;
+          const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
+          if (!rows[0]) break;
+          const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
+          // Paid after it was canceled (the subscriber canceled during the first payment): the
+          // money is taken, so the period it paid for is given in full, its included calls
+          // unused, and the plan ends with it (docs/decisions/0027). A cancellation Stripe
+          // reported in the same second as this payment came before it.
+          if (Number(object.amount_paid ?? 0) > 0 && line) {
+            await tx.query(
+              `UPDATE subscriptions SET status = 'active', cancel_at_period_end = true, included_used = 0,
+                 current_period_start = to_timestamp($2), current_period_end = to_timestamp($3), stripe_state_at = $4 + 1
+               WHERE stripe_subscription_id = $1 AND status IN ('canceled', 'incomplete_expired') AND stripe_state_at <= $4 AND to_timestamp($3) > now()`,
+              [stripeSub, line.start, line.end, event.created],
+            );
+          }
+          await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
+          await applySubscriptionPayment(tx, {
+            invoiceId: String(object.id),
+            amountCents: Number(object.amount_paid ?? 0),
+            subscriptionId: rows[0].id,
+            feeBps: config.platformFeeBps,
+            paidAt: new Date(event.created * 1000),
+          });
+          break;
+        }
+        case 'invoice.payment_failed': {
+          const stripeSub = subscriptionIdOfInvoice(object);
+          // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
+          if (stripeSub) {
+            await tx.query(
+              `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
+                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
+              [stripeSub, event.created],
+            );
+          }
+          break;
+        }
+        case 'customer.subscription.created':
+        case 'customer.subscription.updated':
+        case 'customer.subscription.deleted':
+          await applySubscriptionState(
+            tx,
+            String(object.id),
+            { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
+            event.created,
+          );
+          break;
+        // ---- Connect (issue 23): connected accounts, transfers to creators, money taken back ----
+        case 'account.updated':
+          await applyConnectAccount(tx, object as unknown as StripeAccountState, event.created);
+          break;
+        case 'transfer.created': {
+          // Stripe's word that a payout's transfer exists (its answer may have been lost).
+          const payoutId = (object.metadata as Record<string, string> | undefined)?.tollbooth_payout_id;
+          if (payoutId) await confirmPayout(tx, payoutId, { id: String(object.id), amount: Number(object.amount), destination: object.destination });
+          break;
+        }
+        case 'transfer.reversed':
+          await applyTransferReversal(tx, {
+            id: String(object.id),
+            amount_reversed: Number(object.amount_reversed ?? 0),
+            metadata: object.metadata as Record<string, string> | null,
+          });
+          break;
+        case 'payout.failed': {
+          // A connected account's payout to its bank (the event names the account); platform payouts are not ours to show.
+          const account = (event as unknown as { account?: string }).account;
+          if (account) await applyBankPayoutFailure(tx, account, object as { failure_message?: string; failure_code?: string }, event.created);
+          break;
+        }
+        case 'charge.refunded':
+          if (subscriptionRefund) await applySubscriptionRefund(tx, subscriptionRefund);
+          await applyTopUpRefund(tx, {
+            id: String(object.id),
+            payment_intent: idOf(object.payment_intent),
+            amount_refunded: Number(object.amount_refunded ?? 0),
+          });
+          break;
+        case 'charge.dispute.created':
+        case 'charge.dispute.closed':
+          await applyTopUpDispute(
+            tx,
+            { id: String(object.id), payment_intent: idOf(object.payment_intent), amount: Number(object.amount ?? 0), status: String(object.status) },
+            event.type === 'charge.dispute.created' ? 'created' : 'closed',
+          );
+          break;
+        default:
+          // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
+          break;
+      }
+      return true;
+    });
+  }
 }
 
 export type WebhookHandler = ReturnType<typeof createWebhookHandler>;

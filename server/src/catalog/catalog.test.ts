@@ -330,3 +330,18 @@ describe("an app's OpenAPI document", () => {
     expect((await api('GET', `/api/app/${slugs.private}/openapi.json`, ownerToken)).statusCode).toBe(200);
   });
 });
+
+describe('GET /api/app/{slug}/inputs (the console’s fields, issue 25)', () => {
+  it('gives the inputs of any app the caller may call, embed apps included, by the read rule', async () => {
+    // Not in the catalog, but callable: its required input is there for the console.
+    expect((await api('GET', `/api/catalog/${slugs.embed}`, null)).statusCode).toBe(404);
+    const embed = await api('GET', `/api/app/${slugs.embed}/inputs`, visitorToken);
+    expect(embed.statusCode).toBe(200);
+    expect(embed.json()).toMatchObject({ mode: 'completion', text_input: 'query', fields: [{ name: 'query', required: true }] });
+    expect((await api('GET', `/api/app/${slugs.chat}/inputs`, null)).json().mode).toBe('chat');
+    for (const key of ['private', 'draft', 'archived', 'deleted']) {
+      expect((await api('GET', `/api/app/${slugs[key]}/inputs`, visitorToken)).statusCode, key).toBe(404);
+    }
+    expect((await api('GET', `/api/app/${slugs.private}/inputs`, ownerToken)).statusCode).toBe(200);
+  });
+});

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CatalogAppDetail, CatalogPage, CatalogQuery, ErrorResponse, SlugParams } from '@tollbooth/contract';
+import { AppInputs, CatalogAppDetail, CatalogPage, CatalogQuery, ErrorResponse, SlugParams } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import type { CatalogService } from './service.ts';
 
@@ -52,5 +52,21 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
       },
     },
     async (request) => catalog.openApiDocument(request.params.slug, request.auth?.user.id ?? null),
+  );
+
+  app.get(
+    '/app/:slug/inputs',
+    {
+      preHandler: app.authenticateOptional,
+      schema: {
+        tags,
+        summary: "An application's inputs: the fields its calls take and the endpoint mode",
+        description: 'Anyone for a live public or embed application; the owner for any status; otherwise 404. The API test console reads it.',
+        security: [{}, { bearer: [] }],
+        params: SlugParams,
+        response: { 200: AppInputs, ...errors },
+      },
+    },
+    async (request) => catalog.readInputs(request.params.slug, request.auth?.user.id ?? null),
   );
 };

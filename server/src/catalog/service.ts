@@ -2,6 +2,7 @@
 // and paged by an opaque keyset cursor, and each app's public page (inputs, plans, snippets) and
 // OpenAPI document.
 import {
+  type AppInputs,
   CATALOG_DEFAULT_LIMIT,
   CATALOG_POPULAR_DAYS,
   type CatalogApp,
@@ -15,7 +16,7 @@ import {
   frontendKindOfDifyMode,
   type StoredDifyAppInfo,
 } from '@tollbooth/contract';
-import type { AppsService } from '../apps/service.ts';
+import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
@@ -28,6 +29,10 @@ export interface CatalogService {
   readApp(slug: string): Promise<CatalogAppDetail>;
   /** The owner sees any status; anyone else a live public or embed app (the apps' read rule). */
   openApiDocument(slug: string, viewerId: string | null): Promise<AppOpenApiDocument>;
+  /** Any app's mode and input form (the embed widget's form), whatever its visibility: the caller decides who may see it. */
+  describeAppForm(app: AppRow): Promise<{ mode: 'completion' | 'chat'; fields: CatalogField[]; textInput: string | null }>;
+  /** The inputs of an app, by the same read rule as openApiDocument (embed apps are not in the catalog but may be called). */
+  readInputs(slug: string, viewerId: string | null): Promise<AppInputs>;
 }
 
 const notFound = () => new AppError('not_found', 'Application not found');
@@ -119,6 +124,16 @@ export function createCatalogService({
     return { mode: app.interaction_mode, fields: described.fields };
   };
 
+  /** An app's inputs for anyone who may read it: the owner at any status, anyone else a live public or embed app. */
+  const describeReadable = async (slug: string, viewerId: string | null) => {
+    const app = await apps.findCallableApp(slug);
+    if (!app) throw notFound();
+    const visible = app.owner_id === viewerId || (app.status === 'live' && (app.visibility === 'public' || app.visibility === 'embed'));
+    if (!visible) throw notFound();
+    const appInfo = app.type === 'workflow' ? await selectWorkflowAppInfo(db, app.id) : null;
+    return { app, ...(await describe(app, appInfo)) };
+  };
+
   return {
     async listApps(query) {
       const sort = query.sort ?? 'popular';
@@ -167,13 +182,18 @@ export function createCatalogService({
       };
     },
 
+    async describeAppForm(app) {
+      const { mode, fields } = await describe(app, app.type === 'workflow' ? await selectWorkflowAppInfo(db, app.id) : null);
+      return { mode, fields, textInput: textInputOf(mode, fields) };
+    },
+
+    async readInputs(slug, viewerId) {
+      const { mode, fields } = await describeReadable(slug, viewerId);
+      return { mode, fields, text_input: textInputOf(mode, fields) };
+    },
+
     async openApiDocument(slug, viewerId) {
-      const app = await apps.findCallableApp(slug);
-      if (!app) throw notFound();
-      const visible = app.owner_id === viewerId || (app.status === 'live' && (app.visibility === 'public' || app.visibility === 'embed'));
-      if (!visible) throw notFound();
-      const appInfo = app.type === 'workflow' ? await selectWorkflowAppInfo(db, app.id) : null;
-      const { mode, fields } = await describe(app, appInfo);
+      const { app, mode, fields } = await describeReadable(slug, viewerId);
       return buildAppOpenApi(publicUrl, productName, {
         slug: app.slug,
         name: app.name,

@@ -30,6 +30,19 @@ export const ALLOWED_UPLOADS: Record<string, string> = {
 
 export type { UploadedFile } from '@tollbooth/contract';
 
+/**
+ * A multipart body that cannot be read (no boundary, truncated, malformed part headers, not
+ * multipart at all) is the caller's mistake: 400 naming the file field, never a 500 (issue 24).
+ * Limits (413) and our own errors keep their answers.
+ */
+export function malformedMultipart(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const status = (error as { statusCode?: number }).statusCode;
+  if (status === 413) return error;
+  const reason = error instanceof Error ? error.message.replace(/^Multipart:\s*/i, '') : 'unreadable';
+  return new AppError('invalid_param', `file: the multipart/form-data body is malformed (${reason.slice(0, 100)})`, 'file');
+}
+
 export async function storeUpload(
   db: Database,
   dataDir: string,
@@ -62,11 +75,17 @@ export async function storeUpload(
   await mkdir(directory, { recursive: true });
   const storagePath = path.join(directory, `${id}.${extension}`);
   const tooLarge = () => new AppError('payload_too_large', `file: larger than the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB limit`, 'file');
+  // An error of the upload stream itself (now or before we read it) is the body's fault (truncated, malformed): a 400.
+  let bodyError: unknown = null;
+  file.file.once('error', (error) => {
+    bodyError = error;
+  });
   try {
     await pipeline(file.file, createWriteStream(storagePath));
   } catch (error) {
     await rm(storagePath, { force: true });
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (error === bodyError || error === file.file.errored) throw malformedMultipart(error);
     throw error;
   }
   if (file.file.truncated) {

@@ -289,7 +289,8 @@ describe('exactly-once charging under concurrency', () => {
   });
 
   it('50 idempotency keys sent 5 times each: one charge and one upstream call per key, the same body for replays', async () => {
-    const slug = await livePublicApp({ price_cents: 1 });
+    // 9 cents covers gpt-4-turbo's worst case at 2,048 tokens, so only the caller's credits are held.
+    const slug = await livePublicApp({ price_cents: 9 });
     const consumer = await newConsumer();
     const upstreamBefore = upstream.requests.length;
     upstream.setBehaviour({ delayMs: 30, text: 'idempotent answer' });
@@ -303,11 +304,10 @@ describe('exactly-once charging under concurrency', () => {
       expect(new Set(group).size, key).toBe(1);
     }
     expect(upstream.requests.length - upstreamBefore).toBe(50);
-    expect((await balance(consumer.token)).credits_cents).toBe(500 - 50);
+    expect((await balance(consumer.token)).credits_cents).toBe(500 - 50 * 9);
     const conflict = await callCompletion(slug, consumer.key, { query: 'different' }, { 'idempotency-key': 'key-0' });
     expect(conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
     await ledgerIsBalanced();
-    // A 1-cent gpt-4-turbo call's worst case is above its price: the owner's credits reserved the rest of each.
   }, 120_000);
 });
 
@@ -416,5 +416,71 @@ describe('rate limiting', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('a creator’s first app (issue 25)', () => {
+  it('a template variable the schema leaves out is a required input of every call, also in versions saved before saving declared it', async () => {
+    const slug = await livePublicApp();
+    // Saved through the API with no declared input: the variable is declared for it.
+    const saved = await api('PATCH', `/api/app/${slug}/prompt/`, ownerToken, {
+      prompt_template: 'A haiku about {{query}}',
+      input_schema: { type: 'object', properties: {}, additionalProperties: false },
+    });
+    expect(saved.json().active_version.input_schema.required).toEqual(['query']);
+    const consumer = await newConsumer();
+    upstream.setBehaviour({ text: 'Owls at dusk.' });
+    const answered = await callCompletion(slug, consumer.key, { query: 'owls' });
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(JSON.stringify(upstream.lastRequest().body)).toContain('A haiku about owls');
+    // A version saved before saving declared variables (its schema declares nothing) is read the same way.
+    const oldSlug = await livePublicApp();
+    await ctx.database.db.query(
+      `UPDATE prompt_versions SET prompt_template = 'A haiku about {{query}}', input_schema = '{"type":"object","properties":{},"additionalProperties":false}'
+       WHERE app_id = (SELECT id FROM apps WHERE slug = $1)`,
+      [oldSlug],
+    );
+    const old = await callCompletion(oldSlug, consumer.key, { query: 'moths' });
+    expect(old.statusCode, old.body).toBe(200);
+    expect(JSON.stringify(upstream.lastRequest().body)).toContain('A haiku about moths');
+    expect((await callCompletion(oldSlug, consumer.key, {})).json()).toMatchObject({
+      code: 'invalid_param',
+      params: 'inputs.query',
+      message: 'inputs.query: is required',
+    });
+  });
+
+  it('tells a caller out of credit where to add some: the 402 names the Money page', async () => {
+    const slug = await livePublicApp({ price_cents: 600 });
+    const consumer = await newConsumer();
+    const refused = await callCompletion(slug, consumer.key, { query: 'x' });
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json()).toMatchObject({ code: 'insufficient_credits', status: 402 });
+    expect(refused.json().message).toBe(
+      `Not enough credits for this call (600 cents): add credits on the Money page, ${ctx.config.publicUrl}/money, and try again`,
+    );
+  });
+
+  it('records a call to the other mode’s endpoint as wrong_route, a caller’s mistake with its own type', async () => {
+    const chatSlug = await livePublicApp({ interaction_mode: 'chat' });
+    const completionSlug = await livePublicApp();
+    const consumer = await newConsumer();
+    const toChat = await callCompletion(chatSlug, consumer.key, { query: 'x' });
+    expect(toChat.json()).toMatchObject({ code: 'app_unavailable', status: 400, message: expect.stringContaining('call chat-messages') });
+    const toCompletion = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${completionSlug}/chat-messages`,
+      headers: { authorization: `Bearer ${consumer.key}` },
+      payload: { query: 'x', inputs: {} },
+    });
+    expect(toCompletion.json()).toMatchObject({ code: 'not_chat_app', status: 400 });
+    const { rows } = await ctx.database.db.query<{ error_type: string; outcome: string }>(
+      'SELECT error_type, outcome FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = ANY($1)',
+      [[chatSlug, completionSlug]],
+    );
+    expect(rows).toEqual([
+      { error_type: 'wrong_route', outcome: 'rejected' },
+      { error_type: 'wrong_route', outcome: 'rejected' },
+    ]);
   });
 });

@@ -4,12 +4,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../auth/plugin.ts';
 import { AppError } from '../errors.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
-import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, malformedMultipart } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
 
@@ -62,7 +63,14 @@ function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rate
   reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
 }
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService; tasks?: RunningTasks }> = async (app, { gateway, tasks }) => {
+/** The embed widget's caller: a publishable key checked against its frame, apps, visitor and caps (embed/service.ts). */
+export type AuthenticateEmbedCaller = (request: FastifyRequest, slug: string, visitor: unknown) => Promise<AuthContext>;
+
+export const gatewayRoutes: FastifyPluginAsyncTypebox<{
+  gateway: GatewayService;
+  tasks?: RunningTasks;
+  authenticateEmbedCaller?: AuthenticateEmbedCaller;
+}> = async (app, { gateway, tasks, authenticateEmbedCaller }) => {
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
   // Dify's path for the same upload (multipart "file" and "user"), so Dify clients work unmodified.
@@ -90,7 +98,13 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
         preHandler: app.authenticateCaller,
       },
       async (request, reply) => {
-        const uploaded = await gateway.upload(request.params.slug, request.auth, { isMultipart: request.isMultipart(), file: () => request.file() });
+        const uploaded = await gateway.upload(request.params.slug, request.auth, {
+          isMultipart: request.isMultipart(),
+          file: () =>
+            request.file().catch((error: unknown) => {
+              throw malformedMultipart(error);
+            }),
+        });
         return reply.status(201).send(uploaded);
       },
     );
@@ -236,6 +250,45 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{ gateway: GatewayService;
       reply.raw.end();
     }
   };
+
+  // The embed widget's calls: the same call, paid by a publishable key that only works from its frame.
+  const identifyEmbedCaller = async (request: FastifyRequest) => {
+    const startedAt = performance.now();
+    const { slug } = request.params as { slug: string };
+    try {
+      const auth = await authenticateEmbedCaller!(request, slug, (request.body as CallRequest | undefined)?.user);
+      request.auth = auth;
+      callers.set(request, { caller: { auth }, startedAt });
+    } catch (failure) {
+      callers.set(request, { caller: { failure }, startedAt });
+    }
+  };
+  if (authenticateEmbedCaller) {
+    for (const mode of ['completion', 'chat'] as const) {
+      app.post(
+        `/api/embed/:slug/${mode}-messages`,
+        {
+          schema: {
+            tags: ['embed'],
+            summary: mode === 'completion' ? "The embed widget's completion call" : "The embed widget's chat message",
+            description:
+              'Called by the embed widget only (`/embed/{slug}`): `Authorization: Bearer <publishable key>`, the frame token in X-Embed-Token, the ' +
+              'visitor id in `user`, and the browser Origin of the widget frame itself. The body and answers are those of the app call. ' +
+              'Refused, and not charged: another origin or none (403 forbidden), a revoked key (401), an app the key may not call (403), a visitor over ' +
+              "the key's per-minute limit (429), the daily or monthly spend cap reached (402 key_limit_exceeded).",
+            security: [{ bearer: [] }],
+            params: SlugParams,
+            headers: CallHeaders,
+            body: CallRequest,
+            response: { 200: callAnswerContent, ...callErrors },
+          },
+          config: PAID_CALL_ROUTE,
+          preHandler: identifyEmbedCaller,
+        },
+        async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
+      );
+    }
+  }
 
   for (const mode of ['completion', 'chat'] as const) {
     app.post(

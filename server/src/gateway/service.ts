@@ -11,6 +11,7 @@ import {
   type CallAnswer,
   type CallMode,
   type CallRequest,
+  declareTemplateVariables,
   type FileReference,
   type IoSchema,
   type PromptConfig,
@@ -233,16 +234,18 @@ export function createGatewayService({
       throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
     }
     const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
+    // Every {{variable}} is a declared input, also in versions saved before saving declared them.
+    const inputSchema = declareTemplateVariables(version.prompt_template, version.input_schema);
     // A chat query fills the {{query}} variable when the inputs do not.
-    if (query !== undefined && inputs.query === undefined && version.input_schema.properties.query) inputs.query = query;
-    const validateInputs = validatorFor(`${app.id}:${version.version}`, version.input_schema);
+    if (query !== undefined && inputs.query === undefined && inputSchema.properties.query) inputs.query = query;
+    const validateInputs = validatorFor(`${app.id}:${version.version}`, inputSchema);
     if (!validateInputs(inputs)) {
       const first = validateInputs.errors?.[0];
       const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
       const path = ['inputs', ...parts].join('.');
       throw new AppError('invalid_param', `${path}: ${reason}`, path);
     }
-    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(version.input_schema, inputs));
+    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(inputSchema, inputs));
     if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
 
     const continued = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
@@ -322,10 +325,17 @@ export function createGatewayService({
   ): Promise<CallCharge> => {
     const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
-    return paidCalls.take(
-      { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
-      { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
-    );
+    try {
+      return await paidCalls.take(
+        { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
+        { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
+      );
+    } catch (error) {
+      // A caller out of credit for the price is told where to add some (issue 25); the owner's own
+      // call short of its model cost already says so (billing/paid-calls.ts).
+      if (error instanceof AppError && error.code === 'insufficient_credits' && listPriceCents > 0) throw insufficientCredits(listPriceCents, config.publicUrl);
+      throw error;
+    }
   };
 
   /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
@@ -615,6 +625,14 @@ function modelCostBound(resolved: ReturnType<ModelRouter['resolve']>, request: P
 const clientDisconnected = () => Object.assign(new Error('client disconnected'), { name: 'AbortError' });
 
 export type GatewayService = ReturnType<typeof createGatewayService>;
+
+/** The 402 of a caller whose credits do not cover the call: it names the Money page, where credits are added. */
+export function insufficientCredits(priceCents: number, publicUrl: string) {
+  return new AppError(
+    'insufficient_credits',
+    `Not enough credits for this call (${priceCents} ${priceCents === 1 ? 'cent' : 'cents'}): add credits on the Money page, ${publicUrl}/money, and try again`,
+  );
+}
 
 /** Owners may call any status; everyone else only live public or embed apps (a private app is not even there). */
 export function checkCallAccess(app: AppRow, auth: AuthContext) {

@@ -95,6 +95,7 @@ const parseEvents = (text: string) =>
 describe('a blocking call to a Dify chat app', () => {
   it('answers in Dify format with Tollbooth ids, charges the flat price once and records Dify’s tokens', async () => {
     const slug = await liveWorkflowApp({ mode: 'chat' });
+    expect((await (await request('GET', `/api/app/${slug}/`, owner)).json()).call_mode).toBe('chat');
     const consumer = await newConsumer();
     dify.setBehaviour({ text: 'Hi from Dify.', usage: { inputTokens: 21, outputTokens: 5 } });
     const response = await chat(slug, consumer.token);
@@ -199,6 +200,9 @@ describe('other Dify app modes', () => {
     expect((await response.json()).answer).toBe('Hello from the fake model.');
     expect(dify.lastRequest().path).toBe('/v1/completion-messages');
     expect(await balance(consumer.token)).toBe(400);
+    // The detail page and the console show the route its mode takes (issue 25), read from the app.
+    expect((await (await request('GET', `/api/app/${slug}/`, owner)).json()).call_mode).toBe('completion');
+    expect((await (await request('GET', `/api/app/${slug}/`, consumer.token)).json()).call_mode).toBe('completion');
   });
 
   it('workflow apps go through /workflows/run with the outputs as the answer, blocking and streaming', async () => {

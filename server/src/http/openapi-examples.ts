@@ -41,6 +41,8 @@ const apiKey = {
   monthly_spend_limit_cents: 5000,
   max_price_cents: 100,
   spent_this_month_cents: 1250,
+  kind: 'secret',
+  publishable: null,
 };
 
 const application = {

@@ -37,11 +37,13 @@ const createKey = async (payload: object = { name: 'CI' }, token = ada) => {
 const LISTED_FIELDS = [
   'created_at',
   'id',
+  'kind',
   'last_used_at',
   'max_price_cents',
   'monthly_spend_limit_cents',
   'name',
   'prefix',
+  'publishable',
   'revoked_at',
   'spent_this_month_cents',
 ];
@@ -68,6 +70,8 @@ describe('POST /api/keys/', () => {
       monthly_spend_limit_cents: 2500,
       max_price_cents: null,
       spent_this_month_cents: 0,
+      kind: 'secret',
+      publishable: null,
       key: expect.stringMatching(/^tb_[0-9A-Za-z]{43}$/),
     });
     expect(created.prefix).toMatch(/^tb_[0-9A-Za-z]{8}$/);

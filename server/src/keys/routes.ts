@@ -25,8 +25,8 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
       },
     },
     async (request, reply) => {
-      const { include_revoked: includeRevoked, limit = KEY_PAGE.defaultLimit, cursor } = request.query;
-      return sendPageHeaders(reply, await keys.listKeys(requireAuth(request).user.id, { includeRevoked, limit, cursor }));
+      const { include_revoked: includeRevoked, kind, limit = KEY_PAGE.defaultLimit, cursor } = request.query;
+      return sendPageHeaders(reply, await keys.listKeys(requireAuth(request).user.id, { includeRevoked, kind, limit, cursor }));
     },
   );
 
@@ -36,8 +36,12 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
       preHandler: app.authenticate,
       schema: {
         tags,
-        summary: 'Create an API key',
-        description: 'The answer carries the full key in `key`: store it now, it is shown this once and cannot be read back.',
+        summary: 'Create an API key (secret tb_… or publishable pk_…)',
+        description:
+          'The answer carries the full key in `key`. A secret key (the default) is shown this once and cannot be read back. ' +
+          'A publishable key (`kind: "publishable"`) is for the embed widget (`/embed/{slug}`): public by design and listed whole, it needs ' +
+          '`allowed_origins` (the websites that may frame the widget), `app_slugs` (the apps it may call: live public or embed apps, or your own), ' +
+          '`daily_spend_limit_cents` and `monthly_spend_limit_cents`, and takes `visitor_rate_limit_per_minute` (default 10). It calls only from the widget frame and manages nothing.',
         security,
         body: ApiKeyCreate,
         response: { 201: ApiKeyCreated, ...errors },

@@ -3,6 +3,7 @@
 // the hash up (an index lookup, no timing-sensitive comparison in our code).
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
+import type { AppsService } from '../apps/service.ts';
 import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
@@ -13,13 +14,24 @@ import {
   countLiveApiKeysForUpdate,
   insertApiKey,
   markApiKeyRevoked,
+  type PublishableBindings,
+  type PublishableKeyLookupRow,
   selectApiKeysByUser,
   selectLiveApiKeyByHash,
+  selectPublishableKeyByHash,
   selectSpentThisMonthCents,
+  selectSpentTodayCents,
   touchApiKeyLastUsed,
 } from './queries.ts';
 
+export type { PublishableKeyLookupRow } from './queries.ts';
+
 export const API_KEY_PREFIX = 'tb_';
+/** Publishable keys (the embed widget's): public by design, bound to origins, apps and caps. */
+export const PUBLISHABLE_KEY_PREFIX = 'pk_';
+const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{43}$/;
+/** A widget visitor's calls per minute when the key does not say. */
+export const DEFAULT_VISITOR_RATE_LIMIT_PER_MINUTE = 10;
 /** Unrevoked keys one user may hold. */
 export const MAX_LIVE_KEYS_PER_USER = 50;
 const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -47,12 +59,16 @@ export interface AuthenticatedApiKey {
 export interface ApiKeysService {
   createKey(userId: string, input: ApiKeyCreate): Promise<ApiKeyCreated>;
   /** A page of the user's keys, newest first. */
-  listKeys(userId: string, options: { includeRevoked?: boolean } & PageRequest): Promise<Page<ApiKey>>;
+  listKeys(userId: string, options: { includeRevoked?: boolean; kind?: 'secret' | 'publishable' } & PageRequest): Promise<Page<ApiKey>>;
   revokeKey(userId: string, keyId: string): Promise<void>;
   /** The live key a raw key string belongs to, or null (malformed, unknown, revoked, or its user inactive). */
   authenticateApiKey(rawKey: string): Promise<AuthenticatedApiKey | null>;
   /** What calls made with the key were charged since the start of the current UTC month. */
   spentThisMonthCents(keyId: string): Promise<number>;
+  /** The publishable key a raw pk_ string names, revoked or not, or null (malformed, unknown, or its user inactive). */
+  findPublishableKey(rawKey: string): Promise<PublishableKeyLookupRow | null>;
+  /** What calls made with the key were charged since the start of the current UTC day. */
+  spentTodayCents(keyId: string): Promise<number>;
 }
 
 export const apiKeyNotFound = () => new AppError('not_found', 'API key not found');
@@ -69,8 +85,29 @@ export function encodeBase62(bytes: Uint8Array, length: number): string {
   return encoded.padStart(length, '0');
 }
 
-export function generateApiKey(): string {
-  return API_KEY_PREFIX + encodeBase62(randomBytes(KEY_RANDOM_BYTES), KEY_BODY_LENGTH);
+export function generateApiKey(prefix = API_KEY_PREFIX): string {
+  return prefix + encodeBase62(randomBytes(KEY_RANDOM_BYTES), KEY_BODY_LENGTH);
+}
+
+/** Whether a token has the shape of a publishable key (pk_…). */
+export function looksLikePublishableKey(token: string): boolean {
+  return PUBLISHABLE_KEY_PATTERN.test(token);
+}
+
+/** An allowed origin as the browser sends it (scheme://host[:port]), or an invalid_param naming the entry. */
+export function normalizeOrigin(value: string, index: number): string {
+  const field = `allowed_origins.${index}`;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw invalidParam(field, 'must be an origin such as https://example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidParam(field, 'must start with https:// or http://');
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    throw invalidParam(field, 'must be an origin only (scheme://host[:port]), without a path, query or credentials');
+  }
+  return url.origin;
 }
 
 /** Whether a bearer token has the shape of a Tollbooth API key (rather than an access token). */
@@ -93,6 +130,18 @@ function toView(row: ApiKeyRow): ApiKey {
     monthly_spend_limit_cents: row.monthly_spend_limit_cents,
     max_price_cents: row.max_price_cents,
     spent_this_month_cents: row.spent_this_month_cents,
+    kind: row.kind,
+    publishable:
+      row.kind === 'publishable'
+        ? {
+            key: row.publishable_key ?? '',
+            allowed_origins: row.allowed_origins ?? [],
+            app_slugs: row.app_slugs ?? [],
+            daily_spend_limit_cents: row.daily_spend_limit_cents ?? 0,
+            visitor_rate_limit_per_minute: row.visitor_rate_limit_per_minute ?? DEFAULT_VISITOR_RATE_LIMIT_PER_MINUTE,
+            spent_today_cents: row.spent_today_cents,
+          }
+        : null,
   };
 }
 
@@ -136,7 +185,40 @@ function createKeyCache(bus: InvalidationBus) {
   };
 }
 
-export function createApiKeysService({ db, invalidation }: { db: Database; invalidation?: InvalidationBus }): ApiKeysService {
+export function createApiKeysService({
+  db,
+  invalidation,
+  apps,
+}: {
+  db: Database;
+  invalidation?: InvalidationBus;
+  /** Checks the apps a publishable key is bound to. */
+  apps?: Pick<AppsService, 'findCallableApp'>;
+}): ApiKeysService {
+  /** A publishable key's bindings from the create body: every field checked, 400 naming the first bad one. */
+  const readPublishableBindings = async (userId: string, input: ApiKeyCreate, key: string): Promise<PublishableBindings> => {
+    if (!input.allowed_origins || input.allowed_origins.length === 0) throw invalidParam('allowed_origins', 'a publishable key needs at least one origin');
+    if (!input.app_slugs || input.app_slugs.length === 0) throw invalidParam('app_slugs', 'a publishable key needs at least one app');
+    if (input.daily_spend_limit_cents === undefined) throw invalidParam('daily_spend_limit_cents', 'a publishable key needs a daily spend limit');
+    if (input.monthly_spend_limit_cents === undefined || input.monthly_spend_limit_cents === null) {
+      throw invalidParam('monthly_spend_limit_cents', 'a publishable key needs a monthly spend limit');
+    }
+    const allowedOrigins = [...new Set(input.allowed_origins.map(normalizeOrigin))];
+    const appSlugs = [...new Set(input.app_slugs.map((slug) => slug.trim()))];
+    for (const [index, slug] of appSlugs.entries()) {
+      const app = await apps?.findCallableApp(slug);
+      // Another user's private app is not even there; another user's app that is not live cannot be embedded yet.
+      const embeddable = app && (app.owner_id === userId || (app.visibility !== 'private' && app.status === 'live'));
+      if (!embeddable) throw invalidParam(`app_slugs.${index}`, `no app "${slug}" you may embed (live public or embed apps, or your own)`);
+    }
+    return {
+      publishableKey: key,
+      allowedOrigins,
+      appSlugs,
+      dailySpendLimitCents: input.daily_spend_limit_cents,
+      visitorRateLimitPerMinute: input.visitor_rate_limit_per_minute ?? DEFAULT_VISITOR_RATE_LIMIT_PER_MINUTE,
+    };
+  };
   const cache = invalidation ? createKeyCache(invalidation) : null;
   const touchIfStale = async (cached: CachedKey) => {
     const now = Date.now();
@@ -148,7 +230,9 @@ export function createApiKeysService({ db, invalidation }: { db: Database; inval
     async createKey(userId, input) {
       const name = input.name.trim();
       if (!name) throw invalidParam('name', 'must not be blank');
-      const key = generateApiKey();
+      const publishable = input.kind === 'publishable';
+      const key = generateApiKey(publishable ? PUBLISHABLE_KEY_PREFIX : API_KEY_PREFIX);
+      const bindings = publishable ? await readPublishableBindings(userId, input, key) : undefined;
       const row = await db.transaction(async (tx) => {
         // A cap, so the per-key rate limit cannot be multiplied at will.
         if ((await countLiveApiKeysForUpdate(tx, userId)) >= MAX_LIVE_KEYS_PER_USER) {
@@ -161,13 +245,14 @@ export function createApiKeysService({ db, invalidation }: { db: Database; inval
           keyHash: hashApiKey(key),
           monthlySpendLimitCents: input.monthly_spend_limit_cents ?? null,
           maxPriceCents: input.max_price_cents ?? null,
+          ...(bindings ? { publishable: bindings } : {}),
         });
       });
       return { ...toView(row), key };
     },
 
-    async listKeys(userId, { includeRevoked = false, ...page }) {
-      return mapPage(await selectApiKeysByUser(db, userId, includeRevoked, page), toView);
+    async listKeys(userId, { includeRevoked = false, kind, ...page }) {
+      return mapPage(await selectApiKeysByUser(db, userId, includeRevoked, page, kind ?? null), toView);
     },
 
     async revokeKey(userId, keyId) {
@@ -204,5 +289,12 @@ export function createApiKeysService({ db, invalidation }: { db: Database; inval
     },
 
     spentThisMonthCents: (keyId) => selectSpentThisMonthCents(db, keyId),
+
+    async findPublishableKey(rawKey) {
+      if (!looksLikePublishableKey(rawKey)) return null;
+      return selectPublishableKeyByHash(db, hashApiKey(rawKey));
+    },
+
+    spentTodayCents: (keyId) => selectSpentTodayCents(db, keyId),
   };
 }

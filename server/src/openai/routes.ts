@@ -41,6 +41,17 @@ const TYPE_BY_STATUS: Record<number, string> = {
   429: 'rate_limit_exceeded',
 };
 
+const FRAMEWORK_CODES: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'unsupported_media_type',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
 /** Our error in OpenAI's envelope; the param names the request field (the gateway's query is the messages). */
 export function toOpenAIError(error: FastifyError | AppError): { status: number; body: OpenAIError } {
   let status: number;
@@ -68,9 +79,12 @@ export function toOpenAIError(error: FastifyError | AppError): { status: number;
     message = `${param}: ${described.message}`;
     code = 'invalid_param';
   } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    // Malformed JSON, empty bodies and the like, caught by Fastify before our code: our codes, never
+    // Fastify's internal ones (FST_ERR_…), which tell a caller nothing they can act on (issue 24).
     status = error.statusCode;
     message = error.message;
-    code = error.code ?? null;
+    code = FRAMEWORK_CODES[status] ?? 'invalid_param';
+    if (status === 400) param = 'body';
   } else {
     status = 500;
     message = 'Internal server error';

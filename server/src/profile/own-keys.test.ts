@@ -209,6 +209,10 @@ describe('a prompt app on the creator’s own key', () => {
     const callerKey = await newCaller('byok-caller');
     creatorUpstream.setBehaviour({ text: 'Answered on the creator’s key.' });
     const before = mark();
+    const modelCosts = async () =>
+      Number((await ctx.database.db.query("SELECT balance_cents FROM ledger_accounts WHERE kind = 'model_costs'")).rows[0]!.balance_cents);
+    const ownerCredits = async () => (await api('GET', '/api/billing/balance/', ownerToken)).body.credits_cents as number;
+    const [modelCostsBefore, ownerCreditsBefore] = [await modelCosts(), await ownerCredits()];
 
     // Dify-compatible completion and chat, blocking and streaming, through dify-client.
     const completion = new CompletionClient(callerKey, `${base}/api/app/${slug}`);
@@ -248,6 +252,14 @@ describe('a prompt app on the creator’s own key', () => {
     const builder = await api('POST', '/api/prompt/test-config/', ownerToken, { prompt_template: 'Hi', run: true, key_source: 'own' });
     expect(builder.body).toMatchObject({ success: true, answer: 'Answered on the creator’s key.' });
 
+    // The creator pays their own provider: no model cost is posted, and their test runs cost them no credits (decision 0025).
+    expect(await modelCosts()).toBe(modelCostsBefore);
+    expect(await ownerCredits()).toBe(ownerCreditsBefore);
+    const costs = await ctx.database.db.query(
+      'SELECT coalesce(sum(model_cost_micros), 0)::int AS micros FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = ANY($1)',
+      [[slug, chatSlug]],
+    );
+    expect(costs.rows[0]).toEqual({ micros: 0 });
     const seen = since(before);
     expect(seen.operator).toEqual([]);
     expect(seen.creator).toHaveLength(8);

@@ -59,6 +59,21 @@ describe('prompt configuration', () => {
     expect(versions.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
   });
 
+  it('declares every template variable: one the schema leaves out is saved as a required text input', async () => {
+    const haiku = await newPromptApp('Haiku declared');
+    const saved = await call('PATCH', `/api/app/${haiku}/prompt/`, {
+      prompt_template: 'A haiku about {{query}} in {{ mood }} mood',
+      input_schema: { type: 'object', properties: { mood: { type: 'string', default: 'calm' } }, additionalProperties: false },
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json().active_version.input_schema).toEqual({
+      type: 'object',
+      properties: { mood: { type: 'string', default: 'calm' }, query: { type: 'string', description: 'Declared automatically from the template' } },
+      required: ['query'],
+      additionalProperties: false,
+    });
+  });
+
   it('rolls back to an earlier version', async () => {
     const response = await call('POST', `/api/app/${slug}/prompt/versions/1/activate/`);
     expect(response.json().active_version).toMatchObject({ version: 1, prompt_template: '{{query}}' });
@@ -142,6 +157,7 @@ describe('POST /api/app/{slug}/prompt/test-config/', () => {
   it('renders the template and lists its variables', async () => {
     const response = await call('POST', `/api/app/${slug}/prompt/test-config/`, {
       prompt_template: 'Write about {{topic}} for {{ audience }}; {{topic}} again',
+      input_schema: { type: 'object', properties: {} },
       test_inputs: { topic: 'owls', audience: 'kids' },
     });
     expect(response.json()).toEqual({
@@ -176,6 +192,45 @@ describe('POST /api/app/{slug}/prompt/test-config/', () => {
     expect(unsaved).toMatchObject({ success: true, rendered_template: 'Hi Ada' });
     const unbalanced = (await call('POST', `/api/app/${slug}/prompt/test-config/`, { prompt_template: 'Hi {{name' })).json();
     expect(unbalanced).toMatchObject({ success: false, message: 'Template has problems', error: expect.stringContaining('Unbalanced braces') });
+  });
+
+  it('refuses a required input left blank, as a real call does, and takes the template’s variables as required inputs', async () => {
+    const blank = (
+      await call('POST', `/api/app/${slug}/prompt/test-config/`, {
+        prompt_template: 'A haiku about {{query}}',
+        input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+        test_inputs: { query: '' },
+        run: true,
+      })
+    ).json();
+    expect(blank).toMatchObject({ success: false, message: 'A real call would refuse these inputs', error: 'inputs.query: is required' });
+    expect(blank.answer).toBeUndefined();
+    // Not declared at all: still a required input, as saving declares it.
+    const undeclared = (
+      await call('POST', '/api/prompt/test-config/', {
+        prompt_template: 'A haiku about {{query}}',
+        input_schema: { type: 'object', properties: {} },
+        test_inputs: {},
+      })
+    ).json();
+    expect(undeclared).toMatchObject({ success: false, error: 'inputs.query: is required' });
+    const given = (
+      await call('POST', '/api/prompt/test-config/', {
+        prompt_template: 'A haiku about {{query}}',
+        input_schema: { type: 'object', properties: {} },
+        test_inputs: { query: 'owls' },
+      })
+    ).json();
+    expect(given).toMatchObject({ success: true, rendered_template: 'A haiku about owls' });
+    // A value of the wrong type is refused as a call refuses it.
+    const wrongType = (
+      await call('POST', '/api/prompt/test-config/', {
+        prompt_template: 'Count {{n}}',
+        input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        test_inputs: { n: 'many' },
+      })
+    ).json();
+    expect(wrongType).toMatchObject({ success: false, error: 'inputs.n: must be integer' });
   });
 
   it("checks the request's schemas as saving does", async () => {
@@ -226,6 +281,7 @@ describe('POST /api/app/{slug}/prompt/test-config/ with run', () => {
     const response = await call('POST', `/api/app/${slug}/prompt/test-config/`, {
       prompt_template: 'Write a haiku about {{topic}}',
       system_prompt: 'You are a poet.',
+      input_schema: { type: 'object', properties: {} },
       test_inputs: { topic: 'owls' },
       run: true,
     });

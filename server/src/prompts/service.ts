@@ -6,6 +6,7 @@ import {
   DEFAULT_MODEL_SETTINGS,
   DEFAULT_SYSTEM_PROMPT,
   DEFAULT_TEMPLATE,
+  declareTemplateVariables,
   findBraceProblem,
   type IoSchema,
   type KeySource,
@@ -163,7 +164,8 @@ export function createPromptsService({
      * Renders a template with test inputs and reports its variables and problems; with run, also asks
      * the model. The request carries the unsaved configuration; whatever it leaves out comes from the
      * saved configuration (appId), or from the builder's defaults when there is no app yet (null).
-     * Blank inputs take the input schema's default, else an empty value. Nothing is saved.
+     * Inputs follow a real call's rules (test-inputs.ts): a required input left blank is refused; an
+     * optional one takes the schema's default, else an empty value. Nothing is saved.
      */
     async testConfig(appId: string | null, body: Static<typeof PromptTestRequest>, userId: string): Promise<PromptTestResult> {
       // The same checks as saving, so a test never runs a schema that could not be saved.
@@ -173,14 +175,17 @@ export function createPromptsService({
       const inputSchema = body.input_schema ?? base.input_schema;
       const filled = fillTestInputs(body.prompt_template, body.test_inputs ?? {}, inputSchema);
       const result = renderTemplate(body.prompt_template, filled.inputs);
+      // A test passes only what a real call would take: a template that renders, with inputs the call accepts.
+      const ok = result.ok && filled.refusal === null;
+      const braceProblem = findBraceProblem(body.prompt_template);
       const rendered = {
-        success: result.ok,
-        message: result.ok ? renderedMessage(filled) : 'Template has problems',
-        error: result.ok ? null : result.error,
+        success: ok,
+        message: ok ? renderedMessage(filled) : braceProblem ? 'Template has problems' : 'A real call would refuse these inputs',
+        error: ok ? null : (braceProblem ?? filled.refusal ?? (result.ok ? null : result.error)),
         rendered_template: result.text,
         detected_variables: result.variables,
       };
-      if (!body.run || !result.ok) return rendered;
+      if (!body.run || !ok) return rendered;
       const model = body.model ?? base.model;
       // On the owner's own key (bring your own key) the test goes to their provider, never the platform's.
       const ownKey = (body.key_source ?? base.key_source) === 'own' && userId !== undefined;
@@ -246,10 +251,12 @@ export function createPromptsService({
         const config = await readConfig(tx, appId, true);
         const active = await selectPromptVersion(tx, appId, config.active_version);
         if (!active) throw promptNotFound();
+        const promptTemplate = update.prompt_template ?? active.prompt_template;
         const next = {
           system_prompt: update.system_prompt ?? active.system_prompt,
-          prompt_template: update.prompt_template ?? active.prompt_template,
-          input_schema: update.input_schema ?? active.input_schema,
+          prompt_template: promptTemplate,
+          // Every {{variable}} is a declared input: one the schema leaves out is saved as a required text input.
+          input_schema: declareTemplateVariables(promptTemplate, update.input_schema ?? active.input_schema),
           output_schema: update.output_schema === undefined ? active.output_schema : update.output_schema,
         };
         const changed =

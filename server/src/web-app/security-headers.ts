@@ -1,5 +1,6 @@
 // Security headers for the web app's HTML: a Content-Security-Policy the app passes, no MIME
-// sniffing, no framing (the app has no embed pages), and a referrer that never leaks paths to
+// sniffing, no framing (the embed widget at /embed/{slug} is not the app: embed/service.ts gives
+// it its own policy, framed only on a publishable key's origins), and a referrer that never leaks paths to
 // other origins. See docs/decisions/0010-http-conventions-and-csp.md for each source's reason.
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';

@@ -1,8 +1,13 @@
 import type { Application } from '@tollbooth/contract';
 
-/** The gateway path shown on the detail page: completion-messages for prompts, chat-messages for workflows. */
-export function appEndpointPath(app: Pick<Application, 'slug' | 'type'>): string {
-  const action = app.type === 'prompt' ? 'completion-messages' : 'chat-messages';
+/** The endpoint calls to the app take: chat-messages for a chat app, completion-messages otherwise. */
+export function appCallMode(app: Pick<Application, 'interaction_mode' | 'call_mode'>): 'chat' | 'completion' {
+  return app.call_mode ?? app.interaction_mode;
+}
+
+/** The gateway path shown on the detail page and the console: the route the app's mode takes (as Explore shows it). */
+export function appEndpointPath(app: Pick<Application, 'slug' | 'interaction_mode' | 'call_mode'>): string {
+  const action = appCallMode(app) === 'chat' ? 'chat-messages' : 'completion-messages';
   return `/api/app/${app.slug}/${action}`;
 }
 

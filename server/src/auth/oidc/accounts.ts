@@ -41,6 +41,8 @@ export const MESSAGES = {
   tooManyAttempts: 'Too many failed sign-in attempts from your network. Please wait a minute and try again.',
   missingCredentials: 'Enter your email and password.',
   emailTaken: 'An account with that email already exists.',
+  // What the sign-up form says instead of emailTaken, so it does not confirm that an email has an account.
+  signUpNotPossible: 'We could not create an account with this email and password. If you already have an account, sign in instead.',
   invalidEmail: 'Enter a valid email address.',
   shortPassword: `Password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
   longPassword: 'Password must be at most 256 characters.',

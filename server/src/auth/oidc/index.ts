@@ -21,6 +21,8 @@ import { createGrantCheck } from './grant-check.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { createPostgresAdapterFactory, deleteAccountPayloads, deleteExpiredPayloads } from './postgres-adapter.ts';
 import { createProvider, OIDC_MOUNT_PATH } from './provider.ts';
+import { createSignInGuard } from './sign-in-guard.ts';
+import { createSignUpGuard } from './sign-up-guard.ts';
 import { loadOrCreateSigningKeys } from './signing-keys.ts';
 
 export interface EmbeddedOidc {
@@ -64,6 +66,11 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
       accounts,
       config,
       mountPath: OIDC_MOUNT_PATH,
+      // Without Redis the counters are in the database, so every process enforces one limit.
+      guards: {
+        signIn: createSignInGuard({ redisUrl: config.redisUrl, db }),
+        signUp: createSignUpGuard({ redisUrl: config.redisUrl, db, ...config.signupLimits }),
+      },
       emailVerifier: createEmailVerifier({ config, db, log }),
       // The sign-up credits that waited for the verified email.
       async onEmailVerified(accountId) {

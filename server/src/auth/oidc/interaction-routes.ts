@@ -30,6 +30,8 @@ export interface InteractionRouteOptions {
   emailVerifier: EmailVerifier | null;
   /** Grants what waited for a verified email (the sign-up credits). */
   onEmailVerified: (accountId: string) => Promise<void>;
+  /** The sign-in and sign-up limits (index.ts keeps their counters in the database without Redis); else per process. */
+  guards?: { signIn: ReturnType<typeof createSignInGuard>; signUp: ReturnType<typeof createSignUpGuard> };
 }
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -46,10 +48,10 @@ const PAGE_HEADERS = {
 
 export async function interactionRoutes(
   app: FastifyInstance,
-  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified }: InteractionRouteOptions,
+  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified, guards }: InteractionRouteOptions,
 ) {
-  const signInGuard = createSignInGuard({ redisUrl: config.redisUrl });
-  const signUpGuard = createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
+  const signInGuard = guards?.signIn ?? createSignInGuard({ redisUrl: config.redisUrl });
+  const signUpGuard = guards?.signUp ?? createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
   app.addHook('onClose', async () => {
     await Promise.all([signInGuard.close(), signUpGuard.close()]);
     emailVerifier?.close();
@@ -206,7 +208,27 @@ export async function interactionRoutes(
       request.log.warn({ uid: interaction.uid }, 'oidc sign-up refused: too many accounts created');
       return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: 'email', message: MESSAGES.tooManySignUps } }, 429);
     }
-    const result = await accounts.signUp({ email, password: fields.get('password') ?? '', displayName });
+    const password = fields.get('password') ?? '';
+    const result = await accounts.signUp({ email, password, displayName });
+    if (!result.ok && result.message === MESSAGES.emailTaken) {
+      // The form must not tell whether an email has an account (issue 24). With that account's
+      // password the visitor is signed in, as a new account would be (through the sign-in guard,
+      // so this is no way around its limits); otherwise one neutral message after the same
+      // password work, and the attempt counts against the address's sign-ups, so probing emails
+      // costs what creating accounts does (docs/decisions/0027).
+      const gate = await signInGuard.enter(email, request.ip);
+      if (gate.kind !== 'address_blocked') {
+        const existing = await accounts.signIn({ email, password });
+        if (existing.ok) {
+          request.log.info({ uid: interaction.uid, accountId: existing.account.id }, 'oidc sign-up of an existing account: signed in');
+          return finishSignedIn(request, reply, interaction, existing.account.id);
+        }
+        await signInGuard.recordFailure(email, request.ip);
+      }
+      await signUpGuard.recordSignUp(request.ip);
+      request.log.info({ uid: interaction.uid }, 'oidc sign-up rejected');
+      return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: 'email', message: MESSAGES.signUpNotPossible } });
+    }
     if (!result.ok) {
       request.log.info({ uid: interaction.uid, field: result.field }, 'oidc sign-up rejected');
       return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: result.field, message: result.message } });

@@ -189,6 +189,14 @@ describe('sign-up (prompt=create)', () => {
     expect(rows[0]?.password_hash).not.toContain('correct horse battery staple');
   });
 
+  it("signing up with an existing account's email and its password signs in, as a new account would (issue 24)", async () => {
+    const email = uniqueEmail();
+    const first = await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'First' });
+    const again = await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'Whoever' });
+    const subject = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sub as string;
+    expect(subject(again.access_token)).toBe(subject(first.access_token));
+  });
+
   it('shows clear errors and keeps what was typed', async () => {
     const email = uniqueEmail();
     await signInThroughProvider(app, config, { email, password: 'Violet-Harbor-42-kiln', displayName: 'First' });
@@ -196,9 +204,11 @@ describe('sign-up (prompt=create)', () => {
     const browser = new TestBrowser(app, config.publicUrl);
     const { page } = await openAuthorization(browser, 'create');
 
+    // The form does not confirm that the email has an account (issue 24): one neutral message.
     const taken = await browser.submitForm(page, { email: email.toUpperCase(), password: 'Amber-Falcon-77-moss', display_name: 'Second' });
     expect(taken.status).toBe(200);
-    expect(taken.body).toContain('An account with that email already exists.');
+    expect(taken.body).not.toContain('already exists');
+    expect(taken.body).toContain('We could not create an account with this email and password. If you already have an account, sign in instead.');
     expect(taken.body).toContain(`value="${email.toUpperCase()}"`);
     expect(taken.body).toContain('value="Second"');
 

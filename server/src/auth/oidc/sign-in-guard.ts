@@ -4,8 +4,11 @@
 //  - Per email: after FAILURES_PER_EMAIL failed sign-ins in a minute, every attempt for that email
 //    waits EMAIL_SLOWDOWN_MS before it is checked, and the page says so. The real owner is never
 //    refused because of someone else's failures, only briefly slowed down.
-// Counters live in Redis when REDIS_URL is set (shared by every process), else in this process.
+// Counters live in Redis when REDIS_URL is set, else in the database (both shared by every process);
+// in this process only when neither is given.
 import { Redis } from 'ioredis';
+import type { Queryable } from '../../db/client.ts';
+import { hitDatabaseCounter, sweepDatabaseCounters } from '../../rate-limit.ts';
 
 export const FAILURES_PER_ADDRESS = 20;
 export const FAILURES_PER_EMAIL = 10;
@@ -19,8 +22,26 @@ export interface WindowCounter {
   close(): Promise<void>;
 }
 
-export function createWindowCounter(redisUrl: string | null, prefix: string): WindowCounter {
-  return redisUrl ? redisCounter(redisUrl, prefix) : memoryCounter();
+export function createWindowCounter(redisUrl: string | null, prefix: string, db?: Queryable): WindowCounter {
+  if (redisUrl) return redisCounter(redisUrl, prefix);
+  return db ? databaseCounter(db, prefix) : memoryCounter();
+}
+
+function databaseCounter(db: Queryable, prefix: string): WindowCounter {
+  const name = (key: string) => `${prefix}:${key}`;
+  const stopSweeping = sweepDatabaseCounters(db);
+  return {
+    async count(key) {
+      const { rows } = await db.query<{ count: number }>('SELECT count FROM rate_limit_counters WHERE key = $1 AND window_ends_at > now()', [name(key)]);
+      return rows[0]?.count ?? 0;
+    },
+    async add(key, windowMs = WINDOW_MS) {
+      await hitDatabaseCounter(db, name(key), Date.now() + windowMs);
+    },
+    async close() {
+      stopSweeping();
+    },
+  };
 }
 
 function memoryCounter(): WindowCounter {
@@ -61,8 +82,8 @@ function redisCounter(url: string, prefix: string): WindowCounter {
 
 export type SignInGate = { kind: 'open' } | { kind: 'slowed' } | { kind: 'address_blocked' };
 
-export function createSignInGuard(options: { redisUrl: string | null; sleep?: (ms: number) => Promise<void> }) {
-  const counter = createWindowCounter(options.redisUrl, 'signin-failures');
+export function createSignInGuard(options: { redisUrl: string | null; db?: Queryable; sleep?: (ms: number) => Promise<void> }) {
+  const counter = createWindowCounter(options.redisUrl, 'signin-failures', options.db);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const emailKey = (email: string) => `email:${email.toLowerCase()}`;
   const addressKey = (address: string) => `address:${address}`;

@@ -1,11 +1,12 @@
 // Sign-ups mint credits, so they are limited: per client address and overall, per hour (shared
-// through Redis when REDIS_URL is set). Only accounts actually created count.
+// through Redis when REDIS_URL is set, else through the database). Only accounts actually created count.
+import type { Queryable } from '../../db/client.ts';
 import { createWindowCounter } from './sign-in-guard.ts';
 
 const HOUR_MS = 60 * 60_000;
 
-export function createSignUpGuard(options: { redisUrl: string | null; perAddressPerHour: number; perHour: number }) {
-  const counter = createWindowCounter(options.redisUrl, 'signups');
+export function createSignUpGuard(options: { redisUrl: string | null; db?: Queryable; perAddressPerHour: number; perHour: number }) {
+  const counter = createWindowCounter(options.redisUrl, 'signups', options.db);
   return {
     /** False when the address or the whole server reached its sign-ups for this hour. */
     async allowed(address: string): Promise<boolean> {

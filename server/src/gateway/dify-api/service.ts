@@ -12,7 +12,6 @@ import { isChatMode } from '../../providers/workflows/dify.ts';
 import type { InputFormEntry } from '../../providers/workflows/types.ts';
 import type { WorkflowsService } from '../../workflows/service.ts';
 import type { CallTargetCache } from '../call-target-cache.ts';
-import { checkCallAccess } from '../service.ts';
 import { inputFormFromSchema, parametersAnswer } from './input-form.ts';
 import {
   type ConversationListRow,
@@ -49,14 +48,15 @@ export function createDifyApiService({ db, apps, prompts, workflows, callTargets
     return target;
   };
 
-  /** The app, if the caller may call it; anonymous visitors may read a live public or embed app's description. */
+  /**
+   * The app, if the caller may call it; anonymous visitors may read a live public or embed app's
+   * description. To anyone but its owner an app that is private, a draft or archived is not there
+   * (404): a 403 would tell a stranger that the slug exists (issue 24).
+   */
   const readableApp = async (slug: string, auth: AuthContext | null) => {
     const target = await findTarget(slug);
-    if (auth) checkCallAccess(target.app, auth);
-    else if (target.app.visibility === 'private' || target.app.status !== 'live') {
-      // As a stranger sees it: a private app is not there, one that is not live is unavailable.
-      checkCallAccess(target.app, { user: { id: '' } } as AuthContext);
-    }
+    if (target.app.owner_id === auth?.user.id) return target;
+    if (target.app.visibility === 'private' || target.app.status !== 'live') throw new AppError('not_found', 'Application not found');
     return target;
   };
 

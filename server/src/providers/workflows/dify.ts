@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { isDifyChatMode } from '@tollbooth/contract';
 import { AppError, type ErrorCode } from '../../errors.ts';
+import { HOP_HEADER, outgoingHopHeader } from '../../http/call-chain.ts';
 import { readServerSentEvents } from '../sse.ts';
 import { isRecord, redactSecrets, tokenCount } from '../upstream.ts';
 import { difyEventCarriesAnswer } from './dify-answer-events.ts';
@@ -124,6 +125,8 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
         headers: {
           authorization: `Bearer ${settings.api_key ?? ''}`,
           accept: 'application/json, text/event-stream',
+          // The chain of Tollbooth calls this one belongs to, so a call that comes back is refused.
+          [HOP_HEADER]: outgoingHopHeader(),
           ...(options.contentType ? { 'content-type': options.contentType } : {}),
         },
         body: options.body,

@@ -81,6 +81,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
   const webhookSecret = options.webhookSecret ?? 'whsec_fake';
   let webhookUrl = options.webhookUrl ?? null;
   const objects = new Map<string, StripeObject>();
+  const accountLinks: Record<string, unknown>[] = [];
   const idempotency = new Map<string, { fingerprint: string; status: number; body: unknown }>();
   const requests: StripeFakeRequest[] = [];
   const events: StripeObject[] = [];
@@ -113,10 +114,11 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     return out;
   };
 
-  const emit = (type: string, object: StripeObject) => {
+  const emit = (type: string, object: StripeObject, account?: string) => {
     const event: StripeObject = {
       id: newId('evt'),
       object: 'event',
+      ...(account ? { account } : {}),
       api_version: '2026-10-28.endive',
       created: now(),
       type,
@@ -126,7 +128,8 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       data: { object: render(object) },
     };
     events.push(event);
-    if (webhookUrl) {
+    if (webhookUrl && transferFaults.holdWebhooks) heldEvents.push(event);
+    else if (webhookUrl) {
       const delivery = deliver(event).finally(() => deliveries.delete(delivery));
       deliveries.add(delivery);
     }
@@ -304,11 +307,151 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     return succeedIntent(intent, pm);
   };
 
+  /** The Charge of a succeeded PaymentIntent (refunds and disputes hang off it). */
+  const newCharge = (intent: StripeObject) =>
+    save({
+      id: newId('ch'),
+      object: 'charge',
+      created: now(),
+      amount: intent.amount,
+      amount_captured: intent.amount,
+      amount_refunded: 0,
+      currency: intent.currency,
+      customer: intent.customer ?? null,
+      payment_intent: intent.id,
+      paid: true,
+      refunded: false,
+      disputed: false,
+      status: 'succeeded',
+      receipt_url: `https://pay.stripe.com/receipts/fake/${intent.id as string}`,
+      refunds: { object: 'list', data: [], has_more: false },
+      metadata: {},
+    });
+
+  // ---- Connect: connected accounts, account links, transfers and reversals, the platform balance ----
+  /** The platform's balance per currency (tests set it; transfers above it fail with balance_insufficient). */
+  const platformBalance = new Map<string, number>();
+  /** Test switches for transfers: refuse the next ones, or take them and never answer (a timeout, a crash). */
+  const transferFaults = { refuseNext: 0, stall: false, failAfterCreateNext: 0, holdWebhooks: false };
+  const stalled: (() => void)[] = [];
+  /** Events kept back while transferFaults.holdWebhooks (Stripe's deliveries are late), sent on release. */
+  const heldEvents: StripeObject[] = [];
+
+  /** An event of a connected account: Connect endpoints receive it with the account's id on top. */
+  const emitConnect = (type: string, object: StripeObject, account: string) => emit(type, object, account);
+
+  const newAccount = (body: Record<string, unknown>) =>
+    save({
+      id: newId('acct'),
+      object: 'account',
+      created: now(),
+      type: 'express',
+      controller: body.controller ?? { type: 'application', stripe_dashboard: { type: 'express' } },
+      email: body.email ?? null,
+      country: body.country ?? 'US',
+      default_currency: 'usd',
+      metadata: body.metadata ?? {},
+      capabilities: { transfers: 'inactive' },
+      details_submitted: false,
+      charges_enabled: false,
+      payouts_enabled: false,
+      requirements: {
+        currently_due: ['business_type', 'external_account', 'tos_acceptance.date', 'tos_acceptance.ip'],
+        eventually_due: [],
+        past_due: [],
+        disabled_reason: 'requirements.past_due',
+      },
+    });
+
+  const createTransfer = (body: Record<string, unknown>) => {
+    const amount = positiveInteger(body.amount, 'amount', 1);
+    if (typeof body.currency !== 'string') throw missing('currency');
+    if (typeof body.destination !== 'string') throw missing('destination');
+    const account = objects.get(body.destination);
+    if (account?.object !== 'account')
+      throw new StripeError(400, 'invalid_request_error', `No such destination: '${body.destination}'`, 'resource_missing', 'destination');
+    if (transferFaults.refuseNext > 0) {
+      transferFaults.refuseNext--;
+      throw new StripeError(
+        400,
+        'invalid_request_error',
+        'Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments',
+        'insufficient_capabilities_for_transfer',
+        'destination',
+      );
+    }
+    if (!(account.capabilities as { transfers: string }).transfers || (account.capabilities as { transfers: string }).transfers !== 'active')
+      throw new StripeError(
+        400,
+        'invalid_request_error',
+        'Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments',
+        'insufficient_capabilities_for_transfer',
+        'destination',
+      );
+    const available = platformBalance.get(body.currency) ?? 0;
+    if (available < amount)
+      throw new StripeError(
+        400,
+        'invalid_request_error',
+        'You have insufficient available funds in your Stripe account. Try adding funds directly to your available balance by creating Charges using the 4000000000000077 test card.',
+        'balance_insufficient',
+      );
+    platformBalance.set(body.currency, available - amount);
+    const transfer = save({
+      id: newId('tr'),
+      object: 'transfer',
+      created: now(),
+      amount,
+      amount_reversed: 0,
+      currency: body.currency,
+      destination: account.id,
+      destination_payment: newId('py'),
+      description: body.description ?? null,
+      metadata: body.metadata ?? {},
+      reversals: { object: 'list', data: [], has_more: false, total_count: 0 },
+      reversed: false,
+      transfer_group: body.transfer_group ?? null,
+    });
+    emit('transfer.created', transfer);
+    return transfer;
+  };
+
+  const reverseTransfer = (transfer: StripeObject, amount?: number) => {
+    const left = Number(transfer.amount) - Number(transfer.amount_reversed);
+    const take = amount ?? left;
+    if (take < 1 || take > left)
+      throw new StripeError(400, 'invalid_request_error', 'The amount exceeds the amount left to reverse.', 'parameter_invalid_integer', 'amount');
+    const reversal = {
+      id: newId('trr'),
+      object: 'transfer_reversal',
+      amount: take,
+      currency: transfer.currency,
+      transfer: transfer.id,
+      created: now(),
+      metadata: {},
+    };
+    transfer.amount_reversed = Number(transfer.amount_reversed) + take;
+    transfer.reversed = transfer.amount_reversed === transfer.amount;
+    (transfer.reversals as { data: unknown[]; total_count: number }).data.unshift(reversal);
+    (transfer.reversals as { total_count: number }).total_count++;
+    platformBalance.set(String(transfer.currency), (platformBalance.get(String(transfer.currency)) ?? 0) + take);
+    emit('transfer.reversed', transfer);
+    return reversal;
+  };
+
+  const list = (kind: string, filter: (object: StripeObject) => boolean, body: Record<string, unknown>) => {
+    const all = [...objects.values()].filter((object) => object.object === kind && filter(object)).reverse();
+    const after = typeof body.starting_after === 'string' ? all.findIndex((object) => object.id === body.starting_after) + 1 : 0;
+    const limit = Math.min(100, Number(body.limit ?? 10));
+    const page = all.slice(after, after + limit);
+    return { id: '', object: 'list', url: `/v1/${kind}s`, data: page.map((object) => render(object)), has_more: after + limit < all.length };
+  };
+
   const succeedIntent = (intent: StripeObject, pm: StripeObject) => {
     attach(pm, (intent.customer as string) ?? null);
     intent.status = 'succeeded';
     intent.next_action = null;
-    intent.latest_charge = newId('ch');
+    intent.latest_charge = newCharge(intent).id;
     intent.last_payment_error = null;
     emit('payment_intent.succeeded', intent);
     if (intent._invoice) payInvoice(get('invoice', intent._invoice));
@@ -682,6 +825,110 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       },
     },
     {
+      method: 'POST',
+      pattern: /^\/v1\/accounts$/,
+      handle: (_m, body) => newAccount(body),
+    },
+    { method: 'GET', pattern: /^\/v1\/accounts\/([^/]+)$/, handle: ([, id]) => get('account', id) },
+    {
+      method: 'DELETE',
+      pattern: /^\/v1\/accounts\/([^/]+)$/,
+      handle: ([, id]) => {
+        const account = get('account', id);
+        objects.delete(account.id);
+        return { id: account.id, object: 'account', deleted: true };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/account_links$/,
+      handle: (_m, body) => {
+        get(
+          'account',
+          body.account ??
+            (() => {
+              throw missing('account');
+            })(),
+        );
+        for (const param of ['refresh_url', 'return_url', 'type']) if (!body[param]) throw missing(param);
+        if (body.type !== 'account_onboarding' && body.type !== 'account_update')
+          throw new StripeError(400, 'invalid_request_error', `Invalid type: ${String(body.type)}`, 'parameter_invalid_string', 'type');
+        const created = now();
+        const link = {
+          id: newId('acctlink'),
+          object: 'account_link',
+          created,
+          expires_at: created + 300,
+          url: `http://127.0.0.1:${port}/_test/connect/onboarding/${body.account as string}?return_url=${encodeURIComponent(String(body.return_url))}`,
+        };
+        accountLinks.push({ ...link, type: body.type, account: body.account, refresh_url: body.refresh_url, return_url: body.return_url });
+        return link;
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/transfers$/,
+      handle: (_m, body) => createTransfer(body),
+    },
+    { method: 'GET', pattern: /^\/v1\/transfers\/([^/]+)$/, handle: ([, id]) => get('transfer', id) },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/transfers$/,
+      handle: (_m, body) =>
+        list(
+          'transfer',
+          (t) => (!body.transfer_group || t.transfer_group === body.transfer_group) && (!body.destination || t.destination === body.destination),
+          body,
+        ),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/transfers\/([^/]+)\/reversals$/,
+      handle: ([, id], body) => reverseTransfer(get('transfer', id), body.amount === undefined ? undefined : positiveInteger(body.amount, 'amount', 1)),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/balance$/,
+      handle: () => ({
+        id: '',
+        object: 'balance',
+        livemode: false,
+        available: [...platformBalance].map(([currency, amount]) => ({ amount, currency, source_types: { card: amount } })),
+        pending: [],
+      }),
+    },
+    { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, handle: ([, id]) => get('charge', id) },
+    { method: 'GET', pattern: /^\/v1\/invoices\/([^/]+)$/, handle: ([, id]) => get('invoice', id) },
+    {
+      // The payments of invoices, found by invoice or by PaymentIntent (payment[type]=payment_intent&payment[payment_intent]=pi_…).
+      method: 'GET',
+      pattern: /^\/v1\/invoice_payments$/,
+      handle: (_m, body) => {
+        const payment = body.payment as { payment_intent?: string } | undefined;
+        const invoices = [...objects.values()].filter(
+          (o) =>
+            o.object === 'invoice' && (!body.invoice || o.id === body.invoice) && (!payment?.payment_intent || o._payment_intent === payment.payment_intent),
+        );
+        return {
+          id: '',
+          object: 'list',
+          url: '/v1/invoice_payments',
+          has_more: false,
+          data: invoices.map((invoice) => ({
+            id: `inpay_${invoice.id.slice(3)}`,
+            object: 'invoice_payment',
+            invoice: invoice.id,
+            amount_paid: invoice.amount_paid,
+            amount_requested: invoice.amount_due,
+            currency: invoice.currency,
+            is_default: true,
+            status: invoice.status === 'paid' ? 'paid' : 'open',
+            payment: { type: 'payment_intent', payment_intent: invoice._payment_intent },
+          })),
+        };
+      },
+    },
+    {
       method: 'DELETE',
       pattern: /^\/v1\/subscriptions\/([^/]+)$/,
       handle: ([, id]) => {
@@ -720,6 +967,31 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       });
       return response.end();
     }
+    if (request.method === 'POST' && url.pathname === '/_test/transfer-faults') {
+      // Not Stripe's API: a test in another process sets the transfer faults (refuseNext, stall) or answers the stalled transfers.
+      const body = parseStripeForm(raw);
+      if (body.refuseNext !== undefined) transferFaults.refuseNext = Number(body.refuseNext);
+      if (body.stall !== undefined) transferFaults.stall = body.stall === 'true';
+      if (body.holdWebhooks !== undefined) transferFaults.holdWebhooks = body.holdWebhooks === 'true';
+      if (body.release === 'true') {
+        for (const send of stalled.splice(0)) send();
+        for (const event of heldEvents.splice(0)) {
+          const delivery = deliver(event)
+            .catch(() => undefined)
+            .finally(() => deliveries.delete(delivery));
+          deliveries.add(delivery);
+        }
+      }
+      return answer(response, 200, transferFaults);
+    }
+    const onboarding = url.pathname.match(/^\/_test\/connect\/onboarding\/(acct_[^/]+)$/);
+    if (request.method === 'GET' && onboarding) {
+      // Stripe-hosted onboarding, answered at once: the account is complete, and the browser goes back.
+      const account = objects.get(onboarding[1]!);
+      if (account) completeOnboarding(account.id);
+      response.writeHead(302, { location: url.searchParams.get('return_url') ?? '/' });
+      return response.end();
+    }
     if (request.method === 'GET' && url.pathname === '/stripe-js-double.js') {
       response.writeHead(200, { 'content-type': 'application/javascript', 'access-control-allow-origin': '*' });
       return response.end(stripeJsDouble(`http://127.0.0.1:${port}`));
@@ -754,6 +1026,17 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
         const expand = (body.expand as string[] | undefined) ?? [];
         const rendered = render(result, expand);
         if (cacheKey) idempotency.set(cacheKey, { ...idempotency.get(cacheKey)!, status: 200, body: rendered });
+        if (result.object === 'transfer' && request.method === 'POST' && transferFaults.failAfterCreateNext > 0) {
+          // Stripe made the transfer and its answer was an error the SDK does not retry (the caller cannot know).
+          transferFaults.failAfterCreateNext--;
+          response.setHeader('stripe-should-retry', 'false');
+          return answer(response, 500, { error: { type: 'api_error', message: 'An unknown error occurred' } });
+        }
+        if (result.object === 'transfer' && request.method === 'POST' && transferFaults.stall) {
+          // Stripe made the transfer, and its answer never arrives (a timeout, or the caller died waiting).
+          stalled.push(() => answer(response, 200, rendered));
+          return;
+        }
         return answer(response, 200, rendered);
       } catch (error) {
         if (cacheKey) idempotency.delete(cacheKey);
@@ -800,8 +1083,89 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     }
   };
 
+  /** What Stripe's hosted onboarding does when the creator finishes it: the account can take transfers. */
+  const completeOnboarding = (accountId: string) => {
+    const account = get('account', accountId);
+    account.details_submitted = true;
+    account.charges_enabled = true;
+    account.payouts_enabled = true;
+    account.capabilities = { transfers: 'active' };
+    account.requirements = { currently_due: [], eventually_due: [], past_due: [], disabled_reason: null };
+    emitConnect('account.updated', account, account.id);
+    return render(account);
+  };
+
   return {
     url: `http://127.0.0.1:${port}`,
+    accountLinks,
+    transferFaults,
+    /** Sets the platform's available balance in one currency (minor units). */
+    setBalance(currency: string, amount: number) {
+      platformBalance.set(currency, amount);
+    },
+    /** Answers every transfer request left hanging by transferFaults.stall. */
+    releaseStalled() {
+      for (const send of stalled.splice(0)) send();
+    },
+    completeOnboarding,
+    /** Changes a connected account as Stripe would (e.g. new requirements) and sends account.updated. */
+    updateAccount(accountId: string, patch: Record<string, unknown>) {
+      const account = get('account', accountId);
+      Object.assign(account, patch);
+      return emitConnect('account.updated', account, account.id);
+    },
+    /** A payout of the connected account to its bank failed; the event reaches the Connect endpoint. */
+    failPayout(accountId: string, amount: number, currency = 'usd', code = 'account_closed') {
+      get('account', accountId);
+      const payout = save({
+        id: newId('po'),
+        object: 'payout',
+        created: now(),
+        amount,
+        currency,
+        status: 'failed',
+        failure_code: code,
+        failure_message: 'The bank account has been closed.',
+        metadata: {},
+      });
+      return emitConnect('payout.failed', payout, accountId);
+    },
+    /** Reverses a transfer (all of it unless amount), as the dashboard or the API would; sends transfer.reversed. */
+    reverseTransfer: (id: string, amount?: number) => reverseTransfer(get('transfer', id), amount),
+    /** Refunds (part of) a PaymentIntent's charge: charge.refunded with the cumulative amount_refunded. */
+    refund(paymentIntentId: string, amount?: number) {
+      const intent = get('payment_intent', paymentIntentId);
+      const charge = get('charge', intent.latest_charge);
+      const take = amount ?? Number(charge.amount) - Number(charge.amount_refunded);
+      charge.amount_refunded = Number(charge.amount_refunded) + take;
+      charge.refunded = charge.amount_refunded === charge.amount;
+      (charge.refunds as { data: unknown[] }).data.unshift({ id: newId('re'), object: 'refund', amount: take, charge: charge.id, status: 'succeeded' });
+      return emit('charge.refunded', charge);
+    },
+    /** Opens a dispute on a PaymentIntent's charge: charge.dispute.created. */
+    dispute(paymentIntentId: string) {
+      const intent = get('payment_intent', paymentIntentId);
+      const charge = get('charge', intent.latest_charge);
+      charge.disputed = true;
+      const dispute = save({
+        id: newId('dp'),
+        object: 'dispute',
+        created: now(),
+        amount: charge.amount,
+        currency: charge.currency,
+        charge: charge.id,
+        payment_intent: intent.id,
+        reason: 'fraudulent',
+        status: 'needs_response',
+      });
+      return { dispute: render(dispute), event: emit('charge.dispute.created', dispute) };
+    },
+    /** Closes a dispute won or lost: charge.dispute.closed. */
+    closeDispute(id: string, status: 'won' | 'lost') {
+      const dispute = get('dispute', id);
+      dispute.status = status;
+      return emit('charge.dispute.closed', dispute);
+    },
     secretKey,
     publishableKey,
     webhookSecret,

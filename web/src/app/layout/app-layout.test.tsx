@@ -63,6 +63,7 @@ describe('AppLayout', () => {
       ['Analytics', '/analytics'],
       ['API Test', '/api-test'],
       ['Explore', '/explore'],
+      ['Money', '/money'],
     ]);
   });
 
@@ -85,11 +86,11 @@ describe('AppLayout', () => {
       within(menu)
         .getAllByRole('menuitem')
         .map((item) => item.textContent),
-    ).toEqual(['Profile', 'Analytics', 'Sign out']);
+    ).toEqual(['Profile', 'Money', 'Analytics', 'Sign out']);
     await waitFor(() => expect(document.activeElement?.textContent).toBe('Profile'));
 
     fireEvent.keyDown(menu, { key: 'ArrowDown' });
-    expect(document.activeElement?.textContent).toBe('Analytics');
+    expect(document.activeElement?.textContent).toBe('Money');
 
     fireEvent.keyDown(document, { key: 'Escape' });
     expect(screen.queryByRole('menu')).toBeNull();
@@ -139,7 +140,7 @@ describe('AppLayout', () => {
       within(mobileNav)
         .getAllByRole('link')
         .map((link) => link.textContent),
-    ).toEqual(['Dashboard', 'Applications', 'Analytics', 'API Test', 'Explore']);
+    ).toEqual(['Dashboard', 'Applications', 'Analytics', 'API Test', 'Explore', 'Money']);
     expect(screen.getAllByRole('button', { name: 'Sign out' })).toHaveLength(1);
 
     fireEvent.keyDown(document, { key: 'Escape' });

@@ -9,6 +9,8 @@ export const signedInLinks: NavItem[] = [
   { to: '/analytics', label: 'Analytics' },
   { to: '/api-test', label: 'API Test' },
   { to: '/explore', label: 'Explore' },
+  // Credits, top-up and statements: where a caller out of credit goes (issue 25).
+  { to: '/money', label: 'Money' },
 ];
 
 /** The public catalog, offered to signed-out visitors too. */
@@ -16,6 +18,7 @@ export const exploreLink: NavItem = { to: '/explore', label: 'Explore' };
 
 export const userMenuLinks: NavItem[] = [
   { to: '/profile', label: 'Profile' },
+  { to: '/money', label: 'Money' },
   { to: '/analytics', label: 'Analytics' },
 ];
 

@@ -1,8 +1,10 @@
 // The app's own tiny server. It holds TOLLBOOTH_API_KEY and forwards the browser's calls to
 // Tollbooth, passing streamed answers through as they arrive, so the key never reaches a browser.
 // It also serves the app: built files from dist/ (`npm start`), or Vite in development (`npm run dev`).
+// Whoever can make this server call spends the key's money, so it answers only its own pages
+// (their Host and Origin), at most RATE_LIMIT_PER_MINUTE calls per client and SPEND_CAP_CENTS a day.
 // Only Node's own modules are used.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -20,6 +22,36 @@ const appSlug = process.env.TOLLBOOTH_APP ?? '';
 const apiKey = (process.env.TOLLBOOTH_API_KEY ?? '').trim();
 const port = Number(process.env.PORT || 5173);
 const host = process.env.HOST || '127.0.0.1';
+
+/** Whole numbers from the settings, with their defaults. */
+const whole = (name, fallback) => {
+  const value = Number(process.env[name] || fallback);
+  return Number.isInteger(value) && value >= 0 ? value : fallback;
+};
+const ratePerMinute = whole('RATE_LIMIT_PER_MINUTE', 20);
+const spendCapCents = whole('SPEND_CAP_CENTS', 500);
+/** The price of one call, as it was when the app was downloaded (src/app-description.json). */
+const priceCents = (() => {
+  try {
+    return Number(JSON.parse(readFileSync(path.join(root, 'src', 'app-description.json'), 'utf8')).priceCents) || 0;
+  } catch {
+    return 0;
+  }
+})();
+/**
+ * The Host names this server answers to (DNS rebinding: another site's name pointed at this
+ * address must not reach it): localhost and the listening address, plus ALLOWED_HOSTS.
+ */
+const allowedHosts = new Set(
+  ['localhost', '127.0.0.1', '[::1]', host, ...(process.env.ALLOWED_HOSTS ?? '').split(',')].map((name) => name.trim().toLowerCase()).filter(Boolean),
+);
+/** Whether a Host header names this server (its port aside: a rebinding attacker's name is what differs). */
+const isOwnHost = (value) =>
+  allowedHosts.has(
+    String(value ?? '')
+      .toLowerCase()
+      .replace(/:\d+$/, ''),
+  );
 
 const problems = [];
 if (!apiKey) problems.push('TOLLBOOTH_API_KEY is not set. Create an API key on your Tollbooth profile page and put it in .env (see .env.example).');
@@ -51,8 +83,63 @@ async function readBody(req) {
   return Buffer.concat(chunks);
 }
 
+/** Calls per client address in the current minute. */
+const callsByClient = new Map();
+let minute = 0;
+/** What today's calls may have cost (each counted at the app's price until it fails). */
+let spent = { day: '', cents: 0 };
+
+/**
+ * Only the app's own pages may call: the Origin of a browser's request must be this server's own
+ * (a cross-site form or text/plain post has another, or none), and the body must be JSON.
+ */
+function refusal(req) {
+  const origin = (req.headers.origin ?? '').replace(/^https?:\/\//, '').toLowerCase();
+  if (!origin || origin !== String(req.headers.host).toLowerCase()) {
+    return { status: 403, code: 'forbidden_origin', message: 'Calls are accepted from this app’s own pages only.' };
+  }
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+    return { status: 415, code: 'unsupported_media_type', message: 'Send the call as application/json.' };
+  }
+  const now = Math.floor(Date.now() / 60_000);
+  if (now !== minute) {
+    minute = now;
+    callsByClient.clear();
+  }
+  const client = req.socket.remoteAddress ?? '';
+  const count = (callsByClient.get(client) ?? 0) + 1;
+  callsByClient.set(client, count);
+  if (count > ratePerMinute) {
+    return {
+      status: 429,
+      code: 'rate_limited',
+      message: 'Too many calls from your address; try again in a minute.',
+      retryAfter: 60 - (Math.floor(Date.now() / 1000) % 60),
+    };
+  }
+  const day = new Date().toISOString().slice(0, 10);
+  if (spent.day !== day) spent = { day, cents: 0 };
+  if (priceCents > 0 && spent.cents + priceCents > spendCapCents) {
+    return { status: 402, code: 'spend_cap_reached', message: 'This app reached its spending limit for today; try again tomorrow.' };
+  }
+  return null;
+}
+
 /** POST /api/{completion|chat}-messages → Tollbooth's endpoint of this app, with the key added. */
 async function forwardCall(req, res, pathname) {
+  const refused = refusal(req);
+  if (refused) {
+    req.resume();
+    if (refused.retryAfter) res.setHeader('retry-after', refused.retryAfter);
+    return sendJson(res, refused.status, { code: refused.code, message: refused.message, status: refused.status });
+  }
+  // Counted now, so calls in flight together cannot pass the cap; given back when the call fails.
+  spent.cents += priceCents;
+  const day = spent.day;
+  let charged = false;
+  res.on('close', () => {
+    if (!charged && spent.day === day) spent.cents -= priceCents;
+  });
   const body = await readBody(req);
   if (body === null) return sendJson(res, 413, { code: 'payload_too_large', message: 'The request is too large.', status: 413 });
   // Abort the upstream call when the browser goes away: an answer nobody reads is not charged.
@@ -78,6 +165,8 @@ async function forwardCall(req, res, pathname) {
     const value = upstream.headers.get(name);
     if (value !== null) headers[name] = value;
   }
+  // A 2xx answer may be charged (a stream once any of it was sent): it stays counted.
+  charged = upstream.status >= 200 && upstream.status < 300;
   res.writeHead(upstream.status, headers);
   res.flushHeaders();
   if (!upstream.body) return res.end();
@@ -125,6 +214,10 @@ async function serveBuilt(req, res, pathname) {
 
 let vite = null;
 const server = createServer((req, res) => {
+  // Only this server's own names: a forged Host (DNS rebinding) gets nothing, pages included.
+  if (!isOwnHost(req.headers.host)) {
+    return sendJson(res, 421, { code: 'unknown_host', message: 'This server does not answer to that host name.', status: 421 });
+  }
   const { pathname } = new URL(req.url ?? '/', 'http://localhost');
   if (pathname.startsWith('/api/')) {
     if (req.method === 'POST' && CALLS.has(pathname)) {

@@ -1,7 +1,7 @@
 import type { DashboardAnalytics } from '@tollbooth/contract';
 import { Link } from 'react-router';
 import { Badge, typeTone } from '@/components/ui/badges';
-import { formatCount, formatLastUsed, formatPercent, formatSeconds } from '../lib/analytics-format.utils';
+import { formatCount, formatLastUsed, formatSeconds, formatSuccessRate } from '../lib/analytics-format.utils';
 
 const COLUMNS = ['Application', 'Type', 'Invocations', 'Success Rate', 'Rejected', 'Avg Response Time', 'Last Used'];
 
@@ -45,7 +45,7 @@ export function ApplicationPerformanceTable({ applications }: { applications: Da
                   </Badge>
                 </td>
                 <td className={cell}>{formatCount(app.invocations)}</td>
-                <td className={cell}>{formatPercent(app.success_rate)}</td>
+                <td className={cell}>{formatSuccessRate(app.success_rate, app.invocations - app.rejected_count)}</td>
                 <td className={cell}>{formatCount(app.rejected_count)}</td>
                 <td className={cell}>{formatSeconds(app.avg_response_time, 3)}</td>
                 <td className={cell}>{formatLastUsed(app.last_used)}</td>

@@ -10,6 +10,7 @@ import {
   formatPercent,
   formatRevenue,
   formatSeconds,
+  formatSuccessRate,
   invocationOutcomeClass,
   invocationStatusClass,
   rejectionLabel,
@@ -86,7 +87,9 @@ describe('analytics formats', () => {
     expect(rejectionLabel('invalid_param')).toBe('Invalid inputs (400)');
     expect(rejectionLabel('insufficient_credits')).toBe('Not enough credit (402)');
     expect(rejectionLabel('rate_limited')).toBe('Rate limited (429)');
-    expect(rejectionLabel('something_new')).toBe('something_new');
+    expect(rejectionLabel('something_new')).toBe('Other reason');
+    expect(rejectionLabel('not_chat_app')).toBe('Chat call to an app that is not a chat app (400)');
+    expect(rejectionLabel('wrong_route')).toBe("Wrong endpoint for the app's mode (400)");
     expect(rejectionLabel('')).toBe('Unknown reason');
   });
 
@@ -94,5 +97,13 @@ describe('analytics formats', () => {
     expect(formatDayTick('2024-03-05')).toBe('Mar 5');
     expect(formatDayLabel('2024-03-05')).toBe('Mar 5, 2024');
     expect(formatDayTick('not a day')).toBe('not a day');
+  });
+});
+
+describe('formatSuccessRate', () => {
+  it('shows – (no data) when no call succeeded or failed, not 0.0%', () => {
+    expect(formatSuccessRate(0, 0)).toBe('–');
+    expect(formatSuccessRate(0, 3)).toBe('0.0%');
+    expect(formatSuccessRate(66.666, 3)).toBe('66.7%');
   });
 });

@@ -17,6 +17,17 @@ export function formatPercent(value: number): string {
   return `${value.toFixed(1)}%`;
 }
 
+/** Shown for a rate with nothing to measure. */
+export const NO_DATA = '–';
+
+/**
+ * A success rate, or "–" when no call succeeded or failed (only rejected calls, or none): a rate of
+ * nothing is no data, not 0%.
+ */
+export function formatSuccessRate(rate: number, successOrFailedCalls: number): string {
+  return successOrFailedCalls > 0 ? formatPercent(rate) : NO_DATA;
+}
+
 /** Seconds with a fixed number of decimals and an s suffix: (1.2345, 3) → "1.235s". */
 export function formatSeconds(value: number, decimals: 2 | 3): string {
   return `${value.toFixed(decimals)}s`;
@@ -81,6 +92,10 @@ const REJECTION_LABELS: Readonly<Record<string, string>> = {
   unauthorized: 'Missing or bad API key (401)',
   forbidden: 'Not allowed (403)',
   app_unavailable: 'App not live (403)',
+  wrong_route: "Wrong endpoint for the app's mode (400)",
+  not_chat_app: 'Chat call to an app that is not a chat app (400)',
+  not_workflow_app: 'Workflow run on an app that is not a workflow app (400)',
+  method_not_allowed: 'Method not allowed (405)',
   not_found: 'Private or unknown app, or conversation (404)',
   invalid_param: 'Invalid inputs (400)',
   insufficient_credits: 'Not enough credit (402)',
@@ -94,7 +109,8 @@ const REJECTION_LABELS: Readonly<Record<string, string>> = {
 };
 
 export function rejectionLabel(errorType: string): string {
-  return REJECTION_LABELS[errorType] ?? (errorType.trim() === '' ? 'Unknown reason' : errorType);
+  // The code is shown beside the label: an unknown type is not repeated as its own label.
+  return REJECTION_LABELS[errorType] ?? (errorType.trim() === '' ? 'Unknown reason' : 'Other reason');
 }
 
 /** The Error Type column: the recorded type, or a dash for a successful call. */

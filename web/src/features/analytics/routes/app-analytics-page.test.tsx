@@ -216,6 +216,18 @@ describe('AppAnalyticsPage', () => {
     expect((csvCall?.[1]?.headers as Record<string, string> | undefined)?.Authorization).toBe('Bearer test-token');
   });
 
+  it('shows – as the success rate of an app whose calls were all rejected (no data, not 0.0%)', async () => {
+    fakeAnalyticsServer({
+      app,
+      invocations,
+      usage: (days: number) => makeUsage(days, { total_invocations: 4 }),
+      performance: (days: number) => makePerformance(days, { success_rate: 0, rejected_count: 4, rejections: [{ error_type: 'invalid_param', count: 4 }] }),
+    });
+    renderPage();
+    await screen.findByRole('heading', { name: 'Haiku Writer Analytics', level: 1 }, { timeout: 10_000 });
+    await waitFor(() => expect(within(card('Success Rate')).getByText('–')).toBeTruthy());
+  });
+
   it('shows the Error box when a call fails, or when the app is not found', async () => {
     fakeAnalyticsServer({ app, usage, performance: 'error', invocations });
     const { unmount } = renderPage();

@@ -14,7 +14,7 @@ import { RejectedCalls } from '../components/rejected-calls';
 import { StatCardGrid } from '../components/stat-card-grid';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { TopErrors } from '../components/top-errors';
-import { formatCount, formatModelCost, formatPercent, formatRevenue, formatSeconds } from '../lib/analytics-format.utils';
+import { formatCount, formatModelCost, formatRevenue, formatSeconds, formatSuccessRate } from '../lib/analytics-format.utils';
 import { type AnalyticsPeriod, APP_CHARTS, DEFAULT_PERIOD, joinAppSeries } from '../lib/chart.utils';
 
 const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
@@ -34,7 +34,11 @@ function AppAnalytics({ usage, performance, invocations }: AppAnalyticsProps) {
         cards={[
           { label: 'Total Invocations', value: formatCount(usage.total_invocations) },
           { label: 'Unique Users', value: formatCount(usage.total_users) },
-          { label: 'Success Rate', value: formatPercent(performance.success_rate) },
+          {
+            label: 'Success Rate',
+            // Calls that succeeded or failed: every call but the rejected ones.
+            value: formatSuccessRate(performance.success_rate, usage.total_invocations - performance.rejected_count),
+          },
           { label: 'Avg Response Time', value: formatSeconds(performance.average_response_time, 2) },
         ]}
       />

@@ -8,7 +8,7 @@ import { RejectedCalls } from '../components/rejected-calls';
 import { StatCardGrid } from '../components/stat-card-grid';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { TopErrors } from '../components/top-errors';
-import { formatCount, formatPercent } from '../lib/analytics-format.utils';
+import { formatCount, formatSuccessRate } from '../lib/analytics-format.utils';
 import { type AnalyticsPeriod, DEFAULT_PERIOD, GLOBAL_CHARTS } from '../lib/chart.utils';
 
 function Dashboard({ data }: { data: DashboardAnalytics }) {
@@ -20,7 +20,7 @@ function Dashboard({ data }: { data: DashboardAnalytics }) {
           { label: 'Applications', value: formatCount(data.overview.total_applications) },
           { label: 'Total Invocations', value: formatCount(data.overview.total_invocations) },
           { label: 'Active Users', value: formatCount(data.overview.total_users) },
-          { label: 'Success Rate', value: formatPercent(data.overview.success_rate) },
+          { label: 'Success Rate', value: formatSuccessRate(data.overview.success_rate, data.overview.total_invocations - data.overview.rejected_count) },
         ]}
       />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">

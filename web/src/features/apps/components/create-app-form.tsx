@@ -34,7 +34,9 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
     event.preventDefault();
     if (createApp.isPending) return;
     if (!accept(validateCreateApp(values))) return;
-    createApp.mutate(buildCreateBody(values), {
+    // The tested Dify app's mode, when the test was of the settings being created.
+    const tested = testProvider.data?.success && testProvider.variables && JSON.stringify(testProvider.variables) === JSON.stringify(providerConfigOf(values));
+    createApp.mutate(buildCreateBody(values, tested ? testProvider.data?.app_info?.mode : undefined), {
       onSuccess: (app) => navigate(`/applications/${app.slug}`),
     });
   }

@@ -62,3 +62,13 @@ describe('edit form', () => {
     expect(buildUpdateBody({ ...values, price_cents: '250' })).toEqual({ name: 'A', description: '', visibility: 'public', price_cents: 250 });
   });
 });
+
+describe('buildCreateBody of a workflow (issue 25)', () => {
+  it('sends the mode of the tested Dify app, so the endpoint shown is right before the first call', async () => {
+    const { buildCreateBody, initialCreateValues } = await import('./app-form.utils');
+    const values = { ...initialCreateValues('workflow'), name: 'Flow', provider_app_id: 'a', provider_api_key: 'k' };
+    expect(buildCreateBody(values, 'completion').interaction_mode).toBe('completion');
+    expect(buildCreateBody(values, 'advanced-chat').interaction_mode).toBe('chat');
+    expect(buildCreateBody(values).interaction_mode).toBeUndefined();
+  });
+});

@@ -2,6 +2,7 @@
 // so they can be tested on their own.
 
 import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '@tollbooth/contract';
+import { frontendKindOfDifyMode } from '@tollbooth/contract';
 import { DEFAULT_PRICE_CENTS, MIN_PRICE_CENTS, PRICE_TOO_LOW_MESSAGE, parsePriceCents } from '@/lib/price';
 
 export interface CreateAppValues {
@@ -54,8 +55,12 @@ export function validateCreateApp(values: CreateAppValues): CreateAppErrors {
   return errors;
 }
 
-/** The POST body: interaction_mode only for prompts, provider_config only for workflows. */
-export function buildCreateBody(values: CreateAppValues): ApplicationCreate {
+/**
+ * The POST body: interaction_mode for prompts, provider_config for workflows. A workflow whose
+ * connection was tested also sends the mode its Dify app answers in (difyMode), so the endpoint the
+ * detail page and the console show is the right one before the first call (issue 25).
+ */
+export function buildCreateBody(values: CreateAppValues, difyMode?: string): ApplicationCreate {
   const type: AppType = values.type || 'prompt';
   const body: ApplicationCreate = {
     name: values.name.trim(),
@@ -65,7 +70,10 @@ export function buildCreateBody(values: CreateAppValues): ApplicationCreate {
     price_cents: parsePriceCents(values.price_cents),
   };
   if (type === 'prompt') body.interaction_mode = values.interaction_mode || 'completion';
-  else body.provider_config = providerConfigOf(values);
+  else {
+    body.provider_config = providerConfigOf(values);
+    if (difyMode) body.interaction_mode = frontendKindOfDifyMode(difyMode);
+  }
   return body;
 }
 

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { Application } from '@tollbooth/contract';
 import { Link, Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
@@ -67,10 +67,22 @@ describe('AppDetailPage', () => {
     expect(screen.getByText(new Date('2024-05-01T10:00:00.000Z').toLocaleDateString())).toBeTruthy();
   });
 
-  it('shows the chat-messages endpoint for a workflow', async () => {
-    fakeAppsServer({ apps: [makeApp({ name: 'Support Bot', slug: 'support-bot', type: 'workflow' })] });
+  it('shows the endpoint the app’s mode takes: chat-messages for a chat workflow or chat prompt, completion-messages for a completion workflow', async () => {
+    fakeAppsServer({
+      apps: [
+        makeApp({ name: 'Support Bot', slug: 'support-bot', type: 'workflow', call_mode: 'chat' }),
+        makeApp({ name: 'Summary Flow', slug: 'summary-flow', type: 'workflow', call_mode: 'completion' }),
+        makeApp({ name: 'Chatty', slug: 'chatty', type: 'prompt', interaction_mode: 'chat', call_mode: 'chat' }),
+      ],
+    });
     renderDetail('support-bot');
     expect((await screen.findByTestId('api-endpoint')).textContent).toBe('POST /api/app/support-bot/chat-messages');
+    cleanup();
+    renderDetail('summary-flow');
+    expect((await screen.findByTestId('api-endpoint')).textContent).toBe('POST /api/app/summary-flow/completion-messages');
+    cleanup();
+    renderDetail('chatty');
+    expect((await screen.findByTestId('api-endpoint')).textContent).toBe('POST /api/app/chatty/chat-messages');
   });
 
   it('disables the button of the current status and changes the status', async () => {

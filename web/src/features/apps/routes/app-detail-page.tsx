@@ -1,6 +1,7 @@
 import type { Application } from '@tollbooth/contract';
 import { useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { EmbedSnippet } from '@/components/embed/embed-snippet';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
@@ -89,6 +90,14 @@ function AppDetail({ app }: { app: Application }) {
           <ApiEndpointPanel app={app} />
           {app.is_owner ? (
             <>
+              <section aria-labelledby="embed-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
+                <h2 id="embed-title" className="text-lg font-semibold text-gray-900">
+                  Embed on your website
+                </h2>
+                <div className="mt-4">
+                  <EmbedSnippet slug={app.slug} />
+                </div>
+              </section>
               <StatusManagement app={app} />
               <DangerZone app={app} />
             </>

@@ -10,6 +10,7 @@ import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
 import { createPaymentIntent, savePaymentMethod } from '../api/billing-api';
 import { SETUP_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
+import { planPrice } from '../lib/plan-price';
 import {
   ALLOWED_BILLING_COUNTRIES,
   PAYMENT_METHOD_FAILED,
@@ -83,7 +84,7 @@ function SubscribeForm({
           Cancel
         </button>
         <button type="submit" className={primaryButton} disabled={busy || !stripe}>
-          {busy ? 'Processing...' : `Subscribe for $${plan.price}/${plan.currency}`}
+          {busy ? 'Processing...' : `Subscribe for ${planPrice(plan.price, plan.currency)}/${plan.currency}`}
         </button>
       </div>
       <p className="text-xs text-gray-500">By subscribing you agree to the terms of service. You can cancel anytime.</p>
@@ -121,7 +122,7 @@ export function SubscribeModal({
         <dt className="text-gray-500">Package</dt>
         <dd className="text-gray-900">{plan.name}</dd>
         <dt className="text-gray-500">Price</dt>
-        <dd className="text-gray-900">${plan.price}</dd>
+        <dd className="text-gray-900">{planPrice(plan.price, plan.currency)}</dd>
         <dt className="text-gray-500">Currency</dt>
         <dd className="text-gray-900">{plan.currency.toUpperCase()}</dd>
       </dl>

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useDeactivatePackage, useSavePackage } from '../api/billing-api';
+import { planPrice } from '../lib/plan-price';
 
 const featuresToText = (features: Record<string, string>) =>
   Object.entries(features)
@@ -113,7 +114,7 @@ export function PlanEditor({ slug, plans }: { slug: string; plans: Package[] }) 
             <tr key={plan.id}>
               <td className="py-2 font-medium text-gray-900">{plan.name}</td>
               <td>
-                ${plan.price} {plan.currency.toUpperCase()}
+                {planPrice(plan.price, plan.currency)} {plan.currency.toUpperCase()}
               </td>
               <td>{plan.included_calls}</td>
               <td data-testid="subscriber-count">{plan.subscriber_count ?? 0}</td>

@@ -135,7 +135,7 @@ describe('Billing & Subscriptions', () => {
     expect(within(cards[0]!).queryByText('Popular')).toBeNull();
     expect(within(cards[0]!).getByText('Calls: 100')).toBeTruthy();
     expect((within(cards[2]!).getByRole('button', { name: 'Not Available' }) as HTMLButtonElement).disabled).toBe(true);
-    expect(within(cards[2]!).getByText('$5')).toBeTruthy();
+    expect(within(cards[2]!).getByText('€5.00')).toBeTruthy();
 
     const method = screen.getByTestId('payment-method');
     expect(method.textContent).toContain('VISA');

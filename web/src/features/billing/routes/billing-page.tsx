@@ -17,6 +17,7 @@ import { Badge, formatExpiry, StripeNotConfigured, subscriptionTone } from '../c
 import { AddPaymentMethodModal, SubscribeModal } from '../components/payment-forms';
 import { PlanEditor } from '../components/plan-editor';
 import { CANCEL_FAILED, DELETE_FAILED, LOAD_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
+import { planPrice } from '../lib/plan-price';
 
 const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
 const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
@@ -145,7 +146,7 @@ export function BillingPage() {
                 {/pro/i.test(plan.name) ? <Badge tone="indigo">Popular</Badge> : null}
               </div>
               <p className="mt-2">
-                <span className="text-3xl font-bold text-gray-900">${plan.price}</span>{' '}
+                <span className="text-3xl font-bold text-gray-900">{planPrice(plan.price, plan.currency)}</span>{' '}
                 <span className="text-sm text-gray-500">{plan.currency.toUpperCase()}</span>
               </p>
               <p className="mt-2 text-sm text-gray-600">{plan.description}</p>

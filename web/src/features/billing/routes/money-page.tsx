@@ -1,5 +1,5 @@
 // Money (/money): the signed-in user's credit and earnings balances, the ledger statement with
-// filters and CSV export, and a credits top-up paid by card (at least $5).
+// filters and CSV export, a credits top-up paid by card (at least $5), and getting paid (payouts-panel).
 
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { useQueryClient } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { formatCents, formatDateTime } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
 import { billingKeys, confirmTopUp, createTopUp, fetchLedgerPage, useBalance } from '../api/billing-api';
 import { StripeNotConfigured } from '../components/bits';
+import { PayoutsPanel } from '../components/payouts-panel';
 import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
 
 const MIN_TOP_UP_CENTS = 500;
@@ -195,6 +196,7 @@ export function MoneyPage() {
           </p>
         </div>
       </div>
+      <PayoutsPanel />
       <TopUp
         onDone={() => {
           void queryClient.invalidateQueries({ queryKey: billingKeys.balance });

@@ -1,11 +1,13 @@
 import type { CatalogAppDetail, CatalogPlan } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
+import { EmbedSnippet } from '@/components/embed/embed-snippet';
 import { Badge, typeTone } from '@/components/ui/badges';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
+import { useAuth } from '@/lib/auth/use-auth';
 import { ApiError, getErrorMessage } from '@/lib/errors';
 import { formatCents, formatDollars, formatUpcomingPrice } from '@/lib/format';
 import { CodeSnippets } from '../components/code-snippets';
@@ -103,6 +105,7 @@ function ApiReference({ app }: { app: CatalogAppDetail }) {
 /** /explore/{slug}: a live public app's public page, for everyone. */
 export function ExploreAppPage() {
   const { slug = '' } = useParams();
+  const signedIn = useAuth().status === 'authenticated';
   const app = useCatalogApp(slug);
 
   if (app.isPending) return <PageSpinner message="Loading application..." />;
@@ -197,6 +200,12 @@ export function ExploreAppPage() {
         >
           <ApiReference app={data} />
         </Section>
+
+        {signedIn ? (
+          <Section title="Embed on your website">
+            <EmbedSnippet slug={data.slug} />
+          </Section>
+        ) : null}
       </div>
     </div>
   );

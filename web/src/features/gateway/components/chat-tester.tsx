@@ -97,7 +97,7 @@ export function ChatTester({ slug, apiKey, stream, inputs, fieldValues, needsKey
       </button>
       {validationError ? <TestError message={validationError} /> : null}
       {busy && streamed !== null ? <StreamingAnswer answer={streamed} /> : null}
-      {chat.isError ? <TestError message={chatFailedMessage(chat.error)} /> : null}
+      {chat.isError ? <TestError message={chatFailedMessage(chat.error)} error={chat.error} /> : null}
       {chat.data ? <TestResult result={chat.data} showConversation /> : null}
     </section>
   );

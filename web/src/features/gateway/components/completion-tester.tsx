@@ -79,7 +79,7 @@ export function CompletionTester({ slug, apiKey, stream, inputs, fieldValues, ne
       </button>
       {validationError ? <TestError message={validationError} /> : null}
       {busy && streamed !== null ? <StreamingAnswer answer={streamed} /> : null}
-      {completion.isError ? <TestError message={completionFailedMessage(completion.error)} /> : null}
+      {completion.isError ? <TestError message={completionFailedMessage(completion.error)} error={completion.error} /> : null}
       {completion.data ? <TestResult result={completion.data} /> : null}
     </section>
   );

@@ -1,3 +1,5 @@
+import { Link } from 'react-router';
+import { ApiError } from '@/lib/errors';
 import type { GatewayAnswer } from '../api/gateway-types';
 import { formatCreatedAt } from '../lib/console-messages';
 
@@ -11,26 +13,25 @@ export function TestResult({ result, showConversation = false }: { result: Gatew
   ];
   if (showConversation) rows.push(['Conversation ID', result.conversation_id, 'result-conversation-id']);
 
+  // One level of <div> between <dl> and its <dt>/<dd> pairs, as the definition-list rules allow.
   return (
     <div role="status" className="mt-4 rounded-md bg-green-50 p-4 ring-1 ring-green-200">
       <h3 className="text-sm font-semibold text-green-800">Response Received</h3>
-      <dl className="mt-3 space-y-3 text-sm">
-        <div>
+      <dl className="mt-3 grid grid-cols-1 gap-3 text-sm sm:grid-cols-2">
+        <div className="sm:col-span-2">
           <dt className="font-medium text-gray-600">Answer</dt>
           <dd className="mt-1 rounded bg-white p-3 whitespace-pre-wrap text-gray-900 ring-1 ring-green-100" data-testid="result-answer">
             {result.answer}
           </dd>
         </div>
-        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-          {rows.map(([label, value, testId]) => (
-            <div key={label}>
-              <dt className="font-medium text-gray-600">{label}</dt>
-              <dd className="mt-1 font-mono break-all text-gray-900" data-testid={testId}>
-                {value}
-              </dd>
-            </div>
-          ))}
-        </div>
+        {rows.map(([label, value, testId]) => (
+          <div key={label}>
+            <dt className="font-medium text-gray-600">{label}</dt>
+            <dd className="mt-1 font-mono break-all text-gray-900" data-testid={testId}>
+              {value}
+            </dd>
+          </div>
+        ))}
       </dl>
     </div>
   );
@@ -48,10 +49,19 @@ export function StreamingAnswer({ answer }: { answer: string }) {
   );
 }
 
-export function TestError({ message }: { message: string }) {
+/** A failed test; a caller out of credit gets the way to add some, one click away (issue 25). */
+export function TestError({ message, error }: { message: string; error?: unknown }) {
+  const outOfCredit = error instanceof ApiError && error.code === 'insufficient_credits';
   return (
     <div role="alert" className="mt-4 rounded-md bg-red-50 p-4 text-sm text-red-700 ring-1 ring-red-200">
       {message}
+      {outOfCredit ? (
+        <p className="mt-2">
+          <Link to="/money" className="font-semibold text-red-800 underline hover:text-red-900">
+            Add credits on the Money page
+          </Link>
+        </p>
+      ) : null}
     </div>
   );
 }

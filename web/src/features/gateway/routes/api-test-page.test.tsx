@@ -12,7 +12,7 @@ import { ApiTestPage } from './api-test-page';
 withTestAccessToken();
 
 const haiku = () => makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt', status: 'live', visibility: 'public', price_cents: 100 });
-const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250 });
+const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250, call_mode: 'chat' });
 
 function renderConsole({ route = '/api-test', signedIn = true } = {}) {
   return renderWithProviders(<ApiTestPage />, { route, auth: signedIn ? signedInAuth() : fakeAuth() });
@@ -290,7 +290,10 @@ describe('ApiTestPage', () => {
     renderConsole({ route: '/api-test?app=haiku-writer' });
 
     await testCompletion('No money');
-    expect((await within(completionSection()).findByRole('alert')).textContent).toBe('Completion test failed: Insufficient credits: this call costs $1.00');
+    const outOfCredit = await within(completionSection()).findByRole('alert');
+    expect(outOfCredit.textContent).toBe('Completion test failed: Insufficient credits: this call costs $1.00Add credits on the Money page');
+    // One click from the error to where credits are added.
+    expect(within(outOfCredit).getByRole('link', { name: 'Add credits on the Money page' }).getAttribute('href')).toBe('/money');
 
     fireEvent.click(screen.getByLabelText('Stream response'));
     await testChat('Break');
@@ -341,7 +344,7 @@ describe('ApiTestPage', () => {
       body: { inputs: { style: 'modern', lines: 3, topic: 'autumn leaves' }, response_mode: 'blocking' },
       authorization: 'Bearer tb_visitor',
     });
-    expect(server.calls()).toContain('GET /api/catalog/haiku-writer');
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/inputs');
   });
 
   it('reads a public app’s fields from the catalog for a signed-in user who does not own it', async () => {
@@ -355,6 +358,18 @@ describe('ApiTestPage', () => {
     await within(completionSection()).findByText('Response Received');
     expect(server.gatewayCalls[0]?.body.inputs).toEqual({ style: 'classic', topic: 'owls' });
     expect(server.calls()).not.toContain('GET /api/app/haiku-writer/prompt/');
+  });
+
+  it('gives a caller the fields of an embed app (not in the catalog) so its required input can be tested (issue 25)', async () => {
+    const embedded = makeApp({ name: 'Embedded Haiku', slug: 'embedded-haiku', status: 'live', visibility: 'embed', is_owner: false });
+    const server = fakeGatewayServer({ apps: [embedded], catalog: { 'embedded-haiku': makeCatalogAppDetail({ slug: 'embedded-haiku' }) } });
+    renderConsole({ route: '/api-test?app=embedded-haiku' });
+    const inputs = await screen.findByRole('region', { name: 'App Inputs' });
+    fireEvent.change(within(inputs).getByLabelText(/^style/), { target: { value: 'classic' } });
+    await testCompletion('owls');
+    await within(completionSection()).findByText('Response Received');
+    expect(server.gatewayCalls[0]?.body.inputs).toEqual({ style: 'classic', topic: 'owls' });
+    expect(server.calls()).toContain('GET /api/app/embedded-haiku/inputs');
   });
 
   it('clears the last app’s answers, errors and field values when another app is chosen', async () => {

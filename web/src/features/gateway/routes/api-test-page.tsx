@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useApps } from '@/lib/api/apps/get-apps';
-import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
+import { useAppInputs } from '@/lib/api/catalog/get-app-inputs';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { useWorkflowConfig } from '@/lib/api/workflows/get-workflow-config';
+import { appCallMode } from '@/lib/app-endpoint';
 import { useAuth } from '@/lib/auth/use-auth';
 import { AppDetails } from '../components/app-details';
 import { AppPicker } from '../components/app-picker';
@@ -42,16 +43,16 @@ export function ApiTestPage() {
   // A workflow app's inputs are its Dify app's input form.
   const canReadWorkflow = signedIn && app.data?.is_owner === true && app.data.type === 'workflow';
   const workflowConfig = useWorkflowConfig(detailsSlug, { enabled: canReadWorkflow });
-  // Anyone else (signed in or not) reads a live public app's inputs from the public catalog.
-  const publicApp = useCatalogApp(detailsSlug, { enabled: app.data !== undefined && !app.data.is_owner });
+  // Anyone else (signed in or not) reads the inputs of an app they may call: live public or embed (issue 25).
+  const publicApp = useAppInputs(detailsSlug, { enabled: app.data !== undefined && !app.data.is_owner });
 
   let fields: InputField[] | null = null;
-  let mode: 'completion' | 'chat' = app.data?.interaction_mode ?? 'completion';
+  let mode: 'completion' | 'chat' = app.data ? appCallMode(app.data) : 'completion';
   if (canReadSchema && promptConfig.data) fields = schemaInputFields(promptConfig.data.active_version.input_schema);
   else if (canReadWorkflow && workflowConfig.data) {
     fields = workflowInputFields(workflowConfig.data);
     mode = workflowMode(workflowConfig.data) ?? mode;
-  } else if (publicApp.data && publicApp.data.slug === detailsSlug) {
+  } else if (publicApp.data && app.data?.slug === detailsSlug) {
     fields = catalogInputFields(publicApp.data.fields);
     mode = publicApp.data.mode;
   }

@@ -19,7 +19,7 @@ interface FakeGatewayOptions {
   apps?: Application[];
   /** Input schemas the owner can read, by slug. */
   inputSchemas?: Record<string, IoSchema>;
-  /** Public pages of the catalog (GET /api/catalog/{slug}), by slug; any other slug is 404. */
+  /** Public pages of the catalog (GET /api/catalog/{slug}), by slug, also answering GET /api/app/{slug}/inputs (public or embed apps); any other slug is 404. */
   catalog?: Record<string, CatalogAppDetail>;
   /** Answer a Response to replace the fake's answer for one call. */
   answerCall?: (call: RecordedCall) => Response | undefined;
@@ -76,6 +76,14 @@ export function fakeGatewayServer({ apps = [], inputSchemas = {}, catalog = {}, 
   const server = fakeAppsServer({
     apps,
     override: (url, init) => {
+      // The inputs of a callable app (GET /api/app/{slug}/inputs): the catalog page's, for a public or embed app.
+      const inputsPage = /^\/api\/app\/([^/]+)\/inputs$/.exec(url.pathname);
+      if (inputsPage) {
+        const page = catalog[decodeURIComponent(inputsPage[1] as string)];
+        return page
+          ? jsonResponse({ mode: page.mode, fields: page.fields, text_input: page.text_input })
+          : jsonResponse({ code: 'not_found', message: 'Application not found', status: 404 }, 404);
+      }
       const publicPage = /^\/api\/catalog\/([^/]+)$/.exec(url.pathname);
       if (publicPage) {
         const page = catalog[decodeURIComponent(publicPage[1] as string)];

@@ -44,9 +44,7 @@ export function ApiKeyTable({ keys }: { keys: ApiKey[] }) {
                   <td className="px-3 py-2 font-mono whitespace-nowrap text-gray-700">{`${key.prefix}…`}</td>
                   <td className="px-3 py-2 whitespace-nowrap text-gray-700">{formatDateTime(key.last_used_at, 'Never')}</td>
                   <td className="px-3 py-2 whitespace-nowrap text-gray-700">{formatCents(key.spent_this_month_cents)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap text-gray-700">
-                    {key.monthly_spend_limit_cents === null ? 'No limit' : formatCents(key.monthly_spend_limit_cents)}
-                  </td>
+                  <td className="px-3 py-2 whitespace-nowrap text-gray-700">{keyLimits(key)}</td>
                   <td className="px-3 py-2 text-right">
                     <button
                       type="button"
@@ -66,4 +64,13 @@ export function ApiKeyTable({ keys }: { keys: ApiKey[] }) {
       </div>
     </div>
   );
+}
+
+/** Both limits a key may carry (issue 25: a per-call price cap is a limit too); "No limit" only with neither. */
+export function keyLimits(key: { monthly_spend_limit_cents: number | null; max_price_cents?: number | null }): string {
+  const limits = [
+    ...(key.monthly_spend_limit_cents === null ? [] : [`${formatCents(key.monthly_spend_limit_cents)} a month`]),
+    ...(key.max_price_cents === null || key.max_price_cents === undefined ? [] : [`at most ${formatCents(key.max_price_cents)} a call`]),
+  ];
+  return limits.length > 0 ? limits.join(', ') : 'No limit';
 }

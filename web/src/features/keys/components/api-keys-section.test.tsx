@@ -54,11 +54,20 @@ describe('ApiKeysSection', () => {
       'tb_AbCd1234…',
       new Date('2024-06-01T12:00:00.000Z').toLocaleString(),
       '$1.25',
-      '$10.00',
+      '$10.00 a month',
       'Revoke',
     ]);
     expect(laptopRow?.textContent).toContain('Never');
     expect(laptopRow?.textContent).toContain('No limit');
+  });
+
+  it('shows a per-call price cap as a limit, not "No limit"', async () => {
+    fakeKeysServer({ keys: [makeApiKey({ name: 'Capped', prefix: 'tb_Cap12345', monthly_spend_limit_cents: null, max_price_cents: 5 })] });
+    renderSection();
+    const table = await screen.findByRole('table');
+    const [, row] = within(table).getAllByRole('row');
+    expect(row?.textContent).toContain('at most $0.05 a call');
+    expect(row?.textContent).not.toContain('No limit');
   });
 
   it('creates a key, shows it once, copies it, and hides it when done', async () => {

@@ -5,11 +5,16 @@ import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useApiKeys } from '../api/get-api-keys';
 import { ApiKeyTable } from './api-key-table';
 import { CreateApiKeyForm } from './create-api-key-form';
+import { CreatePublishableKeyForm } from './create-publishable-key-form';
 import { NewApiKeyNotice } from './new-api-key-notice';
+import { PublishableKeyTable } from './publishable-key-table';
 
-function KeyList() {
+function KeyList({ kind }: { kind: 'secret' | 'publishable' }) {
   const keys = useApiKeys();
-  if (keys.data) return <ApiKeyTable keys={keys.data} />;
+  if (keys.data) {
+    const listed = keys.data.filter((key) => (key.kind ?? 'secret') === kind);
+    return kind === 'secret' ? <ApiKeyTable keys={listed} /> : <PublishableKeyTable keys={listed} />;
+  }
   if (keys.isError) {
     // A 401 is only logged (by the API client). A load failure is no alert: nothing was asked of the user yet.
     if (isUnauthorizedError(keys.error)) return null;
@@ -32,7 +37,15 @@ export function ApiKeysSection() {
       <div className="mt-6 space-y-6">
         <CreateApiKeyForm onCreated={setCreated} />
         {created ? <NewApiKeyNotice key={created.id} created={created} onDismiss={() => setCreated(null)} /> : null}
-        <KeyList />
+        <KeyList kind="secret" />
+      </div>
+      <h3 className="mt-10 text-base font-semibold text-gray-900">Publishable Keys (embed widget)</h3>
+      <p className="mt-1 text-sm text-gray-600">
+        Put an app on your website with a one-line snippet (on the app's page or in Explore). Its calls are paid from your credits like any call.
+      </p>
+      <div className="mt-6 space-y-6">
+        <CreatePublishableKeyForm />
+        <KeyList kind="publishable" />
       </div>
     </section>
   );

@@ -18,6 +18,8 @@ export function makeApiKey(overrides: Partial<ApiKey> = {}): ApiKey {
     monthly_spend_limit_cents: null,
     max_price_cents: null,
     spent_this_month_cents: 0,
+    kind: 'secret',
+    publishable: null,
     ...overrides,
   };
 }

@@ -1,11 +1,13 @@
-// Saving the prompt builder: the application (POST /api/app/ on create, PATCH /api/app/{slug}/ on
-// edit), then its prompt configuration (PATCH /api/app/{slug}/prompt/, a new version when the
-// prompts or schemas changed).
+// Saving the prompt builder, all or nothing: the prompt configuration (PATCH /api/app/{slug}/prompt/,
+// a new version when the prompts or schemas changed) first, then the application (PATCH
+// /api/app/{slug}/); on create the application (POST /api/app/) must exist first, and is deleted
+// again when its configuration is refused.
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, PromptConfig } from '@tollbooth/contract';
 import { appKeys } from '@/lib/api/apps/app-keys';
 import { createApp } from '@/lib/api/apps/create-app';
+import { deleteApp } from '@/lib/api/apps/delete-app';
 import { updateApp } from '@/lib/api/apps/update-app';
 import { promptKeys } from '@/lib/api/prompts/prompt-keys';
 import { buildCreateAppBody, buildPromptConfigBody, buildUpdateAppBody, type PromptDraft } from '../lib/prompt-builder.utils';
@@ -16,8 +18,9 @@ export interface SavePromptAppInput {
   /** The application's slug once it exists; null creates it. */
   savedSlug: string | null;
   /**
-   * Called as soon as a new application exists, before its configuration is saved, so a failure
-   * after that point is retried as an update instead of creating a second application.
+   * Called once a new application exists with its configuration (or could not be deleted after its
+   * configuration was refused), so a later failure is retried as an update instead of creating a
+   * second application.
    */
   onCreated?: (app: Application) => void;
 }
@@ -28,16 +31,26 @@ export interface SavedPromptApp {
 }
 
 export async function savePromptApp({ draft, savedSlug, onCreated }: SavePromptAppInput): Promise<SavedPromptApp> {
-  let app: Application;
+  // All or nothing: the prompt configuration is what the server may refuse (a template that cannot
+  // render, a bad schema), so it is saved before anything else is changed, and a new application
+  // whose configuration is refused is deleted again.
   if (savedSlug === null) {
     // The server picks the slug from the name (adding -2, -3… when taken) and creates a draft.
-    app = await createApp(buildCreateAppBody(draft));
+    let app = await createApp(buildCreateAppBody(draft));
+    let config: PromptConfig;
+    try {
+      config = await updatePromptConfig(app.slug, buildPromptConfigBody(draft));
+    } catch (refused) {
+      await deleteApp(app.slug).catch(() => onCreated?.(app));
+      throw refused;
+    }
     onCreated?.(app);
+    // Published only once its configuration is saved: a live app never answers from the defaults.
     if (draft.status !== app.status) app = await updateApp({ slug: app.slug, changes: { status: draft.status } });
-  } else {
-    app = await updateApp({ slug: savedSlug, changes: buildUpdateAppBody(draft) });
+    return { app, config };
   }
-  const config = await updatePromptConfig(app.slug, buildPromptConfigBody(draft));
+  const config = await updatePromptConfig(savedSlug, buildPromptConfigBody(draft));
+  const app = await updateApp({ slug: savedSlug, changes: buildUpdateAppBody(draft) });
   return { app, config };
 }
 

@@ -1,4 +1,4 @@
-import type { IoSchema, PromptTestResult } from '@tollbooth/contract';
+import { AUTO_DECLARED_DESCRIPTION, type IoSchema, type PromptTestResult } from '@tollbooth/contract';
 import { useId } from 'react';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { sampleInputs } from '../lib/curl-example';
@@ -78,7 +78,11 @@ export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
                       className={`${inputField} mt-1`}
                     />
                   )}
-                  {property ? null : <p className="mt-1 text-xs text-gray-500">Not declared in the input schema</p>}
+                  {property?.description === AUTO_DECLARED_DESCRIPTION ? (
+                    <p className="mt-1 text-xs text-gray-600">Required text input, declared automatically from the template</p>
+                  ) : property && inputSchema.required?.includes(name) ? (
+                    <p className="mt-1 text-xs text-gray-600">Required</p>
+                  ) : null}
                 </div>
               );
             })}
@@ -88,7 +92,10 @@ export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
           <button type="button" className={primaryButton} onClick={onTest} disabled={testing}>
             {testing ? 'Testing...' : 'Test Prompt'}
           </button>
-          <p className="text-sm text-gray-600">Tests the prompt as it is now; nothing is saved. Blank inputs use the schema's default, else an empty value.</p>
+          <p className="text-sm text-gray-600">
+            Tests the prompt as it is now, with the checks a real call makes; nothing is saved. A required input must have a value; a blank optional one uses
+            the schema's default, else an empty value.
+          </p>
         </div>
         <div className="mt-4 space-y-3" aria-live="polite">
           {testError ? (

@@ -1,3 +1,4 @@
+import { AUTO_DECLARED_DESCRIPTION, declareTemplateVariables, undeclaredVariables } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
 import { buildOutputSchema, type PromptDraft } from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
@@ -18,6 +19,20 @@ function SchemaPreview({ schema, label }: { schema: unknown; label: string }) {
   );
 }
 
+/** The template's variables no field declares: saving declares each as a required text input. */
+export function AutoDeclaredNote({ template, fields }: { template: string; fields: PromptDraft['input_fields'] }) {
+  const names = undeclaredVariables(template, buildSchema(fields));
+  if (names.length === 0) return null;
+  return (
+    <p data-testid="auto-declared-inputs" className="mt-4 rounded-md bg-indigo-50 p-3 text-sm text-indigo-900 ring-1 ring-indigo-200">
+      {names.map((name) => `{{${name}}}`).join(', ')} {names.length === 1 ? 'is' : 'are'} in the template but not declared above:{' '}
+      {names.length === 1 ? 'it is' : 'they are'} saved as required text {names.length === 1 ? 'input' : 'inputs'} ("{AUTO_DECLARED_DESCRIPTION}"), and every
+      call must send {names.length === 1 ? 'it' : 'them'}. Add {names.length === 1 ? 'a field' : 'fields'} to choose another type, make{' '}
+      {names.length === 1 ? 'it' : 'them'} optional or give a default.
+    </p>
+  );
+}
+
 export function BuilderSchemaTab({ draft, onChange }: BuilderSchemaTabProps) {
   const id = useId();
   return (
@@ -33,7 +48,8 @@ export function BuilderSchemaTab({ draft, onChange }: BuilderSchemaTabProps) {
           fields={draft.input_fields}
           onChange={(fields) => onChange((current) => ({ ...current, input_fields: fields }))}
         />
-        <SchemaPreview label="Input schema JSON" schema={buildSchema(draft.input_fields)} />
+        <AutoDeclaredNote template={draft.user_prompt_template} fields={draft.input_fields} />
+        <SchemaPreview label="Input schema JSON" schema={declareTemplateVariables(draft.user_prompt_template, buildSchema(draft.input_fields))} />
       </section>
 
       <section aria-labelledby={`${id}-output`}>

@@ -75,7 +75,12 @@ describe('the model cost panel', () => {
     expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual([]);
     fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
     await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
-    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual(['PATCH /api/app/essay-writer/', 'PATCH /api/app/essay-writer/prompt/']);
+    expect(
+      server
+        .calls()
+        .filter((call) => call.startsWith('PATCH'))
+        .sort(),
+    ).toEqual(['PATCH /api/app/essay-writer/', 'PATCH /api/app/essay-writer/prompt/']);
   });
 
   it('saves at once when the price covers the typical cost', async () => {

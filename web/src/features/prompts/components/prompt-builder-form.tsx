@@ -3,7 +3,7 @@
 // Test Prompt runs the unsaved draft (template, settings, schemas) against the model and never
 // saves: nothing is created or changed until Save.
 import type { PromptTestResult } from '@tollbooth/contract';
-import { detectVariables } from '@tollbooth/contract';
+import { declareTemplateVariables, detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DemoModelNotice } from '@/components/ui/demo-model-notice';
@@ -14,7 +14,16 @@ import { dollarsToCents } from '@/lib/price';
 import { useSavePromptApp } from '../api/save-prompt-app';
 import { useTestUnsavedPromptConfig } from '../api/test-prompt-config';
 import { costInputsOfDraft } from '../lib/model-cost.utils';
-import { buildModelSettings, buildOutputSchema, type PromptDraft, SAVE_FAILED_MESSAGE, TEMPLATE_REQUIRED, validateDraft } from '../lib/prompt-builder.utils';
+import {
+  buildModelSettings,
+  buildOutputSchema,
+  PROMPT_NAME_REQUIRED,
+  type PromptDraft,
+  SAVE_FAILED_MESSAGE,
+  SYSTEM_PROMPT_REQUIRED,
+  TEMPLATE_REQUIRED,
+  validateDraft,
+} from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { buildTestInputs } from '../lib/test-inputs';
@@ -25,6 +34,8 @@ import { BuilderSchemaTab } from './builder-schema-tab';
 import { useMarginGuard, useModelCost } from './model-cost-panel';
 
 type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
+
+const DRAFT_RULES: ReadonlySet<string> = new Set([PROMPT_NAME_REQUIRED, SYSTEM_PROMPT_REQUIRED, TEMPLATE_REQUIRED]);
 
 interface PromptBuilderFormProps {
   mode: 'create' | 'edit';
@@ -52,7 +63,12 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   const savePrompt = useSavePromptApp();
   const testPrompt = useTestUnsavedPromptConfig();
 
-  const inputSchema = useMemo(() => buildSchema(draft.input_fields), [draft.input_fields]);
+  // Every {{variable}} is a declared input: one no field declares is a required text input, as the
+  // server saves it, so the test, the curl example and the fields shown agree with real calls.
+  const inputSchema = useMemo(
+    () => declareTemplateVariables(draft.user_prompt_template, buildSchema(draft.input_fields)),
+    [draft.user_prompt_template, draft.input_fields],
+  );
   const declaredFields = useMemo<DeclaredField[]>(
     () =>
       Object.entries(inputSchema.properties).map(([name, property]) => ({
@@ -66,6 +82,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   const variables = useMemo(() => detectVariables(draft.user_prompt_template), [draft.user_prompt_template]);
   const busy = savePrompt.isPending || testPrompt.isPending;
   const margin = useMarginGuard(useModelCost(costInputsOfDraft(draft, savedSlug)).data);
+  // A save rule's message goes away as soon as the draft no longer breaks that rule (the field was filled).
+  const shownError = error !== null && DRAFT_RULES.has(error) && validateDraft(draft) !== error ? null : error;
 
   /** Checks the spec's save rules; shows the first problem on the Basic Info tab. */
   function checkDraft(candidate: PromptDraft): boolean {
@@ -149,9 +167,9 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       </h1>
       <p className="mt-1 text-sm text-gray-600">Write the prompt, declare its inputs, pick the model, then test and publish it as a paid API endpoint.</p>
 
-      {error ? (
+      {shownError ? (
         <div role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {error}
+          {shownError}
         </div>
       ) : null}
 

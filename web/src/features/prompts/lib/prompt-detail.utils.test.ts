@@ -30,4 +30,14 @@ describe('detailTestInputs', () => {
       who: 'sample who',
     });
   });
+
+  it('sends only inputs a real call could send when the schema takes no others', () => {
+    const schema = {
+      type: 'object' as const,
+      properties: { query: { type: 'string' as const }, tone: { type: 'string' as const } },
+      required: ['tone'],
+      additionalProperties: false,
+    };
+    expect(detailTestInputs('A haiku about {{query}}', schema)).toEqual({ query: 'sample query', tone: 'sample tone' });
+  });
 });

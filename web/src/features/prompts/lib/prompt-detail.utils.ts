@@ -135,11 +135,18 @@ export function parseSchemaText(text: string, { nullable }: { nullable: boolean 
   return { ok: true, schema: value as IoSchema };
 }
 
-/** The spec's sample test inputs (topic, message, query), plus a sample for every variable of the template. */
+/**
+ * The spec's sample test inputs (topic, message, query) where the schema takes them, plus a sample
+ * for every variable of the template and every required input: the test checks inputs as a real
+ * call does, so it gets inputs a call could send.
+ */
 export function detailTestInputs(template: string, schema: IoSchema): Record<string, unknown> {
-  const inputs: Record<string, unknown> = { topic: 'sample topic', message: 'sample message', query: 'sample query' };
-  for (const name of detectVariables(template)) {
-    if (!(name in inputs) || schema.properties?.[name]) inputs[name] = sampleValue(name, schema.properties?.[name]);
+  const properties = schema.properties ?? {};
+  const takes = (name: string) => schema.additionalProperties !== false || Object.hasOwn(properties, name);
+  const inputs: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries({ topic: 'sample topic', message: 'sample message', query: 'sample query' })) if (takes(name)) inputs[name] = text;
+  for (const name of [...detectVariables(template), ...(schema.required ?? [])]) {
+    if (!(name in inputs) || properties[name]) inputs[name] = sampleValue(name, properties[name]);
   }
   return inputs;
 }

@@ -165,6 +165,9 @@ describe('PromptBuilderPage (create)', () => {
     click('Save & Publish');
     expect(screen.getByRole('tab', { name: 'Basic Info' }).getAttribute('aria-selected')).toBe('true');
     expect(server.calls()).toEqual([]);
+    // Filling the field takes the banner away at once, without another save.
+    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'A haiku about {{topic}}' } });
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('Save & Publish creates the app, sets it live, saves the prompt configuration and goes to /applications', async () => {
@@ -186,7 +189,8 @@ describe('PromptBuilderPage (create)', () => {
     click('Save & Publish');
     await waitFor(() => expect(currentPath()).toBe('/applications'));
 
-    expect(server.calls()).toEqual(['POST /api/app/', 'PATCH /api/app/haiku-writer/', 'PATCH /api/app/haiku-writer/prompt/']);
+    // Published only once its configuration is saved.
+    expect(server.calls()).toEqual(['POST /api/app/', 'PATCH /api/app/haiku-writer/prompt/', 'PATCH /api/app/haiku-writer/']);
     expect(server.bodyOf('POST /api/app/')).toEqual({
       name: 'Haiku Writer',
       description: 'Writes haiku',
@@ -227,7 +231,7 @@ describe('PromptBuilderPage (create)', () => {
     expect(server.bodyOf('POST /api/app/').price_cents).toBe(10);
   });
 
-  it("shows the server's error and retries as an update once the app exists", async () => {
+  it("shows the server's error and saves nothing when the configuration is refused (all or nothing)", async () => {
     let failConfig = true;
     const server = fakePromptsServer({
       override: (url, init) => {
@@ -243,14 +247,14 @@ describe('PromptBuilderPage (create)', () => {
 
     click('Save Draft');
     await waitFor(() => expect(alertText()).toBe('temperature: must be <= 2'));
-    // The app was created: the slug is now the server's and locked.
-    expect(field('URL Slug').disabled).toBe(true);
-    expect(screen.getByText('Cannot be changed after creation')).toBeTruthy();
+    // The app created for the configuration is deleted again: no half-saved app is left, the slug stays editable.
+    expect(server.calls()).toEqual(['POST /api/app/', 'PATCH /api/app/haiku-writer/prompt/', 'DELETE /api/app/haiku-writer/']);
+    expect(field('URL Slug').disabled).toBe(false);
 
     click('Save Draft');
     await waitFor(() => expect(currentPath()).toBe('/applications'));
-    expect(server.calls().filter((call) => call === 'POST /api/app/')).toHaveLength(1);
-    expect(server.calls().at(-2)).toBe('PATCH /api/app/haiku-writer/');
+    expect(server.calls().filter((call) => call === 'POST /api/app/')).toHaveLength(2);
+    expect(server.calls().at(-1)).toBe('PATCH /api/app/haiku-writer/prompt/');
   });
 
   it('falls back to the generic message when the request fails without an answer', async () => {
@@ -372,6 +376,27 @@ describe('PromptBuilderPage (create)', () => {
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toMatchObject({ status: 'live' });
   });
 
+  it('declares a template variable no field declares as a required text input: the schema tab, the test and the curl example agree', async () => {
+    const server = fakePromptsServer();
+    renderBuilder();
+    await fillRequired();
+    openTab('Input/Output Schema');
+    expect(screen.getByTestId('auto-declared-inputs').textContent).toContain('{{topic}} is in the template but not declared above');
+    openTab('Preview & Test');
+    expect(screen.getByText('Required text input, declared automatically from the template')).toBeTruthy();
+    expect(document.body.textContent).toContain(`-d '{"topic":"sample topic"}'`);
+    fireEvent.change(screen.getByLabelText('topic'), { target: { value: 'owls' } });
+    click('Test Prompt');
+    await screen.findByTestId('test-result');
+    expect(server.bodyOf('POST /api/prompt/test-config/').input_schema).toEqual({
+      type: 'object',
+      properties: { topic: { type: 'string', description: 'Declared automatically from the template' } },
+      required: ['topic'],
+      additionalProperties: false,
+    });
+    expect(document.body.textContent).toContain(`-d '{"topic":"owls"}'`);
+  });
+
   it('Test Prompt with blank inputs uses the schema default, then an empty value, and says Template Valid', async () => {
     const server = fakePromptsServer();
     renderBuilder();
@@ -480,7 +505,7 @@ describe('PromptBuilderPage (edit)', () => {
     expect(field('URL Slug').value).toBe('haiku-writer');
     click('Update Prompt');
     await waitFor(() => expect(currentPath()).toBe('/applications'));
-    expect(server.calls().slice(-2)).toEqual(['PATCH /api/app/haiku-writer/', 'PATCH /api/app/haiku-writer/prompt/']);
+    expect(server.calls().slice(-2)).toEqual(['PATCH /api/app/haiku-writer/prompt/', 'PATCH /api/app/haiku-writer/']);
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({
       name: 'Haiku Writer Pro',
       description: 'Writes haiku',

@@ -130,7 +130,8 @@ describe('PromptDetailPage', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByText('Changes saved')).toBeTruthy();
-    expect(server.calls().slice(-2)).toEqual(['PATCH /api/app/haiku-writer/', 'PATCH /api/app/haiku-writer/prompt/']);
+    // The configuration first: a refused one leaves the Basic Settings unsaved too.
+    expect(server.calls().slice(-2)).toEqual(['PATCH /api/app/haiku-writer/prompt/', 'PATCH /api/app/haiku-writer/']);
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({
       name: 'Haiku Writer Pro',
       description: 'Writes haiku',
@@ -191,7 +192,8 @@ describe('PromptDetailPage', () => {
       input_schema: inputSchema,
       output_schema: null,
     });
-    expect(body.test_inputs).toEqual({ topic: 'sample topic', message: 'sample message', query: 'sample query' });
+    // Only inputs a real call could send: the schema takes no others (additionalProperties false).
+    expect(body.test_inputs).toEqual({ topic: 'sample topic' });
     expect(body.run).toBeUndefined();
   });
 
@@ -258,6 +260,42 @@ describe('PromptDetailPage', () => {
     expect(within(result).getByText('Template has problems')).toBeTruthy();
     expect(within(result).getByText(/Unbalanced braces/)).toBeTruthy();
     expect(within(result).getByText('None')).toBeTruthy();
+  });
+
+  it('a refused template saves nothing (not the Basic Settings either), and a corrected save clears the Template Error panel', async () => {
+    const server = renderDetail({
+      override: (url, init) => {
+        const body = init?.body ? JSON.parse(String(init.body)) : {};
+        if (url.pathname.endsWith('/test-config/') && String(body.prompt_template).includes('{{ haiku')) {
+          return jsonResponse({
+            success: false,
+            message: 'Template has problems',
+            error: 'Unbalanced braces',
+            rendered_template: 'A {{ haiku',
+            detected_variables: [],
+          });
+        }
+        if (url.pathname.endsWith('/prompt/') && init?.method === 'PATCH' && String(body.prompt_template).includes('{{ haiku')) {
+          return jsonResponse({ code: 'invalid_param', message: 'prompt_template: Unbalanced braces', status: 400, params: 'prompt_template' }, 400);
+        }
+        return undefined;
+      },
+    });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    change('Application Name', 'Renamed');
+    openConfig();
+    fireEvent.change(await screen.findByLabelText('Prompt Template'), { target: { value: 'A {{ haiku' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+    expect(within(await screen.findByTestId('test-result')).getByText('Template Error')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('prompt_template: Unbalanced braces')).toBeTruthy();
+    expect(server.calls()).not.toContain('PATCH /api/app/haiku-writer/');
+
+    fireEvent.change(screen.getByLabelText('Prompt Template'), { target: { value: 'A haiku about {{topic}}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.calls()).toContain('PATCH /api/app/haiku-writer/');
+    expect(screen.queryByTestId('test-result')).toBeNull();
   });
 
   it('shows "Test failed: {reason}" when the call fails', async () => {

@@ -1,5 +1,5 @@
 // /prompts/{slug}: the prompt app's settings and its prompt configuration, edited together and
-// saved with Save Changes (PATCH the application, then the configuration).
+// saved with Save Changes (PATCH the configuration, then the application).
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/contract';
@@ -47,8 +47,10 @@ function useSavePromptDetail(slug: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async ({ basic, config }: { basic: DetailBasicValues; config: DetailConfigValues }) => {
-      const app = await updateApp({ slug, changes: buildDetailAppBody(basic) });
+      // The configuration first: it is what the server may refuse (a template that cannot render, a
+      // bad schema), and a refused save must leave the Basic Settings unsaved too, not half a save.
       const savedConfig = await updatePromptConfig(slug, buildDetailConfigBody(config));
+      const app = await updateApp({ slug, changes: buildDetailAppBody(basic) });
       return { app, config: savedConfig };
     },
     onSuccess: async ({ app, config }) => {
@@ -82,7 +84,17 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
     if (save.isPending) return;
     setSaved(false);
     if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live' && configValues.key_source !== 'own')) return;
-    save.mutate({ basic, config: configValues }, { onSuccess: () => setSaved(true) });
+    save.mutate(
+      { basic, config: configValues },
+      {
+        onSuccess: () => {
+          setSaved(true);
+          // A test result describes the template as it was tested; after a save it would only mislead.
+          setTestResult(null);
+          setTestError(null);
+        },
+      },
+    );
   }
 
   function rollback(version: number) {

@@ -1,0 +1,198 @@
+// Getting paid in Chromium (issue 23): a second Tollbooth configured against the Stripe fake (its own
+// process, as billing.spec.ts does). A creator earns from another user's calls, connects a Stripe
+// account on the Money page (Stripe-hosted onboarding: first left unfinished, then finished), withdraws
+// (the transfer first hangs: in transit; then Stripe answers: paid), sees a reversal come back and a
+// refused transfer explained. PAYOUTS_SCREENSHOTS_DIR keeps a full-page screenshot of each state.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { expect, type Page, test } from '@playwright/test';
+import { accessTokenOf, signUp } from './support.ts';
+
+const serverDir = path.resolve(import.meta.dirname, '../../server');
+const SHOTS = process.env.PAYOUTS_SCREENSHOTS_DIR;
+const shot = async (page: Page, name: string) => {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+};
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+let base = '';
+let fake: ChildProcess | undefined;
+let server: ChildProcess | undefined;
+let model: ChildProcess | undefined;
+let stripe: { url: string; secretKey: string };
+let dataDir = '';
+
+test.describe.configure({ timeout: 180_000, mode: 'default' });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  const port = await freePort();
+  base = `http://localhost:${port}`;
+  fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
+    cwd: serverDir,
+    env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
+  const config = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
+  stripe = config;
+  dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-payouts-'));
+  // A real (fake) model provider, so the calls are charged and the creator earns.
+  const modelPort = await freePort();
+  model = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/openai-fake-main.ts', String(modelPort), 'sk-payouts-model'], {
+    cwd: serverDir,
+    stdio: 'inherit',
+  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: base,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    STRIPE_SECRET_KEY: config.secretKey,
+    STRIPE_PUBLISHABLE_KEY: config.publishableKey,
+    STRIPE_WEBHOOK_SECRET: config.webhookSecret,
+    STRIPE_API_BASE: config.url,
+    SIGNUP_CREDITS_CENTS: '100000',
+    OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+    OPENAI_API_KEY: 'sk-payouts-model',
+    SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
+    SETTLEMENT_WINDOW_CALLS: '0',
+    // Earnings are available at once here (the hold is covered by the server tests).
+    PAYOUT_HOLD_DAYS: '0',
+    PAYOUT_SWEEP_SECONDS: '0',
+  };
+  delete env.OIDC_ISSUER;
+  delete env.DATABASE_URL;
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, stdio: 'inherit' });
+  for (let i = 0; i < 240; i++) {
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the Stripe-configured server did not start');
+});
+
+test.afterAll(async () => {
+  server?.kill('SIGTERM');
+  fake?.kill('SIGTERM');
+  model?.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const faults = (body: Record<string, string>) => fetch(`${stripe.url}/_test/transfer-faults`, { method: 'POST', body: new URLSearchParams(body) });
+
+test('a creator connects Stripe on the Money page, withdraws, and sees in transit, paid, reversed and refused payouts', async ({ browser }) => {
+  const creatorContext = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+  const page = await creatorContext.newPage();
+  await signUp(page);
+  const creatorToken = await accessTokenOf(page);
+  const asCreator = { authorization: `Bearer ${creatorToken}` };
+  const slug = `earner-${randomBytes(3).toString('hex')}`;
+  const created = await page.request.post('/api/app/', {
+    headers: asCreator,
+    data: { name: `Earner ${slug}`, type: 'prompt', visibility: 'public', price_cents: 100 },
+  });
+  expect(created.status()).toBe(201);
+  const appSlug = (await created.json()).slug as string;
+  await page.request.patch(`/api/app/${appSlug}/update_status/`, { headers: asCreator, data: { status: 'live' } });
+
+  const callerContext = await browser.newContext({ baseURL: base });
+  const callerPage = await callerContext.newPage();
+  await signUp(callerPage);
+  const asCaller = { authorization: `Bearer ${await accessTokenOf(callerPage)}` };
+  for (let i = 0; i < 25; i++) {
+    const call = await callerPage.request.post(`/api/app/${appSlug}/completion-messages`, { headers: asCaller, data: { inputs: { query: 'hi' } } });
+    expect(call.status()).toBe(200);
+  }
+  const earned = (await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json()).balances[0].available_cents as number;
+  expect(earned).toBeGreaterThanOrEqual(1000);
+  const dollars = `$${(earned / 100).toFixed(2)}`;
+
+  // 1. Not connected.
+  await page.goto('/money');
+  const panel = page.getByRole('region', { name: 'Get paid' });
+  await expect(panel.getByTestId('earnings-available')).toHaveText(dollars);
+  await expect(panel.getByRole('button', { name: 'Connect Stripe account' })).toBeVisible();
+  await shot(page, 'money-payouts-1-not-connected');
+
+  // 2. Onboarding left unfinished: Stripe sends the creator back without completing it.
+  await creatorContext.route('**/_test/connect/onboarding/**', (route) =>
+    route.fulfill({ status: 302, headers: { location: new URL(route.request().url()).searchParams.get('return_url')! } }),
+  );
+  await panel.getByRole('button', { name: 'Connect Stripe account' }).click();
+  await expect(panel.getByTestId('connect-state')).toContainText('Onboarding incomplete');
+  await expect(panel.getByTestId('requirements-due')).toContainText('external account');
+  await expect(page).toHaveURL(/\/money$/);
+  await shot(page, 'money-payouts-2-onboarding-incomplete');
+
+  // 3. Finished on Stripe: payouts on.
+  await creatorContext.unroute('**/_test/connect/onboarding/**');
+  await panel.getByRole('button', { name: 'Continue on Stripe' }).click();
+  await expect(panel.getByTestId('connect-state')).toContainText('Payouts on');
+  await expect(panel.getByRole('button', { name: `Withdraw ${dollars} now` })).toBeEnabled();
+  await shot(page, 'money-payouts-3-ready');
+
+  // 4. Withdraw while Stripe's answer hangs: in transit (seen from a second tab); then Stripe answers: paid.
+  await faults({ stall: 'true', holdWebhooks: 'true' });
+  await panel.getByRole('button', { name: `Withdraw ${dollars} now` }).click();
+  await expect(panel.getByRole('button', { name: 'Sending…' })).toBeVisible();
+  await expect
+    .poll(async () => (await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json()).balances[0].in_transit_cents)
+    .toBe(earned);
+  const second = await creatorContext.newPage();
+  await second.goto('/money');
+  const secondPanel = second.getByRole('region', { name: 'Get paid' });
+  await expect(secondPanel.getByTestId('earnings-in-transit')).toHaveText(dollars);
+  await expect(secondPanel.getByTestId('payouts')).toContainText('In transit');
+  await shot(second, 'money-payouts-4-in-transit');
+  await second.close();
+  await faults({ stall: 'false', holdWebhooks: 'false', release: 'true' });
+  await expect(panel.getByText(`${dollars} is on its way to your Stripe account.`)).toBeVisible();
+  await expect(panel.getByTestId('earnings-paid-out')).toHaveText(dollars);
+  await expect(panel.getByTestId('earnings-available')).toHaveText('$0.00');
+  await expect(panel.getByTestId('payouts')).toContainText('Paid');
+  await shot(page, 'money-payouts-5-paid');
+
+  // 5. Stripe reverses the transfer: the money is back, and the row says so.
+  const overview = await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json();
+  const transferId = overview.payouts[0].stripe_transfer_id as string;
+  const reversed = await fetch(`${stripe.url}/v1/transfers/${transferId}/reversals`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stripe.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
+  expect(reversed.status).toBe(200);
+  await expect.poll(async () => (await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json()).payouts[0].status).toBe('reversed');
+  await page.reload();
+  await expect(panel.getByTestId('earnings-available')).toHaveText(dollars);
+  await expect(panel.getByTestId('payouts')).toContainText('Reversed by Stripe');
+  await shot(page, 'money-payouts-6-reversed');
+
+  // 6. Stripe refuses the next transfer: nothing leaves, and the page says why.
+  await faults({ refuseNext: '1' });
+  await panel.getByRole('button', { name: `Withdraw ${dollars} now` }).click();
+  await expect(panel.getByRole('alert')).toContainText('Stripe refused the payout');
+  await expect(panel.getByTestId('payouts')).toContainText('Failed');
+  await expect(panel.getByTestId('earnings-available')).toHaveText(dollars);
+  await shot(page, 'money-payouts-7-refused');
+  await creatorContext.close();
+  await callerContext.close();
+});

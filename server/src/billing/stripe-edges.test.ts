@@ -1,0 +1,152 @@
+// Issue 24, item 7: money edges found with the Stripe fake, through the official SDK pointed at it
+// and webhooks it signs. Canceling during the first payment of a paid plan; two plans on one app;
+// a correctly signed event that does not match what was asked for.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
+
+let ctx: TestContext;
+let stripe: StripeFake;
+let upstream: FakeProviderServer;
+let owner: string;
+const PRICE = 100;
+const errors: { details: Record<string, unknown>; message: string }[] = [];
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const api = (method: Method, url: string, token: string, payload?: object) =>
+  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+
+beforeAll(async () => {
+  stripe = await startStripeFake();
+  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
+  // The app's error log, as the operator reads it.
+  const logger = {
+    level: 'error',
+    write(line: string) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (Number(entry.level) >= 50) errors.push({ details: entry, message: String(entry.msg) });
+    },
+  };
+  ctx = await createTestContext(
+    {
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_BASE: stripe.url,
+      OPENAI_BASE_URL: upstream.baseUrl,
+      OPENAI_API_KEY: 'sk-test-upstream',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    },
+    { logger: { level: 'error', stream: logger } as never },
+  );
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  stripe.setWebhookUrl(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`);
+  owner = await ctx.tokenFor('edge-plan-owner', { name: 'Creator' });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await stripe?.close();
+  await upstream?.close();
+});
+
+let appCounter = 0;
+async function livePublicApp() {
+  const created = await api('POST', '/api/app/', owner, { name: `Edge Plan App ${++appCounter}`, type: 'prompt', visibility: 'public', price_cents: PRICE });
+  expect(created.statusCode).toBe(201);
+  const slug = created.json().slug as string;
+  await api('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
+  return slug;
+}
+let userCounter = 0;
+const newUser = async () => ({ token: await ctx.tokenFor(`edge-payer-${++userCounter}`) });
+const createPlan = async (slug: string, plan: object) => {
+  const response = await api('POST', `/api/app/${slug}/packages/`, owner, plan);
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: string };
+};
+const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
+const callApp = (slug: string, token: string) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: `/api/app/${slug}/completion-messages`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
+  });
+
+describe('canceling during the first payment of a paid plan', () => {
+  it('the payment that went through gives its whole period: included calls usable, canceling at its end (decision 0027)', async () => {
+    const slug = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Pro', price: 9.99, included_calls: 3 });
+    const user = await newUser();
+    const created = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
+    expect(created.statusCode, created.body).toBe(201);
+    const sub = created.json() as { id: string; client_secret: string };
+    const piId = sub.client_secret.split('_secret_')[0]!;
+    // The subscriber cancels while the card payment is under way; the payment then succeeds.
+    const canceled = await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token);
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    await stripe.settled();
+    const earningsBefore = (await balance(owner)).earnings_cents;
+    stripe.confirmPaymentIntent(piId, TEST_CARDS.success);
+    await stripe.settled();
+    const earned = (await balance(owner)).earnings_cents - earningsBefore;
+    const read = (await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json();
+    // Stripe took the payment (999 ¢, the creator earns it less the fee).
+    expect(earned).toBeGreaterThan(0);
+    expect(read).toMatchObject({ status: 'active', cancel_at_period_end: true, included_calls: 3, included_calls_used: 0 });
+    for (let i = 0; i < 3; i++) expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+  });
+});
+
+describe('two plans on one app', () => {
+  it("uses both plans' included calls before credits", async () => {
+    const slug = await livePublicApp();
+    const first = await createPlan(slug, { name: 'Small', price: 0, included_calls: 3 });
+    const second = await createPlan(slug, { name: 'Also small', price: 0, included_calls: 2 });
+    const user = await newUser();
+    for (const plan of [first, second])
+      expect((await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).statusCode).toBe(201);
+    for (let i = 0; i < 5; i++) expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
+    const subs = (await api('GET', `/api/app/${slug}/subscriptions/`, user.token)).json() as { included_calls: number; included_calls_used: number }[];
+    expect(subs.map((s) => s.included_calls_used).sort()).toEqual([2, 3]);
+  });
+});
+
+describe('a correctly signed event that does not match', () => {
+  it('a top-up paid with another amount: 2xx, nothing credited, recorded for the operator and logged as an error', async () => {
+    const user = await newUser();
+    const topUp = (await api('POST', '/api/billing/top-ups/', user.token, { amount_cents: 1500 })).json();
+    const url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
+    const body = JSON.stringify({
+      id: 'evt_wrong_amount',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { id: topUp.payment_intent_id, object: 'payment_intent', amount: 150000, currency: 'usd', status: 'succeeded' } },
+    });
+    const deliver = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': stripe.sign(body) }, body });
+    const answered = await deliver();
+    expect(answered.status).toBe(200);
+    expect((await deliver()).status).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+    const { rows } = await ctx.database.db.query<{ event_type: string; object_id: string; problem: string }>(
+      "SELECT event_type, object_id, problem FROM stripe_event_problems WHERE event_id = 'evt_wrong_amount'",
+    );
+    expect(rows).toEqual([{ event_type: 'payment_intent.succeeded', object_id: topUp.payment_intent_id, problem: expect.stringContaining('150000') }]);
+    expect(errors.some((entry) => entry.message.includes('does not match') && entry.details.eventId === 'evt_wrong_amount')).toBe(true);
+    // The real payment still credits it.
+    stripe.confirmPaymentIntent(topUp.payment_intent_id);
+    await stripe.settled();
+    expect((await balance(user.token)).credits_cents).toBe(2000);
+  });
+});

@@ -1,0 +1,153 @@
+// Issue 24, item 3: a workflow app pointed at Tollbooth's own Dify-compatible API called itself
+// (1 request, 407 nested calls in 5 s). Provider URLs that are this server are refused when saved
+// and when connecting; every upstream request carries the Tollbooth-Hop chain, and a call that
+// comes back through it (same server, same credentials, or too deep) is refused with 508 call_loop.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CALL_DEPTH } from '../http/call-chain.ts';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+
+const KEY = 'app-loopDifyKey';
+let ctx: TestContext;
+let dify: DifyFake;
+let base: string;
+let port: number;
+let owner: string;
+
+beforeAll(async () => {
+  dify = await startDifyFake({ apiKey: KEY });
+  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', PUBLIC_URL: 'https://tollbooth.loop.test', RATE_LIMIT_PER_MINUTE: '100000' });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (ctx.app.server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  owner = await ctx.tokenFor('loop-owner');
+});
+afterAll(async () => {
+  await ctx?.close();
+  await dify?.close();
+});
+
+const request = async (method: string, path: string, token: string, body?: object, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+const createWorkflowApp = (baseUrl: string) =>
+  request('POST', '/api/app/', owner, {
+    name: 'Loop',
+    type: 'workflow',
+    visibility: 'public',
+    price_cents: 1,
+    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: baseUrl },
+  });
+
+describe('provider URLs that are this server', () => {
+  it('are refused when saved, even with ALLOW_PRIVATE_PROVIDER_URLS: its listening address, a name for it, its PUBLIC_URL', async () => {
+    for (const url of [`${base}/api/app/some-app`, `http://localhost:${port}/api/app/some-app`, 'https://tollbooth.loop.test/api/app/some-app']) {
+      const created = await createWorkflowApp(url);
+      expect(created.status, url).toBe(400);
+      const body = await created.json();
+      expect(body).toMatchObject({ code: 'invalid_param', params: 'provider_config.base_url' });
+      expect(body.message).toMatch(/this Tollbooth server itself/);
+    }
+    // The same host on another port is another server (here the Dify fake).
+    expect((await createWorkflowApp(dify.baseUrl)).status).toBe(201);
+  });
+
+  it('are refused when connecting (a URL saved before, or a name that now resolves here): no nested call is made', async () => {
+    const created = await createWorkflowApp(dify.baseUrl);
+    const { slug } = await created.json();
+    await request('PATCH', `/api/app/${slug}/workflow/`, owner, {});
+    await request('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
+    const ownUrl = `http://localhost:${port}/api/app/${slug}`;
+    await ctx.database.db.query(`UPDATE apps SET provider_config = provider_config || jsonb_build_object('base_url', $2::text) WHERE slug = $1`, [
+      slug,
+      ownUrl,
+    ]);
+    await ctx.database.db.query(
+      `UPDATE workflow_versions SET provider_config = provider_config || jsonb_build_object('base_url', $2::text) WHERE app_id = (SELECT id FROM apps WHERE slug = $1)`,
+      [slug, ownUrl],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    let nested = 0;
+    const onRequest = (incoming: { url?: string }) => {
+      if (incoming.url?.includes('/chat-messages')) nested++;
+    };
+    ctx.app.server.on('request', onRequest);
+    const caller = await ctx.tokenFor('loop-caller');
+    const answer = await request('POST', `/api/app/${slug}/chat-messages`, caller, { inputs: {}, query: 'hi', response_mode: 'blocking', user: 'u' });
+    ctx.app.server.off('request', onRequest);
+    expect(answer.status).toBe(400);
+    expect((await answer.json()).message).toMatch(/this Tollbooth server itself/);
+    expect(nested).toBe(1);
+  });
+});
+
+describe('the Tollbooth-Hop chain', () => {
+  let slug: string;
+  let ownHop: string;
+  beforeAll(async () => {
+    const created = await createWorkflowApp(dify.baseUrl);
+    slug = (await created.json()).slug;
+    await request('PATCH', `/api/app/${slug}/workflow/`, owner, {});
+    await request('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
+  });
+
+  const chat = (token: string, headers: Record<string, string> = {}) =>
+    request('POST', `/api/app/${slug}/chat-messages`, token, { inputs: {}, query: 'hi', response_mode: 'blocking', user: 'u' }, headers);
+
+  it('is sent on every upstream request', async () => {
+    const caller = await ctx.tokenFor('hop-caller');
+    const answer = await chat(caller);
+    expect(answer.status).toBe(200);
+    const hop = dify.lastRequest().headers['tollbooth-hop'];
+    expect(hop).toMatch(/^[\w-]+\.[\w-]+$/);
+    ownHop = hop as string;
+    // /info and /parameters (the app's settings check) carry it too.
+    expect(dify.requests.filter((sent) => sent.path.endsWith('/info')).every((sent) => typeof sent.headers['tollbooth-hop'] === 'string')).toBe(true);
+  });
+
+  it('refuses a call that comes back to this server, with 508 call_loop, before anything is charged or called', async () => {
+    const caller = await ctx.tokenFor('hop-caller-2');
+    const before = dify.requests.length;
+    const answer = await chat(caller, { 'tollbooth-hop': ownHop });
+    expect(answer.status).toBe(508);
+    expect(await answer.json()).toMatchObject({ code: 'call_loop', status: 508 });
+    expect(dify.requests.length).toBe(before);
+    // The same on the OpenAI-compatible API.
+    const openai = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller}`, 'content-type': 'application/json', 'tollbooth-hop': `x1.y1, ${ownHop}` },
+      body: JSON.stringify({ model: slug, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(openai.status).toBe(508);
+  });
+
+  it('refuses the same credentials inside their own call, through another server', async () => {
+    const caller = await ctx.tokenFor('hop-caller-3');
+    await chat(caller);
+    const callerTag = (dify.lastRequest().headers['tollbooth-hop'] as string).split('.')[1];
+    const answer = await chat(caller, { 'tollbooth-hop': `otherserver1.${callerTag}` });
+    expect(answer.status).toBe(508);
+    expect((await answer.json()).message).toMatch(/same credentials/);
+    // Another caller's chain through another server is fine, and the chain grows by this hop.
+    const other = await ctx.tokenFor('hop-caller-4');
+    const passed = await chat(other, { 'tollbooth-hop': `otherserver1.${callerTag}` });
+    expect(passed.status).toBe(200);
+    const forwarded = (dify.lastRequest().headers['tollbooth-hop'] as string).split(', ');
+    expect(forwarded).toHaveLength(2);
+    expect(forwarded[0]).toBe(`otherserver1.${callerTag}`);
+  });
+
+  it(`caps the depth at ${MAX_CALL_DEPTH} hops`, async () => {
+    const caller = await ctx.tokenFor('hop-caller-5');
+    const chain = (n: number) => Array.from({ length: n }, (_, i) => `server${i}.caller${i}`).join(', ');
+    expect((await chat(caller, { 'tollbooth-hop': chain(MAX_CALL_DEPTH - 1) })).status).toBe(200);
+    const deep = await chat(caller, { 'tollbooth-hop': chain(MAX_CALL_DEPTH) });
+    expect(deep.status).toBe(508);
+    expect((await deep.json()).message).toMatch(/nested Tollbooth calls/);
+  });
+});

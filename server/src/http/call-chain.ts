@@ -1,0 +1,68 @@
+// Calls that come back through a chain of Tollbooth calls (issue 24: a workflow app pointed at
+// Tollbooth's own Dify-compatible API turned 1 request into 407 nested calls in 5 s).
+//
+// Every upstream request Tollbooth makes carries a `Tollbooth-Hop` header: the chain of hops that
+// led to it, each `<server>.<caller>` (a keyed hash of the deployment's PUBLIC_URL, and of the
+// credentials the call arrived with), the incoming request's chain followed by this hop. A request
+// arriving with a chain is refused with 508 call_loop when the chain already passed through this
+// server, when the same credentials already appear in it (a key inside its own call), or when it is
+// MAX_CALL_DEPTH hops long. The hashes say nothing about the server or the key to whoever reads them.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+
+export const HOP_HEADER = 'tollbooth-hop';
+/** The longest chain accepted: a Tollbooth app may resell another Tollbooth's app, a few levels deep. */
+export const MAX_CALL_DEPTH = 3;
+
+const chains = new AsyncLocalStorage<{ hops: string[]; own: () => string }>();
+
+const tag = (secret: Buffer, kind: string, value: string) => createHmac('sha256', secret).update(`${kind}:${value}`).digest('base64url').slice(0, 12);
+
+/** The hops of a Tollbooth-Hop header (at most 32 read; anything else is ignored). */
+function parseHops(value: string | string[] | undefined): string[] {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return text
+    .split(',')
+    .map((hop) => hop.trim())
+    .filter((hop) => /^[\w-]{1,32}\.[\w-]{1,32}$/.test(hop))
+    .slice(0, 32);
+}
+
+/**
+ * Checks every request's incoming chain and keeps it for the upstream requests made while answering
+ * (read with outgoingHopHeader()).
+ */
+export function registerCallChain(app: FastifyInstance, options: { secret: Buffer; publicUrl: string }) {
+  const server = tag(options.secret, 'server', new URL(options.publicUrl).origin);
+  app.addHook('onRequest', (request, _reply, done) => {
+    const hops = parseHops(request.headers[HOP_HEADER]);
+    const authorization = request.headers.authorization ?? '';
+    // Hashed only when needed: a chain to check, or an upstream request to send.
+    const caller = () => (authorization ? tag(options.secret, 'caller', authorization) : 'anonymous');
+    const own = () => `${server}.${caller()}`;
+    if (hops.length > 0) {
+      const servers = hops.map((hop) => hop.split('.')[0]);
+      const callers = hops.map((hop) => hop.split('.')[1]);
+      let reason: string | null = null;
+      if (servers.includes(server)) reason = 'This call came back to Tollbooth through its own provider call (a loop)';
+      else if (authorization && callers.includes(caller())) reason = 'This call was made with the same credentials inside their own call (a loop)';
+      else if (hops.length >= MAX_CALL_DEPTH)
+        reason = `This call comes through ${hops.length} nested Tollbooth calls; at most ${MAX_CALL_DEPTH - 1} are allowed`;
+      if (reason) {
+        request.log.warn({ hops: hops.length }, 'call chain refused');
+        done(new AppError('call_loop', reason, undefined, undefined, 'call_loop'));
+        return;
+      }
+    }
+    chains.run({ hops, own }, done);
+  });
+}
+
+/** The Tollbooth-Hop value for an upstream request made while answering the current request. */
+export function outgoingHopHeader(): string {
+  const chain = chains.getStore();
+  if (!chain) return 'internal.internal';
+  return [...chain.hops, chain.own()].join(', ');
+}
