@@ -54,10 +54,13 @@ import { createApiKeysService } from './keys/service.ts';
 import { serializeRequest } from './logging.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
+import { operatorRoutes } from './operator/routes.ts';
+import { createOperatorService } from './operator/service.ts';
 import { ownKeysRoutes } from './profile/own-keys-routes.ts';
 import { createOwnKeysService } from './profile/own-keys-service.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { createProfileService } from './profile/service.ts';
+import { createCostEstimator } from './prompts/cost-estimate.ts';
 import { promptsRoutes } from './prompts/routes.ts';
 import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } from './prompts/service.ts';
 import { createModelRouter } from './providers/registry.ts';
@@ -234,7 +237,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
-      await api.register(promptsRoutes, { apps, prompts });
+      await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
       await api.register(billingRoutes, { billing: createBillingService({ db }) });
@@ -250,6 +253,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
       await api.register(payoutsRoutes, { payouts });
+      await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
     },
     { prefix: '/api' },
   );

@@ -45,6 +45,8 @@ export interface Config {
   /** Days a price increase waits before it reaches callers; decreases apply at once. */
   priceIncreaseNoticeDays: number;
   platformFeeBps: number;
+  /** ADMIN_EMAILS, lower-cased: accounts whose verified email is listed see the operator's view. */
+  adminEmails: string[];
   /** Creator payouts (billing/payouts.ts): hold before earnings are available, smallest transfer, how often the scheduler runs (0: never). */
   payouts: { holdDays: number; minimumCents: number; sweepSeconds: number };
   logLevel: string;
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     oidc,
     signupCreditsCents: integer('SIGNUP_CREDITS_CENTS', 500, 0, 100_000_000),
     platformFeeBps: integer('PLATFORM_FEE_BPS', 0, 0, 10_000),
+    adminEmails: parseAdminEmails(text('ADMIN_EMAILS'), problems),
     mail: { smtpUrl: parseSmtpUrl(text('SMTP_URL'), problems), from: text('MAIL_FROM') ?? `Tollbooth <no-reply@${new URL(publicUrl).hostname}>` },
     signupLimits: {
       perAddressPerHour: integer('SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000),
@@ -286,6 +289,18 @@ function parseTrustProxy(raw: string | null, problems: string[]): boolean | numb
     return false;
   }
   return entries;
+}
+
+/** ADMIN_EMAILS: comma-separated addresses, compared case-insensitively (kept lower-cased). */
+function parseAdminEmails(raw: string | null, problems: string[]): string[] {
+  if (raw === null) return [];
+  const emails = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
+  const invalid = emails.filter((email) => !/^[^\s@]+@[^\s@]+$/.test(email));
+  if (invalid.length > 0) problems.push(`ADMIN_EMAILS must be comma-separated email addresses (not ${invalid.map((e) => `"${e}"`).join(', ')})`);
+  return [...new Set(emails)];
 }
 
 function parseSmtpUrl(raw: string | null, problems: string[]): string | null {

@@ -16,6 +16,8 @@ export interface AuthContext {
   subject: string;
   /** Set when the request was authenticated with an API key rather than an access token. */
   apiKey: { id: string; monthlySpendLimitCents: number | null; maxPriceCents?: number | null } | null;
+  /** The access token's email, lower-cased, when the token says it is verified (email_verified: true); else null. */
+  verifiedEmail?: string | null;
 }
 
 declare module 'fastify' {
@@ -69,7 +71,8 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
       signupCreditsFor(config, claims.email_verified === true),
     );
     if (!user.is_active) throw new AppError('forbidden', 'This account is inactive');
-    request.auth = { user, subject: claims.sub, apiKey: null };
+    const verifiedEmail = claims.email_verified === true ? (str(claims.email)?.toLowerCase() ?? null) : null;
+    request.auth = { user, subject: claims.sub, apiKey: null, verifiedEmail };
     return request.auth;
   };
 

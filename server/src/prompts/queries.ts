@@ -117,6 +117,20 @@ export async function updateActiveVersion(tx: Queryable, appId: string, version:
   await tx.query('UPDATE prompt_configs SET active_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
 }
 
+/**
+ * The mean model cost of the app's successful calls to `model` on the platform keys (demo answers
+ * and calls without a model cost left out) among its newest `window` calls: one bounded index range.
+ */
+export async function selectTypicalModelCost(db: Queryable, appId: string, model: string, window: number): Promise<{ calls: number; mean_micros: number }> {
+  const { rows } = await db.query<{ calls: number; mean_micros: number | string | null }>(
+    `SELECT count(*)::int AS calls, avg(recent.model_cost_micros)::float8 AS mean_micros
+     FROM (SELECT status, demo, model, model_cost_micros FROM invocations WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) recent
+     WHERE recent.status = 'success' AND NOT recent.demo AND recent.model_cost_micros > 0 AND recent.model = $3`,
+    [appId, window, model],
+  );
+  return { calls: rows[0]?.calls ?? 0, mean_micros: Number(rows[0]?.mean_micros ?? 0) };
+}
+
 /** Whether the app's model calls go to the platform's keys ('platform') or its owner's own credential ('own'). */
 export async function updateKeySource(tx: Queryable, appId: string, keySource: string) {
   await tx.query('UPDATE prompt_configs SET key_source = $2, updated_at = now() WHERE app_id = $1', [appId, keySource]);

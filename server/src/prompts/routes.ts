@@ -1,15 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorResponse, PromptConfig, PromptConfigUpdate, PromptTestRequest, PromptTestResult, PromptVersionList, SlugParams } from '@tollbooth/contract';
+import {
+  CostEstimate,
+  CostEstimateRequest,
+  ErrorResponse,
+  PromptConfig,
+  PromptConfigUpdate,
+  PromptTestRequest,
+  PromptTestResult,
+  PromptVersionList,
+  SlugParams,
+} from '@tollbooth/contract';
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
+import type { CostEstimator } from './cost-estimate.ts';
 import { type PromptsService, promptNotFound } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
 const tags = ['prompts'];
 
-export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; prompts: PromptsService }> = async (app, { apps, prompts }) => {
+export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; prompts: PromptsService; costs: CostEstimator }> = async (
+  app,
+  { apps, prompts, costs },
+) => {
   /** The owner's prompt app, or the same 404 for anyone else and for workflow apps. */
   const ownedPromptApp = async (slug: string, userId: string) => {
     const row = await apps.findOwnedApp(slug, userId);
@@ -111,6 +125,28 @@ export const promptsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; promp
     },
     async (request) => {
       return prompts.testConfig(null, request.body, requireAuth(request).user.id);
+    },
+  );
+
+  // Margin in the builder, detail and edit forms: what one call costs upstream, next to the price.
+  app.post(
+    '/prompt/cost-estimate/',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags,
+        summary: "A prompt's model cost per call: the model's prices, the worst case at these settings, and the typical cost of its recent calls",
+        description:
+          "Model cost in micro-dollars (1/10,000 cent), prices in dollars per million tokens. The worst case bounds one completion call: every template variable at its input limit (a string's maxLength; all inputs within 64 KiB of JSON), no tokenizer making more tokens than UTF-8 bytes, and max_tokens of output. With app_slug (the owner's own prompt app; anyone else's is 404), typical_micros is the mean model cost of the app's recent successful calls on the platform keys. Nothing is saved.",
+        security,
+        body: CostEstimateRequest,
+        response: { 200: CostEstimate, ...errors },
+      },
+    },
+    async (request) => {
+      const { user } = requireAuth(request);
+      const appId = request.body.app_slug ? (await ownedPromptApp(request.body.app_slug, user.id)).id : null;
+      return costs.estimate(request.body, appId);
     },
   );
 };

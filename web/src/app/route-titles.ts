@@ -31,6 +31,7 @@ const ROUTE_TITLES: readonly (readonly [pattern: string, title: string])[] = [
   ['/workflows', 'Workflow Applications'],
   ['/workflows/:slug', '{slug} · Workflow'],
   ['/billing/success', 'Payment'],
+  ['/operator', 'Operator'],
 ];
 
 export const NOT_FOUND_TITLE = 'Page not found';

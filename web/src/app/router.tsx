@@ -32,6 +32,7 @@ const PrivacyPage = lazyPage(() => import('../features/legal/routes/legal-pages'
 const TermsPage = lazyPage(() => import('../features/legal/routes/legal-pages'), 'TermsPage');
 const ProfilePage = lazyPage(() => import('../features/profile/routes/profile-page'), 'ProfilePage');
 const ApiKeysSection = lazyPage(() => import('../features/keys/components/api-keys-section'), 'ApiKeysSection');
+const OperatorPage = lazyPage(() => import('../features/operator/routes/operator-page'), 'OperatorPage');
 const PromptBuilderPage = lazyPage(() => import('../features/prompts/routes/prompt-builder-page'), 'PromptBuilderPage');
 const PromptDetailPage = lazyPage(() => import('../features/prompts/routes/prompt-detail-page'), 'PromptDetailPage');
 const PromptListPage = lazyPage(() => import('../features/prompts/routes/prompt-list-page'), 'PromptListPage');
@@ -73,6 +74,8 @@ const routes = (
         <Route path="workflows" element={<WorkflowListPage />} />
         <Route path="workflows/:slug" element={<WorkflowDetailPage />} />
         <Route path="billing/success" element={<BillingSuccessPage />} />
+        {/* Operators only (ADMIN_EMAILS); anyone else gets the not-found page, as the API answers 404. */}
+        <Route path="operator" element={<OperatorPage notFound={<NotFoundPage />} />} />
       </Route>
     </Route>
     <Route path="*" element={<NotFoundPage />} />

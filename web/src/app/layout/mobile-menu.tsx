@@ -1,5 +1,6 @@
 import { Link, NavLink } from 'react-router';
-import { exploreLink, type NavItem, userMenuLinks } from './nav-items';
+import { useOperatorAccess } from '../../features/operator/api/operator-api';
+import { exploreLink, type NavItem, operatorLink, userMenuLinks } from './nav-items';
 
 interface MobileMenuProps {
   id: string;
@@ -19,6 +20,8 @@ const linkClass = ({ isActive }: { isActive: boolean }) =>
 
 /** The navigation below the md breakpoint; it mirrors the desktop bar and the user menu. */
 export function MobileMenu({ id, authStatus, links, userLabel, email, initial, onNavigate, onSignOut }: MobileMenuProps) {
+  // Operators (ADMIN_EMAILS) also get the operator page; for anyone else the server answers 404.
+  const isOperator = useOperatorAccess({ enabled: authStatus === 'authenticated' }).data === true;
   return (
     <div id={id} className="border-t border-gray-200 bg-white md:hidden">
       {authStatus === 'authenticated' ? (
@@ -40,7 +43,7 @@ export function MobileMenu({ id, authStatus, links, userLabel, email, initial, o
                 {email && email !== userLabel ? <p className="truncate text-xs text-gray-500">{email}</p> : null}
               </div>
             </div>
-            {userMenuLinks.map((link) => (
+            {(isOperator ? [...userMenuLinks, operatorLink] : userMenuLinks).map((link) => (
               <NavLink key={link.label} to={link.to} className={linkClass} onClick={onNavigate}>
                 {link.label}
               </NavLink>

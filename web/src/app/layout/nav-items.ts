@@ -22,6 +22,9 @@ export const userMenuLinks: NavItem[] = [
   { to: '/analytics', label: 'Analytics' },
 ];
 
+/** The operator's view, in the user menu of operators only (ADMIN_EMAILS). */
+export const operatorLink: NavItem = { to: '/operator', label: 'Operator' };
+
 /** The upper-case first letter of the display name, else of the e-mail. */
 export function userInitial(displayName: string | null | undefined, email: string | null | undefined): string {
   const source = displayName?.trim() || email?.trim() || '';

@@ -1,6 +1,7 @@
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { userMenuLinks } from './nav-items';
+import { useOperatorAccess } from '../../features/operator/api/operator-api';
+import { operatorLink, userMenuLinks } from './nav-items';
 import { useDismiss } from './use-dismiss';
 
 interface UserMenuProps {
@@ -24,6 +25,9 @@ export function UserMenu({ initial, label, email, onSignOut }: UserMenuProps) {
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
+  // Operators (ADMIN_EMAILS) also get the operator page; for anyone else the server answers 404.
+  const operator = useOperatorAccess();
+  const links = operator.data === true ? [...userMenuLinks, operatorLink] : userMenuLinks;
 
   useDismiss(open, container, (reason) => {
     setOpen(false);
@@ -82,7 +86,7 @@ export function UserMenu({ initial, label, email, onSignOut }: UserMenuProps) {
             <p className="truncate text-sm font-medium text-gray-900">{label}</p>
             {email && email !== label ? <p className="truncate text-xs text-gray-500">{email}</p> : null}
           </div>
-          {userMenuLinks.map((link) => (
+          {links.map((link) => (
             <Link key={link.label} to={link.to} role="menuitem" tabIndex={-1} className={itemClass} onClick={() => setOpen(false)}>
               {link.label}
             </Link>

@@ -10,8 +10,10 @@ import { DemoModelNotice } from '@/components/ui/demo-model-notice';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
+import { dollarsToCents } from '@/lib/price';
 import { useSavePromptApp } from '../api/save-prompt-app';
 import { useTestUnsavedPromptConfig } from '../api/test-prompt-config';
+import { costInputsOfDraft } from '../lib/model-cost.utils';
 import {
   buildModelSettings,
   buildOutputSchema,
@@ -29,6 +31,7 @@ import { BuilderBasicInfo } from './builder-basic-info';
 import { BuilderModelSettings } from './builder-model-settings';
 import { BuilderPreviewTest } from './builder-preview-test';
 import { BuilderSchemaTab } from './builder-schema-tab';
+import { useMarginGuard, useModelCost } from './model-cost-panel';
 
 type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
 
@@ -78,6 +81,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   );
   const variables = useMemo(() => detectVariables(draft.user_prompt_template), [draft.user_prompt_template]);
   const busy = savePrompt.isPending || testPrompt.isPending;
+  const margin = useMarginGuard(useModelCost(costInputsOfDraft(draft, savedSlug)).data);
   // A save rule's message goes away as soon as the draft no longer breaks that rule (the field was filled).
   const shownError = error !== null && DRAFT_RULES.has(error) && validateDraft(draft) !== error ? null : error;
 
@@ -94,6 +98,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     const next: PromptDraft = publish ? { ...draft, status: 'live' } : draft;
     if (publish) setDraft(next);
     if (!checkDraft(next)) return;
+    // On its own key the platform posts no model cost: nothing to warn about.
+    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live' && next.key_source !== 'own')) return;
     savePrompt.mutate(
       { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
       {
@@ -164,6 +170,12 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       {shownError ? (
         <div role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
           {shownError}
+        </div>
+      ) : null}
+
+      {margin.warning ? (
+        <div role="alert" data-testid="margin-warning" className="mt-6 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
+          {margin.warning}
         </div>
       ) : null}
 

@@ -18,12 +18,15 @@ import { updateApp } from '@/lib/api/apps/update-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { promptKeys } from '@/lib/api/prompts/prompt-keys';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { parsePriceCents } from '@/lib/price';
 import { promptVersionsKey, useActivatePromptVersion, usePromptVersions } from '../api/prompt-versions';
 import { useTestPromptConfig } from '../api/test-prompt-config';
 import { updatePromptConfig } from '../api/update-prompt-config';
 import { DetailBasicSettings } from '../components/detail-basic-settings';
 import { DetailPromptConfig } from '../components/detail-prompt-config';
+import { ModelCostPanel, useMarginGuard, useModelCost } from '../components/model-cost-panel';
 import { PromptVersionHistory } from '../components/prompt-version-history';
+import { costInputsOfDetail } from '../lib/model-cost.utils';
 import {
   basicValuesOf,
   buildDetailAppBody,
@@ -74,10 +77,13 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   const [rollbackError, setRollbackError] = useState<string | null>(null);
 
   const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
+  const costInputs = costInputsOfDetail(configValues, config.system_prompt, app.slug);
+  const margin = useMarginGuard(useModelCost(costInputs).data);
 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
+    if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live' && configValues.key_source !== 'own')) return;
     save.mutate(
       { basic, config: configValues },
       {
@@ -155,6 +161,11 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
       </div>
 
       <div aria-live="polite" className="mt-4">
+        {margin.warning ? (
+          <p role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
+            {margin.warning}
+          </p>
+        ) : null}
         {saveError ? (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
             {saveError}
@@ -169,7 +180,21 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
           selected={tab}
           onSelect={setTab}
           tabs={[
-            { id: 'basic', label: 'Basic Settings', content: <DetailBasicSettings values={basic} onChange={setBasic} /> },
+            {
+              id: 'basic',
+              label: 'Basic Settings',
+              content: (
+                <>
+                  <DetailBasicSettings values={basic} onChange={setBasic} />
+                  <ModelCostPanel
+                    inputs={costInputs}
+                    priceCents={parsePriceCents(basic.price_cents)}
+                    ownKey={configValues.key_source === 'own'}
+                    className="mt-6 max-w-3xl"
+                  />
+                </>
+              ),
+            },
             {
               id: 'config',
               label: 'Prompt Config',

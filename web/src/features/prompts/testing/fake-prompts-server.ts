@@ -87,14 +87,39 @@ interface FakePromptsServerOptions {
   configs?: Record<string, PromptConfig>;
   /** Runs first; answer a Response to override the fake for one call. */
   override?: Handler;
+  /** The typical model cost (micro-dollars) the cost estimate answers per app slug; none: null. */
+  typicalMicros?: Record<string, number>;
 }
 
-export function fakePromptsServer({ apps = [], configs = {}, override }: FakePromptsServerOptions = {}) {
+/**
+ * The cost estimate of POST /api/prompt/cost-estimate/ at $10 / $30 per million tokens: the
+ * template's and system prompt's characters as the input bound (plus 16), max_tokens out.
+ */
+function costEstimateAnswer(body: Record<string, unknown>, typicalMicros: Record<string, number>) {
+  const input = String(body.system_prompt ?? '').length + String(body.prompt_template ?? '').length + 16;
+  const output = Number(body.max_tokens);
+  const typical = typeof body.app_slug === 'string' ? (typicalMicros[body.app_slug] ?? null) : null;
+  return jsonResponse({
+    model: body.model,
+    prices: { input_per_million_usd: 10, output_per_million_usd: 30 },
+    worst_case_input_tokens: input,
+    worst_case_output_tokens: output,
+    worst_case_micros: input * 10 + output * 30,
+    typical_micros: typical,
+    typical_calls: typical === null ? 0 : 20,
+    unbounded_variables: [],
+  });
+}
+
+export function fakePromptsServer({ apps = [], configs = {}, override, typicalMicros = {} }: FakePromptsServerOptions = {}) {
   const state = { configs: { ...configs }, versions: {} as Record<string, PromptVersion[]> };
 
   const promptHandler: Handler = async (url, init) => {
     const overridden = await override?.(url, init);
     if (overridden) return overridden;
+    if (url.pathname === '/api/prompt/cost-estimate/' && init?.method === 'POST') {
+      return costEstimateAnswer(JSON.parse(String(init.body)) as Record<string, unknown>, typicalMicros);
+    }
     if (url.pathname === '/api/prompt/test-config/' && init?.method === 'POST') {
       return testAnswer(JSON.parse(String(init.body)) as Record<string, unknown>, null);
     }
@@ -146,5 +171,13 @@ export function fakePromptsServer({ apps = [], configs = {}, override }: FakePro
 
   // The apps fake awaits its override and falls through when the answer is undefined.
   const server = fakeAppsServer({ apps, override: promptHandler as AppsOverride });
-  return { ...server, promptState: state };
+  // The forms' cost estimates are reads made as settings change (debounced): the changes a test
+  // checks are listed without them, and costEstimates() lists them.
+  const COST_ESTIMATE = 'POST /api/prompt/cost-estimate/';
+  return {
+    ...server,
+    calls: () => server.calls().filter((call) => call !== COST_ESTIMATE),
+    costEstimates: () => server.calls().filter((call) => call === COST_ESTIMATE),
+    promptState: state,
+  };
 }

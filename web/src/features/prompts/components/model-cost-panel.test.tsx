@@ -1,0 +1,146 @@
+// Margin in the forms (issue 22): the builder (create and edit) and the prompt detail page show
+// the model's prices, the worst case at the current settings and the typical cost of the app's
+// recent calls next to the price, follow the settings as they change, and warn once before saving
+// a live app priced below its typical cost.
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { Route, Routes } from 'react-router';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
+import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { formatMicros, formatPerMillion, priceBelowTypical } from '../lib/model-cost.utils';
+import { PromptBuilderPage } from '../routes/prompt-builder-page';
+import { PromptDetailPage } from '../routes/prompt-detail-page';
+import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
+
+vi.mock('./monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
+
+beforeAll(async () => {
+  await import('./monaco-prompt-editor');
+});
+
+withTestAccessToken();
+
+const app = makeApp({ name: 'Essay Writer', slug: 'essay-writer', status: 'live', price_cents: 1 });
+const config = makePromptConfig({ model: 'gpt-4-turbo', max_tokens: 4000, version: { system_prompt: 'Be brief.', prompt_template: '{{query}}' } });
+// 16 + 9 + 9 characters in (the fake's bound), 4000 out, at $10 / $30 per million.
+const WORST_CASE = (16 + 9 + 9) * 10 + 4000 * 30;
+
+function renderAt(route: string, typicalMicros: Record<string, number> = {}) {
+  const server = fakePromptsServer({ apps: [{ ...app }], configs: { 'essay-writer': config }, typicalMicros });
+  renderWithProviders(
+    <Routes>
+      <Route path="/prompt-builder" element={<PromptBuilderPage mode="create" />} />
+      <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+      <Route path="/prompts/:slug" element={<PromptDetailPage />} />
+      <Route path="*" element={<p>Elsewhere</p>} />
+    </Routes>,
+    { route, auth: signedInAuth() },
+  );
+  return server;
+}
+
+const panel = async () => within(await screen.findByTestId('model-cost-panel'));
+
+describe('the model cost panel', () => {
+  it('shows prices, the worst case and the typical cost in the edit form, and follows max_tokens', async () => {
+    const server = renderAt('/applications/essay-writer/edit', { 'essay-writer': 50_000 });
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
+    expect(costs.getByTestId('model-cost-prices').textContent).toBe('$10 in · $30 out per million tokens');
+    expect(costs.getByTestId('model-cost-worst-case').textContent).toContain(formatMicros(WORST_CASE));
+    expect(costs.getByTestId('model-cost-worst-case').textContent).toContain('34 input + 4,000 output tokens');
+    expect(costs.getByTestId('model-cost-typical').textContent).toContain('mean of the last 20 paid calls');
+    // A price of 1 cent (100 µ$ × 100) is below the typical 5 cents.
+    expect(costs.getByTestId('model-cost-margin').textContent).toContain('below the typical model cost');
+    expect(server.bodyOf('POST /api/prompt/cost-estimate/')).toMatchObject({ model: 'gpt-4-turbo', max_tokens: 4000, app_slug: 'essay-writer' });
+
+    fireEvent.click(screen.getByRole('tab', { name: 'Model Settings' }));
+    fireEvent.change(screen.getByLabelText('Max Tokens'), { target: { value: '100' } });
+    fireEvent.click(screen.getByRole('tab', { name: 'Basic Info' }));
+    await waitFor(() => expect(screen.getByTestId('model-cost-worst-case').textContent).toContain('34 input + 100 output tokens'));
+  });
+
+  it('has no typical cost for a prompt not saved yet', async () => {
+    const server = renderAt('/prompt-builder');
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toBe('No paid calls on this model yet'));
+    expect(server.bodyOf('POST /api/prompt/cost-estimate/')).not.toHaveProperty('app_slug');
+  });
+
+  it('warns once before saving a live app priced below its typical cost, then saves', async () => {
+    const server = renderAt('/applications/essay-writer/edit', { 'essay-writer': 50_000 });
+    await waitFor(async () => expect((await panel()).getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    expect((await screen.findByTestId('margin-warning')).textContent).toContain('below the typical model cost of one call ($0.0500)');
+    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual([]);
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
+    expect(
+      server
+        .calls()
+        .filter((call) => call.startsWith('PATCH'))
+        .sort(),
+    ).toEqual(['PATCH /api/app/essay-writer/', 'PATCH /api/app/essay-writer/prompt/']);
+  });
+
+  it('saves at once when the price covers the typical cost', async () => {
+    const server = renderAt('/applications/essay-writer/edit', { 'essay-writer': 9_000 });
+    await waitFor(async () => expect((await panel()).getByTestId('model-cost-typical').textContent).toContain('$0.0090'));
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
+    expect(screen.queryByTestId('margin-warning')).toBeNull();
+    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toHaveLength(2);
+  });
+
+  it('neither warns nor holds the save of an app on its own provider key', async () => {
+    const server = fakePromptsServer({
+      apps: [{ ...app }],
+      configs: { 'essay-writer': { ...config, key_source: 'own' } },
+      typicalMicros: { 'essay-writer': 50_000 },
+    });
+    renderWithProviders(
+      <Routes>
+        <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+        <Route path="*" element={<p>Elsewhere</p>} />
+      </Routes>,
+      { route: '/applications/essay-writer/edit', auth: signedInAuth() },
+    );
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-own-key')).toBeTruthy());
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
+    expect(costs.queryByTestId('model-cost-margin')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
+    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toHaveLength(2);
+  });
+
+  it('shows the panel on the detail page and warns there too', async () => {
+    const server = renderAt('/prompts/essay-writer', { 'essay-writer': 50_000 });
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
+    expect(server.bodyOf('POST /api/prompt/cost-estimate/')).toMatchObject({ system_prompt: 'Be brief.', app_slug: 'essay-writer' });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect((await screen.findByTestId('margin-warning')).textContent).toContain('Save again to save it anyway');
+    expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual([]);
+    // Raising the price above the typical cost saves at once.
+    fireEvent.change(screen.getByLabelText('Price per Call (cents)'), { target: { value: '6' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(screen.queryByTestId('margin-warning')).toBeNull();
+  });
+});
+
+describe('model cost formats', () => {
+  it('writes micro-dollars as dollars and prices per million tokens', () => {
+    expect(formatMicros(320_420)).toBe('$0.3204');
+    expect(formatMicros(100)).toBe('$0.0001');
+    expect(formatMicros(42)).toBe('$0.0000420');
+    expect(formatMicros(0)).toBe('$0');
+    expect(formatPerMillion(10)).toBe('$10');
+    expect(formatPerMillion(2.5)).toBe('$2.50');
+    expect(formatPerMillion(0.075)).toBe('$0.075');
+    expect(priceBelowTypical(1, { typical_micros: 10_001 })).toBe(true);
+    expect(priceBelowTypical(1, { typical_micros: 10_000 })).toBe(false);
+    expect(priceBelowTypical(1, { typical_micros: null })).toBe(false);
+  });
+});

@@ -1,0 +1,149 @@
+// Margin in the prompt forms (issue 22): next to the price, what one call costs upstream. The
+// model's prices, the worst case at the form's settings and the typical cost of the app's recent
+// calls, from POST /api/prompt/cost-estimate/ (debounced while the prompt is typed). The forms
+// read the same query for their save warning (useMarginGuard).
+import type { CostEstimate } from '@tollbooth/contract';
+import { useEffect, useState } from 'react';
+import { getErrorMessage } from '@/lib/errors';
+import { formatCents } from '@/lib/format';
+import { useCostEstimate } from '../api/get-cost-estimate';
+import {
+  belowTypicalWarning,
+  type CostInputs,
+  costEstimateBody,
+  formatMicros,
+  formatPerMillion,
+  priceBelowTypical,
+  priceBelowWorstCase,
+} from '../lib/model-cost.utils';
+
+const DEBOUNCE_MS = 400;
+
+function useDebounced<T>(value: T, delayMs: number): T {
+  const [settled, setSettled] = useState(value);
+  const text = JSON.stringify(value);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the value is compared by its JSON text, so a new but equal object does not restart the wait.
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [text, delayMs]);
+  return settled;
+}
+
+/** The estimate of the form's settings as they settle; the panel and the save warning share it. */
+export function useModelCost(inputs: CostInputs) {
+  return useCostEstimate(useDebounced(costEstimateBody(inputs), DEBOUNCE_MS));
+}
+
+/**
+ * Saving a live app whose price is below its typical model cost: the first try shows the warning
+ * and does not save; trying again with the same price saves.
+ */
+export function useMarginGuard(estimate: CostEstimate | undefined) {
+  const [warned, setWarned] = useState<{ priceCents: number; typical: number } | null>(null);
+  return {
+    warning: warned ? belowTypicalWarning(warned.priceCents, warned.typical) : null,
+    allowSave(priceCents: number, live: boolean): boolean {
+      if (!live || !priceBelowTypical(priceCents, estimate)) {
+        setWarned(null);
+        return true;
+      }
+      const typical = estimate!.typical_micros!;
+      if (warned?.priceCents === priceCents && warned.typical === typical) return true;
+      setWarned({ priceCents, typical });
+      return false;
+    },
+  };
+}
+
+interface ModelCostPanelProps {
+  inputs: CostInputs;
+  /** The price per call as typed, in cents. */
+  priceCents: number;
+  /** The app calls its owner's own provider key: their provider bills the model, the platform posts no model cost. */
+  ownKey?: boolean;
+  className?: string;
+}
+
+export function ModelCostPanel({ inputs, priceCents, ownKey = false, className = '' }: ModelCostPanelProps) {
+  const cost = useModelCost(inputs);
+  const estimate = cost.data;
+  const belowTypical = !ownKey && priceBelowTypical(priceCents, estimate);
+  const belowWorst = !ownKey && priceBelowWorstCase(priceCents, estimate);
+
+  return (
+    <section
+      aria-labelledby="model-cost-heading"
+      data-testid="model-cost-panel"
+      className={`rounded-md bg-gray-50 p-4 text-sm ring-1 ring-gray-200 ${className}`}
+    >
+      <h3 id="model-cost-heading" className="font-semibold text-gray-900">
+        Model cost per call{estimate ? <span className="font-normal text-gray-500"> · {estimate.model}</span> : null}
+      </h3>
+      {cost.isError && !estimate ? (
+        <p className="mt-2 text-red-700">Could not estimate the model cost: {getErrorMessage(cost.error)}</p>
+      ) : !estimate ? (
+        <p className="mt-2 text-gray-500">Estimating…</p>
+      ) : (
+        <>
+          <dl className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-3" aria-busy={cost.isFetching}>
+            <div>
+              <dt className="text-xs font-medium tracking-wide text-gray-500 uppercase">Model prices</dt>
+              <dd className="mt-1 text-gray-900" data-testid="model-cost-prices">
+                {estimate.prices
+                  ? `${formatPerMillion(estimate.prices.input_per_million_usd)} in · ${formatPerMillion(estimate.prices.output_per_million_usd)} out per million tokens`
+                  : 'No known price'}
+              </dd>
+            </div>
+            <div>
+              <dt className="text-xs font-medium tracking-wide text-gray-500 uppercase">Worst case</dt>
+              <dd className="mt-1 text-gray-900" data-testid="model-cost-worst-case">
+                {estimate.worst_case_micros === null ? 'Unknown' : formatMicros(estimate.worst_case_micros)}
+                <span className="block text-xs text-gray-500">
+                  {estimate.worst_case_input_tokens.toLocaleString('en-US')} input + {estimate.worst_case_output_tokens.toLocaleString('en-US')} output tokens
+                </span>
+              </dd>
+            </div>
+            <div>
+              <dt className="text-xs font-medium tracking-wide text-gray-500 uppercase">Typical</dt>
+              <dd className="mt-1 text-gray-900" data-testid="model-cost-typical">
+                {estimate.typical_micros === null ? (
+                  <span className="text-gray-500">No paid calls on this model yet</span>
+                ) : (
+                  <>
+                    {formatMicros(estimate.typical_micros)}
+                    <span className="block text-xs text-gray-500">
+                      mean of the last {estimate.typical_calls} paid {estimate.typical_calls === 1 ? 'call' : 'calls'}
+                    </span>
+                  </>
+                )}
+              </dd>
+            </div>
+          </dl>
+          {ownKey ? (
+            <p className="mt-3 text-gray-600" data-testid="model-cost-own-key">
+              This app calls your own provider key: your provider bills these model costs, and the platform posts none.
+            </p>
+          ) : estimate.prices === null ? (
+            <p className="mt-3 text-amber-800">This model has no known price: it cannot answer on the platform's keys.</p>
+          ) : null}
+          {belowTypical ? (
+            <p className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="model-cost-margin">
+              Your price ({formatCents(priceCents)}) is below the typical model cost of a call: each call loses money.
+            </p>
+          ) : belowWorst ? (
+            <p className="mt-3 text-gray-600" data-testid="model-cost-margin">
+              Your price ({formatCents(priceCents)}) is below the worst case: a call that large costs you the difference from your balance.
+            </p>
+          ) : null}
+          {estimate.unbounded_variables.length > 0 ? (
+            <p className="mt-2 text-xs text-gray-600">
+              {estimate.unbounded_variables.map((name) => `{{${name}}}`).join(', ')} {estimate.unbounded_variables.length === 1 ? 'has' : 'have'} no maximum
+              length, so one call may send up to 64 KB of input: set a max length on the input schema to lower the worst case.
+            </p>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,86 @@
+// Margin in the prompt forms (issue 22): model cost in micro-dollars (1 µ$ = 1/10,000 cent) as the
+// server answers it, shown in dollars next to the price; the save warning's rule.
+import type { CostEstimate, CostEstimateRequest, IoSchema } from '@tollbooth/contract';
+import { formatCents } from '@/lib/format';
+import type { ModelName } from './model-options';
+import { buildModelSettings, type PromptDraft } from './prompt-builder.utils';
+import { type DetailConfigValues, detailModelSettings } from './prompt-detail.utils';
+import { buildSchema } from './schema-fields.utils';
+
+export const MICROS_PER_CENT = 10_000;
+const MICROS_PER_DOLLAR = 1_000_000;
+
+/** Micro-dollars as dollars: four decimals from a hundredth of a cent up, else three significant digits ("$0.0000420"). */
+export function formatMicros(micros: number): string {
+  if (micros === 0) return '$0';
+  const dollars = micros / MICROS_PER_DOLLAR;
+  if (micros >= 100) return `$${dollars.toFixed(4)}`;
+  return `$${dollars.toPrecision(3)}`;
+}
+
+/** A price per million tokens: "$10", "$0.15", "$2.50". */
+export function formatPerMillion(usd: number): string {
+  if (Number.isInteger(usd)) return `$${usd}`;
+  return usd >= 0.1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(3))}`;
+}
+
+/** True when the price per call is below the typical model cost of one call (each call then loses money). */
+export function priceBelowTypical(priceCents: number, estimate: Pick<CostEstimate, 'typical_micros'> | undefined): boolean {
+  return estimate?.typical_micros != null && Number.isFinite(priceCents) && priceCents * MICROS_PER_CENT < estimate.typical_micros;
+}
+
+/** True when one call at its worst costs more than its price. */
+export function priceBelowWorstCase(priceCents: number, estimate: Pick<CostEstimate, 'worst_case_micros'> | undefined): boolean {
+  return estimate?.worst_case_micros != null && Number.isFinite(priceCents) && priceCents * MICROS_PER_CENT < estimate.worst_case_micros;
+}
+
+export interface CostInputs {
+  model: ModelName;
+  maxTokens: number;
+  systemPrompt: string;
+  template: string;
+  inputSchema: IoSchema;
+  /** The saved app, for the typical cost of its recent calls. */
+  appSlug: string | null;
+}
+
+/** The request body of the settings, or null while max_tokens is not a valid number. */
+export function costEstimateBody(inputs: CostInputs): CostEstimateRequest | null {
+  const maxTokens = Math.round(inputs.maxTokens);
+  if (!Number.isFinite(maxTokens) || maxTokens < 1 || maxTokens > 8192) return null;
+  return {
+    model: inputs.model,
+    max_tokens: maxTokens,
+    system_prompt: inputs.systemPrompt,
+    prompt_template: inputs.template,
+    input_schema: inputs.inputSchema,
+    ...(inputs.appSlug ? { app_slug: inputs.appSlug } : {}),
+  };
+}
+
+export const belowTypicalWarning = (priceCents: number, typicalMicros: number) =>
+  `This app is live and its price (${formatCents(priceCents)} per call) is below the typical model cost of one call (${formatMicros(typicalMicros)}): every call loses money. Save again to save it anyway.`;
+
+/** The builder's settings (create and edit), as its panel and its save warning both ask for them. */
+export function costInputsOfDraft(draft: PromptDraft, savedSlug: string | null): CostInputs {
+  return {
+    model: draft.model,
+    maxTokens: buildModelSettings(draft).max_tokens,
+    systemPrompt: draft.system_prompt,
+    template: draft.user_prompt_template,
+    inputSchema: buildSchema(draft.input_fields),
+    appSlug: savedSlug,
+  };
+}
+
+/** The detail page's settings (it edits the template and schemas, not the system prompt). */
+export function costInputsOfDetail(values: DetailConfigValues, systemPrompt: string, slug: string): CostInputs {
+  return {
+    model: detailModelSettings(values).model,
+    maxTokens: detailModelSettings(values).max_tokens,
+    systemPrompt,
+    template: values.prompt_template,
+    inputSchema: values.input_schema,
+    appSlug: slug,
+  };
+}
