@@ -117,7 +117,7 @@ shares AS (
 draws AS (
   SELECT hold_id, paid AS amount FROM shares WHERE hold_id IS NOT NULL
   UNION ALL
-  SELECT cost_hold_id, drawn FROM shares WHERE cost_hold_id IS NOT NULL
+  SELECT cost_hold_id, drawn FROM shares WHERE cost_hold_id IS NOT NULL AND drawn > 0
 ),
 released AS (
   UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
