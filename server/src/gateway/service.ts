@@ -78,6 +78,11 @@ export interface PreparedCall {
   idempotency: { userId: string; key: string } | null;
   /** False when the app keeps no log of its turns (a workflow app with logging off). */
   keepTurn?: boolean;
+  /**
+   * Set by a caller protocol that sent part of the answer outside the text deltas (the OpenAI
+   * routes' streamed tool-call pieces): the stream is then charged like one whose text went out.
+   */
+  answerSent?: boolean;
 }
 
 export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay'; status: number; body: CallAnswer };
@@ -581,7 +586,7 @@ export function createGatewayService({
         }
       } catch (error) {
         // The caller left after receiving part of the answer: it is charged for what it was sent.
-        if (!(delivered && signal.aborted)) {
+        if (!((delivered || call.answerSent) && signal.aborted)) {
           await fail(call, error);
           throw error;
         }

@@ -327,7 +327,11 @@ export function withConversation(call: PreparedCall, plan: Pick<PlannedCall, 'hi
           name: delta.name ?? '',
           arguments: delta.arguments,
         };
-      capture.onDelta?.(delta);
+      if (capture.onDelta) {
+        capture.onDelta(delta);
+        // A streamed tool-call piece is part of the answer: a caller who leaves after it pays (issue 24's rule).
+        call.answerSent = true;
+      }
     };
     const provider = call.resolved.provider;
     call.resolved = {
