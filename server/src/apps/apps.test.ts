@@ -283,7 +283,8 @@ describe('GET /api/app/{slug}/analytics/usage/', () => {
     const usage = (await call('GET', `/api/app/${app.slug}/analytics/usage/`)).json();
     expect(usage).toMatchObject({ total_invocations: 3, total_users: 2, total_revenue: 3.5, total_revenue_cents: 350 });
     expect(usage.data).toHaveLength(30);
-    expect(usage.data.at(-1)).toEqual({ date: today, invocations: 3, revenue: 3.5 });
+    // No model cost recorded: the margin is the revenue.
+    expect(usage.data.at(-1)).toEqual({ date: today, invocations: 3, revenue: 3.5, model_cost: 0, net: 3.5 });
     expect(usage.data[0]).toMatchObject({ invocations: 0, revenue: 0 });
     const ninety = (await call('GET', `/api/app/${app.slug}/analytics/usage/?days=90`)).json();
     expect(ninety).toMatchObject({ total_invocations: 13, total_users: 3, total_revenue: 13.5 });
