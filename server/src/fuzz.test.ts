@@ -107,7 +107,9 @@ describe('fuzzing every route', () => {
         headers: { authorization: `Bearer ${token}`, ...(contentType ? { 'content-type': contentType } : {}), ...headers },
         ...(payload !== undefined ? { payload } : {}),
       });
-      if (response.statusCode >= 500)
+      // Payouts need Stripe, which this server has not: their deliberate 503 "not configured" is no server error.
+      const notConfigured = response.statusCode === 503 && url.startsWith('/api/billing/payouts/') && response.json().code === 'service_unavailable';
+      if (response.statusCode >= 500 && !notConfigured)
         failures.push(`${method} ${url} ${contentType ?? ''} ${payload?.slice(0, 80) ?? ''} → ${response.statusCode} ${response.body.slice(0, 200)}`);
     };
 

@@ -118,23 +118,36 @@ const MAX_SLICE = 32;
 export function createDatabaseRateLimiter(db: Queryable, limitPerMinute: number, name = 'calls'): RateLimiter {
   const stopSweeping = sweepDatabaseCounters(db);
   const slices = new Map<string, CounterSlice>();
+  /** One reservation at a time per subject in this process; concurrent hits wait for it and take from its slice. */
+  const reserving = new Map<string, Promise<unknown>>();
   return {
     async hit(subject, limit = limitPerMinute) {
-      const now = Date.now();
-      const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
       const key = `rl:${name}:${subject}`;
-      const slice = slices.get(key);
-      if (slice && slice.endsAtMs > now && slice.next <= slice.last) {
-        const count = slice.next++;
-        return decide(count, limit, slice.endsAtMs);
+      for (;;) {
+        const now = Date.now();
+        const slice = slices.get(key);
+        if (slice && slice.endsAtMs > now && slice.next <= slice.last) return decide(slice.next++, limit, slice.endsAtMs);
+        const pending = reserving.get(key);
+        if (pending) {
+          await pending.catch(() => undefined);
+          continue;
+        }
+        // The first hit of a window counts one and learns the count; later slices are a quarter of what is left.
+        const known = slice && slice.endsAtMs > now ? slice.last : null;
+        const by = known === null ? 1 : Math.min(MAX_SLICE, Math.max(1, Math.floor((limit - known) / 4)));
+        const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
+        const reservation = hitDatabaseCounter(db, key, windowEnds, by);
+        reserving.set(key, reservation);
+        try {
+          const { count, endsAtMs } = await reservation;
+          if (slices.size > 100_000) for (const [stale, value] of slices) if (value.endsAtMs <= now) slices.delete(stale);
+          // This hit takes the first count of the slice; the rest are served from memory.
+          slices.set(key, { endsAtMs, next: count - by + 2, last: count });
+          return decide(count - by + 1, limit, endsAtMs);
+        } finally {
+          reserving.delete(key);
+        }
       }
-      const known = slice && slice.endsAtMs > now ? slice.last : 0;
-      const by = Math.min(MAX_SLICE, Math.max(1, Math.floor((limit - known) / 4)));
-      const { count, endsAtMs } = await hitDatabaseCounter(db, key, windowEnds, by);
-      if (slices.size > 100_000) for (const [stale, value] of slices) if (value.endsAtMs <= now) slices.delete(stale);
-      // This hit takes the first count of the slice; the rest are served from memory.
-      slices.set(key, { endsAtMs, next: count - by + 2, last: count });
-      return decide(count - by + 1, limit, endsAtMs);
     },
     async close() {
       stopSweeping();

@@ -58,7 +58,10 @@ describe.runIf(process.env.DATABASE_URL)('two server processes against one Postg
     const balance = (await send(a, 'GET', '/api/billing/balance/', consumer)).body;
     expect(balance.credits_cents).toBe(0);
     const earnings = (await send(b, 'GET', '/api/billing/balance/', owner)).body;
-    expect(earnings.earnings_cents).toBe(500);
+    // The creator earns the 500 cents less the model cost the answers posted (decision 0025).
+    const modelCosts = await database.db.query<{ balance: number }>("SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'model_costs'");
+    expect(modelCosts.rows[0]!.balance).toBeGreaterThan(0);
+    expect(earnings.earnings_cents).toBe(500 - modelCosts.rows[0]!.balance);
     const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
     expect(rows[0]!.total).toBe(0);
 
