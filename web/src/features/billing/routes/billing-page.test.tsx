@@ -145,6 +145,28 @@ describe('Billing & Subscriptions', () => {
     expect(screen.getByRole('note').textContent).toContain('not configured');
   });
 
+  it('without Stripe shows paid plans as unavailable with the reason, keeps free plans, and warns the owner making a paid plan (issue 25 item 4)', async () => {
+    serve({ 'GET /api/app/demo/': () => jsonResponse({ slug: 'demo', is_owner: true }) });
+    renderPage();
+    const cards = await screen.findAllByTestId('plan');
+    // The free plan is still offered.
+    expect((within(cards[0]!).getByRole('button', { name: 'Subscribe' }) as HTMLButtonElement).disabled).toBe(false);
+    // The paid plan cannot be bought here: no Subscribe, no "Processing..." dead button, the reason shown.
+    expect(within(cards[1]!).queryByRole('button', { name: 'Subscribe' })).toBeNull();
+    expect((within(cards[1]!).getByRole('button', { name: 'Not Available' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(cards[1]!).getByTestId('plan-unavailable-reason').textContent).toContain('Stripe');
+    fireEvent.click(within(cards[1]!).getByRole('button', { name: 'Not Available' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.queryByText('Processing...')).toBeNull();
+
+    // The owner's plan form says so as soon as the price is above 0.
+    fireEvent.click(await screen.findByRole('button', { name: 'New plan' }));
+    const form = screen.getByRole('form', { name: 'Plan editor' });
+    expect(within(form).queryByTestId('paid-plan-without-stripe')).toBeNull();
+    fireEvent.change(within(form).getByLabelText('Price (per month)'), { target: { value: '9.99' } });
+    expect(within(form).getByTestId('paid-plan-without-stripe').textContent).toContain('not configured');
+  });
+
   it('a load error shows the red Error box with the spec text', async () => {
     serve({ 'GET /api/app/demo/packages/': () => jsonResponse({ code: 'internal_error', message: 'x', status: 500 }, 500) });
     renderPage();

@@ -158,9 +158,21 @@ export function BillingPage() {
                 ))}
                 {plan.included_calls > 0 ? <li>Included calls per month: {plan.included_calls}</li> : null}
               </ul>
-              <button type="button" className={`${primaryButton} mt-4`} disabled={!plan.is_active || busyPlan === plan.id} onClick={() => choosePlan(plan)}>
-                {!plan.is_active ? 'Not Available' : busyPlan === plan.id || subscribing?.id === plan.id ? 'Processing...' : 'Subscribe'}
-              </button>
+              {plan.price_cents > 0 && !config.stripe_publishable_key ? (
+                // Without Stripe nobody can pay for a paid plan: not offered, with the reason (issue 25).
+                <>
+                  <p className="mt-4 text-sm text-yellow-800" data-testid="plan-unavailable-reason">
+                    Unavailable: card payments (Stripe) are not configured on this server.
+                  </p>
+                  <button type="button" className={`${primaryButton} mt-2`} disabled>
+                    Not Available
+                  </button>
+                </>
+              ) : (
+                <button type="button" className={`${primaryButton} mt-4`} disabled={!plan.is_active || busyPlan === plan.id} onClick={() => choosePlan(plan)}>
+                  {!plan.is_active ? 'Not Available' : busyPlan === plan.id || subscribing?.id === plan.id ? 'Processing...' : 'Subscribe'}
+                </button>
+              )}
             </div>
           ))}
         </div>
