@@ -167,6 +167,31 @@ describe('Billing & Subscriptions', () => {
     expect(within(form).getByTestId('paid-plan-without-stripe').textContent).toContain('not configured');
   });
 
+  it('makes a saved card the default from the list (issue 25 item 10)', async () => {
+    const cards = [
+      { id: 'm1', card_brand: 'visa', card_last4: '4242', card_exp_month: 4, card_exp_year: 2031, is_default: true },
+      { id: 'm2', card_brand: 'mastercard', card_last4: '4444', card_exp_month: 5, card_exp_year: 2032, is_default: false },
+    ];
+    const fetchMock = serve({
+      'GET /api/app/demo/payment-methods/': () => jsonResponse(cards),
+      'PATCH /api/app/demo/payment-methods/m2/': () => {
+        cards[0]!.is_default = false;
+        cards[1]!.is_default = true;
+        return jsonResponse(cards[1]);
+      },
+    });
+    renderPage();
+    const listed = await screen.findAllByTestId('payment-method');
+    // The default card has no button; the other one does.
+    expect(within(listed[0]!).queryByRole('button', { name: 'Make default' })).toBeNull();
+    fireEvent.click(within(listed[1]!).getByRole('button', { name: 'Make default' }));
+    await waitFor(() => expect(within(screen.getAllByTestId('payment-method')[1]!).getByText('Default')).toBeTruthy());
+    const patch = fetchMock.mock.calls.find(([, init]) => init?.method === 'PATCH');
+    expect(patch?.[0]).toBe('/api/app/demo/payment-methods/m2/');
+    expect(JSON.parse(String(patch?.[1]?.body))).toEqual({ is_default: true });
+    expect(within(screen.getAllByTestId('payment-method')[0]!).getByRole('button', { name: 'Make default' })).toBeTruthy();
+  });
+
   it('a load error shows the red Error box with the spec text', async () => {
     serve({ 'GET /api/app/demo/packages/': () => jsonResponse({ code: 'internal_error', message: 'x', status: 500 }, 500) });
     renderPage();
