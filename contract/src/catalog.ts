@@ -42,6 +42,10 @@ export const CatalogApp = Type.Object({
   creator_name: Type.String({ description: "The creator's display name (never an e-mail address)" }),
   calls_30d: Type.Integer({ description: `Successful calls over the last ${CATALOG_POPULAR_DAYS} days` }),
   published_at: Type.String({ format: 'date-time' }),
+  demo_model: Type.Boolean({
+    description:
+      "True when the app's model is answered by the built-in demo model (its provider is not configured on this server): demo answers are free and not a real model's",
+  }),
 });
 export type CatalogApp = Static<typeof CatalogApp>;
 
@@ -125,5 +129,6 @@ export const AppInputs = Type.Object({
   text_input: Type.Union([Type.String(), Type.Null()], {
     description: 'The input a plain text fills (completion apps); chat apps take their text as query. null: none',
   }),
+  demo_model: Type.Optional(Type.Boolean({ description: "True when the app's model is answered by the built-in demo model" })),
 });
 export type AppInputs = Static<typeof AppInputs>;

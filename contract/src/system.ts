@@ -17,8 +17,18 @@ export const RuntimeConfig = Type.Object({
   demo_models: Type.Array(DemoModel, {
     description: 'Models this server answers with the built-in demo model (their provider is not configured); such calls are never charged',
   }),
+  models: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), provider: ProviderKindSchema(), demo: Type.Boolean() }), {
+      description:
+        'The models an app can choose here, in order: served by a configured provider (with a known price) or by the demo model (demo: true); names that are aliases of an earlier one are left out',
+    }),
+  ),
 });
 export type RuntimeConfig = Static<typeof RuntimeConfig>;
+
+function ProviderKindSchema() {
+  return Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]);
+}
 
 export const HealthOk = Type.Object({ status: Type.Literal('ok'), database: Type.String() });
 export type HealthOk = Static<typeof HealthOk>;

@@ -221,7 +221,14 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     providers: createWorkflowProviderRegistry({ allowPrivateUrls: config.allowPrivateProviderUrls }),
     onChange: (appId) => callTargets.invalidate({ appId }),
   });
-  const catalog = createCatalogService({ db, publicUrl: config.publicUrl, productName: config.productName, apps, prompts });
+  const catalog = createCatalogService({
+    db,
+    publicUrl: config.publicUrl,
+    productName: config.productName,
+    apps,
+    prompts,
+    isDemoModel: (model) => models.demoModels().some((demo) => demo.name === model),
+  });
   const stripe = createStripeClient(config.stripe);
   const payments = createPaymentsService({ db, apps, stripe, invalidation });
   const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });

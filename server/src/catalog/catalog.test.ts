@@ -351,3 +351,21 @@ describe('GET /api/app/{slug}/inputs (the console’s fields, issue 25)', () => 
     expect((await api('GET', `/api/app/${slugs.private}/inputs`, ownerToken)).statusCode).toBe(200);
   });
 });
+
+describe('demo-model apps are marked (issue 25 item 8)', () => {
+  it('sets demo_model in the list, the app page and the inputs when the model is answered by the demo model', async () => {
+    const demo = await createApp(ownerToken, { name: 'Demo Model Poet', description: 'answered by the demo', price_cents: 7 });
+    const patched = await api('PATCH', `/api/app/${demo}/prompt/`, ownerToken, { model: 'claude-3-opus', prompt_template: 'A poem on {{query}}' });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const real = await createApp(ownerToken, { name: 'Real Model Poet', description: 'answered by OpenAI', price_cents: 7 });
+    expect((await api('PATCH', `/api/app/${real}/prompt/`, ownerToken, { model: 'gpt-4-turbo', prompt_template: 'A poem on {{query}}' })).statusCode).toBe(200);
+
+    const items = (await list('q=Model+Poet')).items as (Listed & { demo_model: boolean })[];
+    expect(items.find((item) => item.slug === demo)?.demo_model).toBe(true);
+    expect(items.find((item) => item.slug === real)?.demo_model).toBe(false);
+    expect((await api('GET', `/api/catalog/${demo}`, null)).json().demo_model).toBe(true);
+    expect((await api('GET', `/api/catalog/${real}`, null)).json().demo_model).toBe(false);
+    expect((await api('GET', `/api/app/${demo}/inputs`, visitorToken)).json().demo_model).toBe(true);
+    expect((await api('GET', `/api/app/${real}/inputs`, visitorToken)).json().demo_model).toBe(false);
+  });
+});

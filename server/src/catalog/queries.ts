@@ -22,6 +22,9 @@ export interface CatalogRow {
   published_us: number;
   /** The Dify app info stored with a workflow app's configuration (null for prompt apps). */
   app_info: { name?: string; description?: string; mode?: string; user_input_form?: unknown[] } | null;
+  /** A prompt app's model and whose key answers it (null for workflow apps). */
+  model: string | null;
+  key_source: 'platform' | 'own' | null;
 }
 
 // The contract's list of Dify chat modes, as an SQL list (constant strings).
@@ -41,11 +44,12 @@ const LISTED = `
       WHERE s.app_id = a.id AND s.day > (now() AT TIME ZONE 'UTC')::date - $1::int), 0)::bigint AS calls_30d,
     coalesce(a.went_live_at, a.created_at) AS published_at,
     (extract(epoch FROM coalesce(a.went_live_at, a.created_at)) * 1000000)::bigint AS published_us,
-    w.app_info
+    w.app_info, pc.model, pc.key_source
   FROM apps a
   JOIN users u ON u.id = a.owner_id
   LEFT JOIN creators c ON c.user_id = a.owner_id
   LEFT JOIN workflow_configs w ON w.app_id = a.id
+  LEFT JOIN prompt_configs pc ON pc.app_id = a.id
   WHERE a.deleted_at IS NULL AND a.status = 'live' AND a.visibility = 'public'`;
 
 /** Sort keys, in order, with their direction; the cursor carries the last row's values of these. */

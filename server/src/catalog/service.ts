@@ -68,7 +68,13 @@ export function decodeCursor(sort: CatalogSort, cursor: string): (string | numbe
   return values as (string | number)[];
 }
 
-const toItem = (row: CatalogRow): CatalogApp => ({
+/** Whether a prompt app on the platform's keys is answered by the built-in demo model. */
+export type IsDemoModel = (model: string) => boolean;
+
+const answeredByDemo = (isDemoModel: IsDemoModel, app: { type: string; model: string | null; key_source: string | null }) =>
+  app.type === 'prompt' && app.key_source !== 'own' && app.model !== null && isDemoModel(app.model);
+
+const toItem = (row: CatalogRow, isDemoModel: IsDemoModel): CatalogApp => ({
   slug: row.slug,
   name: row.name,
   description: row.description,
@@ -80,6 +86,7 @@ const toItem = (row: CatalogRow): CatalogApp => ({
   creator_name: publicCreatorName(row.creator_name),
   calls_30d: row.calls_30d,
   published_at: row.published_at.toISOString(),
+  demo_model: answeredByDemo(isDemoModel, row),
 });
 
 /** The field a plain text fills in a completion app: `query` if it has one, else its first (required) text field. */
@@ -95,12 +102,15 @@ export function createCatalogService({
   productName,
   apps,
   prompts,
+  isDemoModel = () => false,
 }: {
   db: Database;
   publicUrl: string;
   productName: string;
   apps: Pick<AppsService, 'findCallableApp'>;
   prompts: Pick<PromptsService, 'readActivePromptConfig'>;
+  /** The model router's demo models (DEMO_MODEL on, provider not configured); none by default. */
+  isDemoModel?: IsDemoModel;
 }): CatalogService {
   /** An app's inputs as form fields, from its prompt's input schema or its Dify app's input form. */
   const describe = async (
@@ -121,7 +131,8 @@ export function createCatalogService({
     }
     const config = await prompts.readActivePromptConfig(app.id);
     const described = describePromptApp(app, config.active_version, app.interaction_mode);
-    return { mode: app.interaction_mode, fields: described.fields };
+    const demoModel = answeredByDemo(isDemoModel, { type: app.type, model: config.model, key_source: config.key_source });
+    return { mode: app.interaction_mode, fields: described.fields, demoModel };
   };
 
   /** An app's inputs for anyone who may read it: the owner at any status, anyone else a live public or embed app. */
@@ -161,7 +172,7 @@ export function createCatalogService({
               SORT_KEYS[sort].columns.map((column) => last[column as keyof CatalogRow] as string | number),
             )
           : null;
-      return { items: page.map(toItem), has_more: hasMore, next_cursor: nextCursor };
+      return { items: page.map((row) => toItem(row, isDemoModel)), has_more: hasMore, next_cursor: nextCursor };
     },
 
     async readApp(slug) {
@@ -172,7 +183,7 @@ export function createCatalogService({
       const urls = appUrls(publicUrl, row.slug, row.mode);
       const plans = await selectActivePlans(db, row.id);
       return {
-        ...toItem(row),
+        ...toItem(row, isDemoModel),
         fields,
         text_input: textInput,
         plans: plans.map((plan) => ({ ...plan, price: plan.price_cents / 100 })),
@@ -188,8 +199,8 @@ export function createCatalogService({
     },
 
     async readInputs(slug, viewerId) {
-      const { mode, fields } = await describeReadable(slug, viewerId);
-      return { mode, fields, text_input: textInputOf(mode, fields) };
+      const { mode, fields, demoModel } = await describeReadable(slug, viewerId);
+      return { mode, fields, text_input: textInputOf(mode, fields), demo_model: demoModel ?? false };
     },
 
     async openApiDocument(slug, viewerId) {

@@ -170,12 +170,26 @@ describe('GET /api/app/{slug}/download-frontend', () => {
     expect(JSON.parse(files.get(`${slug}-completion-app/src/app-description.json`)!).priceCents).toBe(30);
   });
 
-  it('is for the owner only: anyone else gets 404, no token 401', async () => {
+  it('is for anyone who may call the app: a caller of a live public or embed app gets the same zip, else 404; no token 401', async () => {
+    // A draft app is the owner's alone.
+    const draft = await download(slug, '?type=completion', stranger);
+    expect(draft.statusCode).toBe(404);
+    expect(draft.json()).toMatchObject({ code: 'not_found', status: 404 });
     expect((await call('PATCH', `/api/app/${slug}/update_status/`, { status: 'live' })).statusCode).toBe(200);
-    expect((await call('PATCH', `/api/app/${slug}/`, { visibility: 'public' })).statusCode).toBe(200);
-    const foreign = await download(slug, '?type=completion', stranger);
-    expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toMatchObject({ code: 'not_found', status: 404 });
+    // Live but private: still not callable by others.
+    expect((await call('PATCH', `/api/app/${slug}/`, { visibility: 'private' })).statusCode).toBe(200);
+    expect((await download(slug, '?type=completion', stranger)).statusCode).toBe(404);
+    for (const visibility of ['public', 'embed']) {
+      expect((await call('PATCH', `/api/app/${slug}/`, { visibility })).statusCode).toBe(200);
+      const foreign = await download(slug, '?type=completion', stranger);
+      expect(foreign.statusCode).toBe(200);
+      expect(foreign.rawPayload.equals((await download(slug, '?type=completion')).rawPayload)).toBe(true);
+      const { files } = await unzip(foreign.rawPayload);
+      const everything = [...files.values()].join('\n');
+      // Only what a caller sees anyway: no prompt, no key; the caller's own key goes in the .env.
+      expect(everything).not.toMatch(/tb_live_|sk_/);
+      expect(everything).not.toContain('Write a poem on');
+    }
     expect((await download(slug, '?type=completion', null)).statusCode).toBe(401);
     expect((await download('no-such-app', '?type=completion')).statusCode).toBe(404);
   });

@@ -12,10 +12,12 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<{ downloads: DownloadsSe
       preHandler: app.authenticate,
       schema: {
         tags: ['applications'],
-        summary: 'Download a generated front-end app for the endpoint, as a zip (owner only)',
+        summary: 'Download a generated front-end app for the endpoint, as a zip (anyone who may call it)',
         description:
           'A React + Vite app with a tiny Node server that holds the API key and proxies calls (streaming passed through). ' +
-          'The file is {slug}-{type}-app.zip, or {slug}-workflow-app.zip for a workflow app. The same configuration always gives a byte-identical archive.',
+          'The file is {slug}-{type}-app.zip, or {slug}-workflow-app.zip for a workflow app. The same configuration always gives a byte-identical archive. ' +
+          'Anyone who may call the app downloads it (a live public or embed app; the owner for any status): it holds only the name, price and inputs, ' +
+          "never the owner's prompt or provider settings, and runs on the API key its user enters in its .env.",
         security: [{ bearer: [] }],
         params: SlugParams,
         querystring: FrontendDownloadQuery,

@@ -2,7 +2,7 @@
 // a generated front-end app and streamed as a deterministic zip.
 import type { Readable } from 'node:stream';
 import { type AppDescription, describePromptApp, describeWorkflowApp, type FrontendKind, type StoredDifyAppInfo } from '@tollbooth/contract';
-import type { AppRow, AppsService } from '../apps/service.ts';
+import { type AppRow, type AppsService, appNotFound } from '../apps/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { frontendBaseName, generateFrontendFiles } from './generate-frontend.ts';
 import { zipFiles } from './zip.ts';
@@ -16,9 +16,14 @@ export interface FrontendDownload {
 }
 
 export interface DownloadsService {
-  /** What the generated app will be built from (owner only; anyone else gets the app's 404). */
-  describeApp(slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription>;
-  downloadFrontend(slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<FrontendDownload>;
+  /**
+   * What the generated app will be built from: for anyone who may call the app (a live public or
+   * embed app; the owner for any status), else the app's 404. The description holds only what a
+   * caller sees anyway (name, price, inputs), never the owner's prompt or provider settings; the
+   * generated app runs on the key its user puts in its .env.
+   */
+  describeApp(slug: string, viewerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription>;
+  downloadFrontend(slug: string, viewerId: string, requestedKind: FrontendKind | undefined): Promise<FrontendDownload>;
 }
 
 export function createDownloadsService({
@@ -34,8 +39,11 @@ export function createDownloadsService({
   publicUrl: string;
   readWorkflowAppInfo?: ReadWorkflowAppInfo;
 }): DownloadsService {
-  const describeApp = async (slug: string, ownerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription> => {
-    const app = await apps.findOwnedApp(slug, ownerId);
+  const describeApp = async (slug: string, viewerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription> => {
+    const app = await apps.findCallableApp(slug);
+    // The gateway's rule (checkCallAccess): owners any status; others a live public or embed app.
+    const callable = app && (app.owner_id === viewerId || (app.status === 'live' && (app.visibility === 'public' || app.visibility === 'embed')));
+    if (!app || !callable) throw appNotFound();
     if (app.type === 'workflow') return describeWorkflowApp(app, await readWorkflowAppInfo(app));
     // The spec's rule: a chat-mode prompt app gets the chat app, otherwise completion; an explicit type wins.
     const kind = requestedKind ?? (app.interaction_mode === 'chat' ? 'chat' : 'completion');
@@ -45,8 +53,8 @@ export function createDownloadsService({
 
   return {
     describeApp,
-    async downloadFrontend(slug, ownerId, requestedKind) {
-      const description = await describeApp(slug, ownerId, requestedKind);
+    async downloadFrontend(slug, viewerId, requestedKind) {
+      const description = await describeApp(slug, viewerId, requestedKind);
       const files = await generateFrontendFiles(description, { tollboothUrl: publicUrl.replace(/\/+$/, '') });
       const baseName = frontendBaseName(description);
       return { fileName: `${baseName}.zip`, stream: zipFiles(files, baseName) };

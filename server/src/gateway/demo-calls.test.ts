@@ -151,4 +151,23 @@ describe('GET /api/config', () => {
     expect(demo).toContainEqual({ name: 'mixtral', provider: 'openai' });
     expect(createModelRouter({ ...models, demoModel: false }).demoModels()).toEqual([]);
   });
+
+  it('offers only the models that answer here, marks the demo ones, and leaves out aliases (issue 25 item 10)', async () => {
+    const config = (await ctx.app.inject({ method: 'GET', url: '/api/config' })).json();
+    const offered = config.models as { name: string; provider: string; demo: boolean }[];
+    const names = offered.map((model) => model.name);
+    expect(offered).toContainEqual({ name: 'gpt-4', provider: 'openai', demo: false });
+    expect(offered).toContainEqual({ name: 'claude-3-opus', provider: 'anthropic', demo: true });
+    // gpt4, claude3 and gemini serve the same upstream models as gpt-4, claude-3-sonnet and gemini-pro.
+    for (const alias of ['gpt4', 'claude3', 'gemini']) expect(names).not.toContain(alias);
+    expect(new Set(names).size).toBe(names.length);
+
+    // With the demo model off, a model whose provider is not configured is not offered at all.
+    const models = { openaiApiKey: null, openaiBaseUrl: 'https://api.openai.com/v1', anthropicApiKey: 'sk-a', geminiApiKey: null, demoModel: false };
+    expect(createModelRouter(models).offeredModels()).toEqual([
+      { name: 'claude-3-opus', provider: 'anthropic', demo: false },
+      { name: 'claude-3-sonnet', provider: 'anthropic', demo: false },
+      { name: 'claude-3-haiku', provider: 'anthropic', demo: false },
+    ]);
+  });
 });

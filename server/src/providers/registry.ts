@@ -65,6 +65,12 @@ export interface ModelRouter {
   priceOf(modelName: string): ModelPrice | null;
   /** Models served on the operator's key whose price is unknown: they cannot be used until MODEL_TABLE gives one. */
   unpricedModels(): string[];
+  /**
+   * The models an app can choose on this server, in table order: served by a configured provider
+   * with a known price, or answered by the demo model (demo: true). A name serving the same upstream
+   * model of the same provider as an earlier name (gpt4 for gpt-4) is left out.
+   */
+  offeredModels(): { name: string; provider: ProviderKind; demo: boolean }[];
 }
 
 export interface ModelRouterOptions {
@@ -149,6 +155,19 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
         : [],
     priceOf: (modelName) => prices.get(modelName) ?? null,
     unpricedModels: () => [...table.keys()].filter((name) => providerFor(table.get(name)!.provider) !== null && !prices.get(name)),
+    offeredModels: () => {
+      const seen = new Set<string>();
+      const offered: { name: string; provider: ProviderKind; demo: boolean }[] = [];
+      for (const [name, entry] of table) {
+        const same = `${entry.provider}\u0000${entry.upstreamModel}`;
+        if (seen.has(same)) continue;
+        seen.add(same);
+        if (providerFor(entry.provider) !== null) {
+          if (prices.get(name)) offered.push({ name, provider: entry.provider, demo: false });
+        } else if (models.demoModel) offered.push({ name, provider: entry.provider, demo: true });
+      }
+      return offered;
+    },
   };
 }
 

@@ -15,6 +15,7 @@ export function makeCatalogApp(overrides: Partial<CatalogApp> = {}): CatalogApp 
     creator_name: 'Ada',
     calls_30d: 12,
     published_at: '2024-05-01T10:00:00.000Z',
+    demo_model: false,
     ...overrides,
   };
 }

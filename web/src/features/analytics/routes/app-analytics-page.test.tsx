@@ -79,6 +79,8 @@ describe('AppAnalyticsPage', () => {
     await screen.findByText('12,345');
     expect(within(card('Total Invocations')).getByText('12,345')).toBeTruthy();
     expect(within(card('Unique Users')).getByText('1,234')).toBeTruthy();
+    // It says what it counts, so it agrees with the Anonymous rows below (issue 25).
+    expect(card('Unique Users').textContent).toContain('each calling account for calls that named none (Anonymous below)');
     expect(within(card('Success Rate')).getByText('100.0%')).toBeTruthy();
     expect(within(card('Avg Response Time')).getByText('1.23s')).toBeTruthy();
     expect(server.calls()[0]).toBe('GET /api/app/haiku-writer/');

@@ -17,6 +17,9 @@ import { TopErrors } from '../components/top-errors';
 import { formatCount, formatModelCost, formatRevenue, formatSeconds, formatSuccessRate } from '../lib/analytics-format.utils';
 import { type AnalyticsPeriod, APP_CHARTS, DEFAULT_PERIOD, joinAppSeries } from '../lib/chart.utils';
 
+/** What Unique Users counts, so that it agrees with the "Anonymous" rows of Recent Invocations (issue 25). */
+export const UNIQUE_USERS_HINT = 'Each end user a call named (user), and each calling account for calls that named none (Anonymous below)';
+
 const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
 
 interface AppAnalyticsProps {
@@ -33,7 +36,12 @@ function AppAnalytics({ usage, performance, invocations }: AppAnalyticsProps) {
         label="Statistics"
         cards={[
           { label: 'Total Invocations', value: formatCount(usage.total_invocations) },
-          { label: 'Unique Users', value: formatCount(usage.total_users) },
+          {
+            label: 'Unique Users',
+            value: formatCount(usage.total_users),
+            // The list below says Anonymous for a call that named no end user; such calls count once per calling account.
+            hint: UNIQUE_USERS_HINT,
+          },
           {
             label: 'Success Rate',
             // Calls that succeeded or failed: every call but the rejected ones.

@@ -4,6 +4,7 @@ import type { Package } from '@tollbooth/contract';
 import { type FormEvent, useState } from 'react';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
+import { useRuntimeConfig } from '@/lib/runtime-config';
 import { useDeactivatePackage, useSavePackage } from '../api/billing-api';
 import { planPrice } from '../lib/plan-price';
 
@@ -20,8 +21,13 @@ const textToFeatures = (text: string) =>
       .map(([key, value]) => [key, value ?? '']),
   );
 
+/** Shown where a paid plan is made on a server without Stripe: nobody could pay for it (issue 25). */
+export const PAID_PLAN_WITHOUT_STRIPE =
+  'Stripe (the card payment provider) is not configured on this server, so callers cannot pay for a paid plan: it is shown to them as unavailable. Free plans (price 0) work.';
+
 function PlanForm({ slug, plan, onDone }: { slug: string; plan: Package | null; onDone: () => void }) {
   const save = useSavePackage(slug);
+  const stripeConfigured = Boolean(useRuntimeConfig().stripe_publishable_key);
   const [name, setName] = useState(plan?.name ?? '');
   const [description, setDescription] = useState(plan?.description ?? '');
   const [price, setPrice] = useState(String(plan?.price ?? '0'));
@@ -48,6 +54,15 @@ function PlanForm({ slug, plan, onDone }: { slug: string; plan: Package | null; 
         Price (per month)
         <input className={inputField} type="number" min="0" step="0.01" value={price} onChange={(e) => setPrice(e.target.value)} required />
       </label>
+      {!stripeConfigured && Number(price) > 0 ? (
+        <p
+          role="note"
+          className="rounded-md bg-yellow-50 p-3 text-sm text-yellow-800 ring-1 ring-yellow-200 sm:col-span-2"
+          data-testid="paid-plan-without-stripe"
+        >
+          {PAID_PLAN_WITHOUT_STRIPE}
+        </p>
+      ) : null}
       <label className={label}>
         Currency
         <input className={inputField} value={currency} onChange={(e) => setCurrency(e.target.value)} pattern="[A-Za-z]{3}" required />

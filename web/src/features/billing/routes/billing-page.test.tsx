@@ -145,6 +145,53 @@ describe('Billing & Subscriptions', () => {
     expect(screen.getByRole('note').textContent).toContain('not configured');
   });
 
+  it('without Stripe shows paid plans as unavailable with the reason, keeps free plans, and warns the owner making a paid plan (issue 25 item 4)', async () => {
+    serve({ 'GET /api/app/demo/': () => jsonResponse({ slug: 'demo', is_owner: true }) });
+    renderPage();
+    const cards = await screen.findAllByTestId('plan');
+    // The free plan is still offered.
+    expect((within(cards[0]!).getByRole('button', { name: 'Subscribe' }) as HTMLButtonElement).disabled).toBe(false);
+    // The paid plan cannot be bought here: no Subscribe, no "Processing..." dead button, the reason shown.
+    expect(within(cards[1]!).queryByRole('button', { name: 'Subscribe' })).toBeNull();
+    expect((within(cards[1]!).getByRole('button', { name: 'Not Available' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(cards[1]!).getByTestId('plan-unavailable-reason').textContent).toContain('Stripe');
+    fireEvent.click(within(cards[1]!).getByRole('button', { name: 'Not Available' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.queryByText('Processing...')).toBeNull();
+
+    // The owner's plan form says so as soon as the price is above 0.
+    fireEvent.click(await screen.findByRole('button', { name: 'New plan' }));
+    const form = screen.getByRole('form', { name: 'Plan editor' });
+    expect(within(form).queryByTestId('paid-plan-without-stripe')).toBeNull();
+    fireEvent.change(within(form).getByLabelText('Price (per month)'), { target: { value: '9.99' } });
+    expect(within(form).getByTestId('paid-plan-without-stripe').textContent).toContain('not configured');
+  });
+
+  it('makes a saved card the default from the list (issue 25 item 10)', async () => {
+    const cards = [
+      { id: 'm1', card_brand: 'visa', card_last4: '4242', card_exp_month: 4, card_exp_year: 2031, is_default: true },
+      { id: 'm2', card_brand: 'mastercard', card_last4: '4444', card_exp_month: 5, card_exp_year: 2032, is_default: false },
+    ];
+    const fetchMock = serve({
+      'GET /api/app/demo/payment-methods/': () => jsonResponse(cards),
+      'PATCH /api/app/demo/payment-methods/m2/': () => {
+        cards[0]!.is_default = false;
+        cards[1]!.is_default = true;
+        return jsonResponse(cards[1]);
+      },
+    });
+    renderPage();
+    const listed = await screen.findAllByTestId('payment-method');
+    // The default card has no button; the other one does.
+    expect(within(listed[0]!).queryByRole('button', { name: 'Make default' })).toBeNull();
+    fireEvent.click(within(listed[1]!).getByRole('button', { name: 'Make default' }));
+    await waitFor(() => expect(within(screen.getAllByTestId('payment-method')[1]!).getByText('Default')).toBeTruthy());
+    const patch = fetchMock.mock.calls.find(([, init]) => init?.method === 'PATCH');
+    expect(patch?.[0]).toBe('/api/app/demo/payment-methods/m2/');
+    expect(JSON.parse(String(patch?.[1]?.body))).toEqual({ is_default: true });
+    expect(within(screen.getAllByTestId('payment-method')[0]!).getByRole('button', { name: 'Make default' })).toBeTruthy();
+  });
+
   it('a load error shows the red Error box with the spec text', async () => {
     serve({ 'GET /api/app/demo/packages/': () => jsonResponse({ code: 'internal_error', message: 'x', status: 500 }, 500) });
     renderPage();

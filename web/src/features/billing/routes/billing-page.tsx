@@ -12,11 +12,20 @@ import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles
 import { api } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { billingKeys, subscribe, useCancelSubscription, useDeletePaymentMethod, usePackages, usePaymentMethods, useSubscriptions } from '../api/billing-api';
+import {
+  billingKeys,
+  subscribe,
+  useCancelSubscription,
+  useDeletePaymentMethod,
+  useMakeDefaultPaymentMethod,
+  usePackages,
+  usePaymentMethods,
+  useSubscriptions,
+} from '../api/billing-api';
 import { Badge, formatExpiry, StripeNotConfigured, subscriptionTone } from '../components/bits';
 import { AddPaymentMethodModal, SubscribeModal } from '../components/payment-forms';
 import { PlanEditor } from '../components/plan-editor';
-import { CANCEL_FAILED, DELETE_FAILED, LOAD_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
+import { CANCEL_FAILED, DELETE_FAILED, LOAD_FAILED, MAKE_DEFAULT_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
 import { planPrice } from '../lib/plan-price';
 
 const pageClass = 'mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8';
@@ -33,6 +42,8 @@ export function BillingPage() {
   const methods = usePaymentMethods(slug);
   const cancel = useCancelSubscription(slug);
   const remove = useDeletePaymentMethod(slug);
+  const makeDefault = useMakeDefaultPaymentMethod(slug);
+  const [defaulting, setDefaulting] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [subscribing, setSubscribing] = useState<Package | null>(null);
   const [busyPlan, setBusyPlan] = useState<string | null>(null);
@@ -74,6 +85,19 @@ export function BillingPage() {
     } finally {
       setRemoving(null);
       await refresh();
+    }
+  }
+
+  async function makeDefaultMethod(id: string) {
+    setError(null);
+    setDefaulting(id);
+    try {
+      await makeDefault.mutateAsync(id);
+    } catch (cause) {
+      console.error('Failed to make the payment method the default', cause);
+      setError(MAKE_DEFAULT_FAILED);
+    } finally {
+      setDefaulting(null);
     }
   }
 
@@ -158,9 +182,21 @@ export function BillingPage() {
                 ))}
                 {plan.included_calls > 0 ? <li>Included calls per month: {plan.included_calls}</li> : null}
               </ul>
-              <button type="button" className={`${primaryButton} mt-4`} disabled={!plan.is_active || busyPlan === plan.id} onClick={() => choosePlan(plan)}>
-                {!plan.is_active ? 'Not Available' : busyPlan === plan.id || subscribing?.id === plan.id ? 'Processing...' : 'Subscribe'}
-              </button>
+              {plan.price_cents > 0 && !config.stripe_publishable_key ? (
+                // Without Stripe nobody can pay for a paid plan: not offered, with the reason (issue 25).
+                <>
+                  <p className="mt-4 text-sm text-yellow-800" data-testid="plan-unavailable-reason">
+                    Unavailable: card payments (Stripe) are not configured on this server.
+                  </p>
+                  <button type="button" className={`${primaryButton} mt-2`} disabled>
+                    Not Available
+                  </button>
+                </>
+              ) : (
+                <button type="button" className={`${primaryButton} mt-4`} disabled={!plan.is_active || busyPlan === plan.id} onClick={() => choosePlan(plan)}>
+                  {!plan.is_active ? 'Not Available' : busyPlan === plan.id || subscribing?.id === plan.id ? 'Processing...' : 'Subscribe'}
+                </button>
+              )}
             </div>
           ))}
         </div>
@@ -198,14 +234,26 @@ export function BillingPage() {
                   <span className="text-sm text-gray-500">{formatExpiry(method.card_exp_month, method.card_exp_year)}</span>
                   {method.is_default ? <Badge tone="green">Default</Badge> : null}
                 </div>
-                <button
-                  type="button"
-                  className="text-sm font-medium text-red-600 hover:text-red-500"
-                  disabled={removing === method.id}
-                  onClick={() => removeMethod(method.id)}
-                >
-                  {removing === method.id ? 'Removing...' : 'Remove'}
-                </button>
+                <div className="flex items-center gap-4">
+                  {method.is_default ? null : (
+                    <button
+                      type="button"
+                      className="text-sm font-medium text-indigo-600 hover:text-indigo-500"
+                      disabled={defaulting === method.id}
+                      onClick={() => makeDefaultMethod(method.id)}
+                    >
+                      {defaulting === method.id ? 'Saving...' : 'Make default'}
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    className="text-sm font-medium text-red-600 hover:text-red-500"
+                    disabled={removing === method.id}
+                    onClick={() => removeMethod(method.id)}
+                  >
+                    {removing === method.id ? 'Removing...' : 'Remove'}
+                  </button>
+                </div>
               </li>
             ))}
           </ul>

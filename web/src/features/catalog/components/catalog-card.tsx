@@ -3,6 +3,15 @@ import { Link } from 'react-router';
 import { Badge, typeTone } from '@/components/ui/badges';
 import { formatCents, formatUpcomingPrice } from '@/lib/format';
 
+/** Its model is answered by the built-in demo model: free sample answers, not a real model's. */
+export function DemoModelBadge() {
+  return (
+    <Badge tone="yellow" title="Answered by the built-in demo model: its model's provider is not configured on this server, so answers are free samples">
+      Demo model
+    </Badge>
+  );
+}
+
 export function CatalogCard({ app }: { app: CatalogApp }) {
   const upcoming = formatUpcomingPrice(app);
   return (
@@ -31,6 +40,7 @@ export function CatalogCard({ app }: { app: CatalogApp }) {
         <Badge tone="indigo" title="Mode">
           {app.mode}
         </Badge>
+        {app.demo_model ? <DemoModelBadge /> : null}
         <span className="ml-auto text-xs text-gray-500">
           {app.calls_30d.toLocaleString('en-US')} {app.calls_30d === 1 ? 'call' : 'calls'} in 30 days
         </span>

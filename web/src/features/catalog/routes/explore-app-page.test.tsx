@@ -3,7 +3,7 @@ import type { CatalogAppDetail } from '@tollbooth/contract';
 import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { makeCatalogAppDetail } from '@/testing/fake-catalog';
-import { jsonResponse, renderWithProviders } from '@/testing/test-utils';
+import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { ExploreAppPage } from './explore-app-page';
 
 function fakePublicPage(page: CatalogAppDetail | null) {
@@ -91,5 +91,46 @@ describe('ExploreAppPage', () => {
     fakePublicPage(null);
     renderPage('secret-app');
     expect((await screen.findByRole('alert')).textContent).toContain('Application not found');
+  });
+
+  it('marks a demo-model app and offers a signed-in caller Download App (issue 25 items 7, 8)', async () => {
+    const page = makeCatalogAppDetail({ demo_model: true });
+    const fetchMock = vi.fn(async (input: string) => {
+      const url = new URL(input, 'http://localhost');
+      if (url.pathname === `/api/catalog/${page.slug}`) return jsonResponse(page);
+      if (url.pathname === `/api/app/${page.slug}/download-frontend`)
+        return new Response(new Blob(['zip']), {
+          headers: { 'Content-Type': 'application/zip', 'Content-Disposition': 'attachment; filename="haiku-writer-completion-app.zip"' },
+        });
+      return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    URL.createObjectURL = vi.fn(() => 'blob:zip');
+    URL.revokeObjectURL = vi.fn();
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(this.download);
+    });
+    renderWithProviders(
+      <Routes>
+        <Route path="/explore/:slug" element={<ExploreAppPage />} />
+      </Routes>,
+      { route: `/explore/${page.slug}`, auth: signedInAuth() },
+    );
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(screen.getByText('Demo model')).toBeTruthy();
+    expect(screen.getByTestId('demo-model-notice').textContent).toContain('built-in demo model');
+    fireEvent.click(within(screen.getByTestId('explore-price')).getByRole('button', { name: 'Download App' }));
+    await vi.waitFor(() => expect(saved).toEqual(['haiku-writer-completion-app.zip']));
+    const asked = fetchMock.mock.calls.map(([input]) => new URL(input, 'http://localhost'));
+    expect(asked.some((url) => url.pathname === '/api/app/haiku-writer/download-frontend' && url.search === '?type=completion')).toBe(true);
+  });
+
+  it('shows no demo mark for a real model and no Download App to an anonymous visitor', async () => {
+    fakePublicPage(makeCatalogAppDetail());
+    renderPage('haiku-writer');
+    expect(await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 })).toBeTruthy();
+    expect(screen.queryByText('Demo model')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Download App' })).toBeNull();
   });
 });

@@ -6,10 +6,12 @@ import { Badge, typeTone } from '@/components/ui/badges';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { useAuth } from '@/lib/auth/use-auth';
 import { ApiError, getErrorMessage } from '@/lib/errors';
 import { formatCents, formatDollars, formatUpcomingPrice } from '@/lib/format';
+import { DemoModelBadge } from '../components/catalog-card';
 import { CodeSnippets } from '../components/code-snippets';
 import { InputsTable } from '../components/inputs-table';
 
@@ -107,6 +109,7 @@ export function ExploreAppPage() {
   const { slug = '' } = useParams();
   const signedIn = useAuth().status === 'authenticated';
   const app = useCatalogApp(slug);
+  const { download, isDownloading } = useDownloadApp();
 
   if (app.isPending) return <PageSpinner message="Loading application..." />;
   if (app.isError || !app.data) {
@@ -146,7 +149,13 @@ export function ExploreAppPage() {
             <Badge tone="gray" title="Calls in the last 30 days">
               {data.calls_30d.toLocaleString('en-US')} calls in 30 days
             </Badge>
+            {data.demo_model ? <DemoModelBadge /> : null}
           </div>
+          {data.demo_model ? (
+            <p className="mt-3 max-w-prose rounded-md bg-yellow-50 p-3 text-sm text-yellow-900 ring-1 ring-yellow-200" data-testid="demo-model-notice">
+              This app's model is answered by the built-in demo model on this server: its answers are free samples, not a real model's.
+            </p>
+          ) : null}
         </div>
         <div className="shrink-0 rounded-lg bg-white p-4 shadow-sm ring-1 ring-gray-200 sm:text-right" data-testid="explore-price">
           <p className="text-2xl font-bold text-gray-900">{data.price_cents === 0 ? 'Free' : formatCents(data.price_cents)}</p>
@@ -156,6 +165,17 @@ export function ExploreAppPage() {
             <Link to={tryIt} className={primaryButton}>
               Try it
             </Link>
+            {signedIn ? (
+              <button
+                type="button"
+                className={secondaryButton}
+                disabled={isDownloading(data.slug)}
+                title="A ready-to-run front-end app for this endpoint; it runs on your own API key, entered in its .env"
+                onClick={() => void download({ slug: data.slug, type: data.type, interaction_mode: data.mode })}
+              >
+                {isDownloading(data.slug) ? 'Downloading...' : 'Download App'}
+              </button>
+            ) : null}
           </div>
         </div>
       </header>

@@ -27,7 +27,7 @@ function fakeCatalog(apps: CatalogApp[]) {
 describe('ExplorePage', () => {
   it('lists live public apps with creator, price, upcoming price and popularity, linking each to its page', async () => {
     fakeCatalog([
-      makeCatalogApp({ name: 'Haiku Writer', upcoming_price_cents: 150, upcoming_price_at: '2030-01-01T00:00:00.000Z' }),
+      makeCatalogApp({ name: 'Haiku Writer', demo_model: true, upcoming_price_cents: 150, upcoming_price_at: '2030-01-01T00:00:00.000Z' }),
       makeCatalogApp({ name: 'Free Summariser', price_cents: 0, creator_name: 'Grace', calls_30d: 1, mode: 'chat', type: 'workflow' }),
     ]);
     renderWithProviders(<ExplorePage />, { route: '/explore' });
@@ -41,6 +41,9 @@ describe('ExplorePage', () => {
     expect(cards[0]!.textContent).toContain('$1.00');
     expect(cards[0]!.textContent).toContain('Price rises to $1.50');
     expect(cards[0]!.textContent).toContain('12 calls in 30 days');
+    // Answered by the demo model: marked, so it is not mistaken for a paid real model (issue 25 item 8).
+    expect(within(cards[0]!).getByText('Demo model')).toBeTruthy();
+    expect(within(cards[1]!).queryByText('Demo model')).toBeNull();
     expect(cards[1]!.textContent).toContain('Free');
     expect(cards[1]!.textContent).toContain('1 call in 30 days');
     expect(cards[1]!.textContent).toContain('workflow');

@@ -1,5 +1,6 @@
 import type { Application } from '@tollbooth/contract';
 import { Spinner } from '@/components/ui/spinner';
+import { secondaryButton } from '@/components/ui/styles';
 import { appEndpointPath } from '@/lib/app-endpoint';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents, formatUpcomingPrice } from '@/lib/format';
@@ -8,10 +9,14 @@ interface AppDetailsProps {
   app: Application | undefined;
   isLoading: boolean;
   error: unknown;
+  /** The app's model is answered by the built-in demo model. */
+  demoModel?: boolean;
+  /** Download App, for anyone signed in who may call the app. */
+  download?: { onClick: () => void; running: boolean } | undefined;
 }
 
 /** The Application Details box: what a call to the entered slug will reach, and what it costs. */
-export function AppDetails({ app, isLoading, error }: AppDetailsProps) {
+export function AppDetails({ app, isLoading, error, demoModel = false, download }: AppDetailsProps) {
   if (isLoading) {
     return (
       <div className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
@@ -30,14 +35,28 @@ export function AppDetails({ app, isLoading, error }: AppDetailsProps) {
     ['Type', app.type],
     ['Status', app.status],
     ['Price', `${formatCents(app.price_cents)} per call`],
+    ...(demoModel ? [['Model', 'Demo model: free sample answers (its provider is not configured on this server)'] as [string, string]] : []),
     ...(formatUpcomingPrice(app) ? [['Upcoming price', `${formatUpcomingPrice(app)} (announced increase)`] as [string, string]] : []),
     ['Endpoint', appEndpointPath(app)],
   ];
   return (
     <section aria-labelledby="console-app-details-title" className="rounded-lg bg-gray-50 p-6 ring-1 ring-gray-200">
-      <h2 id="console-app-details-title" className="text-lg font-semibold text-gray-900">
-        Application Details
-      </h2>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id="console-app-details-title" className="text-lg font-semibold text-gray-900">
+          Application Details
+        </h2>
+        {download ? (
+          <button
+            type="button"
+            className={secondaryButton}
+            disabled={download.running}
+            title="A ready-to-run front-end app for this endpoint; it runs on your own API key, entered in its .env"
+            onClick={download.onClick}
+          >
+            {download.running ? 'Downloading...' : 'Download App'}
+          </button>
+        ) : null}
+      </div>
       <dl className="mt-4 grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-2">
         {rows.map(([label, value]) => (
           <div key={label} className={label === 'Endpoint' ? 'sm:col-span-2' : undefined}>

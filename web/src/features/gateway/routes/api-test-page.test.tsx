@@ -372,6 +372,23 @@ describe('ApiTestPage', () => {
     expect(server.calls()).toContain('GET /api/app/embedded-haiku/inputs');
   });
 
+  it('marks a demo-model app and lets a caller download its front end (issue 25 items 7, 8)', async () => {
+    const theirs = makeApp({ name: 'Embedded Haiku', slug: 'embedded-haiku', status: 'live', visibility: 'embed', is_owner: false });
+    const server = fakeGatewayServer({ apps: [theirs], catalog: { 'embedded-haiku': makeCatalogAppDetail({ slug: 'embedded-haiku', demo_model: true }) } });
+    URL.createObjectURL = vi.fn(() => 'blob:zip');
+    URL.revokeObjectURL = vi.fn();
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(this.download);
+    });
+    renderConsole({ route: '/api-test?app=embedded-haiku' });
+    const details = await screen.findByRole('region', { name: 'Application Details' });
+    expect((await within(details).findByText(/^Demo model/)).textContent).toContain('free sample answers');
+    fireEvent.click(within(details).getByRole('button', { name: 'Download App' }));
+    await waitFor(() => expect(saved).toEqual(['embedded-haiku-completion-app.zip']));
+    expect(server.calls()).toContain('GET /api/app/embedded-haiku/download-frontend?type=completion');
+  });
+
   it('clears the last app’s answers, errors and field values when another app is chosen', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     fakeGatewayServer({

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApps } from '@/lib/api/apps/get-apps';
 import { useAppInputs } from '@/lib/api/catalog/get-app-inputs';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
@@ -44,7 +45,9 @@ export function ApiTestPage() {
   const canReadWorkflow = signedIn && app.data?.is_owner === true && app.data.type === 'workflow';
   const workflowConfig = useWorkflowConfig(detailsSlug, { enabled: canReadWorkflow });
   // Anyone else (signed in or not) reads the inputs of an app they may call: live public or embed (issue 25).
-  const publicApp = useAppInputs(detailsSlug, { enabled: app.data !== undefined && !app.data.is_owner });
+  // The owner reads it too, for whether the demo model answers the app.
+  const publicApp = useAppInputs(detailsSlug, { enabled: app.data !== undefined });
+  const { download, isDownloading } = useDownloadApp();
 
   let fields: InputField[] | null = null;
   let mode: 'completion' | 'chat' = app.data ? appCallMode(app.data) : 'completion';
@@ -84,7 +87,14 @@ export function ApiTestPage() {
           stream={stream}
           onStreamChange={setStream}
         />
-        <AppDetails app={app.data} isLoading={app.isLoading} error={app.error} />
+        <AppDetails
+          app={app.data}
+          isLoading={app.isLoading}
+          error={app.error}
+          demoModel={publicApp.data?.demo_model === true && app.data?.slug === detailsSlug}
+          // Anyone signed in who may call the app downloads its front end (it runs on their own key).
+          download={signedIn && app.data ? { onClick: () => app.data && void download(app.data), running: isDownloading(app.data.slug) } : undefined}
+        />
         <InputFieldsForm
           fields={inputs.formFields}
           textInput={inputs.textInput}

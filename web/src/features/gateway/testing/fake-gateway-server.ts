@@ -81,7 +81,18 @@ export function fakeGatewayServer({ apps = [], inputSchemas = {}, catalog = {}, 
       if (inputsPage) {
         const page = catalog[decodeURIComponent(inputsPage[1] as string)];
         return page
-          ? jsonResponse({ mode: page.mode, fields: page.fields, text_input: page.text_input })
+          ? jsonResponse({ mode: page.mode, fields: page.fields, text_input: page.text_input, demo_model: page.demo_model })
+          : jsonResponse({ code: 'not_found', message: 'Application not found', status: 404 }, 404);
+      }
+      // Download App for anyone who may call the app (issue 25): a callable app's zip.
+      const download = /^\/api\/app\/([^/]+)\/download-frontend$/.exec(url.pathname);
+      if (download) {
+        const slug = decodeURIComponent(download[1] as string);
+        const callable = apps.find((app) => app.slug === slug && (app.is_owner || (app.status === 'live' && app.visibility !== 'private')));
+        return callable
+          ? new Response(new Blob(['zip']), {
+              headers: { 'Content-Type': 'application/zip', 'Content-Disposition': `attachment; filename="${slug}-${url.searchParams.get('type')}-app.zip"` },
+            })
           : jsonResponse({ code: 'not_found', message: 'Application not found', status: 404 }, 404);
       }
       const publicPage = /^\/api\/catalog\/([^/]+)$/.exec(url.pathname);

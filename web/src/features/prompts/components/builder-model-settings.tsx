@@ -1,7 +1,7 @@
 import { type Dispatch, type SetStateAction, useId } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { type ModelName, modelOptionsWith } from '../lib/model-options';
+import { type ModelName, useModelOptions } from '../lib/model-options';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 import { KeySourceSelect } from './key-source-select';
 
@@ -15,6 +15,7 @@ type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
 
 export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsProps) {
   const id = useId();
+  const modelOptions = useModelOptions(draft.model);
   const fieldId = (name: string) => `${id}-${name}`;
   const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
 
@@ -44,7 +45,7 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <FormField id={fieldId('model')} label="Model">
           <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-            {modelOptionsWith(draft.model).map((option) => (
+            {modelOptions.map((option) => (
               <option key={option.value} value={option.value}>
                 {option.label}
               </option>

@@ -2,7 +2,7 @@ import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
-import { type ModelName, modelOptionsWith } from '../lib/model-options';
+import { type ModelName, useModelOptions } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { JsonSchemaEditor } from './json-schema-editor';
@@ -24,6 +24,7 @@ type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' |
 
 export function DetailPromptConfig({ values, onChange, onTest, testing, result, testError }: DetailPromptConfigProps) {
   const id = useId();
+  const modelOptions = useModelOptions(values.model);
   const fieldId = (name: string) => `${id}-${name}`;
   const set = <K extends keyof DetailConfigValues>(name: K, value: DetailConfigValues[K]) => onChange((current) => ({ ...current, [name]: value }));
 
@@ -78,7 +79,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
           <FormField id={fieldId('model')} label="Model">
             <select id={fieldId('model')} value={values.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-              {modelOptionsWith(values.model).map((option) => (
+              {modelOptions.map((option) => (
                 <option key={option.value} value={option.value}>
                   {option.label}
                 </option>
