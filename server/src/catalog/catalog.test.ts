@@ -337,6 +337,58 @@ describe("an app's OpenAPI document", () => {
   });
 });
 
+describe('caching: Cache-Control and ETag, 304 on If-None-Match (issue 26)', () => {
+  const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
+
+  it('the catalog list and an app page are public for a minute and revalidate to 304', async () => {
+    for (const url of ['/api/catalog/?sort=price_asc', `/api/catalog/${slugs.haiku}`]) {
+      const first = await get(url);
+      expect(first.statusCode, url).toBe(200);
+      expect(first.headers['cache-control'], url).toBe('public, max-age=60');
+      const etag = first.headers.etag as string;
+      expect(etag, url).toMatch(/^W\/"[\w-]+"$/);
+      const again = await get(url, { 'if-none-match': etag });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe('');
+      expect(again.headers.etag, url).toBe(etag);
+      expect((await get(url, { 'if-none-match': 'W/"other"' })).statusCode, url).toBe(200);
+    }
+    // Another page is another document.
+    expect((await get('/api/catalog/?sort=price_desc')).headers.etag).not.toBe((await get('/api/catalog/?sort=price_asc')).headers.etag);
+    // A 404 is not cached.
+    expect((await get('/api/catalog/no-such-app')).headers.etag).toBeUndefined();
+  });
+
+  it("an app's OpenAPI document and inputs: public without a token, private to an owner, 304 when unchanged, a new ETag after an edit", async () => {
+    for (const path of ['openapi.json', 'inputs']) {
+      const url = `/api/app/${slugs.pricey}/${path}`;
+      const anonymous = await get(url);
+      expect(anonymous.headers['cache-control']).toBe('public, max-age=300');
+      expect(anonymous.headers.vary).toContain('Authorization');
+      const etag = anonymous.headers.etag as string;
+      expect((await get(url, { 'if-none-match': etag })).statusCode).toBe(304);
+      const owner = await get(url, { authorization: `Bearer ${ownerToken}` });
+      expect(owner.headers['cache-control']).toBe('private, no-cache');
+      expect(owner.headers.etag).toBe(etag);
+    }
+    const before = (await get(`/api/app/${slugs.pricey}/openapi.json`)).headers.etag as string;
+    expect((await api('PATCH', `/api/app/${slugs.pricey}/`, ownerToken, { description: 'Contracts and NDAs' })).statusCode).toBe(200);
+    const after = await get(`/api/app/${slugs.pricey}/openapi.json`, { 'if-none-match': before });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(before);
+  });
+
+  it("an app's document describes the headers of every answer: the request id on refusals too, 406 for an Accept it cannot answer", async () => {
+    const doc = (await get(`/api/app/${slugs.haiku}/openapi.json`)).json();
+    for (const operation of [doc.paths['/completion-messages'].post, doc.paths['/v1/chat/completions'].post]) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, { headers?: object }>)) {
+        expect(Object.keys(response.headers ?? {}), status).toContain('X-Request-Id');
+      }
+      expect(operation.responses['406']).toBeDefined();
+    }
+  });
+});
+
 describe('GET /api/app/{slug}/inputs (the console’s fields, issue 25)', () => {
   it('gives the inputs of any app the caller may call, embed apps included, by the read rule', async () => {
     // Not in the catalog, but callable: its required input is there for the console.
