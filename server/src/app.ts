@@ -153,7 +153,11 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The docs page and its JSON (/api/docs/json, ~260 KB) compressed like the rest of /api.
+  await app.register(async (scope) => {
+    await registerCompression(scope);
+    await scope.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
   // The platform's OpenAPI document where tools look for it first (also at /api/docs/json).
   await app.register(async (scope) => {
     await registerCompression(scope);
