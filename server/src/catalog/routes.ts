@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppInputs, CatalogAppDetail, CatalogPage, CatalogQuery, ErrorResponse, SlugParams } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { cacheValidators } from '../http/cache-validators.ts';
+import { sendPageHeaders } from '../http/pagination.ts';
 import type { CatalogService } from './service.ts';
 
 const tags = ['catalog'];
@@ -31,7 +32,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         response: { 200: CatalogPage, ...errors },
       },
     },
-    async (request) => catalog.listApps(request.query),
+    async (request, reply) => {
+      const page = await catalog.listApps(request.query);
+      sendPageHeaders(reply, { items: page.results, has_more: page.has_more, next_cursor: page.next_cursor });
+      return page;
+    },
   );
 
   app.get(
