@@ -42,6 +42,7 @@ import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
 import { registerCallChain } from './http/call-chain.ts';
+import { limitManagementRequests } from './http/management-rate-limit.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
 import { createSchemaNamer, pruneComponentSchemas } from './http/openapi-components.ts';
 import { addExamples } from './http/openapi-examples.ts';
@@ -231,10 +232,17 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
   const payouts = createPayoutsService({ db, config, stripe });
 
+  const managementLimiter = createRateLimiter({
+    redisUrl: config.redisUrl,
+    limitPerMinute: config.gateway.managementRateLimitPerMinute,
+    db,
+    name: 'management',
+  });
   await app.register(
     async (api) => {
       // The management API's JSON above 1 KiB; not the callers' endpoints below (docs/decisions/0020-web-delivery.md).
       await registerCompression(api);
+      limitManagementRequests(api, managementLimiter);
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
@@ -333,6 +341,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     await rateLimiter.close();
     await userRateLimiter.close();
     await visitorLimiter.close();
+    await managementLimiter.close();
     await invalidation.close();
   });
 
