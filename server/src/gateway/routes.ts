@@ -142,6 +142,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         idempotencyKey,
         maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
         startedAt,
+        onRateLimit: (rateLimit) => setRateLimitHeaders(reply, { rateLimit }),
       });
     } catch (error) {
       if (error instanceof RateLimitedError) {

@@ -257,6 +257,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
+          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
@@ -346,6 +347,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
+          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
