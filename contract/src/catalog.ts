@@ -49,8 +49,9 @@ export const CatalogApp = Type.Object({
 });
 export type CatalogApp = Static<typeof CatalogApp>;
 
+// The object page shape of every paged list (http/pagination.ts PageEnvelope; decision 0029).
 export const CatalogPage = Type.Object({
-  items: Type.Array(CatalogApp),
+  results: Type.Array(CatalogApp),
   has_more: Type.Boolean(),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
 });

@@ -42,6 +42,7 @@ import { createGatewayService } from './gateway/service.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
 import { registerCallChain } from './http/call-chain.ts';
+import { limitManagementRequests } from './http/management-rate-limit.ts';
 import { registerRouteTable } from './http/method-not-allowed.ts';
 import { createSchemaNamer, pruneComponentSchemas } from './http/openapi-components.ts';
 import { addExamples } from './http/openapi-examples.ts';
@@ -153,7 +154,11 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The docs page and its JSON (/api/docs/json, ~260 KB) compressed like the rest of /api.
+  await app.register(async (scope) => {
+    await registerCompression(scope);
+    await scope.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
   // The platform's OpenAPI document where tools look for it first (also at /api/docs/json).
   await app.register(async (scope) => {
     await registerCompression(scope);
@@ -234,10 +239,17 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const webhooks = createWebhookHandler({ db, config, stripe, log: app.log });
   const payouts = createPayoutsService({ db, config, stripe });
 
+  const managementLimiter = createRateLimiter({
+    redisUrl: config.redisUrl,
+    limitPerMinute: config.gateway.managementRateLimitPerMinute,
+    db,
+    name: 'management',
+  });
   await app.register(
     async (api) => {
       // The management API's JSON above 1 KiB; not the callers' endpoints below (docs/decisions/0020-web-delivery.md).
       await registerCompression(api);
+      limitManagementRequests(api, managementLimiter);
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
@@ -336,6 +348,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     await rateLimiter.close();
     await userRateLimiter.close();
     await visitorLimiter.close();
+    await managementLimiter.close();
     await invalidation.close();
   });
 

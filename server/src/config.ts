@@ -73,6 +73,8 @@ export interface Config {
     rateLimitPerMinute: number;
     /** Calls per minute per user, across all their keys and tokens. */
     userRateLimitPerMinute: number;
+    /** Management API (/api/...) requests per minute per signed-in user. */
+    managementRateLimitPerMinute: number;
     /** Deadline of one upstream model or workflow call. */
     providerTimeoutMs: number;
     /**
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     gateway: {
       rateLimitPerMinute,
       userRateLimitPerMinute: integer('USER_RATE_LIMIT_PER_MINUTE', 2 * rateLimitPerMinute, 1, 20_000_000),
+      managementRateLimitPerMinute: integer('MANAGEMENT_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
       settlementWindowCalls: integer('SETTLEMENT_WINDOW_CALLS', 256, 0, 10_000),
       modelTable: DEFAULT_MODEL_TABLE,

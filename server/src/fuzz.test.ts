@@ -12,7 +12,7 @@ let slug: string;
 beforeAll(async () => {
   // The webhook secret is set so the Stripe webhook route meets hostile bodies with its signature
   // check, as in production, instead of its deliberate 503 "not configured".
-  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000', STRIPE_WEBHOOK_SECRET: 'whsec_fuzz' });
+  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000', MANAGEMENT_RATE_LIMIT_PER_MINUTE: '1000000', STRIPE_WEBHOOK_SECRET: 'whsec_fuzz' });
   token = await ctx.tokenFor('fuzzer');
   const created = await ctx.app.inject({
     method: 'POST',

@@ -25,7 +25,7 @@ interface Listed {
 const list = async (query = '') => {
   const response = await api('GET', `/api/catalog/${query ? `?${query}` : ''}`, null);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { items: Listed[]; has_more: boolean; next_cursor: string | null };
+  return response.json() as { results: Listed[]; has_more: boolean; next_cursor: string | null };
 };
 /** Every page of a listing, following next_cursor. */
 async function listAll(query: string, limit: number) {
@@ -33,8 +33,8 @@ async function listAll(query: string, limit: number) {
   let cursor: string | null = null;
   for (let page = 0; page < 50; page++) {
     const result = await list(`${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(result.items.length).toBeLessThanOrEqual(limit);
-    slugs.push(...result.items.map((item) => item.slug));
+    expect(result.results.length).toBeLessThanOrEqual(limit);
+    slugs.push(...result.results.map((item) => item.slug));
     expect(result.next_cursor === null).toBe(!result.has_more);
     if (!result.has_more) return slugs;
     cursor = result.next_cursor;
@@ -101,7 +101,7 @@ describe('who appears in the catalog', () => {
     const all = await listAll('sort=newest', 50);
     expect(new Set(all)).toEqual(new Set(listed.map((key) => slugs[key])));
     for (const key of hidden) {
-      expect((await list(`q=${encodeURIComponent(slugs[key]!)}`)).items).toEqual([]);
+      expect((await list(`q=${encodeURIComponent(slugs[key]!)}`)).results).toEqual([]);
       expect((await api('GET', `/api/catalog/${slugs[key]}`, null)).statusCode, key).toBe(404);
       // Not even its owner finds it in the public catalog.
       expect((await api('GET', `/api/catalog/${slugs[key]}`, ownerToken)).statusCode, key).toBe(404);
@@ -110,21 +110,21 @@ describe('who appears in the catalog', () => {
 
   it('drops an app the moment it stops being live and public', async () => {
     const slug = await createApp(otherOwnerToken, { name: 'Fleeting App' });
-    expect((await list('q=Fleeting')).items.map((item) => item.slug)).toEqual([slug]);
+    expect((await list('q=Fleeting')).results.map((item) => item.slug)).toEqual([slug]);
     await api('PATCH', `/api/app/${slug}/`, otherOwnerToken, { visibility: 'private' });
-    expect((await list('q=Fleeting')).items).toEqual([]);
+    expect((await list('q=Fleeting')).results).toEqual([]);
     await api('PATCH', `/api/app/${slug}/`, otherOwnerToken, { visibility: 'public' });
     await api('PATCH', `/api/app/${slug}/update_status/`, otherOwnerToken, { status: 'archived' });
-    expect((await list('q=Fleeting')).items).toEqual([]);
+    expect((await list('q=Fleeting')).results).toEqual([]);
     expect((await api('GET', `/api/catalog/${slug}`, null)).statusCode).toBe(404);
   });
 
   it('shows the creator by display name, never by e-mail address', async () => {
     const page = await api('GET', '/api/catalog/?limit=50', null);
     expect(page.body).not.toContain('@example.com');
-    const haiku = (page.json().items as Listed[]).find((item) => item.slug === slugs.haiku)!;
+    const haiku = (page.json().results as Listed[]).find((item) => item.slug === slugs.haiku)!;
     expect(haiku.creator_name).toBe('ada.lovelace');
-    const chat = (page.json().items as Listed[]).find((item) => item.slug === slugs.chat)!;
+    const chat = (page.json().results as Listed[]).find((item) => item.slug === slugs.chat)!;
     expect(chat.creator_name).toBe('Grace Hopper');
     expect((await api('GET', `/api/catalog/${slugs.haiku}`, null)).body).not.toContain('@example.com');
   });
@@ -132,27 +132,27 @@ describe('who appears in the catalog', () => {
 
 describe('search and filters', () => {
   it('finds apps by every word of the query in name, description, slug or creator, case-insensitively', async () => {
-    expect((await list('q=haiku')).items.map((item) => item.slug)).toEqual([slugs.haiku]);
-    expect((await list('q=SYLLABLES')).items.map((item) => item.slug)).toEqual([slugs.haiku]);
-    expect(new Set((await list('q=grace')).items.map((item) => item.slug))).toEqual(new Set([slugs.chat, slugs.cheap]));
-    expect((await list('q=grace%20summar')).items.map((item) => item.slug)).toEqual([slugs.cheap]);
-    expect((await list('q=nothing-like-this')).items).toEqual([]);
+    expect((await list('q=haiku')).results.map((item) => item.slug)).toEqual([slugs.haiku]);
+    expect((await list('q=SYLLABLES')).results.map((item) => item.slug)).toEqual([slugs.haiku]);
+    expect(new Set((await list('q=grace')).results.map((item) => item.slug))).toEqual(new Set([slugs.chat, slugs.cheap]));
+    expect((await list('q=grace%20summar')).results.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('q=nothing-like-this')).results).toEqual([]);
   });
 
   it('takes LIKE wildcards in the query literally', async () => {
-    expect((await list(`q=${encodeURIComponent('100%')}`)).items.map((item) => item.slug)).toEqual([slugs.chat]);
-    expect((await list(`q=${encodeURIComponent('%')}`)).items.map((item) => item.slug)).toEqual([slugs.chat]);
-    expect((await list(`q=${encodeURIComponent('_')}`)).items).toEqual([]);
+    expect((await list(`q=${encodeURIComponent('100%')}`)).results.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list(`q=${encodeURIComponent('%')}`)).results.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list(`q=${encodeURIComponent('_')}`)).results).toEqual([]);
   });
 
   it('filters by type, mode and price', async () => {
-    expect((await list('type=workflow')).items).toEqual([]);
-    expect(new Set((await list('type=prompt')).items.map((item) => item.slug))).toEqual(new Set(listed.map((key) => slugs[key])));
-    expect((await list('mode=chat')).items.map((item) => item.slug)).toEqual([slugs.chat]);
-    expect((await list('mode=completion')).items.map((item) => item.slug)).not.toContain(slugs.chat);
-    expect((await list('price=free')).items.map((item) => item.slug)).toEqual([slugs.cheap]);
-    expect((await list('price=paid')).items.map((item) => item.slug)).not.toContain(slugs.cheap);
-    expect(new Set((await list('max_price_cents=100')).items.map((item) => item.slug))).toEqual(new Set([slugs.haiku, slugs.chat, slugs.cheap]));
+    expect((await list('type=workflow')).results).toEqual([]);
+    expect(new Set((await list('type=prompt')).results.map((item) => item.slug))).toEqual(new Set(listed.map((key) => slugs[key])));
+    expect((await list('mode=chat')).results.map((item) => item.slug)).toEqual([slugs.chat]);
+    expect((await list('mode=completion')).results.map((item) => item.slug)).not.toContain(slugs.chat);
+    expect((await list('price=free')).results.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('price=paid')).results.map((item) => item.slug)).not.toContain(slugs.cheap);
+    expect(new Set((await list('max_price_cents=100')).results.map((item) => item.slug))).toEqual(new Set([slugs.haiku, slugs.chat, slugs.cheap]));
   });
 
   it('refuses unknown filter values with 400', async () => {
@@ -164,13 +164,13 @@ describe('search and filters', () => {
 
 describe('sorting and paging', () => {
   it('sorts by price both ways', async () => {
-    expect((await list('sort=price_asc')).items.map((item) => item.price_cents)).toEqual([0, 40, 100, 900]);
-    expect((await list('sort=price_desc')).items.map((item) => item.price_cents)).toEqual([900, 100, 40, 0]);
+    expect((await list('sort=price_asc')).results.map((item) => item.price_cents)).toEqual([0, 40, 100, 900]);
+    expect((await list('sort=price_desc')).results.map((item) => item.price_cents)).toEqual([900, 100, 40, 0]);
   });
 
   it('sorts newest first by when the app went live', async () => {
     // Went live in the order they were created above.
-    expect((await list('sort=newest')).items.map((item) => item.slug)).toEqual([slugs.pricey, slugs.cheap, slugs.chat, slugs.haiku]);
+    expect((await list('sort=newest')).results.map((item) => item.slug)).toEqual([slugs.pricey, slugs.cheap, slugs.chat, slugs.haiku]);
   });
 
   it('sorts by successful calls over the last 30 days, read from the rollups', async () => {
@@ -196,7 +196,7 @@ describe('sorting and paging', () => {
       [rows[0]!.id],
     );
 
-    const popular = (await list('sort=popular')).items;
+    const popular = (await list('sort=popular')).results;
     expect(popular.map((item) => [item.slug, item.calls_30d])).toEqual([
       [slugs.cheap, 2],
       [slugs.pricey, 1],
@@ -204,13 +204,13 @@ describe('sorting and paging', () => {
       [slugs.haiku, 0],
     ]);
     // popular is the default sort
-    expect((await list()).items.map((item) => item.slug)).toEqual(popular.map((item) => item.slug));
+    expect((await list()).results.map((item) => item.slug)).toEqual(popular.map((item) => item.slug));
   });
 
   it('pages with limit and cursor through every sort without gaps or repeats', async () => {
     for (const extra of ['Page App A', 'Page App B', 'Page App C']) await createApp(otherOwnerToken, { name: extra, price_cents: 100 });
     for (const sort of ['popular', 'newest', 'price_asc', 'price_desc']) {
-      const whole = (await list(`sort=${sort}&limit=50`)).items.map((item) => item.slug);
+      const whole = (await list(`sort=${sort}&limit=50`)).results.map((item) => item.slug);
       expect(whole.length).toBeGreaterThanOrEqual(7);
       for (const limit of [1, 2, 3]) expect(await listAll(`sort=${sort}`, limit), `${sort} by ${limit}`).toEqual(whole);
     }
@@ -221,6 +221,20 @@ describe('sorting and paging', () => {
     expect((await api('GET', '/api/catalog/?cursor=bm90LWEtY3Vyc29y', null)).statusCode).toBe(400);
     const forged = Buffer.from(JSON.stringify(['newest', '1 OR 1=1', '00000000-0000-0000-0000-000000000000'])).toString('base64url');
     expect((await api('GET', `/api/catalog/?sort=newest&cursor=${forged}`, null)).statusCode).toBe(400);
+  });
+
+  it('answers the one page shape of every object list: results, has_more, next_cursor, and the page headers (issue 26)', async () => {
+    const response = await api('GET', '/api/catalog/?sort=newest&limit=2', null);
+    const page = response.json() as Record<string, unknown>;
+    expect(Object.keys(page).sort()).toEqual(['has_more', 'next_cursor', 'results']);
+    expect(response.headers['x-has-more']).toBe('true');
+    expect(response.headers['x-next-cursor']).toBe(page.next_cursor);
+    expect(response.headers.link).toBe(`</api/catalog/?sort=newest&limit=2&cursor=${page.next_cursor}>; rel="next"`);
+    const last = await api('GET', '/api/catalog/?sort=newest&limit=50', null);
+    expect(last.statusCode).toBe(200);
+    expect(last.headers['x-has-more']).toBe('false');
+    expect(last.headers['x-next-cursor']).toBeUndefined();
+    expect(last.headers.link).toBeUndefined();
   });
 });
 
@@ -337,6 +351,58 @@ describe("an app's OpenAPI document", () => {
   });
 });
 
+describe('caching: Cache-Control and ETag, 304 on If-None-Match (issue 26)', () => {
+  const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
+
+  it('the catalog list and an app page are public for a minute and revalidate to 304', async () => {
+    for (const url of ['/api/catalog/?sort=price_asc', `/api/catalog/${slugs.haiku}`]) {
+      const first = await get(url);
+      expect(first.statusCode, url).toBe(200);
+      expect(first.headers['cache-control'], url).toBe('public, max-age=60');
+      const etag = first.headers.etag as string;
+      expect(etag, url).toMatch(/^W\/"[\w-]+"$/);
+      const again = await get(url, { 'if-none-match': etag });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe('');
+      expect(again.headers.etag, url).toBe(etag);
+      expect((await get(url, { 'if-none-match': 'W/"other"' })).statusCode, url).toBe(200);
+    }
+    // Another page is another document.
+    expect((await get('/api/catalog/?sort=price_desc')).headers.etag).not.toBe((await get('/api/catalog/?sort=price_asc')).headers.etag);
+    // A 404 is not cached.
+    expect((await get('/api/catalog/no-such-app')).headers.etag).toBeUndefined();
+  });
+
+  it("an app's OpenAPI document and inputs: public without a token, private to an owner, 304 when unchanged, a new ETag after an edit", async () => {
+    for (const path of ['openapi.json', 'inputs']) {
+      const url = `/api/app/${slugs.pricey}/${path}`;
+      const anonymous = await get(url);
+      expect(anonymous.headers['cache-control']).toBe('public, max-age=300');
+      expect(anonymous.headers.vary).toContain('Authorization');
+      const etag = anonymous.headers.etag as string;
+      expect((await get(url, { 'if-none-match': etag })).statusCode).toBe(304);
+      const owner = await get(url, { authorization: `Bearer ${ownerToken}` });
+      expect(owner.headers['cache-control']).toBe('private, no-cache');
+      expect(owner.headers.etag).toBe(etag);
+    }
+    const before = (await get(`/api/app/${slugs.pricey}/openapi.json`)).headers.etag as string;
+    expect((await api('PATCH', `/api/app/${slugs.pricey}/`, ownerToken, { description: 'Contracts and NDAs' })).statusCode).toBe(200);
+    const after = await get(`/api/app/${slugs.pricey}/openapi.json`, { 'if-none-match': before });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(before);
+  });
+
+  it("an app's document describes the headers of every answer: the request id on refusals too, 406 for an Accept it cannot answer", async () => {
+    const doc = (await get(`/api/app/${slugs.haiku}/openapi.json`)).json();
+    for (const operation of [doc.paths['/completion-messages'].post, doc.paths['/v1/chat/completions'].post]) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, { headers?: object }>)) {
+        expect(Object.keys(response.headers ?? {}), status).toContain('X-Request-Id');
+      }
+      expect(operation.responses['406']).toBeDefined();
+    }
+  });
+});
+
 describe('GET /api/app/{slug}/inputs (the console’s fields, issue 25)', () => {
   it('gives the inputs of any app the caller may call, embed apps included, by the read rule', async () => {
     // Not in the catalog, but callable: its required input is there for the console.
@@ -360,7 +426,7 @@ describe('demo-model apps are marked (issue 25 item 8)', () => {
     const real = await createApp(ownerToken, { name: 'Real Model Poet', description: 'answered by OpenAI', price_cents: 7 });
     expect((await api('PATCH', `/api/app/${real}/prompt/`, ownerToken, { model: 'gpt-4-turbo', prompt_template: 'A poem on {{query}}' })).statusCode).toBe(200);
 
-    const items = (await list('q=Model+Poet')).items as (Listed & { demo_model: boolean })[];
+    const items = (await list('q=Model+Poet')).results as (Listed & { demo_model: boolean })[];
     expect(items.find((item) => item.slug === demo)?.demo_model).toBe(true);
     expect(items.find((item) => item.slug === real)?.demo_model).toBe(false);
     expect((await api('GET', `/api/catalog/${demo}`, null)).json().demo_model).toBe(true);

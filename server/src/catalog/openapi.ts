@@ -59,8 +59,10 @@ export function inputsSchema(fields: CatalogField[]): Record<string, unknown> {
   };
 }
 
+// Every answer, refusals included, carries its request id (request-id.ts).
 const errorResponse = (description: string, schema = 'Error') => ({
   description,
+  headers: { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'] },
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
 });
 
@@ -89,6 +91,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
     '401': errorResponse('unauthorized: no or an unknown API key'),
     '402': errorResponse('insufficient_credits, key_limit_exceeded or price_above_limit; not charged'),
     '404': errorResponse('not_found'),
+    '406': errorResponse('not_acceptable: the Accept header allows neither JSON nor an event stream; not charged'),
     '429': { ...errorResponse('rate_limited; see Retry-After'), headers: REFUSED_HEADERS },
     '502': errorResponse('provider_error; not charged'),
     '504': errorResponse('provider_timeout; not charged'),
@@ -173,6 +176,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
             '401': errorResponse('authentication_error: no or an unknown API key', 'OpenAIError'),
             '402': errorResponse('insufficient_quota: not enough credits, or above the key’s limits; not charged', 'OpenAIError'),
             '404': errorResponse('invalid_request_error (model_not_found)', 'OpenAIError'),
+            '406': errorResponse('not_acceptable: the Accept header allows neither JSON nor an event stream; not charged', 'OpenAIError'),
             '429': { ...errorResponse('rate_limit_exceeded; see Retry-After', 'OpenAIError'), headers: REFUSED_HEADERS },
           },
         },

@@ -1,15 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppInputs, CatalogAppDetail, CatalogPage, CatalogQuery, ErrorResponse, SlugParams } from '@tollbooth/contract';
 import { Type } from 'typebox';
+import { cacheValidators } from '../http/cache-validators.ts';
+import { sendPageHeaders } from '../http/pagination.ts';
 import type { CatalogService } from './service.ts';
 
 const tags = ['catalog'];
 const errors = { 400: ErrorResponse, 404: ErrorResponse };
 
+// The catalog is public and the same for everyone: shared caches may keep it a minute.
+const publicCache = cacheValidators({ cacheControl: () => 'public, max-age=60' });
+// An app's document or inputs: public for anyone without a token; an owner's own view (any status)
+// only in their browser, revalidated each time.
+const perViewerCache = cacheValidators({
+  cacheControl: (request) => (request.headers.authorization ? 'private, no-cache' : 'public, max-age=300'),
+  vary: 'Authorization',
+});
+
 export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService }> = async (app, { catalog }) => {
   app.get(
     '/catalog/',
     {
+      onSend: publicCache,
       schema: {
         tags,
         summary: 'The public catalog: live public applications (no sign-in)',
@@ -20,12 +32,17 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         response: { 200: CatalogPage, ...errors },
       },
     },
-    async (request) => catalog.listApps(request.query),
+    async (request, reply) => {
+      const page = await catalog.listApps(request.query);
+      sendPageHeaders(reply, { items: page.results, has_more: page.has_more, next_cursor: page.next_cursor });
+      return page;
+    },
   );
 
   app.get(
     '/catalog/:slug',
     {
+      onSend: publicCache,
       schema: {
         tags,
         summary: "A live public application's public page",
@@ -42,6 +59,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
     '/app/:slug/openapi.json',
     {
       preHandler: app.authenticateOptional,
+      onSend: perViewerCache,
       schema: {
         tags,
         summary: "An application's own OpenAPI 3.1 document, generated from its inputs",
@@ -58,6 +76,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
     '/app/:slug/inputs',
     {
       preHandler: app.authenticateOptional,
+      onSend: perViewerCache,
       schema: {
         tags,
         summary: "An application's inputs: the fields its calls take and the endpoint mode",

@@ -172,7 +172,7 @@ export function createCatalogService({
               SORT_KEYS[sort].columns.map((column) => last[column as keyof CatalogRow] as string | number),
             )
           : null;
-      return { items: page.map((row) => toItem(row, isDemoModel)), has_more: hasMore, next_cursor: nextCursor };
+      return { results: page.map((row) => toItem(row, isDemoModel)), has_more: hasMore, next_cursor: nextCursor };
     },
 
     async readApp(slug) {

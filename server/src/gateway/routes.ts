@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/plugin.ts';
 import { answerPriceCents } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
+import { refuseUnacceptable } from '../http/accept.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
@@ -141,6 +142,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         idempotencyKey,
         maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
         startedAt,
+        onRateLimit: (rateLimit) => setRateLimitHeaders(reply, { rateLimit }),
       });
     } catch (error) {
       if (error instanceof RateLimitedError) {
@@ -285,6 +287,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
             response: { 200: callAnswerContent, ...callErrors },
           },
           config: PAID_CALL_ROUTE,
+          onRequest: refuseUnacceptable,
           preHandler: identifyEmbedCaller,
         },
         async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
@@ -307,6 +310,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
           response: { 200: callAnswerContent, ...callErrors },
         },
         config: PAID_CALL_ROUTE,
+        onRequest: refuseUnacceptable,
         preHandler: identifyCaller,
       },
       async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
@@ -327,6 +331,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: CallAnswer, ...callErrors },
       },
       config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
       preHandler: identifyCaller,
     },
     async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),

@@ -101,6 +101,8 @@ export interface CallRequestContext {
   maxPriceCents: number | null;
   /** performance.now() when the call began (before its caller was authenticated). */
   startedAt: number;
+  /** Told the rate-limit decision once the call is counted, so a call refused after that (402, 400…) still carries the RateLimit headers. */
+  onRateLimit?: (decision: RateLimitDecision) => void;
 }
 
 /** The multipart body of an upload, read only once the caller may upload to the app. */
@@ -364,6 +366,7 @@ export function createGatewayService({
         claimedKey = claim.claim;
       }
       const rateLimit = await checkRateLimits(auth);
+      request.onRateLimit?.(rateLimit);
       const call = {
         idempotency: claimedKey,
         app,

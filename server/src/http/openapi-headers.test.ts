@@ -43,8 +43,14 @@ describe('OpenAPI response headers', () => {
       expect(headerNames(responses['429']), operation).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Limit']));
     }
     expect(calls).toBe(5);
-    // Operations that are not calls do not claim rate-limit headers.
+    // The management API's signed-in operations say their per-user limit (issue 26); public reads do not.
     expect(headerNames(document.paths['/api/keys']?.get?.responses?.['200'] ?? document.paths['/api/keys/']?.get?.responses?.['200'])).toEqual([
+      'X-Request-Id',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
+    expect(headerNames(document.paths['/api/catalog']?.get?.responses?.['200'] ?? document.paths['/api/catalog/']?.get?.responses?.['200'])).toEqual([
       'X-Request-Id',
     ]);
   });

@@ -1,4 +1,5 @@
-// Response headers in the OpenAPI document: X-Request-Id on every answer (request-id.ts), and on
+// Response headers in the OpenAPI document: X-Request-Id on every answer (request-id.ts), RateLimit-*
+// on the management API's signed-in answers (management-rate-limit.ts), and on
 // the paid call operations the rate-limit headers, Retry-After on 429 and Idempotent-Replayed on a
 // replayed answer, as gateway/routes.ts, gateway/dify-api/workflow-run.ts and openai/routes.ts send them.
 
@@ -35,20 +36,26 @@ export const CALL_OPERATIONS = new Set([
 
 const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
-function headersFor(call: boolean, status: string): string[] {
-  if (!call) return ['X-Request-Id'];
+function headersFor(call: boolean, status: string, managed = false): string[] {
+  // The management API's per-user limit (management-rate-limit.ts) on signed-in answers.
+  if (!call) return managed && /^2/.test(status) ? ['X-Request-Id', ...RATE_LIMIT] : ['X-Request-Id'];
   if (status === '200') return ['X-Request-Id', ...RATE_LIMIT, 'X-Price-Cents', 'Idempotent-Replayed'];
   if (status === '429') return ['X-Request-Id', 'Retry-After', ...RATE_LIMIT];
   return ['X-Request-Id'];
 }
 
 interface Operation {
+  security?: Record<string, unknown>[];
   responses?: Record<string, { headers?: Record<string, unknown> } & Record<string, unknown>>;
 }
 interface HeaderDocument {
   paths?: Record<string, Record<string, unknown> | undefined>;
   components?: Record<string, unknown>;
 }
+
+/** A management operation a signed-in user calls (the document's default security is the bearer token). */
+const managed = (path: string, operation: Operation) =>
+  path.startsWith('/api/') && (operation.security === undefined || operation.security.some((entry) => 'bearer' in entry));
 
 /** For @fastify/swagger's transformObject: documents the response headers (each response its own object). */
 export function addResponseHeaders<T extends object>(document: T): T {
@@ -63,7 +70,7 @@ export function addResponseHeaders<T extends object>(document: T): T {
       const responses: NonNullable<Operation['responses']> = {};
       for (const [status, response] of Object.entries(operation.responses)) {
         const headers = { ...response.headers };
-        for (const name of headersFor(call(method), status)) headers[name] ??= ref(name);
+        for (const name of headersFor(call(method), status, managed(path, operation))) headers[name] ??= ref(name);
         responses[status] = { ...response, headers };
       }
       item[method] = { ...operation, responses };

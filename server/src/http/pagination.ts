@@ -6,8 +6,10 @@
 // - Lists whose answer is a JSON array (the spec's shapes) stay arrays; the page is described in
 //   headers: `X-Has-More: true|false`, `X-Next-Cursor` when there is a next page, and a
 //   `Link: <…>; rel="next"` built from the request's own URL.
-// - Lists answered as an object carry the same facts in the body: `has_more` and `next_cursor`
-//   (see PageEnvelope), and send the same headers.
+// - Lists answered as an object carry the same facts in the body: `{results, has_more, next_cursor}`
+//   (see PageEnvelope: the ledger, the catalog), and send the same headers.
+// - Dify-compatible lists (conversations, messages, workflow logs) keep Dify's own shapes, which
+//   dify-client and Dify front ends read (decision 0029).
 //
 // Keyset pagination, newest first over (created_at, id): a page costs the same however long the
 // list is, and rows inserted meanwhile neither repeat nor shift later pages. The cursor keeps the

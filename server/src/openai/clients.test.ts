@@ -445,4 +445,34 @@ describe('HTTP conventions of the caller API', () => {
     const paths = ((await document.json()) as { paths: Record<string, unknown> }).paths;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/responses', '/v1/key', '/v1/generation']));
   });
+
+  it('Accept: application/xml gets 406 before any charge on the Dify call routes and /v1/invoke too', async () => {
+    const completion = await promptApp('completion');
+    const chat = await promptApp('chat');
+    const consumer = await newConsumer();
+    const calls = [
+      [`/api/app/${completion}/completion-messages`, { inputs: { text: 'hi' }, response_mode: 'blocking', user: 'u' }],
+      [`/api/app/${chat}/chat-messages`, { inputs: {}, query: 'hi', response_mode: 'streaming', user: 'u' }],
+      [`/api/app/${completion}/workflows/run`, { inputs: { text: 'hi' }, response_mode: 'blocking', user: 'u' }],
+      [`/v1/invoke/${completion}`, { text: 'hi' }],
+    ] as const;
+    for (const [path, body] of calls) {
+      const refused = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${consumer.key}`, 'content-type': 'application/json', accept: 'application/xml' },
+        body: JSON.stringify(body),
+      });
+      expect(refused.status, path).toBe(406);
+      expect(((await refused.json()) as { code: string }).code, path).toBe('not_acceptable');
+    }
+    // q=0 refuses a type; a browser's usual Accept is fine.
+    const zero = await fetch(`${base}/v1/invoke/${completion}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${consumer.key}`, 'content-type': 'application/json', accept: 'application/json;q=0, application/xml' },
+      body: JSON.stringify({ text: 'hi' }),
+    });
+    expect(zero.status).toBe(406);
+    expect(upstream.requests.some((sent) => JSON.stringify(sent.body).includes(completion) || JSON.stringify(sent.body).includes(chat))).toBe(false);
+    await expectCharged(consumer.token, 0);
+  });
 });

@@ -544,6 +544,17 @@ describe('errors in the OpenAI envelope', () => {
       .catch((error) => error);
     expect(broke.status).toBe(402);
     expect(broke.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_credits' });
+    // Counted by the rate limit before it was refused: the refusal says what is left (issue 26).
+    expect(broke.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    expect(broke.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    const difyRefusal = await fetch(`${base}/api/app/${expensive}/completion-messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${consumer.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: { query: 'hi' }, response_mode: 'blocking', user: 'u' }),
+    });
+    expect(difyRefusal.status, await difyRefusal.clone().text()).toBe(402);
+    expect(difyRefusal.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    expect(difyRefusal.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
 
     const capped = await client(consumer.key)
       .chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'X-Max-Price-Cents': '50' } })

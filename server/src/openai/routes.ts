@@ -1,6 +1,7 @@
 // OpenAI-compatible caller endpoints: POST /v1/chat/completions and GET /v1/models. Errors use
 // OpenAI's envelope {error: {message, type, code, param}} so OpenAI clients surface them as
 // their own error types (401 AuthenticationError, 404 NotFoundError, 429 RateLimitError…).
+
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   CallHeaders,
@@ -21,6 +22,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge } from '../error-handler.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
+import { refuseUnacceptable } from '../http/accept.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
@@ -255,6 +257,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
+          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
@@ -344,6 +347,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
+          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {
         if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
@@ -456,22 +460,6 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     }
   };
 };
-
-/** A caller that accepts neither JSON nor an event stream (Accept: application/xml) gets 406 before any paid call. */
-async function refuseUnacceptable(request: FastifyRequest) {
-  const accept = request.headers.accept;
-  if (!accept) return;
-  const acceptable = accept.split(',').some((range) => {
-    const type = range.split(';')[0]!.trim().toLowerCase();
-    return type === '*/*' || type === 'application/*' || type === 'application/json' || type === 'text/*' || type === 'text/event-stream';
-  });
-  if (!acceptable)
-    throw new AppError(
-      'not_acceptable',
-      'This endpoint answers application/json (or text/event-stream when streaming): send Accept: application/json',
-      'accept',
-    );
-}
 
 function setRateLimitHeaders(reply: FastifyReply, decision: PreparedCall['rateLimit']) {
   reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);

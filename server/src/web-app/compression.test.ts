@@ -61,6 +61,25 @@ describe('API JSON above the threshold', () => {
   });
 });
 
+describe('the platform OpenAPI document at /api/docs/json (issue 26)', () => {
+  it('is compressed like the rest of /api, to a tenth of its size or less', async () => {
+    const plain = await get('/api/docs/json');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.length).toBeGreaterThan(100_000);
+    for (const [accept, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const response = await get('/api/docs/json', accept);
+      expect(response.statusCode, accept).toBe(200);
+      expect(response.headers['content-encoding'], accept).toBe(accept);
+      expect(response.rawPayload.length, accept).toBeLessThan(plain.rawPayload.length / 5);
+      expect(JSON.parse(decode(response.rawPayload).toString()).openapi, accept).toBe(plain.json().openapi);
+    }
+  });
+});
+
 describe('API JSON below the threshold', () => {
   it('is sent as is, whatever the client accepts', async () => {
     const response = await get('/api/config', 'gzip, deflate, br');

@@ -118,6 +118,25 @@ describe('caching', () => {
     }
   });
 
+  it('sends the app shell for client-side routes compressed as the browser accepts (issue 26)', async () => {
+    const html = '<!doctype html><title>Tollbooth</title><div id="root"></div>';
+    for (const url of ['/', '/dashboard', '/applications/some-app/edit']) {
+      const brotli = await ctx.app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(brotli.headers['content-encoding'], url).toBe('br');
+      expect(String(brotli.headers.vary), url).toMatch(/accept-encoding/i);
+      expect(brotli.headers['content-type'], url).toContain('text/html');
+      expect(brotliDecompressSync(brotli.rawPayload).toString(), url).toBe(html);
+      const gzip = await ctx.app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding'], url).toBe('gzip');
+      expect(gunzipSync(gzip.rawPayload).toString(), url).toBe(html);
+      for (const accept of ['identity', 'br;q=0, gzip;q=0', undefined]) {
+        const plain = await ctx.app.inject({ url, headers: accept === undefined ? {} : { 'accept-encoding': accept } });
+        expect(plain.headers['content-encoding'], `${url} ${accept}`).toBeUndefined();
+        expect(plain.body, `${url} ${accept}`).toBe(html);
+      }
+    }
+  });
+
   it('has the browser revalidate index.html, the app served for client-side routes, and other public files', async () => {
     for (const url of ['/index.html', '/', '/dashboard', '/applications/some-app/edit', '/robots.txt']) {
       const response = await ctx.app.inject({ url, headers: { 'accept-encoding': 'br, gzip' } });

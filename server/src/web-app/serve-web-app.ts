@@ -4,6 +4,7 @@
 // file.gz; web/build/precompress.ts), with Vary: Accept-Encoding.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -17,9 +18,15 @@ const COMPRESSED_COPY = /\.(?:br|gz)$/;
 export async function serveWebApp(app: FastifyInstance, config: Config, routes?: RouteTable) {
   const dist = config.webDistDir;
   let indexHtml: Buffer | null = null;
+  let indexEncoded: Record<'br' | 'gzip', Buffer> | null = null;
   const csp = contentSecurityPolicy(config);
   if (dist) {
     indexHtml = readFileSync(path.join(dist, 'index.html'));
+    // The app shell for client-side routes, compressed once at start (the build's copies may be absent).
+    indexEncoded = {
+      br: brotliCompressSync(indexHtml, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+      gzip: gzipSync(indexHtml, { level: 9 }),
+    };
     await app.register(fastifyStatic, {
       root: dist,
       wildcard: false,
@@ -61,7 +68,10 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
     // there is a real 404: only client-side routes, which never have an extension, get the app.
     const isFile = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
     if (!isApi && !isFile && indexHtml && (request.method === 'GET' || request.method === 'HEAD')) {
-      return setHtmlSecurityHeaders(reply, csp).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+      setHtmlSecurityHeaders(reply, csp).header('Cache-Control', 'no-cache').header('Vary', 'Accept-Encoding').type('text/html; charset=utf-8');
+      const encoding = indexEncoded ? preferredEncoding(request.headers['accept-encoding']) : null;
+      if (encoding && indexEncoded) return reply.header('Content-Encoding', encoding).send(indexEncoded[encoding]);
+      return reply.send(indexHtml);
     }
     if (pathname.startsWith('/v1/')) {
       // The OpenAI-compatible API answers in OpenAI's error envelope, unknown routes included.
@@ -71,4 +81,18 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
     }
     return reply.status(404).send({ code: 'not_found', message: `Route ${request.method} ${pathname} not found`, status: 404, request_id: request.id });
   });
+}
+
+/** br, else gzip, when the client's Accept-Encoding allows it (q=0 refuses); else null (identity). */
+export function preferredEncoding(acceptEncoding: string | string[] | undefined): 'br' | 'gzip' | null {
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : (acceptEncoding ?? '');
+  const allowed = new Set<string>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    if (!name || params.some((param) => /^q=0(?:\.0*)?$/.test(param))) continue;
+    allowed.add(name);
+  }
+  if (allowed.has('br')) return 'br';
+  if (allowed.has('gzip') || allowed.has('x-gzip')) return 'gzip';
+  return null;
 }

@@ -110,6 +110,20 @@ describe('discovery and keys', () => {
     expect(oidc.jwks.keys.some((key) => key.alg === 'RS256' && key.kty === 'RSA')).toBe(true);
   });
 
+  it('lets verifiers cache the JWKS five minutes and revalidate it to 304 (issue 26)', async () => {
+    const first = await app.inject({ url: '/oidc/jwks', headers: { host: '127.0.0.1:4010' } });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('public, max-age=300');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    const again = await app.inject({ url: '/oidc/jwks', headers: { host: '127.0.0.1:4010', 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    const other = await app.inject({ url: '/oidc/jwks', headers: { host: '127.0.0.1:4010', 'if-none-match': 'W/"stale"' } });
+    expect(other.statusCode).toBe(200);
+    expect((other.json() as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+  });
+
   it('stores the signing key encrypted and keeps it across mounts', async () => {
     const { rows } = await db.query<{ encrypted_jwk: string }>('SELECT encrypted_jwk FROM oidc_signing_keys');
     expect(rows).toHaveLength(1);

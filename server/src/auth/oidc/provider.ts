@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import Provider, { type Adapter, type ClientMetadata, type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import { deriveKey } from '../../crypto/secrets.ts';
+import { etagMatches, weakEtag } from '../../http/cache-validators.ts';
 import { type AccountStore, accountClaims } from './accounts.ts';
 import type { GrantCheck } from './grant-check.ts';
 import { AUTO_SUBMIT_SCRIPT, messageCard, renderPage, signOutCard } from './pages.ts';
@@ -194,6 +195,7 @@ export function createProvider({ config, accounts, signingKeys, adapter, log, gr
   // The mount (index.ts) replaces Host and X-Forwarded-Proto with PUBLIC_URL's before the
   // provider sees a request, so URLs and cookie flags follow PUBLIC_URL and no client header.
   provider.proxy = true;
+  provider.use(cacheableJwks);
   provider.use(jwtUserinfo({ issuer, audience, jwks: signingKeys.publicJwks, accounts, grants }));
   provider.use(jwtRevocation({ issuer, jwks: signingKeys.publicJwks, grants }));
 
@@ -209,6 +211,24 @@ export function createProvider({ config, accounts, signingKeys, adapter, log, gr
   (provider as unknown as EventEmitter).on('error', (error: Error) => log.error({ err: error }, 'oidc provider error'));
   return provider;
 }
+
+/**
+ * The JWKS changes only when a signing key is added (signing-keys.ts): clients and resource servers
+ * may keep it five minutes and revalidate with If-None-Match (304 without the keys). Five minutes,
+ * not a day, so a rotated key reaches verifiers quickly.
+ */
+const cacheableJwks: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
+  if (ctx.status !== 200 || !ctx.path.endsWith('/jwks') || !ctx.body || typeof ctx.body !== 'object') return;
+  const etag = weakEtag(JSON.stringify(ctx.body));
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'public, max-age=300');
+  if (etagMatches(ctx.get('if-none-match') || undefined, etag)) {
+    ctx.status = 304;
+    ctx.body = null;
+  }
+};
 
 /**
  * oidc-provider cannot look up JWT access tokens (it does not store them), so its userinfo

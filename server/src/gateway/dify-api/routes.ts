@@ -1,6 +1,7 @@
 // Dify's Service API endpoints besides the call itself, per app at /api/app/{slug} (the base URL a
 // Dify client is given): parameters, info, meta, site; conversations, messages, feedbacks,
 // suggested questions; stopping a stream; workflow runs. See docs/decisions/0009.
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   CallHeaders,
@@ -33,6 +34,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
+import { refuseUnacceptable } from '../../http/accept.ts';
 import { PAID_CALL_ROUTE } from '../../http/settled-reads.ts';
 import type { GatewayService } from '../service.ts';
 import type { DifyApiService } from './service.ts';
@@ -342,6 +344,7 @@ export const difyApiRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService;
         },
       },
       config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
     },
     async (request, reply) =>
       runWorkflow({ request, reply, gateway, difyApi, tasks, body: request.body, slug: request.params.slug, authenticate: () => caller(request, reply) }),

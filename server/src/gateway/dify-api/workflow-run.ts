@@ -87,6 +87,9 @@ export async function runWorkflow({
       idempotencyKey,
       maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
       startedAt: performance.now(),
+      onRateLimit: ({ limit, remaining, resetSeconds }) => {
+        reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
+      },
     });
   } catch (error) {
     if (error instanceof RateLimitedError) {

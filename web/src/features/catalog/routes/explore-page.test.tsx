@@ -18,7 +18,7 @@ function fakeCatalog(apps: CatalogApp[]) {
     const limit = Number(url.searchParams.get('limit'));
     const items = matching.slice(start, start + limit);
     const more = start + limit < matching.length;
-    return jsonResponse({ items, has_more: more, next_cursor: more ? String(start + limit) : null });
+    return jsonResponse({ results: items, has_more: more, next_cursor: more ? String(start + limit) : null });
   });
   vi.stubGlobal('fetch', fetchMock);
   return { queries, fetchMock };

@@ -16,7 +16,7 @@ export function ExplorePage() {
   const filters = filtersFromSearch(search);
   const catalog = useCatalog(filters);
   const onChange = useCallback((next: Filters) => setSearch(searchFromFilters(next), { replace: true }), [setSearch]);
-  const apps = catalog.data?.pages.flatMap((page) => page.items) ?? [];
+  const apps = catalog.data?.pages.flatMap((page) => page.results) ?? [];
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">

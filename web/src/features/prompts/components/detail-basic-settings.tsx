@@ -39,13 +39,34 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
   );
 
   return (
-    <AppBasicsFields
-      layout="settings"
-      form={{ values, set, fieldId }}
-      nameLabel="Application Name"
-      price={{ key: 'price_cents', label: 'Price per Call (cents)', unit: 'cents', min: 0, clampDisplay: true }}
-      besideName={statusField}
-      beforeVisibility={modeField}
-    />
+    <>
+      <AppBasicsFields
+        layout="settings"
+        form={{ values, set, fieldId }}
+        nameLabel="Application Name"
+        price={{ key: 'price_cents', label: 'Price per Call (cents)', unit: 'cents', min: 0, clampDisplay: true }}
+        besideName={statusField}
+        beforeVisibility={modeField}
+      />
+      <div className="mt-6 flex max-w-3xl items-start gap-2">
+        <input
+          id={fieldId('caller-tools')}
+          type="checkbox"
+          checked={values.caller_tools}
+          onChange={(event) => set('caller_tools', event.target.checked)}
+          className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
+          aria-describedby={fieldId('caller-tools-hint')}
+        />
+        <div className="text-sm">
+          <label htmlFor={fieldId('caller-tools')} className="font-medium text-gray-700">
+            Let callers send tools and response formats
+          </label>
+          <p id={fieldId('caller-tools-hint')} className="text-gray-500">
+            Through the OpenAI-compatible endpoints, callers may pass their own tools (function calling) and ask for JSON mode or a JSON schema. Turn off to
+            answer with your prompt alone: such calls are then refused with a 400, not charged.
+          </p>
+        </div>
+      </div>
+    </>
   );
 }

@@ -39,6 +39,8 @@ export interface DetailBasicValues {
   interaction_mode: InteractionMode;
   /** Integer cents, as typed. */
   price_cents: string;
+  /** Callers may send tools and response formats through the OpenAI-compatible endpoints (apps.caller_tools). */
+  caller_tools: boolean;
 }
 
 export interface DetailConfigValues {
@@ -63,6 +65,7 @@ export function basicValuesOf(app: Application): DetailBasicValues {
     visibility: app.visibility,
     interaction_mode: app.interaction_mode,
     price_cents: String(app.price_cents),
+    caller_tools: app.caller_tools ?? true,
   };
 }
 
@@ -90,6 +93,7 @@ export function buildDetailAppBody(values: DetailBasicValues): ApplicationUpdate
     status: values.status,
     price_cents: Math.max(0, parsePriceCents(values.price_cents)),
     interaction_mode: values.interaction_mode,
+    caller_tools: values.caller_tools,
   };
 }
 

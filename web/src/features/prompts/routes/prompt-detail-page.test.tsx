@@ -139,6 +139,7 @@ describe('PromptDetailPage', () => {
       status: 'live',
       price_cents: 0,
       interaction_mode: 'completion',
+      caller_tools: true,
     });
     expect(server.bodyOf('PATCH /api/app/haiku-writer/prompt/')).toEqual({
       model: 'claude3',
@@ -156,6 +157,26 @@ describe('PromptDetailPage', () => {
     });
     // The header follows the saved app.
     expect(screen.getByRole('heading', { name: 'Haiku Writer Pro', level: 1 })).toBeTruthy();
+  });
+
+  it('lets the creator turn off caller tools and response formats, and saves the switch (issue 26)', async () => {
+    const server = renderDetail();
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    const toggle = screen.getByRole('checkbox', { name: 'Let callers send tools and response formats' }) as HTMLInputElement;
+    expect(toggle.checked).toBe(true);
+    expect(toggle.getAttribute('aria-describedby')).toBeTruthy();
+    expect(screen.getByText(/callers may pass their own tools/)).toBeTruthy();
+    fireEvent.click(toggle);
+    expect(toggle.checked).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toMatchObject({ caller_tools: false });
+  });
+
+  it('shows the switch off for an app whose callers may not send tools', async () => {
+    renderDetail({ apps: [{ ...app, caller_tools: false }] });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    expect((screen.getByRole('checkbox', { name: 'Let callers send tools and response formats' }) as HTMLInputElement).checked).toBe(false);
   });
 
   it('sets the output schema to null with the text null, and ignores valid JSON that is not an object', async () => {
