@@ -305,7 +305,6 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     apps,
     catalog,
     visitorLimiter,
-    settled: async () => void (await paidCalls.written()),
   });
   await app.register(embedRoutes, { embed });
   // Dify's Service API around the call (gateway/dify-api): stop finds running streams in `tasks`.

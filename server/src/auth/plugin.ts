@@ -15,7 +15,7 @@ export interface AuthContext {
   /** The OIDC subject of the user. */
   subject: string;
   /** Set when the request was authenticated with an API key rather than an access token. */
-  apiKey: { id: string; monthlySpendLimitCents: number | null; maxPriceCents?: number | null } | null;
+  apiKey: { id: string; monthlySpendLimitCents: number | null; maxPriceCents?: number | null; dailySpendLimitCents?: number | null } | null;
   /** The access token's email, lower-cased, when the token says it is verified (email_verified: true); else null. */
   verifiedEmail?: string | null;
 }

@@ -75,4 +75,55 @@ describe('credit leases', () => {
     await leases.close();
     await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 0 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
   });
+  it('fits a slice into what is left of a key’s UTC day, gives the day back on release, and counts a new day from zero', async () => {
+    const token = await ctx.tokenFor('lease-user');
+    const created = await ctx.app.inject({ method: 'POST', url: '/api/keys/', headers: { authorization: `Bearer ${token}` }, payload: { name: 'daily' } });
+    const keyId = created.json().id as string;
+    const db = ctx.database.db;
+    const today = new Date().toISOString().slice(0, 10);
+    const spend = async () =>
+      (
+        await db.query<{ day: string; day_spent_cents: number; day_held_cents: number; held_cents: number }>(
+          'SELECT day::text, day_spent_cents::int, day_held_cents::int, held_cents::int FROM api_key_spend WHERE api_key_id = $1',
+          [keyId],
+        )
+      ).rows[0];
+    const request = { userId, apiKeyId: keyId, monthlySpendLimitCents: 100_000, dailySpendLimitCents: 500, priceCents: 10 };
+
+    // 500 cents left today: a slice of 20 calls (the day has at least twice it left).
+    const leases = createCreditLeases(db, { callsPerLease: 20, idleReleaseMs: 60_000 });
+    const first = await leases.take(request);
+    expect((await holds()).map((hold) => hold.amount_cents)).toEqual([200]);
+    expect(await spend()).toEqual({ day: today, day_spent_cents: 0, day_held_cents: 200, held_cents: 200 });
+    await leases.giveBack(first);
+    await leases.close();
+    expect(await spend()).toEqual({ day: today, day_spent_cents: 0, day_held_cents: 0, held_cents: 0 });
+
+    // 5 cents left today: less than twice a slice, so exactly one price would be held, and it does not fit.
+    await db.query('UPDATE api_key_spend SET day_spent_cents = 495 WHERE api_key_id = $1', [keyId]);
+    const later = createCreditLeases(db, { callsPerLease: 20, idleReleaseMs: 60_000 });
+    await expect(later.take(request)).rejects.toMatchObject({
+      code: 'key_limit_exceeded',
+      message: expect.stringMatching(/daily spend limit \(\$5\.00 a UTC day\)/),
+    });
+    expect(await holds()).toEqual([]);
+    await db.query('UPDATE api_key_spend SET day_spent_cents = 400 WHERE api_key_id = $1', [keyId]);
+    const single = await later.take(request);
+    expect((await holds()).map((hold) => hold.amount_cents)).toEqual([10]);
+    expect(await spend()).toMatchObject({ day_spent_cents: 400, day_held_cents: 10 });
+
+    // That hold was taken yesterday; today's first hold starts the day at zero, and releasing yesterday's leaves today alone.
+    await db.query('UPDATE api_key_spend SET day = day - 1 WHERE api_key_id = $1', [keyId]);
+    await db.query('UPDATE credit_holds SET spend_day = spend_day - 1 WHERE api_key_id = $1', [keyId]);
+    const nextDay = createCreditLeases(db, { callsPerLease: 20, idleReleaseMs: 60_000 });
+    const today1 = await nextDay.take(request);
+    expect(await spend()).toEqual({ day: today, day_spent_cents: 0, day_held_cents: 200, held_cents: 210 });
+    await later.giveBack(single);
+    await later.close();
+    expect(await spend()).toEqual({ day: today, day_spent_cents: 0, day_held_cents: 200, held_cents: 200 });
+    await nextDay.giveBack(today1);
+    await nextDay.close();
+    expect(await spend()).toEqual({ day: today, day_spent_cents: 0, day_held_cents: 0, held_cents: 0 });
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+  });
 });

@@ -45,6 +45,8 @@ export interface ChargeRequest {
   userId: string;
   apiKeyId: string | null;
   monthlySpendLimitCents: number | null;
+  /** A publishable key's daily cap: its slices fit what is left of the day, like the month's. */
+  dailySpendLimitCents?: number | null;
   priceCents: number;
 }
 
@@ -115,7 +117,17 @@ export function createCreditLeases(
 
   const newLease = (key: string, hold: CreditHold): Lease => {
     const now = Date.now();
-    const lease: Lease = { key, hold, remaining: hold.amountCents, inFlight: 0, lastUsedAt: now, retireAt: now + LEASE_MAX_AGE_MS, retired: false };
+    // A slice of a day's cap serves calls of that UTC day only: the next day's calls count on the next day's.
+    const dayEnds = hold.spendDay ? Date.parse(`${hold.spendDay}T00:00:00Z`) + 86_400_000 : Number.POSITIVE_INFINITY;
+    const lease: Lease = {
+      key,
+      hold,
+      remaining: hold.amountCents,
+      inFlight: 0,
+      lastUsedAt: now,
+      retireAt: Math.min(now + LEASE_MAX_AGE_MS, dayEnds),
+      retired: false,
+    };
     unreleased.add(lease);
     return lease;
   };
@@ -127,6 +139,7 @@ export function createCreditLeases(
       leaseCents,
       apiKeyId: request.apiKeyId,
       monthlySpendLimitCents: request.monthlySpendLimitCents,
+      dailySpendLimitCents: request.dailySpendLimitCents ?? null,
       lifetimeSeconds: holdLifetimeSeconds,
     });
 
@@ -153,7 +166,7 @@ export function createCreditLeases(
   return {
     /** Takes the price from this process's lease for the caller, reserving a new one when needed. */
     async take(request: ChargeRequest): Promise<LeasedCharge> {
-      const key = `${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}`;
+      const key = `${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}|${request.dailySpendLimitCents ?? ''}`;
       for (;;) {
         const lease = leases.get(key);
         if (usable(lease, request.priceCents)) {

@@ -24,11 +24,12 @@ import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
 import { createSettlementBatcher, type SettledCall, type Settlement, settleOrChargeOnly } from './settlement.ts';
 
-/** Who pays: the caller, and the API key whose monthly spend limit applies. */
+/** Who pays: the caller, and the API key whose monthly spend limit (and a publishable key's daily cap) applies. */
 export interface Payer {
   userId: string;
   apiKeyId: string | null;
   monthlySpendLimitCents: number | null;
+  dailySpendLimitCents?: number | null;
 }
 
 /** A call's reservation. Only priceCents is for the gateway; the rest is billing's to settle or give back. */

@@ -3,7 +3,7 @@
 // lone call is written at once. A batch is ONE SQL statement: the holds are taken away, the
 // caller credits, creator earnings and platform fee move, one balanced ledger transaction per call
 // is written (each call's price comes off its hold, which may be a lease serving several calls),
-// key spend counters advance, the invocations and their rollups are recorded (the rollups by the
+// key spend counters advance (the month's, and the day's for a key with a daily cap), the invocations and their rollups are recorded (the rollups by the
 // same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
 // a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a
 // process that dies first leaves holds that expire and come back to the callers.
@@ -123,7 +123,7 @@ released AS (
   UPDATE credit_holds h SET amount_cents = h.amount_cents - d.amount
   FROM (SELECT hold_id, sum(amount) AS amount FROM draws GROUP BY hold_id) d
   WHERE h.id = d.hold_id
-  RETURNING h.id, h.account_id, d.amount AS amount_cents, h.api_key_id, h.spend_month
+  RETURNING h.id, h.account_id, d.amount AS amount_cents, h.api_key_id, h.spend_month, h.spend_day
 ),
 credits AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents - d.amount, held_cents = a.held_cents - d.amount
@@ -171,7 +171,10 @@ spend AS (
   FROM released r WHERE r.api_key_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (api_key_id, month) DO UPDATE SET
     spent_cents = s.spent_cents + EXCLUDED.spent_cents,
-    held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month)
+    held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month),
+    -- A daily cap's hold moves to the day's spend while the row still counts its day (charges.ts).
+    day_spent_cents = s.day_spent_cents + (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_day = s.day),
+    day_held_cents = s.day_held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_day = s.day)
 ),
 recorded AS (
   INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo,

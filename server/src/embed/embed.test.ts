@@ -11,7 +11,8 @@ const SITE = 'https://shop.example';
 const OWN_ORIGIN = 'http://tollbooth.test';
 
 beforeAll(async () => {
-  ctx = await createPaidTestContext();
+  // Many calls at once (the cap tests): the per-key limit of 600 a minute is not what they test.
+  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '1000000' });
   creatorToken = await ctx.tokenFor('embed-creator');
   siteOwnerToken = await ctx.tokenFor('embed-site-owner');
 });
@@ -311,6 +312,59 @@ describe('embed calls', () => {
     expect(refused.statusCode).toBe(402);
     expect(refused.json()).toMatchObject({ code: 'key_limit_exceeded', message: expect.stringMatching(/daily spend limit/) });
     expect(await credits(siteOwnerToken)).toBe(before - 30);
+  });
+
+  it('hold the daily cap exactly under concurrency: of 20 calls at once, exactly the cap’s worth are answered and charged, the rest refused free', async () => {
+    const ownerToken = await ctx.tokenFor('embed-concurrent-owner');
+    const slug = await liveApp({ priceCents: 10 });
+    // Exactly 5 calls fit the day (the month has room for many more).
+    const { id, key } = await publishableKey(
+      [slug],
+      { daily_spend_limit_cents: 50, monthly_spend_limit_cents: 5000, visitor_rate_limit_per_minute: 10000 },
+      ownerToken,
+    );
+    const { token } = await frameSettings(slug, key);
+    const before = await credits(ownerToken);
+    ctx.model.setBehaviour({ delayMs: 30 });
+    let results: Awaited<ReturnType<typeof embedCall>>[];
+    try {
+      results = await Promise.all(Array.from({ length: 20 }, (_, i) => embedCall(slug, key, token, { visitor: `visitor-concurrent-${i}` })));
+    } finally {
+      ctx.model.resetBehaviour();
+    }
+    expect(results.filter((result) => result.statusCode === 200)).toHaveLength(5);
+    const refused = results.filter((result) => result.statusCode !== 200);
+    expect(refused).toHaveLength(15);
+    for (const result of refused) {
+      expect(result.statusCode).toBe(402);
+      expect(result.json()).toMatchObject({ code: 'key_limit_exceeded', message: expect.stringMatching(/daily spend limit \(\$0\.50 a UTC day\)/) });
+    }
+    expect(await credits(ownerToken)).toBe(before - 50);
+    expect(await rejectedCalls(slug)).toBe(15);
+    const { rows } = await ctx.database.db.query<{ day_spent_cents: number; day_held_cents: number; spent_cents: number; held_cents: number }>(
+      'SELECT day_spent_cents::int, day_held_cents::int, spent_cents::int, held_cents::int FROM api_key_spend WHERE api_key_id = $1',
+      [id],
+    );
+    expect(rows).toEqual([{ day_spent_cents: 50, day_held_cents: 0, spent_cents: 50, held_cents: 0 }]);
+  });
+
+  it('fit a credit lease’s slice into what is left of the day: 60 calls at once on a 45-call day answer exactly 45', async () => {
+    const ownerToken = await ctx.tokenFor('embed-slice-owner');
+    const slug = await liveApp({ priceCents: 1 });
+    const { key } = await publishableKey(
+      [slug],
+      { daily_spend_limit_cents: 45, monthly_spend_limit_cents: 5000, visitor_rate_limit_per_minute: 10000 },
+      ownerToken,
+    );
+    const { token } = await frameSettings(slug, key);
+    const before = await credits(ownerToken);
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => embedCall(slug, key, token, { visitor: `visitor-slice-${i}` })));
+    expect(results.filter((result) => result.statusCode === 200)).toHaveLength(45);
+    expect(results.filter((result) => result.statusCode === 402)).toHaveLength(15);
+    expect(await credits(ownerToken)).toBe(before - 45);
+    // The next day (the counter's day moved back), the cap starts again at zero.
+    await ctx.database.db.query('UPDATE api_key_spend SET day = day - 1 WHERE api_key_id = (SELECT id FROM api_keys WHERE publishable_key = $1)', [key]);
+    expect((await embedCall(slug, key, token, { visitor: 'visitor-slice-next-day' })).statusCode).toBe(200);
   });
 
   it('a private app is embedded only by its owner, whose own calls are free', async () => {

@@ -7,9 +7,10 @@
 //      expiry) that calls must present, and calls must come from the frame itself (Origin = ours):
 //      another site's script, or the key pasted into curl without the token, is refused;
 //   3. the key calls only its apps, each visitor (the anonymous id the frame keeps, sent as `user`)
-//      at most visitor_rate_limit_per_minute, and within the daily cap (checked here) and the
-//      monthly cap (billing's hold, like a secret key's monthly limit).
-// Every refusal happens before anything is reserved, so it costs nothing; the gateway records it.
+//      at most visitor_rate_limit_per_minute, and within the daily and monthly caps: both are
+//      billing's hold on the key's spend counters (charges.ts), taken with the call's price in one
+//      statement, so no number of concurrent calls or processes passes either cap.
+// Every refusal happens before anything is charged, so it costs nothing; the gateway records it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
@@ -52,13 +53,11 @@ export interface EmbedCallRequest {
 
 export interface EmbedDependencies {
   config: Pick<Config, 'publicUrl' | 'secretKey'>;
-  keys: Pick<ApiKeysService, 'findPublishableKey' | 'spentTodayCents'>;
+  keys: Pick<ApiKeysService, 'findPublishableKey'>;
   apps: Pick<AppsService, 'findCallableApp'>;
   catalog: Pick<CatalogService, 'describeAppForm'>;
   /** Per-visitor counters; each key's own limit is passed with every hit. */
   visitorLimiter: RateLimiter;
-  /** Waits until this process's answered calls are committed, so the daily spend read counts them. */
-  settled: () => Promise<void>;
 }
 
 /** The page's policy: its own script and styles only, calls to this origin only, framed only by `ancestors`. */
@@ -77,7 +76,7 @@ export function widgetPolicy(ancestors: string[]): string {
 
 const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
-export function createEmbedService({ config, keys, apps, catalog, visitorLimiter, settled }: EmbedDependencies) {
+export function createEmbedService({ config, keys, apps, catalog, visitorLimiter }: EmbedDependencies) {
   const ownOrigin = new URL(config.publicUrl).origin;
   const sign = (payload: string) => createHmac('sha256', config.secretKey).update(`embed-frame:${payload}`).digest('base64url');
 
@@ -161,18 +160,16 @@ export function createEmbedService({ config, keys, apps, catalog, visitorLimiter
       }
       const visitor = await visitorLimiter.hit(`embed:${key.id}:${request.visitor}`, key.visitor_rate_limit_per_minute);
       if (!visitor.allowed) throw new RateLimitedError(visitor);
-      if (app) {
-        await settled();
-        const priceCents = app.owner_id === key.user_id ? 0 : app.price_cents;
-        const spentToday = await keys.spentTodayCents(key.id);
-        if (spentToday + priceCents > key.daily_spend_limit_cents) {
-          throw new AppError('key_limit_exceeded', 'This publishable key has reached its daily spend limit');
-        }
-      }
+      // Both caps are held with the price when the gateway reserves it (402 key_limit_exceeded naming the cap).
       return {
         user: key.user,
         subject: key.user.subject,
-        apiKey: { id: key.id, monthlySpendLimitCents: key.monthly_spend_limit_cents, maxPriceCents: null },
+        apiKey: {
+          id: key.id,
+          monthlySpendLimitCents: key.monthly_spend_limit_cents,
+          dailySpendLimitCents: key.daily_spend_limit_cents,
+          maxPriceCents: null,
+        },
       };
     },
   };

@@ -334,7 +334,12 @@ export function createGatewayService({
     checkPriceCap(listPriceCents, auth, maxPriceCents);
     try {
       return await paidCalls.take(
-        { userId: auth.user.id, apiKeyId: auth.apiKey?.id ?? null, monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null },
+        {
+          userId: auth.user.id,
+          apiKeyId: auth.apiKey?.id ?? null,
+          monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
+          dailySpendLimitCents: auth.apiKey?.dailySpendLimitCents ?? null,
+        },
         { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
       );
     } catch (error) {
