@@ -53,7 +53,8 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
 
   await createApp(page, { type: 'workflow', name: workflowName, price: '75' });
   await expect(page).toHaveURL(new RegExp(`/applications/${workflowSlug}$`));
-  await expect(page.getByTestId('api-endpoint')).toHaveText(`POST /api/app/${workflowSlug}/chat-messages`);
+  // Its Dify app was never asked for its mode (no Test Connection): the endpoint follows the app's interaction mode (issue 25).
+  await expect(page.getByTestId('api-endpoint')).toHaveText(`POST /api/app/${workflowSlug}/completion-messages`);
 
   // Both on the dashboard, with the actions of their type.
   await page.goto('/dashboard');

@@ -145,13 +145,13 @@ test('a page on another origin calls a paid app with an API key, blocking and st
     expect(await press('OpenAI blocking')).toEqual({
       status: 200,
       answer: 'Dify echo: from another origin',
-      usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
+      usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18, cost: PRICE / 100, cost_cents: PRICE },
     });
     expect(await press('OpenAI streaming')).toEqual({
       status: 200,
       type: 'text/event-stream; charset=utf-8',
       answer: 'Dify echo: streamed across origins',
-      usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
+      usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18, cost: PRICE / 100, cost_cents: PRICE },
       done: true,
     });
     // The exposed rate-limit headers are readable from the page.

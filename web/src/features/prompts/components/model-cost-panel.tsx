@@ -77,9 +77,9 @@ export function ModelCostPanel({ inputs, priceCents, ownKey = false, className =
       data-testid="model-cost-panel"
       className={`rounded-md bg-gray-50 p-4 text-sm ring-1 ring-gray-200 ${className}`}
     >
-      <h3 id="model-cost-heading" className="font-semibold text-gray-900">
+      <h2 id="model-cost-heading" className="font-semibold text-gray-900">
         Model cost per call{estimate ? <span className="font-normal text-gray-500"> · {estimate.model}</span> : null}
-      </h3>
+      </h2>
       {cost.isError && !estimate ? (
         <p className="mt-2 text-red-700">Could not estimate the model cost: {getErrorMessage(cost.error)}</p>
       ) : !estimate ? (
