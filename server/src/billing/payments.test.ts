@@ -375,6 +375,9 @@ describe('paid plans through Stripe', () => {
 
     stripe.renew((await subRow(sub.id)).stripe_subscription_id, { fail: true });
     await stripe.settled();
+    // On PostgreSQL the renewal's events are applied concurrently and one may be retried by the
+    // fake after settled() returned: wait for the state they end in (derived from the objects).
+    for (let attempt = 0; attempt < 200 && (await subRow(sub.id)).status !== 'past_due'; attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect((await subRow(sub.id)).status).toBe('past_due');
     const credits = (await balance(user.token)).credits_cents;
     expect((await callApp(slug, user.token)).statusCode).toBe(200);

@@ -82,11 +82,11 @@ describe('the platform OpenAPI document at /api/docs/json (issue 26)', () => {
 
 describe('API JSON below the threshold', () => {
   it('is sent as is, whatever the client accepts', async () => {
-    const response = await get('/api/config', 'gzip, deflate, br');
+    const response = await get('/api/health', 'gzip, deflate, br');
     expect(response.statusCode).toBe(200);
     expect(response.rawPayload.length).toBeLessThan(COMPRESSION_THRESHOLD_BYTES);
     expect(response.headers['content-encoding']).toBeUndefined();
-    expect(response.json().product_name).toBeTruthy();
+    expect(response.json().status).toBeTruthy();
   });
 });
 
