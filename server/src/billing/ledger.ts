@@ -5,28 +5,45 @@ import type { Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 
 export type UserAccountKind = 'user_credits' | 'creator_earnings';
-export type SystemAccountKind = 'platform_fees' | 'outside_funding';
+export type SystemAccountKind = 'platform_fees' | 'outside_funding' | 'model_costs' | 'creator_payouts';
 
 export interface LedgerEntryInput {
   accountId: number;
   amountCents: number;
 }
 
-export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind | 'payouts_in_transit', userId: string): Promise<number> {
+/** A user's account of one kind in one currency (lower-case ISO 4217, amounts in its minor unit). */
+export async function findOrCreateUserAccount(
+  tx: Queryable,
+  kind: UserAccountKind | 'payouts_in_transit',
+  userId: string,
+  currency = 'usd',
+): Promise<number> {
   const inserted = await tx.query<{ id: number }>(
-    `INSERT INTO ledger_accounts (kind, user_id) VALUES ($1, $2)
-     ON CONFLICT (kind, user_id) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,
-    [kind, userId],
+    `INSERT INTO ledger_accounts (kind, user_id, currency) VALUES ($1, $2, $3)
+     ON CONFLICT (kind, user_id, currency) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,
+    [kind, userId, currency],
   );
   if (inserted.rows[0]) return inserted.rows[0].id;
-  const existing = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id = $2', [kind, userId]);
+  const existing = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id = $2 AND currency = $3', [
+    kind,
+    userId,
+    currency,
+  ]);
   return existing.rows[0]!.id;
 }
 
-export async function findSystemAccount(tx: Queryable, kind: SystemAccountKind): Promise<number> {
-  const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL', [kind]);
-  if (!rows[0]) throw new Error(`system ledger account ${kind} is missing`);
-  return rows[0].id;
+/** The platform's account of one kind in one currency; US-dollar ones exist from the first migration, others are made on first use. */
+export async function findSystemAccount(tx: Queryable, kind: SystemAccountKind, currency = 'usd'): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
+  if (rows[0]) return rows[0].id;
+  if (currency === 'usd') throw new Error(`system ledger account ${kind} is missing`);
+  await tx.query(
+    `INSERT INTO ledger_accounts (kind, currency) VALUES ($1, $2) ON CONFLICT (kind, currency) WHERE user_id IS NULL DO NOTHING`,
+    [kind, currency],
+  );
+  const created = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
+  return created.rows[0]!.id;
 }
 
 /**
