@@ -92,16 +92,24 @@ const accountRows = async (database: TestDatabase, email: string) =>
     )
   ).rows;
 
+/** A logger that keeps the lines of warnings and worse. */
+const captureWarnings = () => {
+  const lines: string[] = [];
+  return { lines, logger: { level: 'warn', stream: { write: (line: string) => void lines.push(line) } } };
+};
+const NO_MAIL_WARNING = 'SMTP_URL is not set: sign-up creates accounts at once, so it can tell whether an email has an account';
+
 describe('with mail configured', () => {
   let database: TestDatabase;
   let smtp: SmtpFake;
   let config: Config;
   let app: App;
+  const warnings = captureWarnings();
 
   beforeAll(async () => {
     [database, smtp] = await Promise.all([createTestDatabase(), startSmtpFake()]);
     config = configFor(smtp.url);
-    app = await buildApp({ config, db: database.db, logger: false });
+    app = await buildApp({ config, db: database.db, logger: warnings.logger });
     await app.ready();
   });
   afterAll(async () => {
@@ -202,6 +210,24 @@ describe('with mail configured', () => {
     expect((await accountRows(database, email)).map((row) => row.display_name)).toEqual(['Rightful']);
   });
 
+  it('does not warn at start-up that sign-up tells', () => {
+    expect(warnings.lines.some((line) => line.includes(NO_MAIL_WARNING))).toBe(false);
+  });
+
+  it('sends a link whose email got an account meanwhile to sign-in, and creates nothing', async () => {
+    const email = 'meanwhile@example.com';
+    await signUp(app, config, { email, password: 'Saffron-Glacier-27-wren', display_name: 'Late' });
+    const [mail] = await waitForMails(email, 1);
+    // An account made another way (before mail was configured, say).
+    await database.db.query(`INSERT INTO oidc_accounts (email, password_hash, display_name) VALUES ('MEANWHILE@example.com', 'scrypt$x', 'Other')`);
+    const browser = new TestBrowser(app, config.publicUrl);
+    const answer = await browser.submitForm(await browser.request(finishLink(mail!)!), { password: 'Saffron-Glacier-27-wren' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('This email already has an account');
+    expect((await accountRows(database, email)).map((row) => row.display_name)).toEqual(['Other']);
+    expect((await database.db.query('SELECT 1 FROM oidc_pending_sign_ups WHERE lower(email) = lower($1)', [email])).rows).toEqual([]);
+  });
+
   it('refuses an expired link', async () => {
     const email = 'late@example.com';
     expect((await signUp(app, config, { email, password: 'Saffron-Glacier-27-wren', display_name: 'Late' })).response.body).toContain('Check your email');
@@ -222,16 +248,21 @@ describe('without mail', () => {
   let database: TestDatabase;
   let config: Config;
   let app: App;
+  const warnings = captureWarnings();
 
   beforeAll(async () => {
     database = await createTestDatabase();
     config = configFor(null);
-    app = await buildApp({ config, db: database.db, logger: false });
+    app = await buildApp({ config, db: database.db, logger: warnings.logger });
     await app.ready();
   });
   afterAll(async () => {
     await app?.close();
     await database?.cleanup();
+  });
+
+  it('says at start-up that sign-up can tell whether an email has an account', () => {
+    expect(warnings.lines.some((line) => line.includes(NO_MAIL_WARNING))).toBe(true);
   });
 
   it('answers a taken email with its password as it answered the new one: signed in to that account', async () => {
