@@ -13,6 +13,7 @@ import { hashPassword, verifyPassword } from './password.ts';
 
 export const FINISH_SIGN_UP_PATH = '/oidc/finish-sign-up';
 export const SIGN_UP_LINK_VALID_HOURS = 24;
+const CLOSE_WAIT_MS = 5_000;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -112,9 +113,15 @@ export function createPendingSignUps({ config, db, log }: { config: Config; db: 
       return rows.length;
     },
 
-    /** Waits for the mails on their way, then closes the SMTP connection. */
+    /** Waits for the mails on their way (at most CLOSE_WAIT_MS: a hung SMTP server must not hold shutdown), then closes the SMTP connection. */
     async close() {
-      await Promise.all(sending);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      });
+      await Promise.race([Promise.all(sending), waited]);
+      clearTimeout(timer);
+      if (sending.size > 0) log.warn({ count: sending.size }, 'sign-up mails still unsent at shutdown');
       transport.close();
     },
   };

@@ -1,6 +1,7 @@
 // Sign-ups mint credits: they are limited per client address and overall, and with SMTP_URL set
 // the account (with its credits) waits for the emailed link (mail sent through nodemailer to a real SMTP server on
 // 127.0.0.1).
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,23 @@ describe('sign-up credits with mail configured', () => {
     expect((await browser.request(link!)).status).toBe(400);
     expect(await balance(tokens.access_token)).toBe(500);
     expect((await app.inject({ method: 'GET', url: '/oidc/verify-email?token=forged' })).statusCode).toBe(400);
+  });
+});
+
+describe('verification links mailed before sign-up waited for the link', () => {
+  it('still verify their account, once', async () => {
+    const token = 'legacy-token-mailed-before';
+    const { rows } = await database.db.query<{ id: string }>(
+      `INSERT INTO oidc_accounts (email, password_hash, display_name, verification_token_hash, verification_expires_at)
+       VALUES ('legacy@example.com', 'scrypt$x', 'Legacy', $1, now() + interval '1 hour') RETURNING id`,
+      [createHash('sha256').update(token).digest('hex')],
+    );
+    const opened = await app.inject({ method: 'GET', url: `/oidc/verify-email?token=${token}` });
+    expect(opened.statusCode).toBe(200);
+    expect(opened.body).toContain('Your email is confirmed');
+    const verified = await database.db.query('SELECT 1 FROM oidc_accounts WHERE id = $1 AND email_verified_at IS NOT NULL', [rows[0]!.id]);
+    expect(verified.rows).toHaveLength(1);
+    expect((await app.inject({ method: 'GET', url: `/oidc/verify-email?token=${token}` })).statusCode).toBe(400);
   });
 });
 
