@@ -41,8 +41,10 @@ export const MESSAGES = {
   tooManyAttempts: 'Too many failed sign-in attempts from your network. Please wait a minute and try again.',
   missingCredentials: 'Enter your email and password.',
   emailTaken: 'An account with that email already exists.',
-  // What the sign-up form says instead of emailTaken, so it does not confirm that an email has an account.
+  // What the sign-up form says instead of emailTaken without SMTP_URL (with it, every email gets
+  // "Check your email"), so it does not confirm that an email has an account.
   signUpNotPossible: 'We could not create an account with this email and password. If you already have an account, sign in instead.',
+  wrongSignUpPassword: 'That is not the password chosen when signing up. Enter the same password, or sign up again.',
   invalidEmail: 'Enter a valid email address.',
   shortPassword: `Password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
   longPassword: 'Password must be at most 256 characters.',
@@ -67,6 +69,22 @@ export function normalizeEmail(raw: string): string {
   return raw.trim();
 }
 
+export type SignUpCheck = { ok: true; email: string; displayName: string } | { ok: false; field: SignUpField; message: string };
+
+/** The sign-up form's own checks, which depend on what was typed only (never on the accounts that exist). */
+export function checkSignUp(input: { email: string; password: string; displayName: string }): SignUpCheck {
+  const email = normalizeEmail(input.email);
+  const displayName = input.displayName.trim();
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) return { ok: false, field: 'email', message: MESSAGES.invalidEmail };
+  if (input.password.length < MIN_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.shortPassword };
+  if (input.password.length > MAX_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.longPassword };
+  const weak = weakPasswordReason(input.password, [email, displayName]);
+  if (weak) return { ok: false, field: 'password', message: weak };
+  if (!displayName) return { ok: false, field: 'display_name', message: MESSAGES.missingDisplayName };
+  if (displayName.length > MAX_DISPLAY_NAME_LENGTH) return { ok: false, field: 'display_name', message: MESSAGES.longDisplayName };
+  return { ok: true, email, displayName };
+}
+
 export interface AccountStore {
   findById(id: string): Promise<LocalAccount | null>;
   signUp(input: { email: string; password: string; displayName: string }): Promise<SignUpResult>;
@@ -88,16 +106,11 @@ export function createAccountStore(db: Queryable): AccountStore {
     },
 
     async signUp(input) {
-      const email = normalizeEmail(input.email);
-      const displayName = input.displayName.trim();
-      if (email.length > 254 || !EMAIL_PATTERN.test(email)) return { ok: false, field: 'email', message: MESSAGES.invalidEmail };
-      if (input.password.length < MIN_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.shortPassword };
-      if (input.password.length > MAX_PASSWORD_LENGTH) return { ok: false, field: 'password', message: MESSAGES.longPassword };
-      const weak = weakPasswordReason(input.password, [email, displayName]);
-      if (weak) return { ok: false, field: 'password', message: weak };
-      if (!displayName) return { ok: false, field: 'display_name', message: MESSAGES.missingDisplayName };
-      if (displayName.length > MAX_DISPLAY_NAME_LENGTH) return { ok: false, field: 'display_name', message: MESSAGES.longDisplayName };
-      // Checked before hashing so a taken email answers fast; the insert below still decides races.
+      const checked = checkSignUp(input);
+      if (!checked.ok) return checked;
+      const { email, displayName } = checked;
+      // Checked before hashing: for a taken email the sign-up route checks the password against that
+      // account instead, the same scrypt work. The insert below still decides races.
       if (await findRowByEmail(email)) return { ok: false, field: 'email', message: MESSAGES.emailTaken };
 
       const passwordHash = await hashPassword(input.password);

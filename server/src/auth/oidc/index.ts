@@ -19,6 +19,7 @@ import { createAccountStore } from './accounts.ts';
 import { createEmailVerifier } from './email-verification.ts';
 import { createGrantCheck } from './grant-check.ts';
 import { interactionRoutes } from './interaction-routes.ts';
+import { createPendingSignUps } from './pending-sign-ups.ts';
 import { createPostgresAdapterFactory, deleteAccountPayloads, deleteExpiredPayloads } from './postgres-adapter.ts';
 import { createProvider, OIDC_MOUNT_PATH } from './provider.ts';
 import { createSignInGuard } from './sign-in-guard.ts';
@@ -56,6 +57,12 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
   const provider = createProvider({ config, accounts, signingKeys, adapter, log, grants });
   const handle = provider.callback();
   const publicUrl = new URL(config.publicUrl);
+  const pendingSignUps = createPendingSignUps({ config, db, log });
+  if (!pendingSignUps) {
+    log.warn(
+      'SMTP_URL is not set: sign-up creates accounts at once, so it can tell whether an email has an account (a taken email with another password is refused). Set SMTP_URL to make sign-up answer every email alike (docs/decisions/0038)',
+    );
+  }
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -71,7 +78,8 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
         signIn: createSignInGuard({ redisUrl: config.redisUrl, db }),
         signUp: createSignUpGuard({ redisUrl: config.redisUrl, db, ...config.signupLimits }),
       },
-      emailVerifier: createEmailVerifier({ config, db, log }),
+      emailVerifier: createEmailVerifier({ config, db }),
+      pendingSignUps,
       // The sign-up credits that waited for the verified email.
       async onEmailVerified(accountId) {
         const account = await accounts.findById(accountId);
@@ -113,8 +121,8 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
 
   // Expired rows are already ignored by the adapter; this only keeps the table small.
   const cleanUp = () =>
-    deleteExpiredPayloads(db).then(
-      (count) => count > 0 && log.debug({ count }, 'oidc expired rows removed'),
+    Promise.all([deleteExpiredPayloads(db), pendingSignUps?.deleteExpired() ?? 0]).then(
+      ([payloads, signUps]) => payloads + signUps > 0 && log.debug({ payloads, signUps }, 'oidc expired rows removed'),
       (error: unknown) => log.warn({ err: error }, 'oidc expired rows cleanup failed'),
     );
   const timer = setInterval(cleanUp, CLEANUP_INTERVAL_MS);

@@ -11,10 +11,11 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
-import { type AccountStore, MESSAGES } from './accounts.ts';
+import { type AccountStore, checkSignUp, MESSAGES } from './accounts.ts';
 import { type EmailVerifier, VERIFY_EMAIL_PATH } from './email-verification.ts';
-import { messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
+import { checkEmailCard, finishSignUpCard, messageCard, renderPage, signInCard, signUpCard } from './pages.ts';
 import { MIN_PASSWORD_LENGTH } from './password.ts';
+import { FINISH_SIGN_UP_PATH, type PendingSignUps, SIGN_UP_LINK_VALID_HOURS } from './pending-sign-ups.ts';
 import { createSignInGuard } from './sign-in-guard.ts';
 import { createSignUpGuard } from './sign-up-guard.ts';
 
@@ -26,8 +27,10 @@ export interface InteractionRouteOptions {
   accounts: AccountStore;
   config: Config;
   mountPath: string;
-  /** Set when SMTP_URL is: new accounts are mailed a verification link. */
+  /** Set when SMTP_URL is: the links of accounts that were mailed one before sign-up waited for mail. */
   emailVerifier: EmailVerifier | null;
+  /** Set when SMTP_URL is: sign-up mails a link (new email) or a notice (taken email) and answers alike. */
+  pendingSignUps: PendingSignUps | null;
   /** Grants what waited for a verified email (the sign-up credits). */
   onEmailVerified: (accountId: string) => Promise<void>;
   /** The sign-in and sign-up limits (index.ts keeps their counters in the database without Redis); else per process. */
@@ -48,13 +51,12 @@ const PAGE_HEADERS = {
 
 export async function interactionRoutes(
   app: FastifyInstance,
-  { provider, accounts, config, mountPath, emailVerifier, onEmailVerified, guards }: InteractionRouteOptions,
+  { provider, accounts, config, mountPath, emailVerifier, pendingSignUps, onEmailVerified, guards }: InteractionRouteOptions,
 ) {
   const signInGuard = guards?.signIn ?? createSignInGuard({ redisUrl: config.redisUrl });
   const signUpGuard = guards?.signUp ?? createSignUpGuard({ redisUrl: config.redisUrl, ...config.signupLimits });
   app.addHook('onClose', async () => {
-    await Promise.all([signInGuard.close(), signUpGuard.close()]);
-    emailVerifier?.close();
+    await Promise.all([signInGuard.close(), signUpGuard.close(), pendingSignUps?.close()]);
   });
   // Only the forms below are parsed; everything else under the mount is left for the provider.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
@@ -209,13 +211,28 @@ export async function interactionRoutes(
       return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: 'email', message: MESSAGES.tooManySignUps } }, 429);
     }
     const password = fields.get('password') ?? '';
+    if (pendingSignUps) {
+      // With mail, every email gets the same steps and the same page (issue 24, decision 0038): a
+      // new one is mailed the link that creates the account, a taken one a notice. Nobody is
+      // signed in here, and every attempt counts against the address's sign-ups.
+      const checked = checkSignUp({ email, password, displayName });
+      if (!checked.ok) {
+        request.log.info({ uid: interaction.uid, field: checked.field }, 'oidc sign-up rejected');
+        return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: checked.field, message: checked.message } });
+      }
+      await signUpGuard.recordSignUp(request.ip);
+      await pendingSignUps.start({ email: checked.email, password, displayName: checked.displayName });
+      request.log.info({ uid: interaction.uid }, 'oidc sign-up: mail queued');
+      return page(reply, 'Check your email', checkEmailCard(checked.email, urls(interaction.uid).signIn, SIGN_UP_LINK_VALID_HOURS));
+    }
+    // Without mail there is no way to reach the email's owner; what stays visible is recorded in
+    // decision 0038 and said at start-up.
     const result = await accounts.signUp({ email, password, displayName });
     if (!result.ok && result.message === MESSAGES.emailTaken) {
-      // The form must not tell whether an email has an account (issue 24). With that account's
-      // password the visitor is signed in, as a new account would be (through the sign-in guard,
-      // so this is no way around its limits); otherwise one neutral message after the same
-      // password work, and the attempt counts against the address's sign-ups, so probing emails
-      // costs what creating accounts does (docs/decisions/0027).
+      // With that account's password the visitor is signed in, as a new account would be (through
+      // the sign-in guard, so this is no way around its limits); otherwise one neutral message
+      // after the same password work, and the attempt counts against the address's sign-ups, so
+      // probing emails costs what creating accounts does (docs/decisions/0027).
       const gate = await signInGuard.enter(email, request.ip);
       if (gate.kind !== 'address_blocked') {
         const existing = await accounts.signIn({ email, password });
@@ -234,25 +251,68 @@ export async function interactionRoutes(
       return renderSignUp(reply, interaction.uid, { email, displayName, error: { field: result.field, message: result.message } });
     }
     await signUpGuard.recordSignUp(request.ip);
-    await emailVerifier?.send(result.account);
     request.log.info({ uid: interaction.uid, accountId: result.account.id }, 'oidc account created');
     return finishSignedIn(request, reply, interaction, result.account.id);
+  });
+
+  const invalidLink = (reply: FastifyReply) =>
+    page(
+      reply,
+      'Link not valid',
+      messageCard('This link is not valid', 'It was already used, has expired, or was copied incompletely.', {
+        href: `${config.publicUrl}/login`,
+        label: 'Sign in',
+      }),
+      400,
+    );
+
+  const renderFinishSignUp = (reply: FastifyReply, token: string, email: string, error?: string) =>
+    page(reply, 'Finish creating your account', finishSignUpCard({ action: FINISH_SIGN_UP_PATH, token, email, error }));
+
+  // The mailed sign-up link: GET only shows the form (mail scanners that open links change
+  // nothing); the POST with the password chosen at sign-up creates the account.
+  app.get<{ Querystring: { token?: string } }>(FINISH_SIGN_UP_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const token = typeof request.query.token === 'string' ? request.query.token : '';
+    const email = pendingSignUps ? await pendingSignUps.emailOf(token) : null;
+    if (!email) return invalidLink(reply);
+    return renderFinishSignUp(reply, token, email);
+  });
+
+  app.post(FINISH_SIGN_UP_PATH, { schema: { hide: true } }, async (request, reply) => {
+    if (!checkOrigin(request, reply)) return reply;
+    const fields = form(request);
+    const token = fields.get('token') ?? '';
+    const result = pendingSignUps ? await pendingSignUps.finish(token, fields.get('password') ?? '') : { kind: 'invalid' as const };
+    switch (result.kind) {
+      case 'invalid':
+        return invalidLink(reply);
+      case 'wrong_password':
+        request.log.info('oidc sign-up link: wrong password');
+        return renderFinishSignUp(reply, token, result.email, MESSAGES.wrongSignUpPassword);
+      case 'exists':
+        return page(
+          reply,
+          'Sign in instead',
+          messageCard('This email already has an account', 'Sign in with its email and password.', { href: `${config.publicUrl}/login`, label: 'Sign in' }),
+        );
+      case 'created':
+        await onEmailVerified(result.accountId);
+        request.log.info({ accountId: result.accountId }, 'oidc account created from its sign-up link');
+        return page(
+          reply,
+          'Account created',
+          messageCard('Your account is ready', 'Your email is confirmed. Sign in with your email and password to start.', {
+            href: `${config.publicUrl}/login`,
+            label: 'Sign in',
+          }),
+        );
+    }
   });
 
   app.get<{ Querystring: { token?: string } }>(VERIFY_EMAIL_PATH, { schema: { hide: true } }, async (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : '';
     const accountId = emailVerifier && token ? await emailVerifier.verify(token) : null;
-    if (!accountId) {
-      return page(
-        reply,
-        'Link not valid',
-        messageCard('This link is not valid', 'It was already used, has expired, or was copied incompletely.', {
-          href: `${config.publicUrl}/login`,
-          label: 'Sign in',
-        }),
-        400,
-      );
-    }
+    if (!accountId) return invalidLink(reply);
     await onEmailVerified(accountId);
     request.log.info({ accountId }, 'oidc email verified');
     return page(

@@ -162,3 +162,31 @@ ${form}
 }
 
 export const AUTO_SUBMIT_SCRIPT = "document.addEventListener('DOMContentLoaded',function(){document.forms[0].submit()});";
+
+/** What sign-up answers for every email when mail is configured (issue 24): it does not say which mail went out. */
+export function checkEmailCard(email: string, signInUrl: string, linkValidHours: number): string {
+  return `<h1>Check your email</h1>
+<p class="lead">We sent a message to <strong>${escapeHtml(email)}</strong>. If the address is new here, it has a link to finish creating your account; if the address already has an account, it tells you how to sign in.</p>
+<p class="hint">The link works for ${linkValidHours} hours. Nothing arrived? Check your spam folder, or sign up again.</p>
+<p class="switch"><a href="${escapeHtml(signInUrl)}">Back to sign in</a></p>`;
+}
+
+export interface FinishSignUpView {
+  action: string;
+  token: string;
+  email: string;
+  error?: string;
+}
+
+/** The page of the mailed sign-up link: the password chosen on the form proves the visitor made this sign-up. */
+export function finishSignUpCard(view: FinishSignUpView): string {
+  return `<h1>Finish creating your account</h1>
+<p class="lead">Enter the password you chose for <strong>${escapeHtml(view.email)}</strong>.</p>
+${errorBox(view.error)}
+<form method="post" action="${escapeHtml(view.action)}" novalidate>
+<input type="hidden" name="token" value="${escapeHtml(view.token)}">
+<input type="hidden" name="email" value="${escapeHtml(view.email)}" autocomplete="username">
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', invalid: Boolean(view.error), autofocus: true })}
+<button type="submit">Create account</button>
+</form>`;
+}

@@ -1,5 +1,7 @@
 // Sign-ups mint credits, so they are limited: per client address and overall, per hour (shared
-// through Redis when REDIS_URL is set, else through the database). Only accounts actually created count.
+// through Redis when REDIS_URL is set, else through the database). Without SMTP_URL the accounts
+// created count (and refused sign-ups with a taken email); with it, every sign-up form accepted
+// counts, for a new email and a taken one alike, since each sends a mail.
 import type { Queryable } from '../../db/client.ts';
 import { createWindowCounter } from './sign-in-guard.ts';
 

@@ -37,3 +37,14 @@ export async function startSmtpFake(): Promise<SmtpFake> {
   const { port } = server.server.address() as AddressInfo;
   return { url: `smtp://127.0.0.1:${port}`, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
+
+/** The text of a received mail: its body after the headers, quoted-printable soft breaks and escapes decoded. */
+export function mailText(mail: ReceivedMail): string {
+  const body = mail.raw.slice(mail.raw.indexOf('\r\n\r\n') + 4);
+  return body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/** The subject header of a received mail (as sent: plain ASCII subjects are not encoded). */
+export function mailSubject(mail: ReceivedMail): string {
+  return /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(mail.raw)?.[1]?.replace(/\r\n[ \t]/g, ' ') ?? '';
+}
