@@ -147,6 +147,57 @@ export async function reserveCharge(
   return { id: hold.id, accountId: hold.account_id, amountCents: hold.amount_cents, apiKeyId: request.apiKeyId, spendMonth, spendDay };
 }
 
+/**
+ * Holds part of a creator's US-dollar earnings for the model cost of their apps' calls (decision
+ * 0037): a hold row like a caller's, and held_cents on the creator_earnings account, in one
+ * statement. The account's row lock makes it exact against other reservations and against a payout
+ * (which locks the row and pays out only what is not held): the condition `balance − held ≥ amount`
+ * is checked on the row as it is when the update gets its lock. With `leaseCents`, that much when
+ * the earnings have at least twice it unheld, else exactly the amount; with `leaseOnly`, nothing
+ * (null) rather than the single amount. Throws insufficient_credits when not even the amount is there.
+ */
+export async function tryReserveEarnings(
+  db: Database,
+  request: { userId: string; amountCents: number; leaseCents?: number; leaseOnly?: boolean; lifetimeSeconds?: number },
+): Promise<CreditHold | null> {
+  const leaseCents = request.leaseCents ?? request.amountCents;
+  const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(
+    `WITH size AS (
+       SELECT CASE
+         WHEN $3::bigint > $2::bigint
+           AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1::uuid AND currency = 'usd') >= 2 * $3::bigint
+         THEN $3::bigint ELSE $2::bigint END AS amount
+     ), account AS (
+       UPDATE ledger_accounts SET held_cents = held_cents + (SELECT amount FROM size)
+       WHERE kind = 'creator_earnings' AND user_id = $1::uuid AND currency = 'usd'
+         AND balance_cents - held_cents >= (SELECT amount FROM size)
+         AND (NOT $5::boolean OR (SELECT amount FROM size) = $3::bigint)
+       RETURNING id
+     )
+     INSERT INTO credit_holds (account_id, amount_cents, expires_at)
+     SELECT id, (SELECT amount FROM size), now() + make_interval(secs => $4::double precision) FROM account
+     RETURNING id, account_id, amount_cents`,
+    [
+      request.userId,
+      request.amountCents,
+      leaseCents,
+      request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
+      request.leaseOnly === true && leaseCents > request.amountCents,
+    ],
+  );
+  const hold = rows[0];
+  if (!hold) {
+    if (request.leaseOnly) return null;
+    throw new AppError('insufficient_credits', 'Insufficient earnings for this reservation');
+  }
+  return { id: hold.id, accountId: hold.account_id, amountCents: Number(hold.amount_cents), apiKeyId: null, spendMonth: null, spendDay: null };
+}
+
+/** Holds exactly `amountCents` of a creator's earnings (tryReserveEarnings without a lease); throws insufficient_credits. */
+export async function reserveEarnings(db: Database, request: { userId: string; amountCents: number; lifetimeSeconds?: number }): Promise<CreditHold> {
+  return (await tryReserveEarnings(db, request)) as CreditHold;
+}
+
 /** Takes the hold away with what is left of it; false when it was already released or swept. */
 async function removeHold(tx: Queryable, hold: Pick<CreditHold, 'id' | 'accountId' | 'apiKeyId'>): Promise<boolean> {
   const removed = await tx.query<{ spend_month: string | null; spend_day: string | null; amount_cents: number }>(

@@ -17,7 +17,7 @@
 // come back within the lifetime plus one sweep.
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge } from './charges.ts';
+import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge, tryReserveEarnings } from './charges.ts';
 
 export const CALLS_PER_LEASE = 20;
 const IDLE_RELEASE_MS = 1000;
@@ -48,6 +48,18 @@ export interface ChargeRequest {
   /** A publishable key's daily cap: its slices fit what is left of the day, like the month's. */
   dailySpendLimitCents?: number | null;
   priceCents: number;
+  /**
+   * Whose money: the user's credits (default), or a creator's US-dollar earnings, held for the
+   * model cost of their apps' calls (decision 0037; no key, no caps).
+   */
+  source?: 'credits' | 'earnings';
+}
+
+/** Thrown by take() with `leaseOnly` when no lease could serve the call: nothing was reserved. */
+export class NoLeaseError extends AppError {
+  constructor() {
+    super('insufficient_credits', 'No lease for this reservation');
+  }
 }
 
 export function createCreditLeases(
@@ -132,8 +144,19 @@ export function createCreditLeases(
     return lease;
   };
 
-  const reserveFor = (request: ChargeRequest, leaseCents: number) =>
-    reserveCharge(db, {
+  const reserveFor = async (request: ChargeRequest, leaseCents: number, leaseOnly = false): Promise<CreditHold> => {
+    if (request.source === 'earnings') {
+      const hold = await tryReserveEarnings(db, {
+        userId: request.userId,
+        amountCents: request.priceCents,
+        leaseCents,
+        leaseOnly,
+        lifetimeSeconds: holdLifetimeSeconds,
+      });
+      if (!hold) throw new NoLeaseError();
+      return hold;
+    }
+    return reserveCharge(db, {
       userId: request.userId,
       amountCents: request.priceCents,
       leaseCents,
@@ -142,6 +165,7 @@ export function createCreditLeases(
       dailySpendLimitCents: request.dailySpendLimitCents ?? null,
       lifetimeSeconds: holdLifetimeSeconds,
     });
+  };
 
   /**
    * A slice down to its last quarter: the next one is reserved now, in the background, and served
@@ -164,9 +188,13 @@ export function createCreditLeases(
   };
 
   return {
-    /** Takes the price from this process's lease for the caller, reserving a new one when needed. */
-    async take(request: ChargeRequest): Promise<LeasedCharge> {
-      const key = `${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}|${request.dailySpendLimitCents ?? ''}`;
+    /**
+     * Takes the price from this process's lease for the caller, reserving a new one when needed.
+     * With `leaseOnly`, only a lease of several calls will do: when the money cannot hold one, it
+     * throws NoLeaseError and reserves nothing (no single-call hold).
+     */
+    async take(request: ChargeRequest, { leaseOnly = false }: { leaseOnly?: boolean } = {}): Promise<LeasedCharge> {
+      const key = `${request.source === 'earnings' ? 'earnings:' : ''}${request.userId}|${request.apiKeyId ?? ''}|${request.monthlySpendLimitCents ?? ''}|${request.dailySpendLimitCents ?? ''}`;
       for (;;) {
         const lease = leases.get(key);
         if (usable(lease, request.priceCents)) {
@@ -187,11 +215,11 @@ export function createCreditLeases(
           await pending.catch(() => undefined);
           continue;
         }
-        const reserve = (leaseCents: number) => reserveFor(request, leaseCents);
+        const reserve = (leaseCents: number) => reserveFor(request, leaseCents, leaseOnly);
         // The lease size is chosen from a snapshot; if another process reserved meanwhile and the
         // slice no longer fits, try again for just this call.
         const reservation = reserve(request.priceCents * callsPerLease).catch((error: unknown) => {
-          if (callsPerLease > 1 && error instanceof AppError && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded')) {
+          if (callsPerLease > 1 && !leaseOnly && error instanceof AppError && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded')) {
             return reserve(request.priceCents);
           }
           throw error;

@@ -66,8 +66,9 @@ rollup_stats AS (
 ),
 rollup_models AS (
   INSERT INTO platform_daily_model_stats AS p (day, provider, model, calls, paid_cents, fee_cents, model_cost_micros)
-  SELECT (created_at AT TIME ZONE 'UTC')::date, provider, model, count(*), sum(price_cents), sum(fee_cents), sum(model_cost_micros)
-  FROM recorded WHERE status = 'success' AND model <> '' AND NOT demo GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  SELECT (created_at AT TIME ZONE 'UTC')::date, provider, model, count(*) FILTER (WHERE status = 'success'), sum(price_cents), sum(fee_cents), sum(model_cost_micros)
+  -- A failed call the model answered (decision 0037) adds its model cost, not a call.
+  FROM recorded WHERE (status = 'success' OR model_cost_micros > 0) AND model <> '' AND NOT demo GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
   ON CONFLICT (day, provider, model) DO UPDATE SET
     calls = p.calls + EXCLUDED.calls,
     paid_cents = p.paid_cents + EXCLUDED.paid_cents,

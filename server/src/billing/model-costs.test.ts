@@ -237,7 +237,7 @@ describe('who pays the model', () => {
     const refused = await call(slug, caller.key);
     expect(refused.statusCode).toBe(503);
     expect(refused.json()).toMatchObject({ code: 'model_cost_not_covered' });
-    expect(refused.json().message).toMatch(/creator has no credit left/);
+    expect(refused.json().message).toMatch(/creator has no credit or earnings left/);
     expect(upstream.requests.length).toBe(upstreamBefore);
     expect((await balances(caller.token)).credits_cents).toBe(100);
     const failure = await ctx.database.db.query(

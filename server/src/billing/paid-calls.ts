@@ -14,12 +14,13 @@
 // Holds whose process died are released by the sweeper started here, once they expire.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { outcomeOfErrorType } from '../call-outcomes.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError } from '../errors.ts';
 import { centsCovering } from '../providers/model-prices.ts';
 import { sweepExpiredHolds } from './charges.ts';
-import { createCreditLeases, type LeasedCharge } from './credit-leases.ts';
+import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
 import { createSettlementBatcher, type SettledCall, type Settlement, settleOrChargeOnly } from './settlement.ts';
@@ -126,6 +127,34 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     if (charge.included) await includedCalls.giveBack(charge.included);
     if (charge.cost) await leases.giveBack(charge.cost);
   };
+  /** Creators whose earnings could not hold a lease lately: their cost reservations go to credits first for a second, without asking again. */
+  const earningsThin = new Map<string, number>();
+  /**
+   * Reserves the model cost a call's price does not cover (decision 0037). A caller's call to a
+   * creator's app: from the creator's earnings while they can hold a lease of several calls, else
+   * from their credits, else from whatever earnings are left. The owner's own calls: credits only.
+   */
+  const takeCost = async (ownerId: string, missingCents: number, ownCall: boolean): Promise<LeasedCharge> => {
+    const owner: ChargeRequest = { userId: ownerId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: missingCents };
+    if (!ownCall) {
+      const now = Date.now();
+      if ((earningsThin.get(ownerId) ?? 0) <= now) {
+        try {
+          return await leases.take({ ...owner, source: 'earnings' }, { leaseOnly: true });
+        } catch (error) {
+          if (!(error instanceof NoLeaseError)) throw error;
+          if (earningsThin.size >= 10_000) earningsThin.clear();
+          earningsThin.set(ownerId, now + 1000);
+        }
+      }
+    }
+    try {
+      return await leases.take(owner);
+    } catch (error) {
+      if (ownCall || !(error instanceof AppError && error.code === 'insufficient_credits')) throw error;
+      return await leases.take({ ...owner, source: 'earnings' });
+    }
+  };
   const feeOf = (priceCents: number) => Math.floor((priceCents * options.platformFeeBps) / 10_000);
   /** Returns a settled call's reservations to their leases: the price came off its hold, the cost hold lost only what the call drew. */
   const settledLeases = (lease: LeasedCharge | null, cost: LeasedCharge | null, settled: SettledCall) => {
@@ -150,7 +179,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         const worstCents = centsCovering(call.modelCost.preciseMicros());
         if (worstCents > covered) {
           try {
-            charge.cost = await leases.take({ userId: call.ownerId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: worstCents - covered });
+            charge.cost = await takeCost(call.ownerId, worstCents - covered, payer.userId === call.ownerId);
           } catch (error) {
             await giveBack(charge);
             if (error instanceof AppError && error.code === 'insufficient_credits')
@@ -213,6 +242,56 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     },
 
     /**
+     * The model answered but the caller is not charged (the answer failed the output schema, the
+     * caller left before any of it was sent, the provider failed after reporting usage; decision
+     * 0037): the caller's price and included call go back, and the call is recorded as failed with
+     * its model cost, which the app's owner bears, drawn from the cost reservation first, then from
+     * their earnings (which may go below zero). Resolves once committed; if that fails the call is
+     * recorded as a plain failure and the reservation goes back (logged).
+     */
+    async settleUnpaid(charge: CallCharge, call: DeliveredCall & { errorType: string }): Promise<void> {
+      const { creatorId, errorType, ...recorded } = call;
+      const { lease, included, cost } = charge;
+      charge.lease = null;
+      charge.included = null;
+      charge.cost = null;
+      if (lease) await leases.giveBack(lease);
+      if (included) await includedCalls.giveBack(included);
+      const settlement: Settlement = {
+        ...recorded,
+        ownerId: creatorId,
+        priceCents: 0,
+        ledgerTransactionId: randomUUID(),
+        charge: null,
+        cost: cost ? { hold: cost.hold, reservedCents: cost.amountCents } : null,
+        failure: { errorType, outcome: outcomeOfErrorType(errorType) },
+        turn: null,
+      };
+      try {
+        const settled = await settlements.settle(settlement);
+        if (cost) leases.settled(cost, cost.amountCents - settled.drawnCents);
+      } catch (error) {
+        options.log?.error({ err: error, appId: call.appId, invocationId: call.invocationId }, "posting an unpaid call's model cost failed");
+        if (cost) await leases.giveBack(cost);
+        await recordInvocation(db, {
+          appId: call.appId,
+          callerId: call.callerId,
+          apiKeyId: call.apiKeyId,
+          endUser: call.endUser,
+          mode: call.mode,
+          status: 'error',
+          errorType,
+          latencyMs: call.latencyMs,
+          inputTokens: 0,
+          outputTokens: 0,
+          priceCents: 0,
+          demo: call.demo,
+          conversationId: null,
+        });
+      }
+    },
+
+    /**
      * Resolves once every call this process answered so far is settled (or given up); null when none
      * is waiting. Reads of balances, spend, analytics and conversations wait for it, so a caller or
      * creator sees their calls at once in the process that answered them.
@@ -251,6 +330,6 @@ function modelCostNotCovered(ownCall: boolean, missingCents: number): AppError {
   }
   return new AppError(
     'model_cost_not_covered',
-    "This app's creator has no credit left to pay for its model, so the call was refused and not charged. Try again later.",
+    "This app's creator has no credit or earnings left to pay for its model, so the call was refused and not charged. Try again later.",
   );
 }

@@ -234,12 +234,14 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
   /**
    * The creator's earnings by state, from the ledger: pending is what the earnings account received
    * within the hold (money given back from a failed or reversed payout is available at once),
-   * available the rest of its balance.
+   * available the rest of its balance, less what is held for the model cost of calls in flight
+   * (decision 0037: held earnings are never paid out).
    */
   const readBalances = async (q: Queryable, userId: string): Promise<EarningsBalance> => {
-    const { rows } = await q.query<{ balance: string | null; recent: string | null; in_transit: string | null; paid_out: string | null }>(
+    const { rows } = await q.query<{ balance: string | null; held: string | null; recent: string | null; in_transit: string | null; paid_out: string | null }>(
       `SELECT
          (SELECT balance_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1) AS balance,
+         (SELECT held_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1) AS held,
          (SELECT sum(e.amount_cents) FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id JOIN ledger_transactions t ON t.id = e.transaction_id
            WHERE a.kind = 'creator_earnings' AND a.user_id = $1 AND e.amount_cents > 0 AND e.created_at > now() - make_interval(days => $2::int)
              AND t.kind NOT IN ('payout_failed', 'payout_reversed')) AS recent,
@@ -249,7 +251,7 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
     );
     const row = rows[0]!;
     const balance = Number(row.balance ?? 0);
-    const available = Math.max(0, Math.min(balance, balance - Number(row.recent ?? 0)));
+    const available = Math.max(0, Math.min(balance, balance - Number(row.recent ?? 0), balance - Number(row.held ?? 0)));
     return {
       currency: CURRENCY,
       pending_cents: balance - available,
@@ -315,6 +317,9 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
       if (!account.transfers_active) throw new AppError('conflict', 'Your Stripe account cannot receive transfers yet; finish the onboarding Stripe asks for');
       const sending = await tx.query<{ id: string }>("SELECT id FROM payouts WHERE user_id = $1 AND status = 'sending'", [userId]);
       if (sending.rows[0]) return { id: sending.rows[0].id, fresh: false };
+      // The earnings row's lock: a model-cost reservation (billing/charges.ts reserveEarnings) waits
+      // for this payout and then sees the lower balance, so held earnings are never paid out.
+      await tx.query("SELECT 1 FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd' FOR UPDATE", [userId]);
       const { available_cents } = await readBalances(tx, userId);
       if (available_cents < minimumCents) {
         if (origin === 'schedule') return null;

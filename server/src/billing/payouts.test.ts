@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { releaseCharge, reserveEarnings } from './charges.ts';
 import { createPayoutsService } from './payouts-service.ts';
 
 let ctx: PaidTestContext;
@@ -407,6 +408,39 @@ describe('payouts', () => {
     await createPayoutsService({ db: ctx.database.db, config: ctx.config, stripe: sdk }).sweep();
     expect((await overview(creator.token)).payouts[0]).toMatchObject({ status: 'paid' });
     expect(transfersTo(account)).toHaveLength(1);
+    await ledgerBalanced();
+  });
+
+  it('never pays out earnings held for the model cost of calls in flight, even while reservations race the payout (decision 0037)', async () => {
+    const { creator } = await creatorWithEarnings(30);
+    const earned = await earnings(creator.id);
+    await ageEarnings(creator.id, HOLD_DAYS + 1);
+    await connectAndOnboard(creator.token);
+    // A model-cost reservation holds 300 cents of them: they are not available.
+    const hold = await reserveEarnings(ctx.database.db, { userId: creator.id, amountCents: 300 });
+    expect((await overview(creator.token)).balances[0]).toMatchObject({ available_cents: earned - 300, pending_cents: 300 });
+    // Reservations of 10 cents race a withdrawal: whichever order they take, what is paid out plus what is held never exceeds the earnings.
+    const races = Array.from({ length: 30 }, () =>
+      reserveEarnings(ctx.database.db, { userId: creator.id, amountCents: 10 }).then(
+        () => 10,
+        () => 0,
+      ),
+    );
+    const withdrawn = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
+    const reserved = (await Promise.all(races)).reduce((sum, cents) => sum + cents, 0);
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
+    const paid = withdrawn.json().amount_cents as number;
+    const [account] = await sql<{ balance: number; held: number }>(
+      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1",
+      [creator.id],
+    );
+    expect(account!.held).toBe(300 + reserved);
+    expect(paid + account!.held).toBeLessThanOrEqual(earned);
+    expect(account!.balance).toBe(earned - paid);
+    expect(account!.balance).toBeGreaterThanOrEqual(account!.held);
+    // The hold given back is available to the next payout.
+    await releaseCharge(ctx.database.db, hold);
+    expect((await overview(creator.token)).balances[0].available_cents).toBe(earned - paid - reserved);
     await ledgerBalanced();
   });
 });

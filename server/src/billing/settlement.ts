@@ -45,6 +45,12 @@ export interface Settlement {
    * the fee leaves of its model cost, at most `reservedCents`.
    */
   cost: { hold: CreditHold; reservedCents: number } | null;
+  /**
+   * Set for a call the model answered (its cost was incurred) but that is not charged (decision
+   * 0037): recorded as failed under this error type, the caller pays nothing (charge is null), and
+   * the owner bears the model cost, from the cost reservation first.
+   */
+  failure?: { errorType: string; outcome: 'failed' | 'rejected' };
   /** Chat calls: the turn to save. */
   turn: {
     conversationId: string;
@@ -77,11 +83,11 @@ WITH items AS (
     $1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
     $10::bigint[], $11::timestamptz[], $12::uuid[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[],
     $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[], $24::text[], $25::text[],
-    $26::text[], $27::text[], $28::bigint[], $29::uuid[], $30::bigint[]
+    $26::text[], $27::text[], $28::bigint[], $29::uuid[], $30::bigint[], $31::text[], $32::text[]
   ) AS t(id, app_id, caller_id, api_key_id, end_user, mode, latency_ms, input_tokens, output_tokens,
          price_cents, created_at, hold_id, owner_id, fee_cents, ledger_tx_id, description,
          conversation_id, new_conversation, user_turn, answer, position, demo, query, inputs,
-         model, provider, model_cost_micros, cost_hold_id, cost_reserved_cents)
+         model, provider, model_cost_micros, cost_hold_id, cost_reserved_cents, error_type, outcome)
 ),
 metered AS (
   INSERT INTO model_cost_meters AS m (user_id, micros)
@@ -125,15 +131,23 @@ released AS (
   WHERE h.id = d.hold_id
   RETURNING h.id, h.account_id, d.amount AS amount_cents, h.api_key_id, h.spend_month, h.spend_day
 ),
-credits AS (
-  UPDATE ledger_accounts a SET balance_cents = a.balance_cents - d.amount, held_cents = a.held_cents - d.amount
-  FROM (SELECT account_id, sum(amount_cents) AS amount FROM released GROUP BY account_id HAVING sum(amount_cents) <> 0) d
-  WHERE a.id = d.account_id RETURNING a.id
-),
 earnings AS (
-  UPDATE ledger_accounts a SET balance_cents = a.balance_cents + d.amount
-  FROM (SELECT owner_id, sum(earned) AS amount FROM shares WHERE hold_id IS NOT NULL OR earned <> 0 GROUP BY owner_id) d
-  WHERE a.kind = 'creator_earnings' AND a.user_id = d.owner_id RETURNING a.id, a.user_id
+  SELECT a.id, a.user_id FROM ledger_accounts a
+  WHERE a.kind = 'creator_earnings' AND a.currency = 'usd' AND a.user_id IN (SELECT owner_id FROM shares WHERE hold_id IS NOT NULL OR earned <> 0)
+),
+-- A hold's draw lowers its account's balance and held amount (the caller's or owner's credits, or
+-- the owner's earnings: decision 0037); the owner's earnings take their share. One update per
+-- account, so an earnings hold and the earnings it draws from move together.
+accounts_moved AS (
+  UPDATE ledger_accounts a SET balance_cents = a.balance_cents + d.balance, held_cents = a.held_cents + d.held
+  FROM (
+    SELECT id, sum(balance) AS balance, sum(held) AS held FROM (
+      SELECT account_id AS id, -amount_cents AS balance, -amount_cents AS held FROM released
+      UNION ALL
+      SELECT e.id, s.earned, 0 FROM shares s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
+    ) m GROUP BY id HAVING sum(balance) <> 0 OR sum(held) <> 0
+  ) d
+  WHERE a.id = d.id RETURNING a.id
 ),
 system_totals AS (
   SELECT sum(fee) AS fees, sum(posted) AS model_costs FROM shares
@@ -154,16 +168,19 @@ ledger_transactions_written AS (
   SELECT ledger_tx_id, 'call_charge', 'call:' || id, description FROM moving
 ),
 ledger_entries_written AS (
+  -- One entry per account and call: a draw from the owner's earnings hold and the earnings' share are one.
   INSERT INTO ledger_entries (transaction_id, account_id, amount_cents)
-  SELECT s.ledger_tx_id, r.account_id, -s.paid FROM moving s JOIN released r ON r.id = s.hold_id WHERE s.paid <> 0
-  UNION ALL
-  SELECT s.ledger_tx_id, r.account_id, -s.drawn FROM moving s JOIN released r ON r.id = s.cost_hold_id WHERE s.drawn <> 0
-  UNION ALL
-  SELECT s.ledger_tx_id, e.id, s.earned FROM moving s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
-  UNION ALL
-  SELECT s.ledger_tx_id, f.id, s.fee FROM moving s CROSS JOIN fees f WHERE s.fee > 0
-  UNION ALL
-  SELECT s.ledger_tx_id, c.id, s.posted FROM moving s CROSS JOIN model_costs c WHERE s.posted > 0
+  SELECT tx, account_id, sum(amount) FROM (
+    SELECT s.ledger_tx_id AS tx, r.account_id, -s.paid AS amount FROM moving s JOIN released r ON r.id = s.hold_id WHERE s.paid <> 0
+    UNION ALL
+    SELECT s.ledger_tx_id, r.account_id, -s.drawn FROM moving s JOIN released r ON r.id = s.cost_hold_id WHERE s.drawn <> 0
+    UNION ALL
+    SELECT s.ledger_tx_id, e.id, s.earned FROM moving s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
+    UNION ALL
+    SELECT s.ledger_tx_id, f.id, s.fee FROM moving s CROSS JOIN fees f WHERE s.fee > 0
+    UNION ALL
+    SELECT s.ledger_tx_id, c.id, s.posted FROM moving s CROSS JOIN model_costs c WHERE s.posted > 0
+  ) p GROUP BY tx, account_id HAVING sum(amount) <> 0
 ),
 spend AS (
   INSERT INTO api_key_spend AS s (api_key_id, month, spent_cents)
@@ -178,9 +195,9 @@ spend AS (
 ),
 recorded AS (
   INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo,
-                           model, provider, model_cost_micros, fee_cents)
-  SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, 'success', '', i.latency_ms, i.input_tokens, i.output_tokens, i.price_cents, i.conversation_id, i.created_at, i.demo,
-         i.model, i.provider, i.model_cost_micros, s.fee
+                           model, provider, model_cost_micros, fee_cents, outcome)
+  SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, CASE WHEN i.error_type = '' THEN 'success' ELSE 'error' END, i.error_type, i.latency_ms, i.input_tokens, i.output_tokens, i.price_cents, i.conversation_id, i.created_at, i.demo,
+         i.model, i.provider, i.model_cost_micros, s.fee, i.outcome
   FROM items i JOIN shares s ON s.id = i.id
   ${RECORDED_COLUMNS}
 ),
@@ -248,6 +265,8 @@ async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCal
     column((s) => s.modelCostMicros),
     column((s) => s.cost?.hold.id ?? null),
     column((s) => s.cost?.reservedCents ?? 0),
+    column((s) => s.failure?.errorType ?? ''),
+    column((s) => s.failure?.outcome ?? 'success'),
   ]);
   const byId = new Map(rows.map((row) => [row.id, { postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
   return batch.map((s) => byId.get(s.invocationId) ?? { postedCents: 0, drawnCents: 0 });

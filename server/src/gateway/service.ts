@@ -514,10 +514,37 @@ export function createGatewayService({
     return result;
   };
 
-  /** Gives the charge back and records the failure. */
-  const fail = async (call: PreparedCall, error: unknown) => {
-    await paidCalls.giveBack(call.charge);
+  /**
+   * Gives the charge back and records the failure. `usage`: the model answered (its cost was
+   * incurred) but the call is not charged; the app's owner then bears the model cost (decision 0037).
+   */
+  const fail = async (call: PreparedCall, error: unknown, usage: ModelUsage | null = null) => {
+    const micros = usage && call.resolved.price ? modelCostMicros(call.resolved.price, { ...usage, images: imageCount(call.modelRequest) }) : 0;
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
+    if (usage && micros > 0) {
+      await paidCalls.settleUnpaid(call.charge, {
+        invocationId: call.messageId,
+        appId: call.app.id,
+        creatorId: call.app.owner_id,
+        description: `Model cost of an unpaid call to ${call.app.slug}`,
+        callerId: call.auth.user.id,
+        apiKeyId: call.auth.apiKey?.id ?? null,
+        endUser: call.endUser,
+        mode: call.mode,
+        latencyMs: performance.now() - call.startedAt,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        demo: false,
+        model: call.modelName,
+        provider: call.resolved.providerKind ?? '',
+        modelCostMicros: micros,
+        createdAt: new Date(),
+        turn: null,
+        errorType: errorTypeOf(error),
+      });
+      return;
+    }
+    await paidCalls.giveBack(call.charge);
     await recordFailure(call.app, call.mode, call.auth, call.endUser, call.startedAt, error, call.resolved.demo);
   };
 
@@ -535,15 +562,20 @@ export function createGatewayService({
     },
 
     async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
+      // The model answered but the call will not be charged: its usage, for the owner to bear.
+      let unpaid: ModelUsage | null = null;
       try {
         const result = await call.resolved.provider.complete({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs });
+        unpaid = result.usage;
         // The caller left while the model worked (a provider may still answer after the abort): the
         // answer cannot be delivered, so it is not charged.
         if (signal.aborted) throw clientDisconnected();
         checkOutput(call, result.text);
+        unpaid = null;
         return await finish(call, result.text, result.usage);
       } catch (error) {
-        await fail(call, error);
+        // A caller who left once the model was asked: the provider read the prompt (decision 0037).
+        await fail(call, error, unpaid ?? (signal.aborted ? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: 0 } : null));
         throw error;
       }
     },
@@ -566,10 +598,13 @@ export function createGatewayService({
       let text = '';
       let delivered = false;
       let usage: ModelUsage | null = null;
+      /** The model has begun answering (an event arrived): from here its cost is incurred. */
+      let answering = false;
       // The schema is checked on the whole answer, so none of it may leave before.
       const validatedFirst = call.outputSchema !== null;
       try {
         for await (const event of call.resolved.provider.stream({ ...call.modelRequest, signal, timeoutMs: config.gateway.providerTimeoutMs })) {
+          answering = true;
           // Stopped or gone before this event went out: nothing more is sent, so nothing more is charged.
           if (signal.aborted) break;
           if (event.type === 'delta') {
@@ -595,7 +630,12 @@ export function createGatewayService({
       } catch (error) {
         // The caller left after receiving part of the answer: it is charged for what it was sent.
         if (!((delivered || call.answerSent) && signal.aborted)) {
-          await fail(call, error);
+          // Not charged; what the model generated is still the owner's to pay (decision 0037): its
+          // reported usage, or (cut off before it reported any: it failed mid-answer, or the caller
+          // left once the model was asked) the prompt's and the generated text's tokens.
+          const incurred =
+            usage ?? (answering || signal.aborted ? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: countTokens(text) } : null);
+          await fail(call, error, incurred);
           throw error;
         }
       }
