@@ -4,8 +4,10 @@
 // official SDK against the Stripe fake with signed webhooks, calls through the gateway, a payout.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { STATEMENT_CSV_COLUMNS } from './statements-csv.ts';
 
 let ctx: PaidTestContext;
@@ -162,7 +164,9 @@ describe('monthly statements', () => {
     expect(
       (await sql<{ receipt_url: string | null }>('SELECT receipt_url FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [topUpIntent]))[0]!.receipt_url,
     ).toMatch(/^https:\/\/pay\.stripe\.com\/receipts\//);
-    stripe.refund(topUpIntent, 500);
+    // Refunded through Stripe's API (POST /v1/refunds), as the dashboard or support would.
+    const refund = await createStripeClient(ctx.config.stripe)!.refunds.create({ payment_intent: topUpIntent, amount: 500 });
+    expect(refund).toMatchObject({ object: 'refund', amount: 500, status: 'succeeded' });
     await stripe.settled();
     await callMany(appA, caller.token, 3);
     await callMany(appB, caller.token, 2);
@@ -376,5 +380,35 @@ describe('monthly statements', () => {
     const csv = (await api('GET', `/api/billing/statements/${thisMonth}/csv/?role=caller`, other.token)).body;
     expect(csv).not.toContain(topUpIntent);
     expect(csv).not.toContain(appA);
+  });
+
+  it('keeps each currency apart: a payment booked in dong is its own block, never added to dollars', async () => {
+    const before = (await api('GET', `/api/billing/statements/${thisMonth}/?role=creator`, creator.token)).json().creator;
+    // A ₫100,000 subscription payment, booked as issue 23's currencies book it: accounts in dong.
+    await ctx.database.db.transaction(async (tx) =>
+      postLedgerTransaction(tx, {
+        kind: 'subscription_payment',
+        reference: `invoice:in_vnd_${counter}`,
+        description: 'Subscription paid in dong',
+        entries: [
+          { accountId: await findSystemAccount(tx, 'outside_funding', 'vnd'), amountCents: -100_000 },
+          { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', creator.id, 'vnd'), amountCents: 90_000 },
+          { accountId: await findSystemAccount(tx, 'platform_fees', 'vnd'), amountCents: 10_000 },
+        ],
+      }),
+    );
+    const after = (await api('GET', `/api/billing/statements/${thisMonth}/?role=creator`, creator.token)).json().creator;
+    expect(after.map((b: { currency: string }) => b.currency)).toEqual(['usd', 'vnd']);
+    expect(after[0]).toEqual(before.find((b: { currency: string }) => b.currency === 'usd'));
+    expect(after[1]).toMatchObject({
+      opening_balance_cents: 0,
+      closing_balance_cents: 90_000,
+      gross_subscriptions_cents: 100_000,
+      fee_cents: 10_000,
+      net_cents: 90_000,
+    });
+    const csv = (await api('GET', `/api/billing/statements/${thisMonth}/csv/?role=creator`, creator.token)).body;
+    const vnd = parseCsv(csv).filter((row) => row[2] === 'VND');
+    expect(vnd.find((row) => row[3] === 'subscription')).toEqual(expect.arrayContaining(['90000', '100000', '10000']));
   });
 });

@@ -23,6 +23,7 @@ const caller = (over: Partial<CallerStatementCurrency> = {}): CallerStatementCur
   top_ups: [{ date: '2026-11-03T10:00:00Z', amount_cents: 2000, payment_intent_id: 'pi_1', receipt_url: 'https://pay.stripe.com/receipts/x' }],
   adjustments: [
     { date: '2026-11-04T10:00:00Z', kind: 'refund', description: 'Top-up refunded (charge ch_1)', amount_cents: -500, reference: 'refund:ch_1:500' },
+    { date: '2026-11-06T10:00:00Z', kind: 'subscription_refund', description: 'Pro on alpha', amount_cents: 300, reference: 'refund:ch_2:300' },
   ],
   spend_by_app: [
     { app_slug: 'alpha', app_name: 'Alpha', calls: 3, amount_cents: 300 },
@@ -130,6 +131,11 @@ describe('Statements', () => {
     expect(receipt.getAttribute('rel')).toContain('noopener');
     expect(within(block).getByText('Beta').closest('tr')?.textContent).toBe('Beta2$0.80');
     expect(within(block).getByText('Pro').closest('tr')?.textContent).toContain('$9.00');
+    // A refunded subscription payment went back to the card: listed with the subscriptions, not with the credits' refunds.
+    const subscriptions = within(block).getByRole('heading', { name: 'Subscriptions' }).parentElement!;
+    expect(within(subscriptions).getByText(/Refunded to your card: Pro on alpha/).closest('tr')?.textContent).toContain('$3.00');
+    const refunds = within(block).getByRole('heading', { name: 'Refunds and disputes' }).parentElement!;
+    expect(within(refunds).getAllByRole('row')).toHaveLength(2);
     const picker = screen.getByLabelText('Month') as HTMLSelectElement;
     expect(picker.value).toBe('2026-11');
     expect([...picker.options].map((o) => o.textContent)).toEqual(['November 2026', 'September 2026']);

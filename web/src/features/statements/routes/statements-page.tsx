@@ -62,6 +62,9 @@ export const creatorHasActivity = (b: CreatorStatementCurrency) =>
 function CallerBlock({ block }: { block: CallerStatementCurrency }) {
   const c = block.currency;
   const m = (value: number) => formatMinor(value, c);
+  // Refunds of subscription payments went back to the card, not to credits: shown with the subscriptions.
+  const creditAdjustments = block.adjustments.filter((a) => a.kind !== 'subscription_refund');
+  const subscriptionRefunds = block.adjustments.filter((a) => a.kind === 'subscription_refund');
   return (
     <section className={card} aria-label={`Credits in ${c.toUpperCase()}`} data-testid={`caller-${c}`}>
       <h2 className="text-lg font-semibold text-gray-900">Credits · {c.toUpperCase()}</h2>
@@ -72,6 +75,7 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
         <Figure label="Spent on calls" value={m(block.spend_cents)} testId="spend-total" />
         <Figure label="Other" value={m(block.other_cents)} />
         <Figure label="Subscriptions (card)" value={m(block.subscriptions_cents)} />
+        {block.subscription_refunds_cents !== 0 ? <Figure label="Subscription refunds (card)" value={m(block.subscription_refunds_cents)} /> : null}
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
       {block.top_ups.length > 0 ? (
@@ -103,7 +107,7 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
           </Table>
         </Section>
       ) : null}
-      {block.adjustments.length > 0 ? (
+      {creditAdjustments.length > 0 ? (
         <Section title="Refunds and disputes">
           <Table
             head={
@@ -114,7 +118,7 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
               </>
             }
           >
-            {block.adjustments.map((a) => (
+            {creditAdjustments.map((a) => (
               <tr key={`${a.date}-${a.reference}`}>
                 <td className="py-2 pr-4">{utcDay(a.date)}</td>
                 <td className="py-2 pr-4">{a.description}</td>
@@ -145,7 +149,7 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
           </Table>
         </Section>
       ) : null}
-      {block.subscriptions.length > 0 ? (
+      {block.subscriptions.length + subscriptionRefunds.length > 0 ? (
         <Section title="Subscriptions">
           <Table
             head={
@@ -167,6 +171,15 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
                   {utcDay(s.period_start)} – {utcDay(s.period_end)}
                 </td>
                 <td className={num}>{m(s.amount_cents)}</td>
+              </tr>
+            ))}
+            {subscriptionRefunds.map((a) => (
+              <tr key={`${a.date}-${a.reference}`}>
+                <td className="py-2 pr-4">{utcDay(a.date)}</td>
+                <td className="py-2 pr-4" colSpan={3}>
+                  Refunded to your card: {a.description}
+                </td>
+                <td className={num}>{m(a.amount_cents)}</td>
               </tr>
             ))}
           </Table>
