@@ -909,7 +909,13 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
         const left = Number(charge.amount) - Number(charge.amount_refunded);
         const take = body.amount === undefined ? left : positiveInteger(body.amount, 'amount', 1);
         if (take > left || left === 0)
-          throw new StripeError(400, 'invalid_request_error', `Refund amount (${take}) is greater than unrefunded amount on charge (${left})`, 'amount_too_large', 'amount');
+          throw new StripeError(
+            400,
+            'invalid_request_error',
+            `Refund amount (${take}) is greater than unrefunded amount on charge (${left})`,
+            'amount_too_large',
+            'amount',
+          );
         charge.amount_refunded = Number(charge.amount_refunded) + take;
         charge.refunded = charge.amount_refunded === charge.amount;
         const refund = {

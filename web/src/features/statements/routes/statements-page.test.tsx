@@ -133,7 +133,11 @@ describe('Statements', () => {
     expect(within(block).getByText('Pro').closest('tr')?.textContent).toContain('$9.00');
     // A refunded subscription payment went back to the card: listed with the subscriptions, not with the credits' refunds.
     const subscriptions = within(block).getByRole('heading', { name: 'Subscriptions' }).parentElement!;
-    expect(within(subscriptions).getByText(/Refunded to your card: Pro on alpha/).closest('tr')?.textContent).toContain('$3.00');
+    expect(
+      within(subscriptions)
+        .getByText(/Refunded to your card: Pro on alpha/)
+        .closest('tr')?.textContent,
+    ).toContain('$3.00');
     const refunds = within(block).getByRole('heading', { name: 'Refunds and disputes' }).parentElement!;
     expect(within(refunds).getAllByRole('row')).toHaveLength(2);
     const picker = screen.getByLabelText('Month') as HTMLSelectElement;
