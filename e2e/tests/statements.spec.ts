@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { accessTokenOf, signUp } from './support.ts';
 
@@ -17,6 +18,11 @@ const SHOTS = process.env.STATEMENTS_SCREENSHOTS_DIR;
 const shot = async (page: Page, name: string) => {
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 };
+/** axe-core: no serious or critical violation and no heading-order problem (as accessibility.spec.ts asks of every screen). */
+const axeProblems = async (page: Page) =>
+  (await new AxeBuilder({ page }).analyze()).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'heading-order')
+    .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
 const freePort = () =>
   new Promise<number>((resolve) => {
     const server = createServer();
@@ -197,6 +203,7 @@ test('a caller and a creator each open their monthly statement, download it as C
     new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format((await credits()) / 100),
   );
   await shot(callerPage, 'statement-caller');
+  expect(await axeProblems(callerPage)).toEqual([]);
   const download = callerPage.waitForEvent('download');
   await callerPage.getByRole('button', { name: 'Download CSV' }).click();
   const file = await download;
@@ -223,6 +230,7 @@ test('a caller and a creator each open their monthly statement, download it as C
   await expect(earnings.getByText('Payout started')).toBeVisible();
   await expect(creatorPage.getByText(`${monthLabel}`)).toBeAttached();
   await shot(creatorPage, 'statement-creator');
+  expect(await axeProblems(creatorPage)).toEqual([]);
   const creatorDownload = creatorPage.waitForEvent('download');
   await creatorPage.getByRole('button', { name: 'Download CSV' }).click();
   expect((await creatorDownload).suggestedFilename()).toBe(`statement-${month}-creator.csv`);
