@@ -369,6 +369,31 @@ describe('monthly statements', () => {
     }
   });
 
+  it('shows a reversed transfer and a refused payout coming back to earnings, each as the ledger booked it', async () => {
+    const transfer = [...stripe.objects.values()].find(
+      (o) => o.object === 'transfer' && o.metadata && (o.metadata as Record<string, string>).tollbooth_payout_id,
+    )!;
+    stripe.reverseTransfer(transfer.id, 200);
+    await stripe.settled();
+    stripe.transferFaults.refuseNext = 1;
+    const refused = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
+    expect(refused.json()).toMatchObject({ status: 'failed', amount_cents: 200 });
+    const statement = (await api('GET', `/api/billing/statements/${thisMonth}/?role=creator`, creator.token)).json();
+    const usd = statement.creator[0];
+    const kinds = usd.payouts.map((p: { kind: string; earnings_cents: number }) => [p.kind, p.earnings_cents]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['payout_reversed', 200],
+        ['payout', -200],
+        ['payout_failed', 200],
+      ]),
+    );
+    const end = new Date(statement.to);
+    expect(usd.payouts_cents).toBe(await ledgerSum(creator.id, 'creator_earnings', monthStart, end, ['payout', 'payout_failed', 'payout_reversed']));
+    expect(usd.closing_balance_cents).toBe(200);
+    expect(usd.opening_balance_cents + usd.net_cents + usd.payouts_cents + usd.other_cents).toBe(usd.closing_balance_cents);
+  });
+
   it("another user's statement shows none of this, and theirs none of the caller's", async () => {
     const statement = (await api('GET', `/api/billing/statements/${thisMonth}/?role=caller`, other.token)).json();
     const usd = statement.caller[0];
