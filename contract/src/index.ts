@@ -19,6 +19,7 @@ export * from './profile.ts';
 export * from './prompts.ts';
 export * from './provider-credentials.ts';
 export * from './slug.ts';
+export * from './statements.ts';
 export * from './system.ts';
 export * from './template.ts';
 export * from './workflows.ts';

@@ -18,6 +18,8 @@ import { payoutsRoutes } from './billing/payouts-routes.ts';
 import { createPayoutsService } from './billing/payouts-service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createBillingService } from './billing/service.ts';
+import { statementsRoutes } from './billing/statements-routes.ts';
+import { createStatementsService } from './billing/statements-service.ts';
 import { createTestRunBilling } from './billing/test-runs-service.ts';
 import { createWebhookHandler } from './billing/webhook.ts';
 import { catalogRoutes } from './catalog/routes.ts';
@@ -272,6 +274,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
       await api.register(payoutsRoutes, { payouts });
+      await api.register(statementsRoutes, { statements: createStatementsService({ db, stripe, log: app.log }) });
       await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
     },
     { prefix: '/api' },

@@ -27,6 +27,7 @@ import { AppError, invalidParam } from '../errors.ts';
 import type { StripeClient } from '../providers/stripe/client.ts';
 import { rollFreePeriods } from './included-calls.ts';
 import { applyTopUpPayment } from './payments-ledger.ts';
+import { tryRecordTopUpReceipt } from './statements-records.ts';
 
 const DAY_MS = 86_400_000;
 const LIVE_STATUSES = "('incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'paused')";
@@ -540,6 +541,7 @@ export function createPaymentsService({
         credited = await db.transaction((tx) =>
           applyTopUpPayment(tx, { id: intent.id, amount: intent.amount, currency: intent.currency, status: intent.status }),
         );
+        await tryRecordTopUpReceipt(db, stripe, intent);
       }
       const balance = await db.query<{ balance_cents: string }>("SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [
         userId,

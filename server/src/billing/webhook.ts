@@ -17,6 +17,7 @@ import {
 } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
 import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
+import { recordSubscriptionCharge, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -127,7 +128,12 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
       const subscriptionRefund = await refundedInvoice(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
-        return await apply(event, subscriptionRefund);
+        const applied = await apply(event, subscriptionRefund);
+        // The statement's receipt link (statements-records.ts); after the credits, never failing them.
+        if (event.type === 'payment_intent.succeeded') {
+          await tryRecordTopUpReceipt(db, stripe, event.data.object, { warn: (details, message) => log?.error(details, message) });
+        }
+        return applied;
       } catch (error) {
         if (error instanceof PaymentMismatchError) return recordProblem(event, error.message);
         throw error;
@@ -177,6 +183,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
             feeBps: config.platformFeeBps,
             paidAt: new Date(event.created * 1000),
           });
+          await recordSubscriptionInvoice(tx, { invoiceId: String(object.id), subscriptionId: rows[0].id, period: line ?? null });
           break;
         }
         case 'invoice.payment_failed': {
@@ -225,7 +232,10 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           break;
         }
         case 'charge.refunded':
-          if (subscriptionRefund) await applySubscriptionRefund(tx, subscriptionRefund);
+          if (subscriptionRefund) {
+            await applySubscriptionRefund(tx, subscriptionRefund);
+            await recordSubscriptionCharge(tx, subscriptionRefund);
+          }
           await applyTopUpRefund(tx, {
             id: String(object.id),
             payment_intent: idOf(object.payment_intent),

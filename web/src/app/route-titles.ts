@@ -26,6 +26,7 @@ const ROUTE_TITLES: readonly (readonly [pattern: string, title: string])[] = [
   ['/profile', 'Profile Settings'],
   ['/prompt-builder', 'Create New Prompt'],
   ['/money', 'Money'],
+  ['/money/statements', 'Statements'],
   ['/prompts', 'Prompt Applications'],
   ['/prompts/:slug', '{slug} · Prompt'],
   ['/workflows', 'Workflow Applications'],

@@ -25,6 +25,7 @@ const RegisterPage = lazyPage(() => import('../features/auth/routes/register-pag
 const BillingPage = lazyPage(() => import('../features/billing/routes/billing-page'), 'BillingPage');
 const BillingSuccessPage = lazyPage(() => import('../features/billing/routes/billing-success-page'), 'BillingSuccessPage');
 const MoneyPage = lazyPage(() => import('../features/billing/routes/money-page'), 'MoneyPage');
+const StatementsPage = lazyPage(() => import('../features/statements/routes/statements-page'), 'StatementsPage');
 const ExploreAppPage = lazyPage(() => import('../features/catalog/routes/explore-app-page'), 'ExploreAppPage');
 const ExplorePage = lazyPage(() => import('../features/catalog/routes/explore-page'), 'ExplorePage');
 const ApiTestPage = lazyPage(() => import('../features/gateway/routes/api-test-page'), 'ApiTestPage');
@@ -69,6 +70,7 @@ const routes = (
         <Route path="applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
         <Route path="applications/:appSlug/billing" element={<BillingPage />} />
         <Route path="money" element={<MoneyPage />} />
+        <Route path="money/statements" element={<StatementsPage />} />
         <Route path="prompts" element={<PromptListPage />} />
         <Route path="prompts/:slug" element={<PromptDetailPage />} />
         <Route path="workflows" element={<WorkflowListPage />} />

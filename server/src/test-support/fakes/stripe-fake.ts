@@ -898,6 +898,42 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       }),
     },
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, handle: ([, id]) => get('charge', id) },
+    {
+      // Refunds all or part of a charge (by `charge` or `payment_intent`): charge.refunded with the cumulative amount_refunded.
+      method: 'POST',
+      pattern: /^\/v1\/refunds$/,
+      handle: (_match, body) => {
+        const charge = body.charge
+          ? get('charge', String(body.charge))
+          : get('charge', String(get('payment_intent', String(body.payment_intent ?? '')).latest_charge ?? ''));
+        const left = Number(charge.amount) - Number(charge.amount_refunded);
+        const take = body.amount === undefined ? left : positiveInteger(body.amount, 'amount', 1);
+        if (take > left || left === 0)
+          throw new StripeError(
+            400,
+            'invalid_request_error',
+            `Refund amount (${take}) is greater than unrefunded amount on charge (${left})`,
+            'amount_too_large',
+            'amount',
+          );
+        charge.amount_refunded = Number(charge.amount_refunded) + take;
+        charge.refunded = charge.amount_refunded === charge.amount;
+        const refund = {
+          id: newId('re'),
+          object: 'refund',
+          amount: take,
+          charge: charge.id,
+          payment_intent: charge.payment_intent,
+          currency: charge.currency,
+          status: 'succeeded',
+          created: now(),
+          metadata: {},
+        };
+        (charge.refunds as { data: unknown[] }).data.unshift(refund);
+        emit('charge.refunded', charge);
+        return refund as StripeObject;
+      },
+    },
     { method: 'GET', pattern: /^\/v1\/invoices\/([^/]+)$/, handle: ([, id]) => get('invoice', id) },
     {
       // The payments of invoices, found by invoice or by PaymentIntent (payment[type]=payment_intent&payment[payment_intent]=pi_…).

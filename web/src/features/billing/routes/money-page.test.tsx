@@ -54,6 +54,7 @@ describe('Money', () => {
     renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
     expect((await screen.findByTestId('credits-balance')).textContent).toBe('$19.00');
     expect(screen.getByTestId('earnings-balance').textContent).toBe('$0.90');
+    expect(screen.getByRole('link', { name: 'Monthly statements' }).getAttribute('href')).toBe('/money/statements');
     await waitFor(() => expect(rows()).toHaveLength(4));
     expect(rows()[0]).toContain('Call to demo');
     expect(rows()[2]).toContain('−$1.00');

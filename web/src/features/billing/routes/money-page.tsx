@@ -5,6 +5,7 @@ import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-
 import { useQueryClient } from '@tanstack/react-query';
 import type { LedgerEntry } from '@tollbooth/contract';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { Link } from 'react-router';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -180,7 +181,12 @@ export function MoneyPage() {
   if (balance.isPending) return <PageSpinner message="Loading your money..." />;
   return (
     <div className="mx-auto max-w-7xl space-y-6 px-4 py-8 sm:px-6 lg:px-8">
-      <h1 className="text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">Money</h1>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">Money</h1>
+        <Link to="/money/statements" className={secondaryButton}>
+          Monthly statements
+        </Link>
+      </div>
       {balance.isError ? <ErrorBox message={getErrorMessage(balance.error)} /> : null}
       <div className="grid gap-6 md:grid-cols-2">
         <div className={card}>

@@ -1,0 +1,457 @@
+// Statements (/money/statements): a month (UTC) of the signed-in user's money, as a caller (credits:
+// top-ups with their Stripe receipts, refunds and disputes, spend per app, subscriptions) or as a
+// creator (revenue, platform fee, model cost, net, refunds seen, payouts), one block per currency,
+// with a CSV download. The month and side are in the URL (?month=YYYY-MM&role=caller|creator).
+
+import type { CallerStatementCurrency, CreatorStatementCurrency, StatementRole } from '@tollbooth/contract';
+import { type ReactNode, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { ErrorBox } from '@/components/ui/error-box';
+import { PageSpinner } from '@/components/ui/spinner';
+import { inputField, secondaryButton, textLink } from '@/components/ui/styles';
+import { getErrorMessage } from '@/lib/errors';
+import { saveBlob } from '@/lib/save-blob';
+import { downloadStatementCsv, useStatement, useStatementMonths } from '../api/statements-api';
+import { formatMinor, monthName, utcDay } from '../lib/money';
+
+const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
+const th = 'py-2 pr-4 font-medium';
+const num = 'py-2 pr-4 text-right tabular-nums';
+
+export const STATEMENT_LOAD_FAILED = 'Failed to load the statement';
+export const STATEMENT_CSV_FAILED = 'Failed to download the CSV';
+
+function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  return (
+    <div>
+      <dt className="text-sm text-gray-500">{label}</dt>
+      <dd className="mt-1 text-lg font-semibold text-gray-900 tabular-nums" data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="mt-6">
+      <h3 className="text-base font-semibold text-gray-900">{title}</h3>
+      <div className="mt-2 overflow-x-auto">{children}</div>
+    </div>
+  );
+}
+
+function Table({ head, children }: { head: ReactNode; children: ReactNode }) {
+  return (
+    <table className="w-full text-left text-sm">
+      <thead className="text-gray-500">
+        <tr>{head}</tr>
+      </thead>
+      <tbody className="divide-y divide-gray-200">{children}</tbody>
+    </table>
+  );
+}
+
+const balance = (value: number | null, currency: string) => (value === null ? '—' : formatMinor(value, currency));
+
+export const callerHasActivity = (b: CallerStatementCurrency) =>
+  b.top_ups.length + b.adjustments.length + b.spend_by_app.length + b.subscriptions.length + b.other.length > 0;
+export const creatorHasActivity = (b: CreatorStatementCurrency) =>
+  b.calls.length + b.subscriptions.length + b.refunds_seen.length + b.payouts.length + b.other.length > 0;
+
+function CallerBlock({ block }: { block: CallerStatementCurrency }) {
+  const c = block.currency;
+  const m = (value: number) => formatMinor(value, c);
+  // Refunds of subscription payments went back to the card, not to credits: shown with the subscriptions.
+  const creditAdjustments = block.adjustments.filter((a) => a.kind !== 'subscription_refund');
+  const subscriptionRefunds = block.adjustments.filter((a) => a.kind === 'subscription_refund');
+  return (
+    <section className={card} aria-label={`Credits in ${c.toUpperCase()}`} data-testid={`caller-${c}`}>
+      <h2 className="text-lg font-semibold text-gray-900">Credits · {c.toUpperCase()}</h2>
+      <dl className="mt-4 grid grid-cols-2 gap-4 sm:grid-cols-4">
+        <Figure label="Opening balance" value={balance(block.opening_balance_cents, c)} testId="opening-balance" />
+        <Figure label="Top-ups" value={m(block.top_ups_cents)} testId="top-ups-total" />
+        <Figure label="Refunds and disputes" value={m(block.refunds_cents + block.disputes_cents)} />
+        <Figure label="Spent on calls" value={m(block.spend_cents)} testId="spend-total" />
+        <Figure label="Other" value={m(block.other_cents)} />
+        <Figure label="Subscriptions (card)" value={m(block.subscriptions_cents)} />
+        {block.subscription_refunds_cents !== 0 ? <Figure label="Subscription refunds (card)" value={m(block.subscription_refunds_cents)} /> : null}
+        <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
+      </dl>
+      {block.top_ups.length > 0 ? (
+        <Section title="Top-ups">
+          <Table
+            head={
+              <>
+                <th className={th}>Date</th>
+                <th className={`${th} text-right`}>Amount</th>
+                <th className={th}>Receipt</th>
+              </>
+            }
+          >
+            {block.top_ups.map((t) => (
+              <tr key={`${t.date}-${t.payment_intent_id}`}>
+                <td className="py-2 pr-4">{utcDay(t.date)}</td>
+                <td className={num}>{m(t.amount_cents)}</td>
+                <td className="py-2 pr-4">
+                  {t.receipt_url ? (
+                    <a className={textLink} href={t.receipt_url} target="_blank" rel="noreferrer noopener">
+                      Stripe receipt<span className="sr-only"> for the top-up of {utcDay(t.date)}</span>
+                    </a>
+                  ) : (
+                    <span className="text-gray-500">Not available yet</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {creditAdjustments.length > 0 ? (
+        <Section title="Refunds and disputes">
+          <Table
+            head={
+              <>
+                <th className={th}>Date</th>
+                <th className={th}>What</th>
+                <th className={`${th} text-right`}>Amount</th>
+              </>
+            }
+          >
+            {creditAdjustments.map((a) => (
+              <tr key={`${a.date}-${a.reference}`}>
+                <td className="py-2 pr-4">{utcDay(a.date)}</td>
+                <td className="py-2 pr-4">{a.description}</td>
+                <td className={num}>{m(a.amount_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.spend_by_app.length > 0 ? (
+        <Section title="Spend per application">
+          <Table
+            head={
+              <>
+                <th className={th}>Application</th>
+                <th className={`${th} text-right`}>Calls</th>
+                <th className={`${th} text-right`}>Amount</th>
+              </>
+            }
+          >
+            {block.spend_by_app.map((s) => (
+              <tr key={s.app_slug}>
+                <td className="py-2 pr-4">{s.app_name}</td>
+                <td className={num}>{s.calls.toLocaleString('en-US')}</td>
+                <td className={num}>{m(s.amount_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.subscriptions.length + subscriptionRefunds.length > 0 ? (
+        <Section title="Subscriptions">
+          <Table
+            head={
+              <>
+                <th className={th}>Paid</th>
+                <th className={th}>Application</th>
+                <th className={th}>Plan</th>
+                <th className={th}>Period</th>
+                <th className={`${th} text-right`}>Amount</th>
+              </>
+            }
+          >
+            {block.subscriptions.map((s) => (
+              <tr key={`${s.date}-${s.invoice_id}`}>
+                <td className="py-2 pr-4">{utcDay(s.date)}</td>
+                <td className="py-2 pr-4">{s.app_name}</td>
+                <td className="py-2 pr-4">{s.plan}</td>
+                <td className="py-2 pr-4">
+                  {utcDay(s.period_start)} – {utcDay(s.period_end)}
+                </td>
+                <td className={num}>{m(s.amount_cents)}</td>
+              </tr>
+            ))}
+            {subscriptionRefunds.map((a) => (
+              <tr key={`${a.date}-${a.reference}`}>
+                <td className="py-2 pr-4">{utcDay(a.date)}</td>
+                <td className="py-2 pr-4" colSpan={3}>
+                  Refunded to your card: {a.description}
+                </td>
+                <td className={num}>{m(a.amount_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.other.length > 0 ? <OtherTable rows={block.other} currency={c} /> : null}
+    </section>
+  );
+}
+
+function OtherTable({ rows, currency }: { rows: { date: string; description: string; amount_cents: number }[]; currency: string }) {
+  return (
+    <Section title="Other">
+      <Table
+        head={
+          <>
+            <th className={th}>Date</th>
+            <th className={th}>What</th>
+            <th className={`${th} text-right`}>Amount</th>
+          </>
+        }
+      >
+        {rows.map((o, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows of one statement, never reordered
+          <tr key={i}>
+            <td className="py-2 pr-4">{utcDay(o.date)}</td>
+            <td className="py-2 pr-4">{o.description}</td>
+            <td className={num}>{formatMinor(o.amount_cents, currency)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Section>
+  );
+}
+
+const PAYOUT_LABELS: Record<string, string> = {
+  payout: 'Payout started',
+  payout_sent: 'Transfer confirmed by Stripe',
+  payout_failed: 'Payout failed: back in earnings',
+  payout_reversed: 'Transfer reversed: back in earnings',
+};
+
+function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
+  const c = block.currency;
+  const m = (value: number) => formatMinor(value, c);
+  return (
+    <section className={card} aria-label={`Earnings in ${c.toUpperCase()}`} data-testid={`creator-${c}`}>
+      <h2 className="text-lg font-semibold text-gray-900">Earnings · {c.toUpperCase()}</h2>
+      <dl className="mt-4 grid grid-cols-2 gap-4 sm:grid-cols-4">
+        <Figure label="Opening balance" value={balance(block.opening_balance_cents, c)} testId="opening-balance" />
+        <Figure label="Gross revenue" value={m(block.gross_cents)} testId="gross-total" />
+        <Figure label="Platform fee" value={m(-block.fee_cents)} testId="fee-total" />
+        <Figure label="Model cost" value={m(-block.model_cost_cents)} testId="model-cost-total" />
+        {block.model_cost_from_credits_cents !== 0 ? <Figure label="Model cost paid from credits" value={m(block.model_cost_from_credits_cents)} /> : null}
+        <Figure label="Net" value={m(block.net_cents)} testId="net-total" />
+        <Figure label="Payouts" value={m(block.payouts_cents)} testId="payouts-total" />
+        <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
+      </dl>
+      {block.calls.length > 0 ? (
+        <Section title="Per-call revenue">
+          <Table
+            head={
+              <>
+                <th className={th}>Application</th>
+                <th className={`${th} text-right`}>Calls</th>
+                <th className={`${th} text-right`}>Gross</th>
+                <th className={`${th} text-right`}>Fee</th>
+                <th className={`${th} text-right`}>Model cost</th>
+                <th className={`${th} text-right`}>Net</th>
+              </>
+            }
+          >
+            {block.calls.map((r) => (
+              <tr key={r.app_slug}>
+                <td className="py-2 pr-4">{r.app_name}</td>
+                <td className={num}>{r.calls.toLocaleString('en-US')}</td>
+                <td className={num}>{m(r.gross_cents)}</td>
+                <td className={num}>{m(-r.fee_cents)}</td>
+                <td className={num}>{m(-r.model_cost_cents)}</td>
+                <td className={num}>{m(r.net_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.subscriptions.length > 0 ? (
+        <Section title="Subscription revenue">
+          <Table
+            head={
+              <>
+                <th className={th}>Paid</th>
+                <th className={th}>Application</th>
+                <th className={th}>Plan</th>
+                <th className={`${th} text-right`}>Gross</th>
+                <th className={`${th} text-right`}>Fee</th>
+                <th className={`${th} text-right`}>Net</th>
+              </>
+            }
+          >
+            {block.subscriptions.map((s) => (
+              <tr key={`${s.date}-${s.invoice_id}`}>
+                <td className="py-2 pr-4">{utcDay(s.date)}</td>
+                <td className="py-2 pr-4">{s.app_name}</td>
+                <td className="py-2 pr-4">{s.plan}</td>
+                <td className={num}>{m(s.gross_cents)}</td>
+                <td className={num}>{m(-s.fee_cents)}</td>
+                <td className={num}>{m(s.net_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.refunds_seen.length > 0 ? (
+        <Section title="Refunds seen">
+          <p className="mb-2 text-sm text-gray-500">
+            Subscription payments refunded to your subscribers. The platform bore them; your earnings keep the payment.
+          </p>
+          <Table
+            head={
+              <>
+                <th className={th}>Date</th>
+                <th className={th}>Application</th>
+                <th className={th}>Plan</th>
+                <th className={`${th} text-right`}>Refunded</th>
+              </>
+            }
+          >
+            {block.refunds_seen.map((r) => (
+              <tr key={`${r.date}-${r.reference}`}>
+                <td className="py-2 pr-4">{utcDay(r.date)}</td>
+                <td className="py-2 pr-4">{r.app_name}</td>
+                <td className="py-2 pr-4">{r.plan}</td>
+                <td className={num}>{m(r.amount_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.payouts.length > 0 ? (
+        <Section title="Payouts">
+          <Table
+            head={
+              <>
+                <th className={th}>Date</th>
+                <th className={th}>What</th>
+                <th className={th}>Details</th>
+                <th className={`${th} text-right`}>Amount</th>
+              </>
+            }
+          >
+            {block.payouts.map((p, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: rows of one statement, never reordered
+              <tr key={i}>
+                <td className="py-2 pr-4">{utcDay(p.date)}</td>
+                <td className="py-2 pr-4">{PAYOUT_LABELS[p.kind] ?? p.kind}</td>
+                <td className="py-2 pr-4 text-gray-600">{p.description}</td>
+                <td className={num}>{m(p.amount_cents)}</td>
+              </tr>
+            ))}
+          </Table>
+        </Section>
+      ) : null}
+      {block.other.length > 0 ? <OtherTable rows={block.other} currency={c} /> : null}
+    </section>
+  );
+}
+
+function StatementBody({ month, role }: { month: string; role: StatementRole }) {
+  const statement = useStatement(month, role);
+  if (statement.isPending) return <PageSpinner message="Loading the statement..." />;
+  if (statement.isError) return <ErrorBox message={`${STATEMENT_LOAD_FAILED}: ${getErrorMessage(statement.error)}`} />;
+  const callers = (statement.data.caller ?? []).filter(callerHasActivity);
+  const creators = (statement.data.creator ?? []).filter(creatorHasActivity);
+  if (callers.length + creators.length === 0) {
+    return (
+      <p className={`${card} text-center text-gray-600`} data-testid="statement-empty">
+        No activity in {monthName(month)}
+      </p>
+    );
+  }
+  return (
+    <div className="space-y-6">
+      {callers.map((block) => (
+        <CallerBlock key={block.currency} block={block} />
+      ))}
+      {creators.map((block) => (
+        <CreatorBlock key={block.currency} block={block} />
+      ))}
+    </div>
+  );
+}
+
+export function StatementsPage() {
+  const months = useStatementMonths();
+  const [params, setParams] = useSearchParams();
+  const role: StatementRole = params.get('role') === 'creator' ? 'creator' : 'caller';
+  const month = params.get('month') ?? months.data?.current ?? null;
+  const [downloading, setDownloading] = useState(false);
+  const [csvError, setCsvError] = useState<string | null>(null);
+  const choose = (next: { month?: string; role?: StatementRole }) => {
+    const merged = new URLSearchParams(params);
+    if (next.month) merged.set('month', next.month);
+    if (next.role) merged.set('role', next.role);
+    setParams(merged, { replace: true });
+  };
+  const options = months.data ? [...new Set([...(month && !months.data.months.includes(month) ? [month] : []), ...months.data.months])] : [];
+
+  async function download() {
+    if (!month) return;
+    setDownloading(true);
+    setCsvError(null);
+    try {
+      const { blob, fileName } = await downloadStatementCsv(month, role);
+      saveBlob(blob, fileName);
+    } catch (cause) {
+      setCsvError(`${STATEMENT_CSV_FAILED}: ${getErrorMessage(cause)}`);
+    } finally {
+      setDownloading(false);
+    }
+  }
+
+  return (
+    <div className="mx-auto max-w-7xl space-y-6 px-4 py-8 sm:px-6 lg:px-8">
+      <div>
+        <Link to="/money" className={`${textLink} text-sm`}>
+          ← Money
+        </Link>
+        <h1 className="mt-2 text-2xl font-bold tracking-tight text-gray-900 sm:text-3xl">Statements</h1>
+        <p className="mt-1 text-sm text-gray-600">
+          Your money month by month (UTC), each figure from the ledger. Amounts in different currencies are never added.
+        </p>
+      </div>
+      <div className="flex flex-wrap items-end gap-4">
+        <fieldset>
+          <legend className="text-sm font-medium text-gray-700">Statement for</legend>
+          <div className="mt-1 inline-flex rounded-md shadow-sm">
+            {(['caller', 'creator'] as const).map((value) => (
+              <button
+                key={value}
+                type="button"
+                aria-pressed={role === value}
+                onClick={() => choose({ role: value })}
+                className={`px-4 py-2 text-sm font-medium ring-1 ring-gray-300 ring-inset first:rounded-l-md last:rounded-r-md ${
+                  role === value ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-gray-900 hover:bg-gray-50'
+                }`}
+              >
+                {value === 'caller' ? 'Your spending' : 'Your earnings'}
+              </button>
+            ))}
+          </div>
+        </fieldset>
+        <label className="block text-sm font-medium text-gray-700">
+          Month
+          <select className={inputField} value={month ?? ''} onChange={(e) => choose({ month: e.target.value })} disabled={!months.data}>
+            {options.map((value) => (
+              <option key={value} value={value}>
+                {monthName(value)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" className={secondaryButton} onClick={download} disabled={!month || downloading}>
+          {downloading ? 'Downloading...' : 'Download CSV'}
+        </button>
+      </div>
+      {csvError ? <ErrorBox message={csvError} /> : null}
+      {months.isError ? <ErrorBox message={`${STATEMENT_LOAD_FAILED}: ${getErrorMessage(months.error)}`} /> : null}
+      {months.isPending && !params.get('month') ? (
+        <PageSpinner message="Loading your statements..." />
+      ) : month ? (
+        <StatementBody month={month} role={role} />
+      ) : null}
+    </div>
+  );
+}
