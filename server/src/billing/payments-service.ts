@@ -541,9 +541,10 @@ export function createPaymentsService({
           applyTopUpPayment(tx, { id: intent.id, amount: intent.amount, currency: intent.currency, status: intent.status }),
         );
       }
-      const balance = await db.query<{ balance_cents: string }>("SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [
-        userId,
-      ]);
+      const balance = await db.query<{ balance_cents: string }>(
+        "SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1 AND currency = 'usd'",
+        [userId],
+      );
       return { status: intent.status, credited, credits_cents: Number(balance.rows[0]?.balance_cents ?? 0) };
     },
   };

@@ -71,6 +71,7 @@ const RETRYABLE = new Set(['40P01', '40001']);
 // total of model cost (model_cost_meters, micro-dollars, rounded up) grows with this call; what the
 // price less the fee does not cover of it is drawn from the owner's cost hold (up to what that
 // reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
+// Prices, credits and model cost are US cents: every account here is a USD one (decision 0035).
 const SETTLE_SQL = `
 WITH items AS (
   SELECT * FROM unnest(
@@ -133,18 +134,18 @@ credits AS (
 earnings AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + d.amount
   FROM (SELECT owner_id, sum(earned) AS amount FROM shares WHERE hold_id IS NOT NULL OR earned <> 0 GROUP BY owner_id) d
-  WHERE a.kind = 'creator_earnings' AND a.user_id = d.owner_id RETURNING a.id, a.user_id
+  WHERE a.kind = 'creator_earnings' AND a.user_id = d.owner_id AND a.currency = 'usd' RETURNING a.id, a.user_id
 ),
 system_totals AS (
   SELECT sum(fee) AS fees, sum(posted) AS model_costs FROM shares
 ),
 fees AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.fees
-  FROM system_totals t WHERE t.fees > 0 AND a.kind = 'platform_fees' AND a.user_id IS NULL RETURNING a.id
+  FROM system_totals t WHERE t.fees > 0 AND a.kind = 'platform_fees' AND a.user_id IS NULL AND a.currency = 'usd' RETURNING a.id
 ),
 model_costs AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.model_costs
-  FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL RETURNING a.id
+  FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL AND a.currency = 'usd' RETURNING a.id
 ),
 moving AS (
   SELECT * FROM shares WHERE paid <> 0 OR posted <> 0 OR drawn <> 0 OR earned <> 0
