@@ -104,8 +104,18 @@ export const PeriodQuery = Type.Object({
 export const UsageAnalytics = Type.Object({
   total_invocations: Type.Integer(),
   total_users: Type.Integer({ description: 'Distinct end users over the period' }),
-  total_revenue: Type.Number({ description: 'Dollars, from integer cents' }),
+  total_revenue: Type.Number({ description: 'Dollars, from integer cents (US-dollar revenue only: call prices and USD plans)' }),
   total_revenue_cents: Type.Integer(),
+  other_currency_revenue: Type.Array(
+    Type.Object({
+      currency: Type.String({ description: 'ISO 4217, lower case; never usd' }),
+      amount_minor: Type.Integer({ description: "In the currency's minor unit (whole dong, whole yen, cents of a euro)" }),
+    }),
+    {
+      description:
+        'Subscription revenue of the period in other currencies, one entry per currency. Never added to total_revenue or to each other (there are no exchange rates); not in total_net either',
+    },
+  ),
   total_platform_fee_cents: Type.Integer({ description: "The platform's fee of the period's calls, in cents" }),
   total_model_cost: Type.Number({ description: "What the period's calls cost upstream on the platform's model keys, in dollars (micro-dollar precision)" }),
   total_model_cost_micros: Type.Integer({ description: 'The same model cost in micro-dollars (1/10,000 cent)' }),

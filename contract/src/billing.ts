@@ -15,7 +15,8 @@ export const LedgerEntry = Type.Object({
   kind: Type.String({ description: 'What moved the money, e.g. signup_grant' }),
   description: Type.String(),
   account: LedgerAccountName,
-  amount_cents: Type.Integer({ description: 'Positive: money in; negative: money out' }),
+  amount_cents: Type.Integer({ description: 'Positive: money in; negative: money out; in minor units of `currency`' }),
+  currency: Type.String({ description: "The account's currency (ISO 4217, lower case): credits are usd, earnings are kept per currency" }),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -31,6 +31,16 @@ export const OperatorOverview = Type.Object({
   }),
   by_provider: Type.Array(Type.Object({ provider: Type.String(), ...MoneyFigures }), { description: 'Highest model cost first' }),
   by_model: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), ...MoneyFigures }), { description: 'Highest model cost first' }),
+  other_currency_revenue: Type.Array(
+    Type.Object({
+      currency: Type.String({ description: 'ISO 4217, lower case; never usd' }),
+      amount_minor: Type.Integer({ description: "In the currency's minor unit (whole dong, whole yen, cents of a euro)" }),
+    }),
+    {
+      description:
+        'Subscription payments of the period in other currencies than the US dollar, one entry per currency; never converted, never added to the figures above or to each other',
+    },
+  ),
 });
 
 export const OperatorTopCosts = Type.Object({

@@ -18,12 +18,14 @@ export const ConnectAccount = Type.Object({
   last_bank_payout_failure_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+/** One currency's earnings: amounts are kept and paid per currency, never added across currencies. */
 export const EarningsBalance = Type.Object({
-  currency: Type.String(),
+  currency: Type.String({ description: 'ISO 4217, lower case; the amounts are in its minor unit (whole yen, whole dong, cents of a dollar)' }),
   pending_cents: Type.Integer({ description: 'Earned within the hold (PAYOUT_HOLD_DAYS); not yet withdrawable' }),
   available_cents: Type.Integer({ description: 'Withdrawable now' }),
   in_transit_cents: Type.Integer({ description: 'Taken from earnings for a transfer Stripe has not confirmed yet' }),
   paid_out_cents: Type.Integer({ description: 'Transferred to the connected account, less reversals' }),
+  minimum_cents: Type.Integer({ description: 'The smallest payout in this currency (PAYOUT_MINIMUM_CENTS for usd, PAYOUT_MINIMUMS for others)' }),
 });
 
 export const Payout = Type.Object({
@@ -38,12 +40,20 @@ export const Payout = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+export const WithdrawResult = Type.Object(
+  {
+    ...Payout.properties,
+    payouts: Type.Array(Payout, { description: 'Every payout this withdrawal started or found sending: one per currency (this one first)' }),
+  },
+  { description: 'The first payout (US dollars first), and all of them in `payouts`' },
+);
+
 export const PayoutsOverview = Type.Object({
   stripe_configured: Type.Boolean(),
   account: Type.Union([ConnectAccount, Type.Null()]),
   balances: Type.Array(EarningsBalance),
   hold_days: Type.Integer(),
-  minimum_cents: Type.Integer(),
+  minimum_cents: Type.Integer({ description: 'The smallest US-dollar payout; each balance says its own' }),
   payouts: Type.Array(Payout, { description: 'The newest 20' }),
 });
 
@@ -54,6 +64,7 @@ export type PayoutSchedule = Static<typeof PayoutSchedule>;
 export type ConnectAccount = Static<typeof ConnectAccount>;
 export type EarningsBalance = Static<typeof EarningsBalance>;
 export type Payout = Static<typeof Payout>;
+export type WithdrawResult = Static<typeof WithdrawResult>;
 export type PayoutsOverview = Static<typeof PayoutsOverview>;
 export type ConnectLink = Static<typeof ConnectLink>;
 export type PayoutSettings = Static<typeof PayoutSettings>;

@@ -74,6 +74,8 @@ test.beforeAll(async () => {
     // Earnings are available at once here (the hold is covered by the server tests).
     PAYOUT_HOLD_DAYS: '0',
     PAYOUT_SWEEP_SECONDS: '0',
+    // Dong earnings of the currencies test reach their minimum (the default is ₫250,000).
+    PAYOUT_MINIMUMS: 'vnd=50000',
   };
   delete env.OIDC_ISSUER;
   delete env.DATABASE_URL;
@@ -193,6 +195,78 @@ test('a creator connects Stripe on the Money page, withdraws, and sees in transi
   await expect(panel.getByTestId('payouts')).toContainText('Failed');
   await expect(panel.getByTestId('earnings-available')).toHaveText(dollars);
   await shot(page, 'money-payouts-7-refused');
+  await creatorContext.close();
+  await callerContext.close();
+});
+
+test('earnings in dong are kept and paid in dong, beside the dollars, and never shown as dollars', async ({ browser }) => {
+  const creatorContext = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+  const page = await creatorContext.newPage();
+  await signUp(page);
+  const asCreator = { authorization: `Bearer ${await accessTokenOf(page)}` };
+  const created = await page.request.post('/api/app/', {
+    headers: asCreator,
+    data: { name: `Pho ${randomBytes(3).toString('hex')}`, type: 'prompt', visibility: 'public', price_cents: 100 },
+  });
+  expect(created.status()).toBe(201);
+  const appSlug = (await created.json()).slug as string;
+  await page.request.patch(`/api/app/${appSlug}/update_status/`, { headers: asCreator, data: { status: 'live' } });
+  const plan = await page.request.post(`/api/app/${appSlug}/packages/`, { headers: asCreator, data: { name: 'Pro VND', price: 100000, currency: 'VND' } });
+  expect(plan.status()).toBe(201);
+
+  // A caller pays in dollars per call, another subscribes to the ₫100,000 plan (confirmed as Stripe.js would).
+  const callerContext = await browser.newContext({ baseURL: base });
+  const callerPage = await callerContext.newPage();
+  await signUp(callerPage);
+  const asCaller = { authorization: `Bearer ${await accessTokenOf(callerPage)}` };
+  for (let i = 0; i < 12; i++) {
+    const call = await callerPage.request.post(`/api/app/${appSlug}/completion-messages`, { headers: asCaller, data: { inputs: { query: 'hi' } } });
+    expect(call.status()).toBe(200);
+  }
+  const sub = await callerPage.request.post(`/api/app/${appSlug}/subscriptions/`, { headers: asCaller, data: { package_id: (await plan.json()).id } });
+  expect(sub.status()).toBe(201);
+  const intent = ((await sub.json()).client_secret as string).split('_secret_')[0]!;
+  const confirmed = await fetch(`${stripe.url}/v1/payment_intents/${intent}/confirm`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stripe.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'payment_method_data[type]=card&payment_method_data[card][number]=4242424242424242',
+  });
+  expect(confirmed.status).toBe(200);
+  const balances = async () =>
+    (await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json()).balances as { currency: string; available_cents: number }[];
+  await expect.poll(async () => (await balances()).find((b) => b.currency === 'vnd')?.available_cents).toBe(100_000);
+  const usd = (await balances())[0]!.available_cents;
+  const dollars = `$${(usd / 100).toFixed(2)}`;
+
+  await page.goto('/money');
+  await expect(page.getByTestId('earnings-balance-vnd')).toContainText('₫100,000');
+  const panel = page.getByRole('region', { name: 'Get paid' });
+  await expect(panel.getByTestId('earnings-available')).toHaveText(dollars);
+  await expect(panel.getByTestId('earnings-available-vnd')).toHaveText('₫100,000');
+  await expect(page.getByTestId('statement')).toContainText('+₫100,000');
+  // The dong row is in dong, not dollars (₫100,000 is about $4; as cents it would read $1,000.00).
+  await expect(page.getByTestId('statement').getByRole('row').filter({ hasText: 'subscription_payment' })).not.toContainText('$');
+  await expect(page.getByTestId('earnings-vnd')).not.toContainText('$');
+  await expect(page.locator('body')).not.toContainText('$100,000');
+
+  // Connected, one Withdraw sends two transfers: dollars in usd, dong in vnd.
+  await panel.getByRole('button', { name: 'Connect Stripe account' }).click();
+  await expect(panel.getByTestId('connect-state')).toContainText('Payouts on');
+  await expect(panel.getByRole('button', { name: `Withdraw ${dollars} + ₫100,000 now` })).toBeEnabled();
+  await shot(page, 'money-payouts-8-currencies');
+  await panel.getByRole('button', { name: `Withdraw ${dollars} + ₫100,000 now` }).click();
+  await expect(panel.getByText(`${dollars} and ₫100,000 is on its way to your Stripe account.`)).toBeVisible();
+  await expect(panel.getByTestId('earnings-paid-out-vnd')).toHaveText('₫100,000');
+  await expect(panel.getByTestId('earnings-paid-out')).toHaveText(dollars);
+  await expect(panel.getByTestId('payouts')).toContainText('₫100,000');
+  const account = (await (await page.request.get('/api/billing/payouts/', { headers: asCreator })).json()).account.stripe_account_id as string;
+  const transfers = await fetch(`${stripe.url}/v1/transfers?destination=${account}&limit=10`, { headers: { authorization: `Bearer ${stripe.secretKey}` } });
+  const sent = ((await transfers.json()).data as { currency: string; amount: number; destination: string }[]).filter((t) => t.destination === account);
+  expect(sent.map((t) => [t.currency, t.amount]).sort()).toEqual([
+    ['usd', usd],
+    ['vnd', 100_000],
+  ]);
+  await shot(page, 'money-payouts-9-currencies-paid');
   await creatorContext.close();
   await callerContext.close();
 });

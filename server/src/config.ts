@@ -48,7 +48,14 @@ export interface Config {
   /** ADMIN_EMAILS, lower-cased: accounts whose verified email is listed see the operator's view. */
   adminEmails: string[];
   /** Creator payouts (billing/payouts.ts): hold before earnings are available, smallest transfer, how often the scheduler runs (0: never). */
-  payouts: { holdDays: number; minimumCents: number; sweepSeconds: number };
+  payouts: {
+    holdDays: number;
+    /** The smallest US-dollar transfer, in cents. */
+    minimumCents: number;
+    /** The smallest transfer in other currencies, in their minor units (PAYOUT_MINIMUMS, e.g. "jpy=1500,vnd=250000"); see payoutMinimum(). */
+    minimums: Record<string, number>;
+    sweepSeconds: number;
+  };
   logLevel: string;
   stripe: {
     secretKey: string | null;
@@ -118,6 +125,24 @@ export function loadConfig(env: Env = process.env): Config {
       return fallback;
     }
     return value;
+  };
+  /** "jpy=1500,vnd=250000": amounts in each currency's minor unit, keyed by lower-case ISO 4217 code. */
+  const currencyAmounts = (name: string): Record<string, number> => {
+    const raw = text(name);
+    const amounts: Record<string, number> = {};
+    if (raw === null) return amounts;
+    for (const part of raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)) {
+      const match = /^([A-Za-z]{3})\s*[=:]\s*(\d{1,12})$/.exec(part);
+      if (!match || Number(match[2]) < 1) {
+        problems.push(`${name} must list currency=amount pairs in minor units, e.g. "jpy=1500,vnd=250000" (got "${part}")`);
+        continue;
+      }
+      amounts[match[1]!.toLowerCase()] = Number(match[2]);
+    }
+    return amounts;
   };
   const url = (name: string, fallback: string | null): string | null => {
     const raw = text(name) ?? fallback;
@@ -204,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     payouts: {
       holdDays: integer('PAYOUT_HOLD_DAYS', 7, 0, 365),
       minimumCents: integer('PAYOUT_MINIMUM_CENTS', 1000, 1, 100_000_000),
+      minimums: currencyAmounts('PAYOUT_MINIMUMS'),
       sweepSeconds: integer('PAYOUT_SWEEP_SECONDS', 3600, 0, 604_800),
     },
     logLevel: text('LOG_LEVEL') ?? 'info',

@@ -44,6 +44,21 @@ export async function selectAppDailyStats(db: Queryable, appId: string, start: s
   return rows;
 }
 
+/** An app's revenue in other currencies than the US dollar over the period, per currency (decision 0035). */
+export async function selectAppCurrencyRevenue(
+  db: Queryable,
+  appId: string,
+  start: string,
+  end: string,
+): Promise<{ currency: string; amount_minor: number }[]> {
+  const { rows } = await db.query<{ currency: string; amount_minor: string }>(
+    `SELECT currency, sum(revenue_minor)::bigint AS amount_minor FROM app_daily_currency_revenue
+     WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY currency ORDER BY currency`,
+    [appId, start, end],
+  );
+  return rows.map((row) => ({ currency: row.currency, amount_minor: Number(row.amount_minor) }));
+}
+
 /** Distinct end users of one app since `start` (periods always end today). */
 export async function countAppUsersSince(db: Queryable, appId: string, start: string): Promise<number> {
   const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM app_end_users WHERE app_id = $1 AND last_day >= $2::date', [

@@ -14,6 +14,7 @@ import {
   countOwnerUsersSince,
   type DailyTotals,
   type ErrorGroupRow,
+  selectAppCurrencyRevenue,
   selectAppDailyRejections,
   selectAppDailyStats,
   selectAppDailyUserCounts,
@@ -83,13 +84,18 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
 
   const readUsageOf = async (appId: string, days: number): Promise<UsageAnalytics> => {
     const period = periodOf(days);
-    const [series, users] = await Promise.all([appDays(appId, period), countAppUsersSince(db, appId, period.start)]);
+    const [series, users, otherRevenue] = await Promise.all([
+      appDays(appId, period),
+      countAppUsersSince(db, appId, period.start),
+      selectAppCurrencyRevenue(db, appId, period.start, period.end),
+    ]);
     const total = sumTotals(series.map((entry) => entry.totals));
     return {
       total_invocations: total.invocations,
       total_users: users,
       total_revenue: centsToDollars(total.revenue_cents),
       total_revenue_cents: total.revenue_cents,
+      other_currency_revenue: otherRevenue,
       total_platform_fee_cents: total.fee_cents,
       total_model_cost: microsToDollars(total.model_cost_micros),
       total_model_cost_micros: total.model_cost_micros,

@@ -78,6 +78,7 @@ describe('a new account', () => {
           description: 'Sign-up credits',
           account: 'credits',
           amount_cents: 500,
+          currency: 'usd',
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         },
       ],

@@ -75,7 +75,7 @@ export async function reserveCharge(
         `WITH size AS (
            SELECT CASE
              WHEN $8::bigint > $2::bigint
-               AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid) >= 2 * $8::bigint
+               AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd') >= 2 * $8::bigint
                AND (NOT $5::boolean OR $6::bigint - coalesce((SELECT spent_cents + held_cents FROM api_key_spend WHERE api_key_id = $3::uuid AND month = $4::date), 0) >= 2 * $8::bigint)
                AND (NOT $10::boolean OR $11::bigint - coalesce((SELECT day_spent_cents + day_held_cents FROM api_key_spend WHERE api_key_id = $3::uuid AND month = $4::date AND day = $9::date), 0) >= 2 * $8::bigint)
              THEN $8::bigint ELSE $2::bigint END AS amount
@@ -84,7 +84,7 @@ export async function reserveCharge(
            INSERT INTO api_key_spend AS s (api_key_id, month, held_cents, day, day_held_cents)
            SELECT $3::uuid, $4::date, amount, CASE WHEN $10::boolean THEN $9::date END, CASE WHEN $10::boolean THEN amount ELSE 0 END FROM size
            WHERE ($5::boolean OR $10::boolean) AND (NOT $5::boolean OR amount <= $6::bigint) AND (NOT $10::boolean OR amount <= $11::bigint)
-             AND EXISTS (SELECT 1 FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid)
+             AND EXISTS (SELECT 1 FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd')
            ON CONFLICT (api_key_id, month) DO UPDATE SET
              held_cents = s.held_cents + EXCLUDED.held_cents,
              day = coalesce(EXCLUDED.day, s.day),
@@ -95,7 +95,7 @@ export async function reserveCharge(
            RETURNING 1
          ), account AS (
            UPDATE ledger_accounts SET held_cents = held_cents + (SELECT amount FROM size)
-           WHERE kind = 'user_credits' AND user_id = $1::uuid AND (NOT ($5::boolean OR $10::boolean) OR EXISTS (SELECT 1 FROM spend))
+           WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd' AND (NOT ($5::boolean OR $10::boolean) OR EXISTS (SELECT 1 FROM spend))
            RETURNING id
          )
          INSERT INTO credit_holds (account_id, api_key_id, spend_month, spend_day, amount_cents, expires_at)
@@ -138,7 +138,7 @@ export async function reserveCharge(
   let hold = await attempt();
   if (!hold) {
     // Either one of the key's caps refused it, or the caller has no credits account yet.
-    const { rows } = await db.query('SELECT 1 FROM ledger_accounts WHERE kind = $1 AND user_id = $2', ['user_credits', request.userId]);
+    const { rows } = await db.query("SELECT 1 FROM ledger_accounts WHERE kind = $1 AND user_id = $2 AND currency = 'usd'", ['user_credits', request.userId]);
     if (rows.length > 0) throw await capReached();
     await findOrCreateUserAccount(db, 'user_credits', request.userId);
     hold = await attempt();

@@ -1,5 +1,6 @@
 // The double-entry credits ledger. Every movement of money is one ledger transaction whose
-// entries sum to zero (a deferred trigger refuses anything else at commit), written in the same
+// entries sum to zero (a deferred trigger refuses anything else at commit) and are all in one
+// currency (keys refuse anything else, migration 0032), written in the same
 // database transaction as the balances it changes. Callers open the transaction and pass it in.
 import type { Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
@@ -13,12 +14,7 @@ export interface LedgerEntryInput {
 }
 
 /** A user's account of one kind in one currency (lower-case ISO 4217, amounts in its minor unit). */
-export async function findOrCreateUserAccount(
-  tx: Queryable,
-  kind: UserAccountKind | 'payouts_in_transit',
-  userId: string,
-  currency = 'usd',
-): Promise<number> {
+export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind | 'payouts_in_transit', userId: string, currency = 'usd'): Promise<number> {
   const inserted = await tx.query<{ id: number }>(
     `INSERT INTO ledger_accounts (kind, user_id, currency) VALUES ($1, $2, $3)
      ON CONFLICT (kind, user_id, currency) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,
@@ -38,10 +34,10 @@ export async function findSystemAccount(tx: Queryable, kind: SystemAccountKind, 
   const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
   if (rows[0]) return rows[0].id;
   if (currency === 'usd') throw new Error(`system ledger account ${kind} is missing`);
-  await tx.query(
-    `INSERT INTO ledger_accounts (kind, currency) VALUES ($1, $2) ON CONFLICT (kind, currency) WHERE user_id IS NULL DO NOTHING`,
-    [kind, currency],
-  );
+  await tx.query(`INSERT INTO ledger_accounts (kind, currency) VALUES ($1, $2) ON CONFLICT (kind, currency) WHERE user_id IS NULL DO NOTHING`, [
+    kind,
+    currency,
+  ]);
   const created = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
   return created.rows[0]!.id;
 }
@@ -60,10 +56,13 @@ export async function postLedgerTransaction(
     if (!Number.isSafeInteger(entry.amountCents)) throw new Error(`ledger amounts are integer cents (got ${entry.amountCents})`);
   }
   if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error('ledger transaction does not balance');
+  // The transaction takes its first account's currency; each entry takes its account's. Keys
+  // (migration 0032) refuse an entry whose currency is not its transaction's: one currency per movement.
   const created = await tx.query<{ id: string }>(
-    `INSERT INTO ledger_transactions (kind, reference, description) VALUES ($1, $2, $3)
+    `INSERT INTO ledger_transactions (kind, reference, description, currency)
+     VALUES ($1, $2, $3, coalesce((SELECT currency FROM ledger_accounts WHERE id = $4), 'usd'))
      ON CONFLICT (reference) DO NOTHING RETURNING id`,
-    [movement.kind, movement.reference ?? null, movement.description ?? ''],
+    [movement.kind, movement.reference ?? null, movement.description ?? '', entries[0]?.accountId ?? null],
   );
   const transactionId = created.rows[0]?.id;
   if (!transactionId) return null;
@@ -75,16 +74,21 @@ export async function postLedgerTransaction(
       if ((error as { code?: string }).code === '23514') throw new AppError('insufficient_credits', 'Insufficient credits');
       throw error;
     }
-    await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount_cents) VALUES ($1, $2, $3)', [
-      transactionId,
-      entry.accountId,
-      entry.amountCents,
-    ]);
+    const written = await tx.query(
+      'INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency) SELECT $1, id, $3, currency FROM ledger_accounts WHERE id = $2 RETURNING id',
+      [transactionId, entry.accountId, entry.amountCents],
+    );
+    if (written.rows.length !== 1) throw new Error(`ledger account ${entry.accountId} does not exist`);
   }
   return transactionId;
 }
 
-export async function readBalanceCents(db: Queryable, kind: UserAccountKind, userId: string): Promise<number> {
-  const { rows } = await db.query<{ balance_cents: number }>('SELECT balance_cents FROM ledger_accounts WHERE kind = $1 AND user_id = $2', [kind, userId]);
+/** A user's balance of one kind in one currency's minor unit (credits are US cents). */
+export async function readBalanceCents(db: Queryable, kind: UserAccountKind, userId: string, currency = 'usd'): Promise<number> {
+  const { rows } = await db.query<{ balance_cents: number }>('SELECT balance_cents FROM ledger_accounts WHERE kind = $1 AND user_id = $2 AND currency = $3', [
+    kind,
+    userId,
+    currency,
+  ]);
   return rows[0]?.balance_cents ?? 0;
 }

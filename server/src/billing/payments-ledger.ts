@@ -1,6 +1,8 @@
 // Money that comes in from Stripe, into the ledger. Each movement carries a unique reference
 // (the PaymentIntent or the Invoice id), so however many webhook deliveries and browser returns
 // report the same payment, it is posted once.
+
+import { currencyDecimals } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 
@@ -36,11 +38,13 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
 
 /**
  * A paid subscription invoice: outside funding → the creator's earnings, less the platform fee
- * (its own entry), and the amount counts as the app's revenue of the day it was paid.
+ * (its own entry), all in the invoice's currency (its minor unit: ₫100,000 is 100000 VND, never US
+ * cents), and the amount counts as the app's revenue of the day it was paid: US cents in
+ * app_daily_stats, any other currency apart in app_daily_currency_revenue (decision 0035).
  */
 export async function applySubscriptionPayment(
   tx: Queryable,
-  payment: { invoiceId: string; amountCents: number; subscriptionId: string; feeBps: number; paidAt: Date },
+  payment: { invoiceId: string; amountCents: number; currency: string; subscriptionId: string; feeBps: number; paidAt: Date },
 ): Promise<boolean> {
   if (payment.amountCents <= 0) return false;
   const { rows } = await tx.query<{ app_id: string; owner_id: string; slug: string; package_name: string }>(
@@ -49,23 +53,35 @@ export async function applySubscriptionPayment(
   );
   const sub = rows[0];
   if (!sub) return false;
+  const currency = payment.currency.toLowerCase();
+  if (currencyDecimals(currency) === null || !/^[a-z]{3}$/.test(currency))
+    throw new PaymentMismatchError(`invoice ${payment.invoiceId}: currency ${currency} is not supported`);
   const fee = Math.floor((payment.amountCents * payment.feeBps) / 10_000);
   const posted = await postLedgerTransaction(tx, {
     kind: 'subscription_payment',
     reference: `invoice:${payment.invoiceId}`,
     description: `Subscription to ${sub.slug} (${sub.package_name})`,
     entries: [
-      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -payment.amountCents },
-      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', sub.owner_id), amountCents: payment.amountCents - fee },
-      { accountId: await findSystemAccount(tx, 'platform_fees'), amountCents: fee },
+      { accountId: await findSystemAccount(tx, 'outside_funding', currency), amountCents: -payment.amountCents },
+      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', sub.owner_id, currency), amountCents: payment.amountCents - fee },
+      { accountId: await findSystemAccount(tx, 'platform_fees', currency), amountCents: fee },
     ],
   });
   if (posted === null) return false;
-  await tx.query(
-    `INSERT INTO app_daily_stats (app_id, day, revenue_cents) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3)
-     ON CONFLICT (app_id, day) DO UPDATE SET revenue_cents = app_daily_stats.revenue_cents + EXCLUDED.revenue_cents`,
-    [sub.app_id, payment.paidAt.toISOString(), payment.amountCents],
-  );
+  const day = payment.paidAt.toISOString();
+  if (currency === 'usd') {
+    await tx.query(
+      `INSERT INTO app_daily_stats (app_id, day, revenue_cents) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3)
+       ON CONFLICT (app_id, day) DO UPDATE SET revenue_cents = app_daily_stats.revenue_cents + EXCLUDED.revenue_cents`,
+      [sub.app_id, day, payment.amountCents],
+    );
+  } else {
+    await tx.query(
+      `INSERT INTO app_daily_currency_revenue (app_id, day, currency, revenue_minor) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3, $4)
+       ON CONFLICT (app_id, day, currency) DO UPDATE SET revenue_minor = app_daily_currency_revenue.revenue_minor + EXCLUDED.revenue_minor`,
+      [sub.app_id, day, currency, payment.amountCents],
+    );
+  }
   return true;
 }
 
@@ -131,7 +147,7 @@ export async function applyTopUpDispute(
   if (topUp?.status !== 'succeeded') return false;
   const taken = await tx.query<{ amount: string }>(
     `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' WHERE t.reference = $1`,
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' AND a.currency = 'usd' WHERE t.reference = $1`,
     [`dispute:${dispute.id}`],
   );
   if (phase === 'created' || taken.rows.length === 0) {
@@ -150,7 +166,7 @@ export async function applyTopUpDispute(
   const given = (
     await tx.query<{ amount: string }>(
       `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-       JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' WHERE t.reference = $1`,
+       JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' AND a.currency = 'usd' WHERE t.reference = $1`,
       [`dispute:${dispute.id}`],
     )
   ).rows[0];
@@ -172,11 +188,11 @@ export async function applyTopUpDispute(
  * of that period end (when it is still the current one), and the refund is the platform's: it leaves
  * the platform fees account for outside funding. The creator keeps the earnings the payment booked
  * (the payout hold covers the platform). Stripe reports the cumulative amount_refunded; only its
- * growth is posted, under the subscription's row lock, once per amount.
+ * growth is posted, under the subscription's row lock, once per amount, in the charge's currency.
  */
 export async function applySubscriptionRefund(
   tx: Queryable,
-  refund: { chargeId: string; amountRefunded: number; invoiceId: string; stripeSubscriptionId: string; periodEnd: number | null },
+  refund: { chargeId: string; amountRefunded: number; currency: string; invoiceId: string; stripeSubscriptionId: string; periodEnd: number | null },
 ): Promise<boolean> {
   const { rows } = await tx.query<{ id: string; current_period_end: Date }>(
     'SELECT id, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
@@ -198,8 +214,8 @@ export async function applySubscriptionRefund(
     reference: `refund:${refund.chargeId}:${refund.amountRefunded}`,
     description: `Subscription payment refunded (invoice ${refund.invoiceId})`,
     entries: [
-      { accountId: await findSystemAccount(tx, 'platform_fees'), amountCents: -delta },
-      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: delta },
+      { accountId: await findSystemAccount(tx, 'platform_fees', refund.currency.toLowerCase()), amountCents: -delta },
+      { accountId: await findSystemAccount(tx, 'outside_funding', refund.currency.toLowerCase()), amountCents: delta },
     ],
   });
   return posted !== null;

@@ -543,9 +543,10 @@ export function createPaymentsService({
         );
         await tryRecordTopUpReceipt(db, stripe, intent);
       }
-      const balance = await db.query<{ balance_cents: string }>("SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [
-        userId,
-      ]);
+      const balance = await db.query<{ balance_cents: string }>(
+        "SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1 AND currency = 'usd'",
+        [userId],
+      );
       return { status: intent.status, credited, credits_cents: Number(balance.rows[0]?.balance_cents ?? 0) };
     },
   };

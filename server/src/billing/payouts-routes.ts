@@ -1,7 +1,7 @@
 // Creators get paid (issue 23): the connected Stripe account, earnings by state, Withdraw now and
 // the payout schedule. Thin: schema, auth, one service call (payouts-service.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ConnectLink, ErrorResponse, Payout, PayoutSettings, PayoutsOverview } from '@tollbooth/contract';
+import { ConnectLink, ErrorResponse, PayoutSettings, PayoutsOverview, WithdrawResult } from '@tollbooth/contract';
 import { requireAuth } from '../auth/plugin.ts';
 import type { PayoutsService } from './payouts-service.ts';
 
@@ -85,9 +85,9 @@ export const payoutsRoutes: FastifyPluginAsyncTypebox<{ payouts: PayoutsService 
         tags,
         summary: 'Withdraw now: your available earnings to your Stripe account',
         description:
-          'One Stripe transfer of everything available (at least PAYOUT_MINIMUM_CENTS). While a payout is on its way, the same payout is answered again; nothing is ever sent twice.',
+          "One Stripe transfer per currency of everything available in it (at least that currency's minimum: PAYOUT_MINIMUM_CENTS for usd, PAYOUT_MINIMUMS for others), sent in the currency earned. While a payout is on its way, the same payout is answered again; nothing is ever sent twice.",
         security,
-        response: { 200: Payout, ...errors },
+        response: { 200: WithdrawResult, ...errors },
       },
     },
     async (request) => payouts.withdraw(user(request)),

@@ -11,14 +11,32 @@
 // process retries it later with the same key, after asking Stripe for a transfer of that group, so
 // whatever happened, there is one transfer and the ledger says where the money is.
 import { randomUUID } from 'node:crypto';
-import type { ConnectAccount, EarningsBalance, Payout, PayoutSchedule, PayoutsOverview } from '@tollbooth/contract';
+import {
+  type ConnectAccount,
+  currencyDecimals,
+  type EarningsBalance,
+  type Payout,
+  type PayoutSchedule,
+  type PayoutsOverview,
+  type WithdrawResult,
+} from '@tollbooth/contract';
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { StripeClient } from '../providers/stripe/client.ts';
-import { findOrCreateUserAccount, postLedgerTransaction } from './ledger.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 
-const CURRENCY = 'usd';
+/**
+ * Earnings are kept and paid per currency (decision 0035): a payout is one transfer in one
+ * currency. The smallest transfer: PAYOUT_MINIMUM_CENTS for US dollars; PAYOUT_MINIMUMS for
+ * others, else about ten dollars' worth for the common zero-decimal currencies (there are no
+ * exchange rates here, so these are fixed), else 1000 minor units (10.00 of a two-decimal currency).
+ */
+const ZERO_DECIMAL_MINIMUMS: Record<string, number> = { jpy: 1500, krw: 15000, vnd: 250000, clp: 10000 };
+export function payoutMinimum(config: Pick<Config['payouts'], 'minimumCents' | 'minimums'>, currency: string): number {
+  if (currency === 'usd') return config.minimumCents;
+  return config.minimums[currency] ?? ZERO_DECIMAL_MINIMUMS[currency] ?? 1000;
+}
 
 interface ConnectRow {
   user_id: string;
@@ -122,8 +140,8 @@ export async function confirmPayout(tx: Queryable, payoutId: string, transfer: {
     reference: `payout-sent:${payoutId}`,
     description: `Stripe transfer ${transfer.id} to ${String(transfer.destination)}`,
     entries: [
-      { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', payout.user_id), amountCents: -Number(payout.amount_cents) },
-      { accountId: await systemAccount(tx, 'creator_payouts'), amountCents: Number(payout.amount_cents) },
+      { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', payout.user_id, payout.currency), amountCents: -Number(payout.amount_cents) },
+      { accountId: await findSystemAccount(tx, 'creator_payouts', payout.currency), amountCents: Number(payout.amount_cents) },
     ],
   });
   return true;
@@ -140,8 +158,8 @@ async function failPayout(tx: Queryable, payoutId: string, reason: string): Prom
     reference: `payout-failed:${payoutId}`,
     description: `Payout refused by Stripe: ${reason}`,
     entries: [
-      { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', payout.user_id), amountCents: -Number(payout.amount_cents) },
-      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', payout.user_id), amountCents: Number(payout.amount_cents) },
+      { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', payout.user_id, payout.currency), amountCents: -Number(payout.amount_cents) },
+      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', payout.user_id, payout.currency), amountCents: Number(payout.amount_cents) },
     ],
   });
   return true;
@@ -183,8 +201,8 @@ export async function applyTransferReversal(tx: Queryable, transfer: { id: strin
     reference: `payout-reversed:${transfer.id}:${transfer.amount_reversed}`,
     description: `Stripe transfer ${transfer.id} reversed`,
     entries: [
-      { accountId: await systemAccount(tx, 'creator_payouts'), amountCents: -delta },
-      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', payout.user_id), amountCents: delta },
+      { accountId: await findSystemAccount(tx, 'creator_payouts', payout.currency), amountCents: -delta },
+      { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', payout.user_id, payout.currency), amountCents: delta },
     ],
   });
   return true;
@@ -204,13 +222,9 @@ export async function applyBankPayoutFailure(
   );
 }
 
-const formatMinor = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-
-async function systemAccount(tx: Queryable, kind: 'creator_payouts'): Promise<number> {
-  const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL', [kind]);
-  if (!rows[0]) throw new Error(`system ledger account ${kind} is missing`);
-  return rows[0].id;
-}
+/** An amount in its currency's own unit: "25.00 USD", "1500 JPY" (zero-decimal currencies have no cents). */
+const formatMinor = (amount: number, currency: string) =>
+  `${currencyDecimals(currency) === 0 ? String(amount) : (amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /** Stripe's definitive "no" (a 4xx other than a rate limit or an idempotency clash), as opposed to no answer. */
 const isRefusal = (error: unknown) => {
@@ -220,6 +234,7 @@ const isRefusal = (error: unknown) => {
 
 export function createPayoutsService({ db, config, stripe }: { db: Database; config: Config; stripe: StripeClient | null }) {
   const { holdDays, minimumCents } = config.payouts;
+  const minimumOf = (currency: string) => payoutMinimum(config.payouts, currency);
 
   const requireStripe = () => {
     if (!stripe) throw new AppError('service_unavailable', 'Card payments are not configured on this server');
@@ -237,28 +252,52 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
    * available the rest of its balance, less what is held for the model cost of calls in flight
    * (decision 0037: held earnings are never paid out).
    */
-  const readBalances = async (q: Queryable, userId: string): Promise<EarningsBalance> => {
+  const readBalance = async (q: Queryable, userId: string, currency: string): Promise<EarningsBalance> => {
     const { rows } = await q.query<{ balance: string | null; held: string | null; recent: string | null; in_transit: string | null; paid_out: string | null }>(
       `SELECT
-         (SELECT balance_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1) AS balance,
-         (SELECT held_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1) AS held,
+         (SELECT balance_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = $3) AS balance,
+         (SELECT held_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = $3) AS held,
          (SELECT sum(e.amount_cents) FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id JOIN ledger_transactions t ON t.id = e.transaction_id
-           WHERE a.kind = 'creator_earnings' AND a.user_id = $1 AND e.amount_cents > 0 AND e.created_at > now() - make_interval(days => $2::int)
+           WHERE a.kind = 'creator_earnings' AND a.user_id = $1 AND a.currency = $3 AND e.amount_cents > 0 AND e.created_at > now() - make_interval(days => $2::int)
              AND t.kind NOT IN ('payout_failed', 'payout_reversed')) AS recent,
-         (SELECT balance_cents FROM ledger_accounts WHERE kind = 'payouts_in_transit' AND user_id = $1) AS in_transit,
-         (SELECT sum(amount_cents - amount_reversed_cents) FROM payouts WHERE user_id = $1 AND status IN ('paid', 'reversed')) AS paid_out`,
-      [userId, holdDays],
+         (SELECT balance_cents FROM ledger_accounts WHERE kind = 'payouts_in_transit' AND user_id = $1 AND currency = $3) AS in_transit,
+         (SELECT sum(amount_cents - amount_reversed_cents) FROM payouts WHERE user_id = $1 AND currency = $3 AND status IN ('paid', 'reversed')) AS paid_out`,
+      [userId, holdDays, currency],
     );
     const row = rows[0]!;
     const balance = Number(row.balance ?? 0);
     const available = Math.max(0, Math.min(balance, balance - Number(row.recent ?? 0), balance - Number(row.held ?? 0)));
     return {
-      currency: CURRENCY,
+      currency,
       pending_cents: balance - available,
       available_cents: available,
       in_transit_cents: Number(row.in_transit ?? 0),
       paid_out_cents: Number(row.paid_out ?? 0),
+      minimum_cents: minimumOf(currency),
     };
+  };
+
+  /** The currencies the creator has earned or been paid in: US dollars always, first; then the others by code. */
+  const currenciesOf = async (q: Queryable, userId: string): Promise<string[]> => {
+    const { rows } = await q.query<{ currency: string }>(
+      `SELECT currency FROM ledger_accounts WHERE user_id = $1 AND kind IN ('creator_earnings', 'payouts_in_transit')
+       UNION SELECT currency FROM payouts WHERE user_id = $1`,
+      [userId],
+    );
+    return [
+      'usd',
+      ...rows
+        .map((row) => row.currency)
+        .filter((currency) => currency !== 'usd')
+        .sort(),
+    ];
+  };
+
+  /** The creator's earnings by state, one entry per currency; amounts are never added across currencies. */
+  const readBalances = async (q: Queryable, userId: string): Promise<EarningsBalance[]> => {
+    const balances: EarningsBalance[] = [];
+    for (const currency of await currenciesOf(q, userId)) balances.push(await readBalance(q, userId, currency));
+    return balances;
   };
 
   /** Asks Stripe for the payout's transfer (same Idempotency-Key every time) and records the answer. */
@@ -289,7 +328,8 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
           description: 'Tollbooth earnings',
           metadata: { tollbooth_payout_id: payout.id, tollbooth_user_id: payout.user_id },
         },
-        { idempotencyKey: `payout:${payout.id}` },
+        // The currency is in the key: one payout is one transfer in one currency.
+        { idempotencyKey: `payout:${payout.id}:${payout.currency}` },
       );
       await db.transaction((tx) => confirmPayout(tx, payout.id, transfer));
     } catch (error) {
@@ -307,42 +347,49 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
   };
 
   /**
-   * Takes the available earnings into a new sending payout (one transaction, under the connect
-   * account's lock), or answers the payout already sending. Null when there is nothing to send.
+   * Takes the available earnings of each currency into a new sending payout of that currency (one
+   * transaction, under the connect account's lock), or answers the payout of that currency already
+   * sending. Empty when there is nothing to send in any currency.
    */
-  const startPayout = async (userId: string, origin: Payout['origin']): Promise<{ id: string; fresh: boolean } | null> =>
+  const startPayout = async (userId: string, origin: Payout['origin']): Promise<{ id: string; fresh: boolean }[]> =>
     db.transaction(async (tx) => {
       const account = await readAccount(tx, userId, true);
       if (!account || account.disconnected_at) throw new AppError('conflict', 'Connect a Stripe account first');
       if (!account.transfers_active) throw new AppError('conflict', 'Your Stripe account cannot receive transfers yet; finish the onboarding Stripe asks for');
-      const sending = await tx.query<{ id: string }>("SELECT id FROM payouts WHERE user_id = $1 AND status = 'sending'", [userId]);
-      if (sending.rows[0]) return { id: sending.rows[0].id, fresh: false };
-      // The earnings row's lock: a model-cost reservation (billing/charges.ts reserveEarnings) waits
+      const sending = await tx.query<{ id: string; currency: string }>("SELECT id, currency FROM payouts WHERE user_id = $1 AND status = 'sending'", [userId]);
+      const started: { id: string; fresh: boolean }[] = sending.rows.map((row) => ({ id: row.id, fresh: false }));
+      // The earnings rows' locks: a model-cost reservation (billing/charges.ts reserveEarnings) waits
       // for this payout and then sees the lower balance, so held earnings are never paid out.
-      await tx.query("SELECT 1 FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd' FOR UPDATE", [userId]);
-      const { available_cents } = await readBalances(tx, userId);
-      if (available_cents < minimumCents) {
-        if (origin === 'schedule') return null;
-        throw new AppError(
-          'conflict',
-          `Available earnings (${formatMinor(available_cents, CURRENCY)}) are below the payout minimum of ${formatMinor(minimumCents, CURRENCY)}`,
+      await tx.query("SELECT 1 FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 ORDER BY id FOR UPDATE", [userId]);
+      const below: string[] = [];
+      for (const balance of await readBalances(tx, userId)) {
+        const { currency, available_cents } = balance;
+        if (sending.rows.some((row) => row.currency === currency)) continue;
+        if (available_cents < balance.minimum_cents) {
+          if (available_cents > 0 || currency === 'usd')
+            below.push(`${formatMinor(available_cents, currency)} of ${formatMinor(balance.minimum_cents, currency)}`);
+          continue;
+        }
+        const id = randomUUID();
+        await tx.query(
+          "INSERT INTO payouts (id, user_id, stripe_account_id, amount_cents, currency, status, origin) VALUES ($1, $2, $3, $4, $5, 'sending', $6)",
+          [id, userId, account.stripe_account_id, available_cents, currency, origin],
         );
+        await postLedgerTransaction(tx, {
+          kind: 'payout',
+          reference: `payout:${id}`,
+          description: `Payout to Stripe account ${account.stripe_account_id}`,
+          entries: [
+            { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', userId, currency), amountCents: -available_cents },
+            { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', userId, currency), amountCents: available_cents },
+          ],
+        });
+        started.push({ id, fresh: true });
       }
-      const id = randomUUID();
-      await tx.query(
-        "INSERT INTO payouts (id, user_id, stripe_account_id, amount_cents, currency, status, origin) VALUES ($1, $2, $3, $4, $5, 'sending', $6)",
-        [id, userId, account.stripe_account_id, available_cents, CURRENCY, origin],
-      );
-      await postLedgerTransaction(tx, {
-        kind: 'payout',
-        reference: `payout:${id}`,
-        description: `Payout to Stripe account ${account.stripe_account_id}`,
-        entries: [
-          { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', userId), amountCents: -available_cents },
-          { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', userId), amountCents: available_cents },
-        ],
-      });
-      return { id, fresh: true };
+      if (started.length === 0 && origin !== 'schedule') {
+        throw new AppError('conflict', `Available earnings are below the payout minimum (available ${below.join('; ')})`);
+      }
+      return started;
     });
 
   const readPayout = async (id: string) => toPayout((await db.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1', [id])).rows[0]!);
@@ -353,7 +400,7 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
     return {
       stripe_configured: stripe !== null,
       account: account && !account.disconnected_at ? toAccount(account) : null,
-      balances: [await readBalances(db, userId)],
+      balances: await readBalances(db, userId),
       hold_days: holdDays,
       minimum_cents: minimumCents,
       payouts: payouts.rows.map(toPayout),
@@ -363,6 +410,7 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
   return {
     overview,
     readBalances: (userId: string) => readBalances(db, userId),
+    readBalance: (userId: string, currency = 'usd') => readBalance(db, userId, currency),
 
     /** A single-use Stripe onboarding link; makes the connected account on first use. */
     async connect(userId: string): Promise<{ url: string }> {
@@ -439,14 +487,23 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
     },
 
     /**
-     * "Withdraw now": all available earnings as one transfer. A second click, another tab or another
-     * process while it is sending gets that same payout back (and asks Stripe again with its key).
+     * "Withdraw now": all available earnings, one transfer per currency. A second click, another tab
+     * or another process while one is sending gets that same payout back (and asks Stripe again with
+     * its key). Answers the first payout (US dollars first) with all of them in `payouts`.
      */
-    async withdraw(userId: string): Promise<Payout> {
+    async withdraw(userId: string): Promise<WithdrawResult> {
       requireStripe();
       const started = await startPayout(userId, 'withdraw');
-      await send(started!.id);
-      return readPayout(started!.id);
+      let unanswered: unknown = null;
+      for (const { id } of started) {
+        await send(id).catch((error: unknown) => {
+          unanswered ??= error;
+        });
+      }
+      // Every currency was asked; Stripe's silence on any of them is the answer (the payout stays sending).
+      if (unanswered) throw unanswered;
+      const payouts = await Promise.all(started.map(({ id }) => readPayout(id)));
+      return { ...payouts[0]!, payouts };
     },
 
     /**
@@ -474,8 +531,8 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
          LIMIT 500`,
       );
       for (const { user_id } of due.rows) {
-        const payout = await startPayout(user_id, 'schedule').catch(() => null);
-        if (payout?.fresh) {
+        const payouts = await startPayout(user_id, 'schedule').catch(() => []);
+        for (const payout of payouts.filter((p) => p.fresh)) {
           started++;
           await send(payout.id).catch(() => undefined);
         }

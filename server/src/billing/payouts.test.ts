@@ -64,7 +64,11 @@ const overview = async (token: string) => {
 };
 const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
 const earnings = async (userId: string) =>
-  Number((await sql<{ b: string }>("SELECT balance_cents AS b FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1", [userId]))[0]?.b ?? 0);
+  Number(
+    (
+      await sql<{ b: string }>("SELECT balance_cents AS b FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'", [userId])
+    )[0]?.b ?? 0,
+  );
 const ledgerBalanced = async () => expect(Number((await sql<{ t: string }>('SELECT coalesce(sum(amount_cents), 0) AS t FROM ledger_entries'))[0]!.t)).toBe(0);
 const transfersTo = (account: string) => [...stripe.objects.values()].filter((o) => o.object === 'transfer' && o.destination === account);
 
@@ -93,7 +97,7 @@ async function callMany(slug: string, token: string, calls: number) {
 /** Time passes for what the creator has earned so far: it was earned `days` ago. */
 const ageEarnings = (userId: string, days: number) =>
   sql(
-    `UPDATE ledger_entries SET created_at = created_at - make_interval(days => $2) WHERE account_id = (SELECT id FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1)`,
+    `UPDATE ledger_entries SET created_at = created_at - make_interval(days => $2) WHERE account_id = (SELECT id FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd')`,
     [userId, days],
   );
 
@@ -235,7 +239,7 @@ describe('payouts', () => {
     const { account } = await connectAndOnboard(creator.token);
 
     const before = (await overview(creator.token)).balances[0];
-    expect(before).toEqual({ currency: 'usd', available_cents: earned, pending_cents: held, in_transit_cents: 0, paid_out_cents: 0 });
+    expect(before).toEqual({ currency: 'usd', available_cents: earned, pending_cents: held, in_transit_cents: 0, paid_out_cents: 0, minimum_cents: 1000 });
 
     const withdrawn = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
     expect(withdrawn.statusCode, withdrawn.body).toBe(200);
@@ -250,10 +254,10 @@ describe('payouts', () => {
     expect(transfers).toHaveLength(1);
     expect(transfers[0]).toMatchObject({ amount: earned, currency: 'usd', transfer_group: `payout_${withdrawn.json().id}` });
     const payoutRequest = stripe.requests.find((r) => r.path === '/v1/transfers' && r.method === 'POST' && r.body.destination === account)!;
-    expect(payoutRequest.idempotencyKey).toBe(`payout:${withdrawn.json().id}`);
+    expect(payoutRequest.idempotencyKey).toBe(`payout:${withdrawn.json().id}:usd`);
 
     const after = (await overview(creator.token)).balances[0];
-    expect(after).toEqual({ currency: 'usd', available_cents: 0, pending_cents: held, in_transit_cents: 0, paid_out_cents: earned });
+    expect(after).toEqual({ currency: 'usd', available_cents: 0, pending_cents: held, in_transit_cents: 0, paid_out_cents: earned, minimum_cents: 1000 });
     expect(await earnings(creator.id)).toBe(held);
     const movements = await sql<{ kind: string; description: string }>(
       'SELECT kind, description FROM ledger_transactions WHERE reference IN ($1, $2) ORDER BY kind',

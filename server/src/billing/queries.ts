@@ -4,9 +4,10 @@
 import type { Queryable } from '../db/client.ts';
 import type { UserAccountKind } from './ledger.ts';
 
+/** The user's US-dollar credits and earnings (earnings in other currencies are the payouts overview's). */
 export async function selectUserBalances(db: Queryable, userId: string) {
   const { rows } = await db.query<{ kind: UserAccountKind; balance_cents: number }>(
-    "SELECT kind, balance_cents FROM ledger_accounts WHERE kind IN ('user_credits', 'creator_earnings') AND user_id = $1",
+    "SELECT kind, balance_cents FROM ledger_accounts WHERE kind IN ('user_credits', 'creator_earnings') AND user_id = $1 AND currency = 'usd'",
     [userId],
   );
   return rows;
@@ -18,6 +19,8 @@ export interface LedgerEntryRow {
   kind: string;
   description: string;
   account_kind: UserAccountKind;
+  /** The account's currency: amount_cents is in its minor unit. */
+  currency: string;
   amount_cents: number;
   created_at: Date;
 }
@@ -34,14 +37,14 @@ export async function isOwnLedgerEntry(db: Queryable, entryId: number, userId: s
 
 /**
  * Keyset pagination over (created_at, id), newest first, `limit` entries older than the cursor
- * entry (when given). Each of the user's (at most two) accounts is read through its (account_id,
- * created_at DESC, id DESC) index and the two runs are merged, so a page costs the same however
+ * entry (when given). Each of the user's accounts (credits, and earnings per currency) is read through its (account_id,
+ * created_at DESC, id DESC) index and the runs are merged, so a page costs the same however
  * long the history is.
  */
 export async function selectLedgerEntries(db: Queryable, userId: string, limit: number, cursorId: number | null): Promise<LedgerEntryRow[]> {
   const afterCursor = cursorId === null ? '' : 'AND (e.created_at, e.id) < (SELECT c.created_at, c.id FROM ledger_entries c WHERE c.id = $3)';
   const { rows } = await db.query<LedgerEntryRow>(
-    `SELECT e.id, e.transaction_id, t.kind, t.description, a.kind AS account_kind, e.amount_cents, e.created_at
+    `SELECT e.id, e.transaction_id, t.kind, t.description, a.kind AS account_kind, a.currency, e.amount_cents, e.created_at
      FROM ledger_accounts a
      CROSS JOIN LATERAL (
        SELECT e.id, e.transaction_id, e.amount_cents, e.created_at FROM ledger_entries e

@@ -52,6 +52,7 @@ export async function listLedgerEntries(db: Queryable, userId: string, query: Le
       description: row.description,
       account: ACCOUNT_NAMES[row.account_kind],
       amount_cents: row.amount_cents,
+      currency: row.currency,
       created_at: row.created_at.toISOString(),
     })),
     has_more: page.has_more,

@@ -154,11 +154,11 @@ system_totals AS (
 ),
 fees AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.fees
-  FROM system_totals t WHERE t.fees > 0 AND a.kind = 'platform_fees' AND a.user_id IS NULL RETURNING a.id
+  FROM system_totals t WHERE t.fees > 0 AND a.kind = 'platform_fees' AND a.user_id IS NULL AND a.currency = 'usd' RETURNING a.id
 ),
 model_costs AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.model_costs
-  FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL RETURNING a.id
+  FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL AND a.currency = 'usd' RETURNING a.id
 ),
 moving AS (
   SELECT * FROM shares WHERE paid <> 0 OR posted <> 0 OR drawn <> 0 OR earned <> 0

@@ -43,7 +43,7 @@ credits AS (
 ),
 model_costs AS (
   UPDATE ledger_accounts SET balance_cents = balance_cents + (SELECT posted FROM metered)
-  WHERE kind = 'model_costs' AND user_id IS NULL AND (SELECT posted FROM metered) > 0 RETURNING id
+  WHERE kind = 'model_costs' AND user_id IS NULL AND currency = 'usd' AND (SELECT posted FROM metered) > 0 RETURNING id
 ),
 moved AS (
   INSERT INTO ledger_transactions (id, kind, reference, description)

@@ -115,6 +115,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     return {
       chargeId: String(charge.id),
       amountRefunded: Number(charge.amount_refunded ?? 0),
+      currency: String(charge.currency ?? invoice.currency ?? 'usd'),
       invoiceId,
       stripeSubscriptionId,
       periodEnd: period?.end ?? null,
@@ -160,7 +161,9 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
         case 'invoice.paid': {
           const stripeSub = subscriptionIdOfInvoice(object);
           if (!stripeSub) break;
-          const { rows } = await tx.query<{ id: string }>('SELECT id FROM subscriptions WHERE stripe_subscription_id = $1', [stripeSub]);
+          const { rows } = await tx.query<{ id: string; currency: string }>('SELECT id, currency FROM subscriptions WHERE stripe_subscription_id = $1', [
+            stripeSub,
+          ]);
           if (!rows[0]) break;
           const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
           // Paid after it was canceled (the subscriber canceled during the first payment): the
@@ -179,6 +182,8 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           await applySubscriptionPayment(tx, {
             invoiceId: String(object.id),
             amountCents: Number(object.amount_paid ?? 0),
+            // The invoice's own currency (the plan's): its amount is in that currency's minor unit.
+            currency: String(object.currency ?? rows[0].currency),
             subscriptionId: rows[0].id,
             feeBps: config.platformFeeBps,
             paidAt: new Date(event.created * 1000),

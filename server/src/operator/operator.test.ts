@@ -98,6 +98,20 @@ beforeAll(async () => {
        VALUES ($1, NULL, 'gpt-4-turbo', 'openai', 'success', $2, $3)`,
       [user, micros, new Date(todayStart() - ago * DAY_MS + 3_600_000)],
     );
+  // Subscriptions paid in other currencies (decision 0035): in their own minor units, kept apart.
+  for (const [app, ago, currency, amount] of [
+    [costly.id, 0, 'vnd', 100_000],
+    [cheap.id, 2, 'vnd', 50_000],
+    [cheap.id, 0, 'jpy', 1500],
+    [costly.id, 40, 'jpy', 9],
+  ] as const) {
+    await db.query('INSERT INTO app_daily_currency_revenue (app_id, day, currency, revenue_minor) VALUES ($1, $2, $3, $4)', [
+      app,
+      isoDay(ago),
+      currency,
+      amount,
+    ]);
+  }
   await run(otherId, 60_000_000, 0);
   await run(otherId, 1, 40);
   await run(creatorId, 7, 0);
@@ -168,6 +182,11 @@ describe('the figures', () => {
       model_cost_micros: 48_262_346,
       creators_net_micros: (1060 - 106) * 10_000 - 48_262_346,
     });
+    // Other currencies: per currency over the period, never converted or added to the dollar figures.
+    expect(body.other_currency_revenue).toEqual([
+      { currency: 'jpy', amount_minor: 1500 },
+      { currency: 'vnd', amount_minor: 150_000 },
+    ]);
     expect(body.daily).toHaveLength(30);
     expect(body.daily[0].date).toBe(isoDay(29));
     expect(body.daily[29]).toEqual({

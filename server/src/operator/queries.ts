@@ -23,6 +23,16 @@ export async function selectPlatformModelDays(db: Queryable, start: string, end:
   return rows;
 }
 
+/** Subscription revenue in other currencies than the US dollar over the period, per currency (never converted, never added up). */
+export async function selectCurrencyRevenue(db: Queryable, start: string, end: string): Promise<{ currency: string; amount_minor: number }[]> {
+  const { rows } = await db.query<{ currency: string; amount_minor: string }>(
+    `SELECT currency, sum(revenue_minor)::bigint AS amount_minor FROM app_daily_currency_revenue
+     WHERE day BETWEEN $1::date AND $2::date GROUP BY currency ORDER BY currency`,
+    [start, end],
+  );
+  return rows.map((row) => ({ currency: row.currency, amount_minor: Number(row.amount_minor) }));
+}
+
 export interface TopAppRow {
   app_id: string;
   name: string;

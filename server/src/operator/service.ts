@@ -7,7 +7,7 @@ import type { OperatorAccess, OperatorOverview, OperatorTopCosts } from '@tollbo
 import type { AuthContext } from '../auth/plugin.ts';
 import type { Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { type ModelDayRow, selectPlatformModelDays, selectTopAccounts, selectTopApps } from './queries.ts';
+import { type ModelDayRow, selectCurrencyRevenue, selectPlatformModelDays, selectTopAccounts, selectTopApps } from './queries.ts';
 
 export interface OperatorDependencies {
   db: Queryable;
@@ -66,7 +66,10 @@ export function createOperatorService({ db, adminEmails, now = () => new Date() 
 
     async readOverview(days: number): Promise<OperatorOverview> {
       const period = periodDays(days, now());
-      const rows = await selectPlatformModelDays(db, period[0]!, period.at(-1)!);
+      const [rows, otherCurrencies] = await Promise.all([
+        selectPlatformModelDays(db, period[0]!, period.at(-1)!),
+        selectCurrencyRevenue(db, period[0]!, period.at(-1)!),
+      ]);
       const totals = zero();
       const perDay = new Map(period.map((day) => [day, zero()]));
       const perProvider = new Map<string, Figures>();
@@ -89,6 +92,7 @@ export function createOperatorService({ db, adminEmails, now = () => new Date() 
         daily: period.map((date) => ({ date, ...perDay.get(date)! })),
         by_provider: [...perProvider].map(([provider, figures]) => ({ provider, ...figures })).sort(byCostThenPaid),
         by_model: [...perModel.values()].sort(byCostThenPaid),
+        other_currency_revenue: otherCurrencies,
       };
     },
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCents, formatDate, formatDollars, formatUpcomingPrice } from './format';
+import { formatCents, formatDate, formatDollars, formatMinor, formatUpcomingPrice } from './format';
 
 describe('formatCents', () => {
   it('shows cents as dollars with two decimals', () => {
@@ -64,5 +64,26 @@ describe('formatUpcomingPrice', () => {
       `$5.00 from ${new Date('2026-12-01T12:00:00.000Z').toLocaleDateString()}`,
     );
     expect(formatUpcomingPrice({ upcoming_price_cents: null, upcoming_price_at: null })).toBeNull();
+  });
+});
+
+describe('formatMinor', () => {
+  it("writes an amount in its currency's own minor unit: zero-decimal currencies are whole amounts, never divided by 100", () => {
+    expect(formatMinor(100_000, 'vnd')).toBe('₫100,000');
+    expect(formatMinor(1500, 'jpy')).toBe('¥1,500');
+    expect(formatMinor(1500, 'JPY')).toBe('¥1,500');
+    expect(formatMinor(950, 'eur')).toBe('€9.50');
+    expect(formatMinor(-90_000, 'vnd')).toBe('-₫90,000');
+  });
+
+  it('US dollars are the same text as formatCents; nothing else ever gets a dollar sign', () => {
+    expect(formatMinor(2500, 'usd')).toBe('$25.00');
+    expect(formatMinor(2500, 'usd')).toBe(formatCents(2500));
+    for (const currency of ['vnd', 'jpy', 'krw', 'eur', 'gbp']) expect(formatMinor(100_000, currency)).not.toContain('$');
+  });
+
+  it('an unknown code is written with the code, not as dollars', () => {
+    expect(formatMinor(1234, 'zzz')).toMatch(/ZZZ/);
+    expect(formatMinor(1234, 'zzz')).not.toContain('$');
   });
 });

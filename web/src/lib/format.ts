@@ -1,4 +1,5 @@
 // Number and date formats shared by every screen (spec section 9).
+import { currencyDecimals } from '@tollbooth/contract';
 import { groupThousands } from './format-count';
 
 // Built on first use: a page's first Intl.NumberFormat loads the browser's number-format data,
@@ -47,4 +48,27 @@ export function formatDateTime(value: string | null | undefined, fallback = 'N/A
 export function formatUpcomingPrice(app: { upcoming_price_cents: number | null; upcoming_price_at: string | null }): string | null {
   if (app.upcoming_price_cents === null || !app.upcoming_price_at) return null;
   return `${formatCents(app.upcoming_price_cents)} from ${formatDate(app.upcoming_price_at)}`;
+}
+
+/**
+ * An amount in integer minor units of its currency, in that currency's own unit and symbol:
+ * (2500, 'usd') → "$25.00", (100000, 'vnd') → "₫100,000", (1500, 'jpy') → "¥1,500", (950, 'eur')
+ * → "€9.50". Zero-decimal currencies have no minor unit below the whole amount, so they are never
+ * divided by 100; amounts in different currencies are never added (decision 0035).
+ */
+export function formatMinor(minor: number, currency: string): string {
+  const code = currency.toLowerCase();
+  if (code === 'usd') return formatCents(minor);
+  const decimals = currencyDecimals(code) ?? 2;
+  const major = decimals === 0 ? minor : minor / 100;
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: code.toUpperCase(),
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+    }).format(major);
+  } catch {
+    return `${major.toFixed(decimals)} ${code.toUpperCase()}`;
+  }
 }

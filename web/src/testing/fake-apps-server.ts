@@ -37,6 +37,7 @@ export function makeUsage(overrides: Partial<UsageAnalytics> = {}): UsageAnalyti
   return {
     total_invocations: 0,
     total_users: 0,
+    other_currency_revenue: [],
     total_revenue: cents / 100,
     total_revenue_cents: cents,
     total_platform_fee_cents: 0,

@@ -11,8 +11,9 @@ const fake = await startStripeFake({
   webhookSecret: process.env.STRIPE_FAKE_WEBHOOK_SECRET ?? 'whsec_fake',
   webhookUrl: process.env.STRIPE_FAKE_WEBHOOK_URL ?? null,
 });
-// The platform's available balance that transfers to connected accounts draw on (usd cents).
-fake.setBalance('usd', Number(process.env.STRIPE_FAKE_PLATFORM_BALANCE ?? 100_000_000));
+// The platform's available balance that transfers to connected accounts draw on, per currency
+// (minor units; the same number for each: usd cents, whole yen, whole dong, euro cents).
+for (const currency of ['usd', 'eur', 'jpy', 'vnd']) fake.setBalance(currency, Number(process.env.STRIPE_FAKE_PLATFORM_BALANCE ?? 100_000_000));
 console.log(JSON.stringify({ url: fake.url, secretKey: fake.secretKey, publishableKey: fake.publishableKey, webhookSecret: fake.webhookSecret }));
 const stop = () => void fake.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);

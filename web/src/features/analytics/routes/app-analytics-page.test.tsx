@@ -91,6 +91,19 @@ describe('AppAnalyticsPage', () => {
     ]);
   });
 
+  it('shows subscription revenue in other currencies apart, each in its own unit, never added to the dollars', async () => {
+    fakeAnalyticsServer({
+      app,
+      usage: (days: number) =>
+        makeUsage(days, { total_revenue: 45.6, total_revenue_cents: 4560, other_currency_revenue: [{ currency: 'vnd', amount_minor: 100_000 }] }),
+      performance,
+      invocations,
+    });
+    renderPage();
+    expect((await screen.findByTestId('other-currency-revenue', {}, { timeout: 10_000 })).textContent).toContain('₫100,000');
+    expect(within(card('Revenue')).getByText('$45.60')).toBeTruthy();
+  });
+
   it('draws the four charts', async () => {
     fakeAnalyticsServer({ app, usage, performance, invocations });
     renderPage();

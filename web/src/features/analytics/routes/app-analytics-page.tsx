@@ -3,6 +3,7 @@ import { type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { textLink } from '@/components/ui/styles';
 import { useApp } from '@/lib/api/apps/get-app';
+import { formatMinor } from '@/lib/format';
 import { useAppInvocations } from '../api/get-app-invocations';
 import { useAppPerformance } from '../api/get-app-performance';
 import { useAppUsageAnalytics } from '../api/get-app-usage-analytics';
@@ -59,6 +60,12 @@ function AppAnalytics({ usage, performance, invocations }: AppAnalyticsProps) {
           { label: 'Margin', value: formatModelCost(usage.total_net) },
         ]}
       />
+      {(usage.other_currency_revenue ?? []).length > 0 ? (
+        <p className="text-sm text-gray-600" data-testid="other-currency-revenue">
+          Subscriptions paid in other currencies, kept apart (not converted, not in the figures above):{' '}
+          {usage.other_currency_revenue.map((r) => formatMinor(r.amount_minor, r.currency)).join(' · ')}
+        </p>
+      ) : null}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         {APP_CHARTS.map((definition) => (
           <TimeSeriesChart key={definition.title} definition={definition} data={series} />

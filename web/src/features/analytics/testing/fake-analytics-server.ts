@@ -38,6 +38,7 @@ export function makeUsage(days = 30, overrides: Partial<UsageAnalytics> = {}): U
   return {
     total_invocations: 0,
     total_users: 0,
+    other_currency_revenue: [],
     total_revenue: 0,
     total_revenue_cents: 0,
     total_platform_fee_cents: 0,

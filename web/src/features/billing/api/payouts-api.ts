@@ -1,6 +1,6 @@
 // Creators get paid (issue 23): the connected Stripe account, earnings by state and payouts.
 import { useQuery } from '@tanstack/react-query';
-import type { ConnectLink, Payout, PayoutSchedule, PayoutsOverview } from '@tollbooth/contract';
+import type { ConnectLink, PayoutSchedule, PayoutsOverview, WithdrawResult } from '@tollbooth/contract';
 import { api } from '@/lib/api-client';
 
 const auth = { auth: 'required' as const };
@@ -11,4 +11,4 @@ export const startOnboarding = () => api.post<ConnectLink>('/billing/payouts/con
 export const refreshAccount = () => api.post<PayoutsOverview>('/billing/payouts/refresh/', undefined, auth);
 export const disconnectAccount = () => api.delete<PayoutsOverview>('/billing/payouts/connect/', auth);
 export const setPayoutSchedule = (schedule: PayoutSchedule) => api.patch<PayoutsOverview>('/billing/payouts/settings/', { schedule }, auth);
-export const withdrawNow = () => api.post<Payout>('/billing/payouts/withdraw/', undefined, auth);
+export const withdrawNow = () => api.post<WithdrawResult>('/billing/payouts/withdraw/', undefined, auth);

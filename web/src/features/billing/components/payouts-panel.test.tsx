@@ -11,7 +11,7 @@ import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-
 import { PayoutsPanel } from './payouts-panel';
 
 const balances = (available: number, pending = 0, inTransit = 0, paidOut = 0) => [
-  { currency: 'usd', available_cents: available, pending_cents: pending, in_transit_cents: inTransit, paid_out_cents: paidOut },
+  { currency: 'usd', available_cents: available, pending_cents: pending, in_transit_cents: inTransit, paid_out_cents: paidOut, minimum_cents: 1000 },
 ];
 const account = (over: Partial<NonNullable<PayoutsOverview['account']>> = {}) => ({
   stripe_account_id: 'acct_123',

@@ -1,13 +1,15 @@
 // "Get paid" on the Money page (issue 23): connect a Stripe account (Stripe-hosted onboarding), what
 // Stripe still asks for, earnings pending / available / in transit / paid out, Withdraw now, the
-// payout schedule and the recent payouts with why one failed or came back.
+// payout schedule and the recent payouts with why one failed or came back. Earnings are kept and
+// paid per currency (decision 0035): each currency has its own figures, in its own unit (₫90,000,
+// ¥1,800, $25.00), and is never added to another.
 import { useQueryClient } from '@tanstack/react-query';
-import type { Payout, PayoutSchedule, PayoutsOverview } from '@tollbooth/contract';
+import type { EarningsBalance, Payout, PayoutSchedule, PayoutsOverview } from '@tollbooth/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
-import { formatCents, formatDateTime } from '@/lib/format';
+import { formatDateTime, formatMinor } from '@/lib/format';
 import { billingKeys } from '../api/billing-api';
 import { disconnectAccount, payoutsKey, refreshAccount, setPayoutSchedule, startOnboarding, usePayouts, withdrawNow } from '../api/payouts-api';
 import { Badge } from './bits';
@@ -20,12 +22,12 @@ const readable = (requirement: string) => requirement.replace(/[._]/g, ' ');
 const payoutTone = (status: Payout['status']) => (status === 'paid' ? 'green' : status === 'sending' ? 'yellow' : 'red');
 const payoutLabel: Record<Payout['status'], string> = { sending: 'In transit', paid: 'Paid', failed: 'Failed', reversed: 'Reversed' };
 
-function Figure({ label, cents, hint, testId }: { label: string; cents: number; hint: string; testId: string }) {
+function Figure({ label, cents, currency, hint, testId }: { label: string; cents: number; currency: string; hint: string; testId: string }) {
   return (
     <div className="rounded-md bg-gray-50 p-4">
       <p className="text-sm text-gray-500">{label}</p>
       <p className="mt-1 text-2xl font-semibold text-gray-900" data-testid={testId}>
-        {formatCents(cents)}
+        {formatMinor(cents, currency)}
       </p>
       <p className="mt-1 text-xs text-gray-500">{hint}</p>
     </div>
@@ -84,11 +86,24 @@ export function PayoutsPanel() {
   if (payouts.isPending) return null;
   if (payouts.isError) return <p className="text-sm text-red-700">{getErrorMessage(payouts.error)}</p>;
   const data = payouts.data;
-  const balance = data.balances[0] ?? { currency: 'usd', pending_cents: 0, available_cents: 0, in_transit_cents: 0, paid_out_cents: 0 };
+  const usd: EarningsBalance = data.balances.find((b) => b.currency === 'usd') ?? {
+    currency: 'usd',
+    pending_cents: 0,
+    available_cents: 0,
+    in_transit_cents: 0,
+    paid_out_cents: 0,
+    minimum_cents: data.minimum_cents,
+  };
+  // US dollars first, then each other currency the creator has earned in, each on its own.
+  const balances = [usd, ...data.balances.filter((b) => b.currency !== 'usd')];
   const account = data.account;
   const ready = account?.transfers_active ?? false;
   const sending = data.payouts.find((p) => p.status === 'sending');
-  const belowMinimum = balance.available_cents < data.minimum_cents;
+  const withdrawable = balances.filter((b) => b.available_cents > 0 && b.available_cents >= b.minimum_cents);
+  const belowMinimum = withdrawable.length === 0;
+  const minimums = balances.map((b) => formatMinor(b.minimum_cents, b.currency)).join(', ');
+  const withdrawLabel =
+    withdrawable.length > 0 ? withdrawable.map((b) => formatMinor(b.available_cents, b.currency)).join(' + ') : formatMinor(usd.available_cents, 'usd');
 
   return (
     <section className={card} aria-labelledby="payouts-title">
@@ -99,7 +114,7 @@ export function PayoutsPanel() {
           </h2>
           <p className="mt-1 text-sm text-gray-600">
             Earnings become available {data.hold_days} days after they are earned (refunds and disputes are settled meanwhile) and go to your Stripe account
-            from {formatCents(data.minimum_cents)}.
+            from {minimums}, in the currency they were earned in.
           </p>
         </div>
         {account ? (
@@ -110,12 +125,32 @@ export function PayoutsPanel() {
         ) : null}
       </div>
 
-      <div className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Figure label="Pending" cents={balance.pending_cents} hint={`Earned in the last ${data.hold_days} days`} testId="earnings-pending" />
-        <Figure label="Available" cents={balance.available_cents} hint="Ready to withdraw" testId="earnings-available" />
-        <Figure label="In transit" cents={balance.in_transit_cents} hint="On its way to Stripe" testId="earnings-in-transit" />
-        <Figure label="Paid out" cents={balance.paid_out_cents} hint="Sent to your Stripe account" testId="earnings-paid-out" />
-      </div>
+      {balances.map((balance) => {
+        // The US-dollar figures keep their first test ids; other currencies' carry the currency.
+        const suffix = balance.currency === 'usd' ? '' : `-${balance.currency}`;
+        const c = balance.currency;
+        return (
+          <div key={c} className="mt-4" data-testid={`earnings-${c}`}>
+            {balances.length > 1 ? (
+              <h3 className="mb-2 text-sm font-medium text-gray-700">
+                {c.toUpperCase()} earnings{c === 'usd' ? '' : ' (kept and paid in this currency)'}
+              </h3>
+            ) : null}
+            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+              <Figure
+                label="Pending"
+                cents={balance.pending_cents}
+                currency={c}
+                hint={`Earned in the last ${data.hold_days} days`}
+                testId={`earnings-pending${suffix}`}
+              />
+              <Figure label="Available" cents={balance.available_cents} currency={c} hint="Ready to withdraw" testId={`earnings-available${suffix}`} />
+              <Figure label="In transit" cents={balance.in_transit_cents} currency={c} hint="On its way to Stripe" testId={`earnings-in-transit${suffix}`} />
+              <Figure label="Paid out" cents={balance.paid_out_cents} currency={c} hint="Sent to your Stripe account" testId={`earnings-paid-out${suffix}`} />
+            </div>
+          </div>
+        );
+      })}
 
       {!data.stripe_configured ? (
         <p role="note" className="mt-4 rounded-md bg-yellow-50 p-4 text-sm text-yellow-800 ring-1 ring-yellow-200">
@@ -158,13 +193,25 @@ export function PayoutsPanel() {
               disabled={!ready || belowMinimum || busy !== null || Boolean(sending)}
               onClick={() =>
                 run('withdraw', async () => {
-                  const payout = await withdrawNow();
-                  if (payout.status === 'paid') setNotice(`${formatCents(payout.amount_cents)} is on its way to your Stripe account.`);
-                  else if (payout.status === 'failed') setError(`Stripe refused the payout: ${payout.failure_reason ?? 'no reason given'}`);
+                  const result = await withdrawNow();
+                  const payouts = result.payouts ?? [result];
+                  const paid = payouts.filter((p) => p.status === 'paid');
+                  const failed = payouts.filter((p) => p.status === 'failed');
+                  if (paid.length > 0)
+                    setNotice(`${paid.map((p) => formatMinor(p.amount_cents, p.currency)).join(' and ')} is on its way to your Stripe account.`);
+                  if (failed.length > 0)
+                    setError(
+                      failed
+                        .map(
+                          (p) =>
+                            `Stripe refused the payout${payouts.length > 1 ? ` of ${formatMinor(p.amount_cents, p.currency)}` : ''}: ${p.failure_reason ?? 'no reason given'}`,
+                        )
+                        .join(' '),
+                    );
                 })
               }
             >
-              {busy === 'withdraw' ? 'Sending…' : `Withdraw ${formatCents(balance.available_cents)} now`}
+              {busy === 'withdraw' ? 'Sending…' : `Withdraw ${withdrawLabel} now`}
             </button>
             <label className="text-sm text-gray-700">
               Automatic payouts
@@ -193,13 +240,19 @@ export function PayoutsPanel() {
           </div>
           {ready && belowMinimum && !sending ? (
             <p className="text-sm text-gray-500">
-              Withdrawals start at {formatCents(data.minimum_cents)} available
-              {balance.pending_cents > 0 ? `; ${formatCents(balance.pending_cents)} is still held` : ''}.
+              Withdrawals start at {minimums} available
+              {balances.some((b) => b.pending_cents > 0)
+                ? `; ${balances
+                    .filter((b) => b.pending_cents > 0)
+                    .map((b) => formatMinor(b.pending_cents, b.currency))
+                    .join(' and ')} is still held`
+                : ''}
+              .
             </p>
           ) : null}
           {sending ? (
             <p role="status" className="text-sm text-yellow-800">
-              {formatCents(sending.amount_cents)} is on its way{sending.failure_reason ? `: ${sending.failure_reason}` : '.'}
+              {formatMinor(sending.amount_cents, sending.currency)} is on its way{sending.failure_reason ? `: ${sending.failure_reason}` : '.'}
             </p>
           ) : null}
         </div>
@@ -233,9 +286,9 @@ export function PayoutsPanel() {
                 <td className="font-mono text-xs">{p.stripe_transfer_id ?? '—'}</td>
                 <td className="text-gray-600">{p.failure_reason ?? ''}</td>
                 <td className="text-right font-mono">
-                  {formatCents(p.amount_cents)}
+                  {formatMinor(p.amount_cents, p.currency)}
                   {p.amount_reversed_cents > 0 && p.status !== 'reversed' ? (
-                    <span className="block text-xs text-red-700">−{formatCents(p.amount_reversed_cents)} reversed</span>
+                    <span className="block text-xs text-red-700">−{formatMinor(p.amount_reversed_cents, p.currency)} reversed</span>
                   ) : null}
                 </td>
               </tr>

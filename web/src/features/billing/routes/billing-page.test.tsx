@@ -225,13 +225,14 @@ describe('the statement CSV', () => {
         kind: 'call_charge',
         description: 'Call to "a, b"',
         account: 'credits',
+        currency: 'usd',
         amount_cents: -125,
         created_at: '2030-01-01T00:00:00.000Z',
       },
     ]);
     expect(csv.split('\n')).toEqual([
-      'date,account,kind,description,amount_dollars,amount_cents,transaction_id',
-      '2030-01-01T00:00:00.000Z,credits,call_charge,"Call to ""a, b""",-1.25,-125,t',
+      'date,account,kind,description,amount_dollars,amount_cents,transaction_id,currency',
+      '2030-01-01T00:00:00.000Z,credits,call_charge,"Call to ""a, b""",-1.25,-125,t,usd',
     ]);
   });
 });

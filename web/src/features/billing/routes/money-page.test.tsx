@@ -6,8 +6,9 @@ import { setAccessTokenGetter } from '@/lib/api-client';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { ledgerCsv, MoneyPage } from './money-page';
 
-const entry = (id: number, account: 'credits' | 'earnings', kind: string, description: string, amount: number, date: string) => ({
+const entry = (id: number, account: 'credits' | 'earnings', kind: string, description: string, amount: number, date: string, currency = 'usd') => ({
   id,
+  currency,
   transaction_id: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
   kind,
   description,
@@ -100,9 +101,9 @@ describe('Money', () => {
     const csv = await saved[0]!.text;
     expect(csv).toBe(ledgerCsv([newer[1]!, older[0]!]));
     expect(csv.split('\n')).toEqual([
-      'date,account,kind,description,amount_dollars,amount_cents,transaction_id',
-      `2026-11-10T10:00:00Z,credits,credit_top_up,Credits top-up (card),15.00,1500,${newer[1]!.transaction_id}`,
-      `2026-10-05T10:00:00Z,credits,call_charge,"Call to ""other"", paid",-1.00,-100,${older[0]!.transaction_id}`,
+      'date,account,kind,description,amount_dollars,amount_cents,transaction_id,currency',
+      `2026-11-10T10:00:00Z,credits,credit_top_up,Credits top-up (card),15.00,1500,${newer[1]!.transaction_id},usd`,
+      `2026-10-05T10:00:00Z,credits,call_charge,"Call to ""other"", paid",-1.00,-100,${older[0]!.transaction_id},usd`,
     ]);
 
     // Nothing shown: nothing to export.
@@ -116,5 +117,43 @@ describe('Money', () => {
     await screen.findByTestId('credits-balance');
     expect(screen.getByRole('heading', { name: 'Add credits' })).toBeTruthy();
     expect(within(screen.getByRole('region', { name: 'Add credits' })).getByText(/not configured/i)).toBeTruthy();
+  });
+});
+
+describe('earnings in other currencies', () => {
+  const vndEntry = entry(7, 'earnings', 'subscription_payment', 'Subscription to pho (Pro VND)', 90_000, '2026-11-21', 'vnd');
+  const overview = {
+    stripe_configured: true,
+    account: null,
+    balances: [
+      { currency: 'usd', pending_cents: 0, available_cents: 2500, in_transit_cents: 0, paid_out_cents: 0, minimum_cents: 1000 },
+      { currency: 'vnd', pending_cents: 90_000, available_cents: 0, in_transit_cents: 0, paid_out_cents: 0, minimum_cents: 250_000 },
+    ],
+    hold_days: 7,
+    minimum_cents: 1000,
+    payouts: [],
+  };
+  beforeEach(() => {
+    fetchMock.mockImplementation(async (url: string) => {
+      if (url === '/api/billing/balance/') return jsonResponse({ credits_cents: 1900, earnings_cents: 2500 });
+      if (url.startsWith('/api/billing/ledger/')) return jsonResponse({ results: [vndEntry, ...newer], next_cursor: null });
+      if (url === '/api/billing/payouts/') return jsonResponse(overview);
+      return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
+    });
+  });
+
+  it('shows dong as dong, apart from dollars: balances, payout figures and statement rows; the CSV never writes them as dollars', async () => {
+    renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    expect((await screen.findByTestId('earnings-balance-vnd')).textContent).toContain('₫90,000');
+    expect(screen.getByTestId('earnings-balance').textContent).toBe('$25.00');
+    expect(screen.getByTestId('earnings-pending-vnd').textContent).toBe('₫90,000');
+    expect(screen.getByTestId('earnings-available').textContent).toBe('$25.00');
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(rows()[0]).toContain('+₫90,000');
+    expect(rows()[0]).not.toContain('$');
+    expect(document.body.textContent).not.toMatch(/\$900\.00|\$90,000/);
+    expect(ledgerCsv([vndEntry]).split('\n')[1]).toBe(
+      `2026-11-21T10:00:00Z,earnings,subscription_payment,Subscription to pho (Pro VND),,90000,${vndEntry.transaction_id},vnd`,
+    );
   });
 });

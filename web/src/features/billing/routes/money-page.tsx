@@ -10,9 +10,10 @@ import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
-import { formatCents, formatDateTime } from '@/lib/format';
+import { formatCents, formatDateTime, formatMinor } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
 import { billingKeys, confirmTopUp, createTopUp, fetchLedgerPage, useBalance } from '../api/billing-api';
+import { usePayouts } from '../api/payouts-api';
 import { StripeNotConfigured } from '../components/bits';
 import { PayoutsPanel } from '../components/payouts-panel';
 import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
@@ -47,11 +48,17 @@ function useFullLedger() {
 
 const csvCell = (value: string | number) => (/[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
 
+/**
+ * The statement as CSV. amount_cents is in minor units of the entry's currency (last column);
+ * amount_dollars is filled for US-dollar entries only: a dong or yen amount is never written as dollars.
+ */
 export function ledgerCsv(entries: LedgerEntry[]): string {
-  const rows = entries.map((e) =>
-    [e.created_at, e.account, e.kind, e.description, (e.amount_cents / 100).toFixed(2), e.amount_cents, e.transaction_id].map(csvCell).join(','),
-  );
-  return ['date,account,kind,description,amount_dollars,amount_cents,transaction_id', ...rows].join('\n');
+  const rows = entries.map((e) => {
+    const currency = e.currency ?? 'usd';
+    const dollars = currency === 'usd' ? (e.amount_cents / 100).toFixed(2) : '';
+    return [e.created_at, e.account, e.kind, e.description, dollars, e.amount_cents, e.transaction_id, currency].map(csvCell).join(',');
+  });
+  return ['date,account,kind,description,amount_dollars,amount_cents,transaction_id,currency', ...rows].join('\n');
 }
 
 function TopUpForm({ amountCents, onDone, onError }: { amountCents: number; onDone: () => void; onError: (message: string) => void }) {
@@ -151,6 +158,9 @@ function TopUp({ onDone }: { onDone: () => void }) {
 export function MoneyPage() {
   const balance = useBalance();
   const ledger = useFullLedger();
+  // Earnings in other currencies than the dollar, each in its own unit (the payouts overview keeps them per currency).
+  const payouts = usePayouts();
+  const otherEarnings = (payouts.data?.balances ?? []).filter((b) => b.currency !== 'usd' && b.pending_cents + b.available_cents !== 0);
   const queryClient = useQueryClient();
   const [account, setAccount] = useState<'all' | 'credits' | 'earnings'>('all');
   const [kind, setKind] = useState('all');
@@ -200,6 +210,16 @@ export function MoneyPage() {
           <p className="mt-1 text-3xl font-bold text-gray-900" data-testid="earnings-balance">
             {formatCents(balance.data?.earnings_cents ?? 0)}
           </p>
+          {otherEarnings.length > 0 ? (
+            <ul className="mt-2 space-y-1 text-lg font-semibold text-gray-900">
+              {otherEarnings.map((b) => (
+                <li key={b.currency} data-testid={`earnings-balance-${b.currency}`}>
+                  {formatMinor(b.pending_cents + b.available_cents, b.currency)}
+                  <span className="ml-2 text-xs font-normal text-gray-500">{b.currency.toUpperCase()}, kept apart</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
       </div>
       <PayoutsPanel />
@@ -270,7 +290,7 @@ export function MoneyPage() {
                   <td>{e.description}</td>
                   <td className={`text-right font-mono ${e.amount_cents < 0 ? 'text-red-700' : 'text-green-700'}`}>
                     {e.amount_cents < 0 ? '−' : '+'}
-                    {formatCents(Math.abs(e.amount_cents))}
+                    {formatMinor(Math.abs(e.amount_cents), e.currency ?? 'usd')}
                   </td>
                 </tr>
               ))}

@@ -22,6 +22,10 @@ const overview = (days: number): OperatorOverview => ({
   })),
   by_provider: [{ provider: 'openai', ...figures }],
   by_model: [{ provider: 'openai', model: 'gpt-4-turbo', ...figures }],
+  other_currency_revenue: [
+    { currency: 'jpy', amount_minor: 1500 },
+    { currency: 'vnd', amount_minor: 100_000 },
+  ],
 });
 const top: OperatorTopCosts = {
   days: 30,
@@ -86,6 +90,8 @@ describe('OperatorPage', () => {
     expect(await screen.findByRole('heading', { name: 'Operator', level: 1 })).toBeTruthy();
     await waitFor(() => expect(screen.getByTestId('operator-stat-Callers paid').textContent).toContain('$10.60'));
     expect(screen.getByTestId('operator-stat-Platform fees').textContent).toContain('$1.06');
+    // Other currencies apart, each in its own unit, never as dollars.
+    expect(screen.getByTestId('operator-other-currencies').textContent).toContain('¥1,500 · ₫100,000');
     expect(screen.getByTestId('operator-stat-Model cost').textContent).toContain('$48.26');
     // 9.54 − 48.262346 = −38.722346 dollars.
     expect(screen.getByTestId("operator-stat-Creators' net").textContent).toContain('-$38.72');

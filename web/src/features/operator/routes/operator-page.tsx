@@ -7,6 +7,7 @@ import { type ReactNode, useState } from 'react';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatMinor } from '@/lib/format';
 import { type OperatorPeriod, useOperatorAccess, useOperatorOverview, useOperatorTopCosts } from '../api/operator-api';
 import { type MoneyColumn, MoneyTable } from '../components/money-table';
 import { OperatorChart } from '../components/operator-chart';
@@ -57,6 +58,12 @@ function Overview({ overview }: { overview: OperatorOverview }) {
   return (
     <div className="space-y-8">
       <Summary totals={overview.totals} />
+      {overview.other_currency_revenue.length > 0 ? (
+        <p className="text-sm text-gray-600" data-testid="operator-other-currencies">
+          Subscriptions paid in other currencies, kept apart (never converted or added to the figures above):{' '}
+          {overview.other_currency_revenue.map((r) => formatMinor(r.amount_minor, r.currency)).join(' · ')}
+        </p>
+      ) : null}
       <OperatorChart points={chartPoints(overview.daily)} />
       <div className="space-y-6">
         <MoneyTable
