@@ -13,12 +13,7 @@ export interface LedgerEntryInput {
 }
 
 /** A user's account of one kind in one currency (lower-case ISO 4217, amounts in its minor unit). */
-export async function findOrCreateUserAccount(
-  tx: Queryable,
-  kind: UserAccountKind | 'payouts_in_transit',
-  userId: string,
-  currency = 'usd',
-): Promise<number> {
+export async function findOrCreateUserAccount(tx: Queryable, kind: UserAccountKind | 'payouts_in_transit', userId: string, currency = 'usd'): Promise<number> {
   const inserted = await tx.query<{ id: number }>(
     `INSERT INTO ledger_accounts (kind, user_id, currency) VALUES ($1, $2, $3)
      ON CONFLICT (kind, user_id, currency) WHERE user_id IS NOT NULL DO NOTHING RETURNING id`,
@@ -38,10 +33,10 @@ export async function findSystemAccount(tx: Queryable, kind: SystemAccountKind, 
   const { rows } = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
   if (rows[0]) return rows[0].id;
   if (currency === 'usd') throw new Error(`system ledger account ${kind} is missing`);
-  await tx.query(
-    `INSERT INTO ledger_accounts (kind, currency) VALUES ($1, $2) ON CONFLICT (kind, currency) WHERE user_id IS NULL DO NOTHING`,
-    [kind, currency],
-  );
+  await tx.query(`INSERT INTO ledger_accounts (kind, currency) VALUES ($1, $2) ON CONFLICT (kind, currency) WHERE user_id IS NULL DO NOTHING`, [
+    kind,
+    currency,
+  ]);
   const created = await tx.query<{ id: number }>('SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = $2', [kind, currency]);
   return created.rows[0]!.id;
 }
