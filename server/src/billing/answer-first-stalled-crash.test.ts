@@ -4,9 +4,16 @@
 // journaled before its answer (answered_calls, decision 0039). After the kill and a restart, every
 // answered call is charged exactly once (from the dead process's lease once its hold expires),
 // none twice, the ledger sums to zero and every balance equals its entries.
-// Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
+// Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways). Without
+// it, the embedded database's case runs instead: PGlite is one process's, so nothing else can hold
+// a row lock; the process is killed under load and restarted on its data directory, which settles
+// every journaled call at once.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPglite } from '../db/client.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
@@ -157,5 +164,112 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while a row lock stal
     ).toEqual([]);
     const balance = (await send(restarted.base, 'GET', '/api/billing/balance/', caller)).body;
     expect(balance.credits_cents).toBe(CREDITS - settled.size);
+  }, 300_000);
+});
+
+describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed while it answers calls before their commit', () => {
+  let issuer: TestIssuer;
+  let upstream: FakeProviderServer;
+  const servers: ServerProcess[] = [];
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-pglite-crash-'));
+
+  beforeAll(async () => {
+    [issuer, upstream] = await Promise.all([startTestIssuer(), startOpenAIFake()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map(stopServerProcess));
+    await Promise.all([issuer?.close(), upstream?.close()]);
+  });
+
+  const startServer = async () => {
+    const server = await startServerProcess({
+      DATA_DIR: dataDir,
+      SECRET_KEY: 'f'.repeat(64),
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_CLIENT_ID: 'test-client',
+      OIDC_AUDIENCE: issuer.audience,
+      OPENAI_BASE_URL: upstream.baseUrl,
+      OPENAI_API_KEY: 'sk-x',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      SIGNUP_CREDITS_CENTS: String(CREDITS),
+      SETTLEMENT_WINDOW_CALLS: String(WINDOW),
+    });
+    servers.push(server);
+    return server;
+  };
+
+  it('charges every answered call exactly once once it restarts on its data directory', async () => {
+    const victim = await startServer();
+    const owner = await issuer.sign({ sub: 'embedded-owner' });
+    const caller = await issuer.sign({ sub: 'embedded-caller' });
+    const created = await send(victim.base, 'POST', '/api/app/', owner, { name: 'Embedded', type: 'prompt', visibility: 'public', price_cents: 1 });
+    expect(created.status).toBe(201);
+    await send(victim.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
+    const key = (await send(victim.base, 'POST', '/api/keys/', caller, { name: 'embedded' })).body.key as string;
+    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+
+    const answered = new Set<string>();
+    const refused: number[] = [];
+    let killed = false;
+    const loop = async () => {
+      while (!killed) {
+        try {
+          const result = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'embedded' } });
+          if (result.status === 200) answered.add(result.body.id);
+          else refused.push(result.status);
+        } catch {
+          return;
+        }
+      }
+    };
+    const loops = Array.from({ length: CONNECTIONS }, loop);
+    while (answered.size < 300 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    victim.child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(loops);
+    expect(refused).toEqual([]);
+
+    // The restart settles the journal before its first read answers; then it stops so the test can open the data directory.
+    const restarted = await startServer();
+    const balance = (await send(restarted.base, 'GET', '/api/billing/balance/', caller)).body;
+    await stopServerProcess(restarted);
+    const db = await openPglite(dataDir);
+    try {
+      const rows = async <Row>(sql: string) => (await db.query<Row>(sql)).rows;
+      const settled = new Set(
+        (
+          await rows<{ id: string }>(
+            "SELECT i.id FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'embedded-caller' AND i.status = 'success'",
+          )
+        ).map((row) => row.id),
+      );
+      const unpaid = [...answered].filter((id) => !settled.has(id));
+      console.log(
+        `PGlite, kill -9 under load: ${answered.size} calls answered, ${settled.size} charged after the restart, ${unpaid.length} answered calls uncharged`,
+      );
+      expect(unpaid).toEqual([]);
+      expect([...settled].filter((id) => !answered.has(id)).length).toBeLessThanOrEqual(CONNECTIONS);
+      expect(await rows('SELECT id FROM answered_calls')).toEqual([]);
+      const charges = await rows<{ reference: string; n: number }>(
+        "SELECT reference, count(*)::int AS n FROM ledger_transactions WHERE kind = 'call_charge' GROUP BY reference",
+      );
+      expect(charges.filter((charge) => charge.n !== 1)).toEqual([]);
+      expect(new Set(charges.map((charge) => charge.reference))).toEqual(new Set([...settled].map((id) => `call:${id}`)));
+      expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries'))[0]!.total).toBe(0);
+      expect(
+        await rows(
+          'SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)',
+        ),
+      ).toEqual([]);
+      const [credits] = await rows<{ balance: number }>(
+        "SELECT a.balance_cents::int AS balance FROM ledger_accounts a JOIN users u ON u.id = a.user_id WHERE u.subject = 'embedded-caller' AND a.kind = 'user_credits'",
+      );
+      expect(credits!.balance).toBe(CREDITS - settled.size);
+      // The restarted process's first read already counted them (its reads wait for the journal's settlement).
+      expect(balance.credits_cents).toBeLessThanOrEqual(CREDITS - settled.size);
+    } finally {
+      await db.close();
+    }
   }, 300_000);
 });

@@ -351,6 +351,12 @@ WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting
 INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
 SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement) CROSS JOIN relaxed`;
+// PGlite has no WAL writer: an asynchronous commit would stay in its WAL buffers, and die with the
+// process. Its synchronous commit costs no flush (it runs with fsync off): the WAL is written to its
+// file, which a killed process leaves behind.
+const EMBEDDED_JOURNAL_SQL = `
+INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
+SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[])`;
 
 /** Whether a settlement moves money from a hold, so a crash after its answer would leave it unpaid. */
 export const owesMoney = (settlement: Settlement) => settlement.charge !== null || settlement.cost !== null;
@@ -371,7 +377,7 @@ export function createAnswerJournal(db: Database): AnswerJournal {
         const pending = queue.slice(0, MAX_BATCH);
         queue = queue.slice(MAX_BATCH);
         try {
-          await db.query(JOURNAL_SQL, [
+          await db.query(db.kind === 'pglite' ? EMBEDDED_JOURNAL_SQL : JOURNAL_SQL, [
             pending.map((entry) => entry.settlement.invocationId),
             pending.map((entry) => entry.settlement.charge?.hold.id ?? null),
             pending.map((entry) => entry.settlement.cost?.hold.id ?? null),
