@@ -5,8 +5,10 @@
 // is written (each call's price comes off its hold, which may be a lease serving several calls),
 // key spend counters advance (the month's, and the day's for a key with a daily cap), the invocations and their rollups are recorded (the rollups by the
 // same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
-// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a
-// process that dies first leaves holds that expire and come back to the callers.
+// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a call
+// answered first is journaled first (below), so a process that dies before its batch commits
+// leaves holds that pay for its answered calls once they expire, and only the rest comes back to
+// the callers (decision 0039).
 
 import type { Database } from '../db/client.ts';
 import type { CreditHold } from './charges.ts';
