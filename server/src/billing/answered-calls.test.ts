@@ -4,11 +4,14 @@
 // process would. Each answered call was journaled first, so once the holds expire it is charged
 // from them, exactly once: the sweeper keeps a hold that still owes calls, and the late settlement
 // of the "dead" process, when it finally runs, charges nothing twice.
+
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { sweepExpiredHolds } from './charges.ts';
+import { reserveCharge, sweepExpiredHolds } from './charges.ts';
 import { createPaidCalls } from './paid-calls.ts';
+import { recoverAnsweredCalls, type Settlement } from './settlement.ts';
 
 const CREDITS = 1_000;
 const PRICE = 3;
@@ -130,4 +133,54 @@ describe('answered calls left by a process that stopped before their settlement'
     await vi.waitFor(() => expect(ctx.app.settledReads()).toBeNull(), { timeout: 30_000, interval: 100 });
     await check();
   }, 120_000);
+
+  it('charges a journaled call without its details when they cannot be stored, as a live settlement would', async () => {
+    const owner = await ctx.tokenFor('journal-owner-2');
+    const caller = await ctx.tokenFor('journal-caller-2');
+    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled two', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+    const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
+    // A chat turn continuing a conversation that does not exist: its message cannot be stored.
+    const settlement: Settlement = {
+      invocationId: randomUUID(),
+      appId: created.id,
+      ownerId,
+      callerId,
+      apiKeyId: null,
+      endUser: 'someone',
+      mode: 'chat',
+      latencyMs: 5,
+      inputTokens: 3,
+      outputTokens: 4,
+      priceCents: PRICE,
+      model: '',
+      provider: '',
+      modelCostMicros: 0,
+      createdAt: new Date(),
+      ledgerTransactionId: randomUUID(),
+      description: 'Call to journaled-two',
+      charge: { hold, feeCents: 0 },
+      cost: null,
+      turn: { conversationId: randomUUID(), isNew: false, userContent: 'q', answer: 'a' },
+    };
+    await raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
+    await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
+
+    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [] });
+    expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
+    const [invocation] = await sql<{ end_user: string; conversation_id: string | null }>('SELECT end_user, conversation_id FROM invocations WHERE id = $1', [
+      settlement.invocationId,
+    ]);
+    expect(invocation).toEqual({ end_user: '', conversation_id: null });
+    expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
+    expect(await sweepExpiredHolds(raw)).toBe(1);
+    const [credits] = await sql<{ balance: number; held: number }>(
+      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+      [callerId],
+    );
+    expect(credits).toEqual({ balance: CREDITS - PRICE, held: 0 });
+  }, 60_000);
 });

@@ -467,6 +467,14 @@ export async function recoverAnsweredCalls(db: Database, { all = false }: { all?
         // Recorded already (unique invocation id): charged once, by whoever recorded it.
         if (code === '23505') await drop(settlement.invocationId, 'already settled');
         else if (code === 'P0001') await drop(settlement.invocationId, `cannot be charged (${(error as Error).message}): it goes free`);
+        else {
+          // Its details could not be stored: it is charged without them, as a live settlement would be
+          // (settleOrChargeOnly); if that fails too, the row stays for the next sweep.
+          await writeBatch(db, [{ ...settlement, endUser: '', turn: null }]).then(
+            () => void recovered.settled++,
+            () => undefined,
+          );
+        }
       }
     };
     if (settleable.length === 0) continue;
