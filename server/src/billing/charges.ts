@@ -226,10 +226,15 @@ export async function releaseCharge(db: Database, hold: CreditHold): Promise<voi
   await db.transaction((tx) => removeHold(tx, hold));
 }
 
-/** Releases holds whose process never settled or released them. Returns how many. */
+/**
+ * Releases holds whose process never settled or released them. Returns how many. A hold that still
+ * owes answered calls (answered_calls, decision 0039) stays until they are settled from it.
+ */
 export async function sweepExpiredHolds(db: Database): Promise<number> {
   const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number; api_key_id: string | null; spend_month: string | null }>(
-    'SELECT id, account_id, amount_cents, api_key_id, spend_month FROM credit_holds WHERE expires_at < now() LIMIT 1000',
+    `SELECT id, account_id, amount_cents, api_key_id, spend_month FROM credit_holds h
+     WHERE expires_at < now() AND NOT EXISTS (SELECT 1 FROM answered_calls a WHERE a.hold_id = h.id OR a.cost_hold_id = h.id)
+     LIMIT 1000`,
   );
   let released = 0;
   for (const row of rows) {

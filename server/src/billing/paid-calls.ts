@@ -9,9 +9,13 @@
 //     rollups (invocations.ts) and costs nothing.
 //   - the answer need not wait for that commit: the lease already holds the price, so while fewer
 //     than `settlementWindowCalls` answered calls are waiting for theirs, the gateway answers at
-//     once; `written()` lets this process's reads wait for them (read-your-writes). A crash loses at
-//     most the window's charges and never charges twice (decision 0024).
-// Holds whose process died are released by the sweeper started here, once they expire.
+//     once; `written()` lets this process's reads wait for them (read-your-writes). Such a call is
+//     journaled first (answered_calls, committed without waiting for a WAL flush), so a crash of
+//     this process leaves it owed by its lease, not free, and nothing is charged twice (decisions
+//     0024, 0039).
+// The sweeper started here settles the journaled calls of a process that died, from its lease's
+// hold, once the hold expires (at once on an embedded database that opens), then releases holds
+// whose process died.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { outcomeOfErrorType } from '../call-outcomes.ts';
@@ -23,7 +27,16 @@ import { sweepExpiredHolds } from './charges.ts';
 import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
-import { createSettlementBatcher, type SettledCall, type Settlement, settleOrChargeOnly } from './settlement.ts';
+import {
+  createAnswerJournal,
+  createSettlementBatcher,
+  forgetAnsweredCall,
+  owesMoney,
+  recoverAnsweredCalls,
+  type SettledCall,
+  type Settlement,
+  settleOrChargeOnly,
+} from './settlement.ts';
 
 /** Who pays: the caller, and the API key whose monthly spend limit (and a publishable key's daily cap) applies. */
 export interface Payer {
@@ -111,16 +124,40 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
   const settlements = createSettlementBatcher(db);
+  const journal = createAnswerJournal(db);
   const window = options.settlementWindowCalls ?? 0;
   /** Settlements of calls that were answered before their commit; each settles (never rejects). */
   const unsettled = new Set<Promise<void>>();
-  const sweeper = setInterval(
-    () => {
-      sweepExpiredHolds(db).catch((error: unknown) => options.log?.error({ err: error }, 'releasing expired credit holds failed'));
-    },
-    Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6),
-  );
+  /** Calls being journaled on their way to an answer before their commit (they count in the window). */
+  let journaling = 0;
+  let recovering: Promise<void> | null = null;
+  /** Charges the journaled calls of dead processes from their holds, then releases the holds of dead processes (decision 0039). */
+  const recoverAndSweep = (all = false): Promise<void> => {
+    recovering ??= (async () => {
+      try {
+        const recovered = await recoverAnsweredCalls(db, { all });
+        if (recovered.settled > 0)
+          options.log?.warn({ settled: recovered.settled }, 'settled calls answered by a process that stopped before their settlement');
+        for (const dropped of recovered.dropped)
+          options.log?.error({ invocationId: dropped.id }, `an answered call left by a stopped process: ${dropped.reason}`);
+      } catch (error) {
+        options.log?.error({ err: error }, 'settling the answered calls of a stopped process failed');
+      }
+      await sweepExpiredHolds(db).catch((error: unknown) => options.log?.error({ err: error }, 'releasing expired credit holds failed'));
+    })().finally(() => {
+      recovering = null;
+    });
+    return recovering;
+  };
+  const sweeper = setInterval(() => void recoverAndSweep(), Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6));
   sweeper.unref();
+  // An embedded database is one process's: every call journaled in it was answered by a process that
+  // is gone, so it is settled now, before this process's reads (which wait for `unsettled`).
+  if (db.kind === 'pglite') {
+    const startup = recoverAndSweep(true);
+    unsettled.add(startup);
+    void startup.finally(() => unsettled.delete(startup));
+  }
 
   const giveBack = async (charge: CallCharge): Promise<void> => {
     if (charge.lease) await leases.giveBack(charge.lease);
@@ -209,10 +246,23 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         charge: charge.lease ? { hold: charge.lease.hold, feeCents: feeOf(charge.priceCents) } : null,
         cost: charge.cost ? { hold: charge.cost.hold, reservedCents: charge.cost.amountCents } : null,
       };
+      let answerFirst = !beforeAnswer && unsettled.size + journaling < window;
+      if (answerFirst && owesMoney(settlement)) {
+        // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decision 0039).
+        journaling++;
+        answerFirst = await journal.record(settlement).then(
+          () => true,
+          (error: unknown) => {
+            options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
+            return false;
+          },
+        );
+        journaling--;
+      }
       const commit = settleOrChargeOnly(settlements, settlement, (error) =>
         options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
       );
-      if (beforeAnswer || unsettled.size >= window) {
+      if (!answerFirst) {
         const settled = await commit;
         // Settled: the price came off the hold, so a later failure must not give it back.
         settledLeases(charge.lease, charge.cost, settled);
@@ -231,6 +281,9 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
           options.log?.error(
             { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
             'settling an answered call failed; it goes free',
+          );
+          await forgetAnsweredCall(db, call.invocationId).catch((forgetError: unknown) =>
+            options.log?.error({ err: forgetError, invocationId: call.invocationId }, 'taking a call that went free out of the journal failed'),
           );
           await giveBack({ priceCents: charge.priceCents, lease, included, cost }).catch((giveBackError: unknown) =>
             options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
@@ -312,6 +365,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     async close(): Promise<void> {
       clearInterval(sweeper);
       await Promise.all(unsettled);
+      await recovering;
       await leases.close();
     },
   };

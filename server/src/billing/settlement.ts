@@ -5,8 +5,10 @@
 // is written (each call's price comes off its hold, which may be a lease serving several calls),
 // key spend counters advance (the month's, and the day's for a key with a daily cap), the invocations and their rollups are recorded (the rollups by the
 // same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
-// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a
-// process that dies first leaves holds that expire and come back to the callers.
+// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a call
+// answered first is journaled first (below), so a process that dies before its batch commits
+// leaves holds that pay for its answered calls once they expire, and only the rest comes back to
+// the callers (decision 0039).
 
 import type { Database } from '../db/client.ts';
 import type { CreditHold } from './charges.ts';
@@ -202,6 +204,10 @@ recorded AS (
   ${RECORDED_COLUMNS}
 ),
 ${RECORD_ROLLUPS},
+-- The call is no longer owed by its lease (decision 0039): an answered call's journal row goes with its charge.
+unjournaled AS (
+  DELETE FROM answered_calls a USING items i WHERE a.id = i.id
+),
 conversations_written AS (
   INSERT INTO conversations AS c (id, app_id, caller_id, end_user)
   SELECT conversation_id, app_id, caller_id, end_user FROM items WHERE conversation_id IS NOT NULL AND new_conversation
@@ -352,5 +358,150 @@ export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement:
   } catch (error) {
     onDetailsFailed(error);
     return await batcher.settle({ ...settlement, endUser: '', turn: null });
+  }
+}
+
+// The journal of answered calls (decision 0039). A call answered before its settlement commit is
+// first written to answered_calls, by a small statement committed with synchronous_commit off (it
+// waits for no WAL flush, and a process crash loses nothing that was acknowledged; a PostgreSQL
+// crash can lose the last few hundred milliseconds, bounded by the WAL writer's delay). The batched
+// settlement deletes the row in the statement that charges the call. Rows of a process that died
+// are settled from its lease (the hold still holds their prices) once the hold expires.
+const JOURNAL_SQL = `
+WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
+INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
+SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
+FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement) CROSS JOIN relaxed`;
+// PGlite has no WAL writer: an asynchronous commit would stay in its WAL buffers, and die with the
+// process. Its synchronous commit costs no flush (it runs with fsync off): the WAL is written to its
+// file, which a killed process leaves behind.
+const EMBEDDED_JOURNAL_SQL = `
+INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
+SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[])`;
+
+/** Whether a settlement moves money from a hold, so a crash after its answer would leave it unpaid. */
+export const owesMoney = (settlement: Settlement) => settlement.charge !== null || settlement.cost !== null;
+
+export interface AnswerJournal {
+  /** Resolves once the call is in answered_calls (committed), so an answer may go out before its settlement. */
+  record(settlement: Settlement): Promise<void>;
+}
+
+/** Journals answered calls: one insert at a time; calls that come while one is written share the next. */
+export function createAnswerJournal(db: Database): AnswerJournal {
+  let queue: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let writing = false;
+  const write = async () => {
+    writing = true;
+    try {
+      while (queue.length > 0) {
+        const pending = queue.slice(0, MAX_BATCH);
+        queue = queue.slice(MAX_BATCH);
+        try {
+          await db.query(db.kind === 'pglite' ? EMBEDDED_JOURNAL_SQL : JOURNAL_SQL, [
+            pending.map((entry) => entry.settlement.invocationId),
+            pending.map((entry) => entry.settlement.charge?.hold.id ?? null),
+            pending.map((entry) => entry.settlement.cost?.hold.id ?? null),
+            pending.map((entry) => JSON.stringify(entry.settlement)),
+          ]);
+          for (const entry of pending) entry.resolve();
+        } catch (error) {
+          for (const entry of pending) entry.reject(error);
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  };
+  return {
+    record(settlement) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ settlement, resolve, reject });
+        if (!writing) void write();
+      });
+    },
+  };
+}
+
+/** Takes a call out of the journal: its settlement failed after its answer, so it goes free (decision 0024). */
+export async function forgetAnsweredCall(db: Database, invocationId: string): Promise<void> {
+  await db.query('DELETE FROM answered_calls WHERE id = $1', [invocationId]);
+}
+
+export interface RecoveredCalls {
+  /** Answered calls of a dead process now charged. */
+  settled: number;
+  /** Journal rows dropped: the call was settled already, or its hold was gone (it went free). */
+  dropped: { id: string; reason: string }[];
+}
+
+const parseJournaled = (text: string): Settlement => {
+  const settlement = JSON.parse(text) as Settlement;
+  return { ...settlement, createdAt: new Date(settlement.createdAt) };
+};
+
+/**
+ * Settles the answered calls of processes that died before their settlement committed (decision
+ * 0039): every journal row one of whose holds has expired (its process stopped renewing it), or
+ * with `all`, every row (an embedded database just opened: no other process can be using it).
+ * Each is charged by the same statement as a live settlement, from the hold its process left, so
+ * a call is charged once: the statement deletes the journal row and inserts the invocation, whose
+ * id is unique. A row that can no longer be settled (its hold was released, or the call is already
+ * recorded) is dropped and reported; one that fails for another reason stays for the next sweep.
+ */
+export async function recoverAnsweredCalls(db: Database, { all = false }: { all?: boolean } = {}): Promise<RecoveredCalls> {
+  const recovered: RecoveredCalls = { settled: 0, dropped: [] };
+  const seen = new Set<string>();
+  for (;;) {
+    const { rows } = await db.query<{ id: string; settlement: string; holds: number }>(
+      `SELECT a.id, a.settlement,
+              (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds
+       FROM answered_calls a
+       WHERE $1::boolean
+          OR EXISTS (SELECT 1 FROM credit_holds h WHERE (h.id = a.hold_id OR h.id = a.cost_hold_id) AND h.expires_at < now())
+          OR NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)
+       ORDER BY a.created_at, a.id LIMIT ${MAX_BATCH}`,
+      [all],
+    );
+    const fresh = rows.filter((row) => !seen.has(row.id));
+    if (fresh.length === 0) return recovered;
+    for (const row of fresh) seen.add(row.id);
+    const drop = async (id: string, reason: string) => {
+      await db.query('DELETE FROM answered_calls WHERE id = $1', [id]);
+      recovered.dropped.push({ id, reason });
+    };
+    const settleable: Settlement[] = [];
+    for (const row of fresh) {
+      const settlement = parseJournaled(row.settlement);
+      const needed = (settlement.charge ? 1 : 0) + (settlement.cost && settlement.cost.hold.id !== settlement.charge?.hold.id ? 1 : 0);
+      if (row.holds < needed) await drop(row.id, 'its hold was released before it settled: it goes free');
+      else settleable.push(settlement);
+    }
+    const settleOne = async (settlement: Settlement) => {
+      try {
+        await writeBatch(db, [settlement]);
+        recovered.settled++;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        // Recorded already (unique invocation id): charged once, by whoever recorded it.
+        if (code === '23505') await drop(settlement.invocationId, 'already settled');
+        else if (code === 'P0001') await drop(settlement.invocationId, `cannot be charged (${(error as Error).message}): it goes free`);
+        else {
+          // Its details could not be stored: it is charged without them, as a live settlement would be
+          // (settleOrChargeOnly); if that fails too, the row stays for the next sweep.
+          await writeBatch(db, [{ ...settlement, endUser: '', turn: null }]).then(
+            () => void recovered.settled++,
+            () => undefined,
+          );
+        }
+      }
+    };
+    if (settleable.length === 0) continue;
+    try {
+      await writeBatch(db, settleable);
+      recovered.settled += settleable.length;
+    } catch {
+      for (const settlement of settleable) await settleOne(settlement);
+    }
   }
 }

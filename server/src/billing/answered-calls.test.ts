@@ -1,0 +1,186 @@
+// Answered calls owed by their lease (decision 0039), on both databases. The app answers paid calls
+// before their settlement commits; here that settlement never comes back (the statement is held, as
+// a row lock or a kill -9 would leave it) and the process stops renewing its holds, as a dead
+// process would. Each answered call was journaled first, so once the holds expire it is charged
+// from them, exactly once: the sweeper keeps a hold that still owes calls, and the late settlement
+// of the "dead" process, when it finally runs, charges nothing twice.
+
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../db/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { reserveCharge, sweepExpiredHolds } from './charges.ts';
+import { createPaidCalls } from './paid-calls.ts';
+import { recoverAnsweredCalls, type Settlement } from './settlement.ts';
+
+const CREDITS = 1_000;
+const PRICE = 3;
+const CALLS = 6;
+
+let ctx: PaidTestContext;
+let raw: Database;
+/** The settlement statement waits for this while the process is "stalled". */
+let stalled: Promise<void> | null = null;
+let resume: () => void = () => undefined;
+/** The process is "dead": it renews no hold. */
+let dead = false;
+
+/** The app's database: settlements wait while stalled, hold renewals stop once dead. */
+function stalling(db: Database): Database {
+  raw = db;
+  return {
+    ...db,
+    kind: db.kind,
+    query: (async (sql: string, params?: readonly unknown[]) => {
+      if (sql.includes('WITH items AS') && stalled) await stalled;
+      if (dead && sql.startsWith('UPDATE credit_holds SET expires_at')) return { rows: [], rowCount: 0 };
+      return db.query(sql, params);
+    }) as Database['query'],
+    exec: (sql) => db.exec(sql),
+    transaction: (fn) => db.transaction(fn),
+    listen: (channel, handlers) => db.listen(channel, handlers),
+    close: () => db.close(),
+  };
+}
+
+beforeAll(async () => {
+  ctx = await createPaidTestContext(
+    { SIGNUP_CREDITS_CENTS: String(CREDITS), SETTLEMENT_WINDOW_CALLS: '256', PLATFORM_FEE_BPS: '0', RATE_LIMIT_PER_MINUTE: '100000' },
+    { wrapDatabase: stalling },
+  );
+}, 60_000);
+afterAll(() => ctx?.close());
+
+const sql = async <Row>(text: string, params: unknown[] = []) => (await raw.query<Row>(text, params)).rows;
+
+describe('answered calls left by a process that stopped before their settlement', () => {
+  it('are charged once from the lease once its hold expires, and the late settlement charges nothing twice', async () => {
+    const owner = await ctx.tokenFor('journal-owner');
+    const caller = await ctx.tokenFor('journal-caller');
+    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    await inject('PATCH', `/api/app/${created.slug}/update_status/`, owner, { status: 'live' });
+    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+
+    // The settlements stall; the calls are still answered (within the window), each journaled first.
+    stalled = new Promise((resolve) => {
+      resume = resolve;
+    });
+    const answered: string[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const response = await inject('POST', `/api/app/${created.slug}/completion-messages`, caller, { inputs: { query: `call ${i}` } });
+      expect(response.statusCode).toBe(200);
+      answered.push(response.json().id);
+    }
+    expect((await sql<{ id: string }>('SELECT id FROM answered_calls')).map((row) => row.id).sort()).toEqual([...answered].sort());
+    expect(await sql("SELECT 1 FROM ledger_transactions WHERE kind = 'call_charge'")).toEqual([]);
+
+    // The process is gone: its holds are no longer renewed, and expire.
+    dead = true;
+    await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second'");
+    const [credits] = await sql<{ held: number }>("SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [callerId]);
+    expect(credits!.held).toBeGreaterThanOrEqual(CALLS * PRICE);
+    // A hold that still owes answered calls is not given back to the caller by the sweeper.
+    expect(await sweepExpiredHolds(raw)).toBe(0);
+
+    // Another process (or this one restarted) settles them from the lease, then releases what is left.
+    const survivor = createPaidCalls(raw, { platformFeeBps: 0, holdLifetimeSeconds: 6 });
+    try {
+      await vi.waitFor(
+        async () => {
+          expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
+          expect(await sql('SELECT 1 FROM credit_holds')).toEqual([]);
+        },
+        { timeout: 30_000, interval: 200 },
+      );
+    } finally {
+      await survivor.close();
+    }
+
+    const check = async () => {
+      const charges = await sql<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'call_charge' ORDER BY reference");
+      expect(charges.map((charge) => charge.reference)).toEqual(answered.map((id) => `call:${id}`).sort());
+      const invocations = await sql<{ id: string }>("SELECT id FROM invocations WHERE caller_id = $1 AND status = 'success'", [callerId]);
+      expect(invocations).toHaveLength(CALLS);
+      const [credits] = await sql<{ balance: number; held: number }>(
+        "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+        [callerId],
+      );
+      expect(credits).toEqual({ balance: CREDITS - CALLS * PRICE, held: 0 });
+      const [earnings] = await sql<{ balance: number }>(
+        "SELECT balance_cents AS balance FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1",
+        [ownerId],
+      );
+      // The creator earns the prices less the model cost posted (decision 0025); no fee here.
+      const [modelCosts] = await sql<{ balance: number }>("SELECT balance_cents AS balance FROM ledger_accounts WHERE kind = 'model_costs'");
+      expect(earnings!.balance).toBe(CALLS * PRICE - (modelCosts?.balance ?? 0));
+      expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
+      const [sums] = await sql<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
+      expect(sums!.total).toBe(0);
+      const unequal = await sql(
+        'SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)',
+      );
+      expect(unequal).toEqual([]);
+    };
+    await check();
+
+    // The stalled statement of the "dead" process finally runs (as a backend left waiting on a row
+    // lock does once it is released): it must not charge the calls again.
+    stalled = null;
+    resume();
+    await vi.waitFor(() => expect(ctx.app.settledReads()).toBeNull(), { timeout: 30_000, interval: 100 });
+    await check();
+  }, 120_000);
+
+  it('charges a journaled call without its details when they cannot be stored, as a live settlement would', async () => {
+    const owner = await ctx.tokenFor('journal-owner-2');
+    const caller = await ctx.tokenFor('journal-caller-2');
+    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled two', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+    const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
+    // A chat turn continuing a conversation that does not exist: its message cannot be stored.
+    const settlement: Settlement = {
+      invocationId: randomUUID(),
+      appId: created.id,
+      ownerId,
+      callerId,
+      apiKeyId: null,
+      endUser: 'someone',
+      mode: 'chat',
+      latencyMs: 5,
+      inputTokens: 3,
+      outputTokens: 4,
+      priceCents: PRICE,
+      model: '',
+      provider: '',
+      modelCostMicros: 0,
+      createdAt: new Date(),
+      ledgerTransactionId: randomUUID(),
+      description: 'Call to journaled-two',
+      charge: { hold, feeCents: 0 },
+      cost: null,
+      turn: { conversationId: randomUUID(), isNew: false, userContent: 'q', answer: 'a' },
+    };
+    await raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
+    await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
+
+    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [] });
+    expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
+    const [invocation] = await sql<{ end_user: string; conversation_id: string | null }>('SELECT end_user, conversation_id FROM invocations WHERE id = $1', [
+      settlement.invocationId,
+    ]);
+    expect(invocation).toEqual({ end_user: '', conversation_id: null });
+    expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
+    expect(await sweepExpiredHolds(raw)).toBe(1);
+    const [credits] = await sql<{ balance: number; held: number }>(
+      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+      [callerId],
+    );
+    expect(credits).toEqual({ balance: CREDITS - PRICE, held: 0 });
+  }, 60_000);
+});
