@@ -158,6 +158,11 @@ describe('pooledFetch', () => {
     await expect(answer.text()).rejects.toThrow();
   });
 
+  it('rejects, rather than throws, for a URL it cannot call', async () => {
+    const answer = pooledFetch('not a url', { method: 'POST', body: '' });
+    await expect(answer).rejects.toThrow();
+  });
+
   it('names an unreachable upstream in the error', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -45,24 +45,29 @@ const targetOf = (input: Parameters<FetchFunction>[0]) => {
 };
 
 const fetchVia = (dispatcher: Agent, input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]): Promise<Response> => {
-  const target = targetOf(input);
   const signal = init?.signal ?? null;
+  // A bad URL or request rejects the promise, as fetch's would, rather than throwing.
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortReason(signal));
       return;
     }
+    const target = targetOf(input);
     const answer = new Answer(signal, resolve, reject);
-    dispatcher.dispatch(
-      {
-        origin: target.origin,
-        path: target.path,
-        method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: init?.headers as Record<string, string> | undefined,
-        body: init?.body as string | undefined,
-      },
-      answer,
-    );
+    try {
+      dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
+          headers: init?.headers as Record<string, string> | undefined,
+          body: init?.body as string | undefined,
+        },
+        answer,
+      );
+    } catch (error) {
+      answer.onError(error);
+    }
   });
 };
 
