@@ -898,6 +898,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       }),
     },
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, handle: ([, id]) => get('charge', id) },
+    { method: 'GET', pattern: /^\/v1\/disputes\/([^/]+)$/, handle: ([, id]) => get('dispute', id) },
     {
       // Refunds all or part of a charge (by `charge` or `payment_intent`): charge.refunded with the cumulative amount_refunded.
       method: 'POST',
@@ -1114,7 +1115,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     emit('customer.subscription.updated', sub);
     if (fail) failInvoice(invoice);
     else {
-      get('payment_intent', invoice._payment_intent).status = 'succeeded';
+      // Paid with the saved card: the invoice's PaymentIntent succeeds with a Charge (refunds and disputes hang off it).
+      const intent = get('payment_intent', invoice._payment_intent);
+      intent.status = 'succeeded';
+      intent.latest_charge = newCharge(intent).id;
       payInvoice(invoice);
     }
   };
@@ -1193,6 +1197,9 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
         payment_intent: intent.id,
         reason: 'fraudulent',
         status: 'needs_response',
+        is_charge_refundable: false,
+        livemode: false,
+        metadata: {},
       });
       return { dispute: render(dispute), event: emit('charge.dispute.created', dispute) };
     },
