@@ -138,8 +138,8 @@ describe('disputes of subscription payments', () => {
     await ledgerBalanced();
   });
 
-  it('a won dispute gives the amount back to the platform fees once; the included calls stay ended', async () => {
-    const { intent, row } = await subscribed(1);
+  it('a won dispute gives the amount back to the platform fees once; the included calls stay ended; both statements show the dispute with the refunds', async () => {
+    const { creator, caller, slug, intent, row } = await subscribed(1);
     const fees = await system('platform_fees');
     const opened = stripe.dispute(intent);
     await stripe.settled();
@@ -158,6 +158,30 @@ describe('disputes of subscription payments', () => {
     expect(await system('platform_fees')).toBe(fees);
     expect((await row()).included_used).toBe(5);
     await ledgerBalanced();
+
+    // The caller's statement: the payment, its dispute and the dispute won, with the subscription (card), not the credits.
+    const month = new Date().toISOString().slice(0, 7);
+    const callerStatement = await api('GET', `/api/billing/statements/${month}/?role=caller`, caller.token);
+    expect(callerStatement.statusCode, callerStatement.body).toBe(200);
+    const usd = callerStatement.json().caller.find((b: { currency: string }) => b.currency === 'usd');
+    const id = opened.dispute.id as string;
+    expect(usd.adjustments).toEqual([
+      expect.objectContaining({ kind: 'subscription_dispute', amount_cents: 900, reference: `dispute:${id}` }),
+      expect.objectContaining({ kind: 'subscription_dispute_won', amount_cents: -900, reference: `dispute-won:${id}` }),
+    ]);
+    expect(usd.subscription_refunds_cents).toBe(0);
+    expect(usd.disputes_cents).toBe(0);
+    // The creator's: seen with the refunds, the earnings untouched.
+    const creatorStatement = await api('GET', `/api/billing/statements/${month}/?role=creator`, creator.token);
+    const seen = creatorStatement.json().creator.find((b: { currency: string }) => b.currency === 'usd');
+    expect(seen.refunds_seen).toEqual([
+      expect.objectContaining({ app_slug: slug, plan: 'Pro', amount_cents: 900, reference: `dispute:${id}` }),
+      expect.objectContaining({ app_slug: slug, plan: 'Pro', amount_cents: -900, reference: `dispute-won:${id}` }),
+    ]);
+    expect(seen.refunds_seen_cents).toBe(0);
+    const csv = (await api('GET', `/api/billing/statements/${month}/csv/?role=creator`, creator.token)).body;
+    expect(csv).toContain('Subscription payment disputed by the subscriber');
+    expect(csv).toContain('Dispute of a subscription payment won');
   });
 
   it('a closed event arriving before the created one records the dispute first: won nets to zero, lost keeps it taken', async () => {

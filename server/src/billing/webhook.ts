@@ -19,7 +19,7 @@ import {
 } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
 import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
-import { recordSubscriptionCharge, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
+import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -285,6 +285,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
         case 'charge.dispute.closed':
           if (subscriptionDispute) {
             await applySubscriptionDispute(tx, subscriptionDispute, event.type === 'charge.dispute.created' ? 'created' : 'closed');
+            await recordSubscriptionDispute(tx, subscriptionDispute);
             break;
           }
           await applyTopUpDispute(
