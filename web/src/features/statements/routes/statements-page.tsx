@@ -83,7 +83,9 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
         <Figure label="Spent on calls" value={m(block.spend_cents)} testId="spend-total" />
         <Figure label="Other" value={m(block.other_cents)} />
         <Figure label="Subscriptions (card)" value={m(block.subscriptions_cents)} />
-        {block.subscription_refunds_cents !== 0 ? <Figure label="Subscription refunds (card)" value={m(block.subscription_refunds_cents)} /> : null}
+        {block.subscription_refunds_cents !== 0 ? (
+          <Figure label="Subscription refunds and disputes (card)" value={m(block.subscription_refunds_cents)} />
+        ) : null}
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
       {block.top_ups.length > 0 ? (
