@@ -28,7 +28,7 @@ export const StatementTopUp = Type.Object({
 });
 export const StatementAdjustment = Type.Object({
   date: Type.String({ format: 'date-time' }),
-  kind: Type.String({ description: 'refund, dispute, dispute_won (top-ups); subscription_refund' }),
+  kind: Type.String({ description: 'refund, dispute, dispute_won (top-ups); subscription_refund, subscription_dispute, subscription_dispute_won' }),
   description: Type.String(),
   amount_cents: Minor('Signed: credits taken back are negative'),
   reference: Nullable(Type.String()),
@@ -66,7 +66,7 @@ export const CallerStatementCurrency = Type.Object({
   spend_cents: Minor('Calls paid from credits (≥ 0)'),
   other_cents: Minor('Everything else on your credits: sign-up grants, test runs'),
   subscriptions_cents: Minor('Subscriptions paid by card (not from credits)'),
-  subscription_refunds_cents: Minor('Subscription payments refunded to your card'),
+  subscription_refunds_cents: Minor('Subscription payments refunded to your card or disputed (less disputes won)'),
   top_ups: Type.Array(StatementTopUp),
   adjustments: Type.Array(StatementAdjustment),
   spend_by_app: Type.Array(StatementAppSpend),
@@ -99,7 +99,7 @@ export const StatementRefundSeen = Type.Object({
   app_slug: Type.String(),
   app_name: Type.String(),
   plan: Type.String(),
-  amount_cents: Minor('Refunded to the subscriber by the platform; your earnings keep it'),
+  amount_cents: Minor('Refunded to the subscriber by the platform, or disputed (a won dispute is negative); your earnings keep it'),
   reference: Nullable(Type.String()),
 });
 export const StatementPayout = Type.Object({
@@ -121,7 +121,7 @@ export const CreatorStatementCurrency = Type.Object({
   model_cost_cents: Minor('Model cost'),
   model_cost_from_credits_cents: Minor('Model cost paid from your credits rather than your earnings'),
   net_cents: Minor('Net to your earnings'),
-  refunds_seen_cents: Minor('Subscription payments refunded to your callers (your earnings keep them)'),
+  refunds_seen_cents: Minor('Subscription payments refunded to or disputed by your callers, less disputes won (your earnings keep them)'),
   payouts_cents: Minor('Signed effect of payouts on your earnings (taken out, failed or reversed back)'),
   other_cents: Minor('Anything else on your earnings'),
   calls: Type.Array(StatementAppRevenue),

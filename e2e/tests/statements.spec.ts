@@ -1,6 +1,6 @@
 // Monthly statements in Chromium (issue 23 item 6): a second Tollbooth against the Stripe fake (its
 // own process, as payouts.spec.ts does). A caller tops up (the Stripe receipt is kept), is partly
-// refunded, calls two apps and subscribes to a plan; the creator is paid out. Each opens the
+// refunded, calls two apps and subscribes to a plan (partly refunded, then disputed); the creator is paid out. Each opens the
 // Statements page from Money, sees their month, downloads the CSV, and sees an empty month.
 // STATEMENTS_SCREENSHOTS_DIR keeps a full-page screenshot of each.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -171,6 +171,8 @@ test('a caller and a creator each open their monthly statement, download it as C
     .poll(async () => (await (await callerPage.request.get(`/api/app/${apps[0]}/subscriptions/`, { headers: asCaller })).json())[0]?.status)
     .toBe('active');
   expect((await stripeApi('/v1/refunds', { payment_intent: subscriptionPayment, amount: '300' })).status).toBe(200);
+  // Then the cardholder disputes the payment: the platform bears what was not refunded yet ($6.00).
+  expect((await stripeApi('/_test/disputes', { payment_intent: subscriptionPayment })).status).toBe(200);
   await expect
     .poll(async () => (await (await creatorPage.request.get('/api/billing/payouts/', { headers: asCreator })).json()).balances[0]?.available_cents ?? 0)
     .toBeGreaterThan(1000);
@@ -199,6 +201,7 @@ test('a caller and a creator each open their monthly statement, download it as C
   await expect(credit.getByRole('row', { name: /Summarizer 2 \$0\.80/ })).toBeVisible();
   await expect(credit.getByRole('row', { name: /Haiku Writer Pro .*\$9\.00/ })).toBeVisible();
   await expect(credit.getByText(/Subscription payment refunded/)).toBeVisible();
+  await expect(credit.getByRole('row', { name: /Disputed with your card issuer: Pro on .*\$6\.00/ })).toBeVisible();
   await expect(credit.getByTestId('closing-balance')).toHaveText(
     new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format((await credits()) / 100),
   );
@@ -227,6 +230,7 @@ test('a caller and a creator each open their monthly statement, download it as C
   await expect(earnings.getByText('Subscription revenue')).toBeVisible();
   await expect(earnings.getByTestId('fee-total')).toHaveText('-$1.28');
   await expect(earnings.getByRole('row', { name: /Pro \$3\.00/ })).toBeVisible();
+  await expect(earnings.getByRole('row', { name: /Pro \(disputed\) \$6\.00/ })).toBeVisible();
   await expect(earnings.getByText('Payout started')).toBeVisible();
   await expect(creatorPage.getByText(`${monthLabel}`)).toBeAttached();
   await shot(creatorPage, 'statement-creator');

@@ -220,3 +220,84 @@ export async function applySubscriptionRefund(
   });
   return posted !== null;
 }
+
+/** A dispute of a subscription payment, with what the webhook learnt from Stripe before its transaction. */
+export interface SubscriptionDispute {
+  id: string;
+  chargeId: string;
+  amount: number;
+  currency: string;
+  status: string;
+  invoiceId: string;
+  /** What the invoice was paid (Stripe's amount_paid): a dispute never takes back more, less what was refunded. */
+  amountPaid: number;
+  stripeSubscriptionId: string;
+  /** End of the period the invoice paid for (its first line); null when Stripe did not say. */
+  periodEnd: number | null;
+}
+
+/**
+ * A dispute of a subscription payment (charge.dispute.created / closed on an invoice's charge), by the
+ * rules of a refund (applySubscriptionRefund): the included calls of the period it paid for end, when
+ * that period is still the current one, and the disputed amount leaves the platform fees for outside
+ * funding, in the subscription's currency (reference dispute:<id>). The creator keeps the earnings the
+ * payment booked; the payout hold covers the platform (decision 0031). A closed event that arrives
+ * before the created one records the dispute first. A won dispute gives the amount back to the platform
+ * fees once (dispute-won:<id>); the included calls stay ended: the caller's use of the period is not
+ * given back, as a dispute is the caller's word that they did not want it. Applied once per dispute,
+ * under the subscription's row lock, however often and in whatever order the events arrive.
+ */
+export async function applySubscriptionDispute(tx: Queryable, dispute: SubscriptionDispute, phase: 'created' | 'closed'): Promise<boolean> {
+  const { rows } = await tx.query<{ id: string; current_period_end: Date; currency: string }>(
+    'SELECT id, current_period_end, currency FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
+    [dispute.stripeSubscriptionId],
+  );
+  const sub = rows[0];
+  if (!sub) return false;
+  if (dispute.currency !== sub.currency)
+    throw new PaymentMismatchError(`dispute ${dispute.id}: ${dispute.amount} ${dispute.currency} on a subscription in ${sub.currency}`);
+  const opened = await openSubscriptionDispute(tx, dispute, sub);
+  if (phase === 'created' || dispute.status !== 'won') return opened;
+  const taken = await tx.query<{ amount: string }>(
+    `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'platform_fees' WHERE t.reference = $1`,
+    [`dispute:${dispute.id}`],
+  );
+  const amount = Number(taken.rows[0]?.amount ?? 0);
+  if (amount <= 0) return opened;
+  const posted = await postLedgerTransaction(tx, {
+    kind: 'subscription_dispute_won',
+    reference: `dispute-won:${dispute.id}`,
+    description: `Dispute won (${dispute.id}, invoice ${dispute.invoiceId})`,
+    entries: [
+      { accountId: await findSystemAccount(tx, 'outside_funding', sub.currency), amountCents: -amount },
+      { accountId: await findSystemAccount(tx, 'platform_fees', sub.currency), amountCents: amount },
+    ],
+  });
+  return opened || posted !== null;
+}
+
+/** Records a subscription payment's dispute once: its ledger movement, and the end of the period's included calls. True when this call recorded it. */
+async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispute, sub: { id: string; current_period_end: Date; currency: string }) {
+  const known = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`dispute:${dispute.id}`]);
+  if (known.rows.length > 0) return false;
+  const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
+    `refund:${dispute.chargeId}:%`,
+  ]);
+  const refunded = Math.max(0, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
+  const amount = Math.min(dispute.amount, dispute.amountPaid - refunded);
+  if (dispute.periodEnd === null || dispute.periodEnd * 1000 >= sub.current_period_end.getTime()) {
+    await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);
+  }
+  if (amount <= 0) return false;
+  const posted = await postLedgerTransaction(tx, {
+    kind: 'subscription_dispute',
+    reference: `dispute:${dispute.id}`,
+    description: `Subscription payment disputed (${dispute.id}, invoice ${dispute.invoiceId})`,
+    entries: [
+      { accountId: await findSystemAccount(tx, 'platform_fees', sub.currency), amountCents: -amount },
+      { accountId: await findSystemAccount(tx, 'outside_funding', sub.currency), amountCents: amount },
+    ],
+  });
+  return posted !== null;
+}

@@ -101,7 +101,11 @@ export function statementCsv(statement: Statement): string {
     for (const r of block.refunds_seen)
       add(c, 'refund_seen', r.amount_cents, {
         date: r.date,
-        description: 'Subscription payment refunded to the subscriber (your earnings keep it)',
+        description: r.reference?.startsWith('dispute-won:')
+          ? 'Dispute of a subscription payment won: the payment came back to the platform'
+          : r.reference?.startsWith('dispute:')
+            ? 'Subscription payment disputed by the subscriber (your earnings keep it)'
+            : 'Subscription payment refunded to the subscriber (your earnings keep it)',
         app: r.app_slug,
         plan: r.plan,
         reference: r.reference,

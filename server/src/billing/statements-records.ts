@@ -69,3 +69,16 @@ export async function recordSubscriptionCharge(tx: Queryable, refund: { chargeId
     [refund.invoiceId, refund.chargeId, refund.stripeSubscriptionId],
   );
 }
+
+/** A disputed subscription charge (the ledger's dispute:<id>, dispute-won:<id>): which invoice, so which subscription, it paid. */
+export async function recordSubscriptionDispute(
+  tx: Queryable,
+  dispute: { id: string; chargeId: string; invoiceId: string; stripeSubscriptionId: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO subscription_invoices (invoice_id, subscription_id, charge_id, dispute_id)
+     SELECT $1, id, $2, $3 FROM subscriptions WHERE stripe_subscription_id = $4
+     ON CONFLICT (invoice_id) DO UPDATE SET charge_id = EXCLUDED.charge_id, dispute_id = EXCLUDED.dispute_id`,
+    [dispute.invoiceId, dispute.chargeId, dispute.id, dispute.stripeSubscriptionId],
+  );
+}

@@ -23,6 +23,12 @@ const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const SETTLEMENT_SLACK = '2 days';
 const PAYOUT_KINDS = ['payout', 'payout_failed', 'payout_reversed'];
 const TOP_UP_ADJUSTMENTS: Record<string, string> = { top_up_refund: 'refund', top_up_dispute: 'dispute', top_up_dispute_won: 'dispute_won' };
+/**
+ * The ledger movements of a subscription invoice's charge (si) that went back to the card: its refunds
+ * (refund:<charge>:<n>) and its dispute (dispute:<id>, and dispute-won:<id> when the platform won it).
+ */
+const SUBSCRIPTION_ADJUSTMENT = `((t.kind = 'subscription_refund' AND t.reference LIKE 'refund:' || si.charge_id || ':%')
+  OR (t.kind IN ('subscription_dispute', 'subscription_dispute_won') AND t.reference IN ('dispute:' || si.dispute_id, 'dispute-won:' || si.dispute_id)))`;
 
 export interface MonthRange {
   month: string;
@@ -241,15 +247,24 @@ export function createStatementsService({
        WHERE e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, si.invoice_id`,
       [userId, range.from, range.to],
     );
-    const refunds = await db.query<{ created_at: Date; amount: string; currency: string; plan: string; slug: string; reference: string; description: string }>(
-      `SELECT e.created_at, e.amount_cents AS amount, a.currency, p.name AS plan, ap.slug, t.reference, t.description
+    const refunds = await db.query<{
+      created_at: Date;
+      amount: string;
+      currency: string;
+      plan: string;
+      slug: string;
+      kind: string;
+      reference: string;
+      description: string;
+    }>(
+      `SELECT e.created_at, e.amount_cents AS amount, a.currency, p.name AS plan, ap.slug, t.kind, t.reference, t.description
        FROM subscription_invoices si
        JOIN subscriptions s ON s.id = si.subscription_id AND s.user_id = $1
        JOIN packages p ON p.id = s.package_id JOIN apps ap ON ap.id = s.app_id
-       JOIN ledger_transactions t ON t.kind = 'subscription_refund' AND t.reference LIKE 'refund:' || si.charge_id || ':%'
+       JOIN ledger_transactions t ON ${SUBSCRIPTION_ADJUSTMENT}
        JOIN ledger_entries e ON e.transaction_id = t.id
        JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'outside_funding'
-       WHERE si.charge_id IS NOT NULL AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
+       WHERE (si.charge_id IS NOT NULL OR si.dispute_id IS NOT NULL) AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
       [userId, range.from, range.to],
     );
     return { paid: paid.rows, refunds: refunds.rows };
@@ -279,7 +294,7 @@ export function createStatementsService({
         block.subscription_refunds_cents += num(row.amount);
         block.adjustments.push({
           date: iso(row.created_at)!,
-          kind: 'subscription_refund',
+          kind: row.kind,
           description: `${row.plan} on ${row.slug}: ${row.description}`,
           amount_cents: num(row.amount),
           reference: row.reference,
@@ -327,10 +342,10 @@ export function createStatementsService({
        FROM subscription_invoices si
        JOIN subscriptions s ON s.id = si.subscription_id
        JOIN apps ap ON ap.id = s.app_id AND ap.owner_id = $1 JOIN packages p ON p.id = s.package_id
-       JOIN ledger_transactions t ON t.kind = 'subscription_refund' AND t.reference LIKE 'refund:' || si.charge_id || ':%'
+       JOIN ledger_transactions t ON ${SUBSCRIPTION_ADJUSTMENT}
        JOIN ledger_entries e ON e.transaction_id = t.id
        JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'outside_funding'
-       WHERE si.charge_id IS NOT NULL AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
+       WHERE (si.charge_id IS NOT NULL OR si.dispute_id IS NOT NULL) AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
       [userId, range.from, range.to],
     );
     const currencies = [...new Set([...accounts.map((a) => a.currency), ...calls.rows.map((r) => r.currency), ...refunds.rows.map((r) => r.currency)])].sort();

@@ -8,16 +8,18 @@ import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
 import {
+  applySubscriptionDispute,
   applySubscriptionPayment,
   applySubscriptionRefund,
   applyTopUpDispute,
   applyTopUpPayment,
   applyTopUpRefund,
   PaymentMismatchError,
+  type SubscriptionDispute,
 } from './payments-ledger.ts';
 import { savePaymentMethod } from './payments-service.ts';
 import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
-import { recordSubscriptionCharge, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
+import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -122,14 +124,47 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     };
   };
 
+  /**
+   * A disputed charge that paid a subscription invoice: which invoice, subscription and period, and
+   * what the invoice was paid (asked of Stripe, before the transaction). Null for a top-up's dispute.
+   */
+  const disputedInvoice = async (event: StripeEvent): Promise<SubscriptionDispute | null> => {
+    if ((event.type !== 'charge.dispute.created' && event.type !== 'charge.dispute.closed') || !stripe) return null;
+    const dispute = event.data.object as unknown as Loose;
+    const chargeId = idOf(dispute.charge);
+    const paymentIntent = idOf(dispute.payment_intent) ?? (chargeId ? idOf((await stripe.charges.retrieve(chargeId)).payment_intent) : null);
+    if (!chargeId || !paymentIntent) return null;
+    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
+    if (topUp.rows[0]) return null;
+    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
+    const invoiceId = idOf(payments.data[0]?.invoice);
+    if (!invoiceId) return null;
+    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
+    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
+    if (!stripeSubscriptionId) return null;
+    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    return {
+      id: String(dispute.id),
+      chargeId,
+      amount: Number(dispute.amount ?? 0),
+      currency: String(dispute.currency),
+      status: String(dispute.status),
+      invoiceId,
+      amountPaid: Number(invoice.amount_paid ?? 0),
+      stripeSubscriptionId,
+      periodEnd: period?.end ?? null,
+    };
+  };
+
   return {
     /** Applies one verified event; false when it had already been applied. */
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
       const subscriptionRefund = await refundedInvoice(event);
+      const subscriptionDispute = await disputedInvoice(event);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
-        const applied = await apply(event, subscriptionRefund);
+        const applied = await apply(event, subscriptionRefund, subscriptionDispute);
         // The statement's receipt link (statements-records.ts); after the credits, never failing them.
         if (event.type === 'payment_intent.succeeded') {
           await tryRecordTopUpReceipt(db, stripe, event.data.object, { warn: (details, message) => log?.error(details, message) });
@@ -142,7 +177,11 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     },
   };
 
-  function apply(event: StripeEvent, subscriptionRefund: Awaited<ReturnType<typeof refundedInvoice>>): Promise<boolean> {
+  function apply(
+    event: StripeEvent,
+    subscriptionRefund: Awaited<ReturnType<typeof refundedInvoice>>,
+    subscriptionDispute: SubscriptionDispute | null = null,
+  ): Promise<boolean> {
     return db.transaction(async (tx) => {
       const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
       if (fresh.rows.length === 0) return false;
@@ -249,6 +288,11 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           break;
         case 'charge.dispute.created':
         case 'charge.dispute.closed':
+          if (subscriptionDispute) {
+            await applySubscriptionDispute(tx, subscriptionDispute, event.type === 'charge.dispute.created' ? 'created' : 'closed');
+            await recordSubscriptionDispute(tx, subscriptionDispute);
+            break;
+          }
           await applyTopUpDispute(
             tx,
             { id: String(object.id), payment_intent: idOf(object.payment_intent), amount: Number(object.amount ?? 0), status: String(object.status) },

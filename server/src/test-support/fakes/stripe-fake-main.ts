@@ -3,6 +3,7 @@
 // prints one JSON line {url, secretKey, publishableKey, webhookSecret} and serves until stopped.
 // GET {url}/stripe-js-double.js is the Stripe.js test double that confirms against it;
 // POST {url}/_test/transfer-faults (refuseNext=1, stall=true|false, release=true) makes transfers fail or hang.
+// POST {url}/_test/disputes (payment_intent=pi_…) opens a dispute on its charge; (dispute=dp_…, status=won|lost) closes it.
 import { startStripeFake } from './stripe-fake.ts';
 
 const fake = await startStripeFake({

@@ -328,6 +328,34 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       metadata: {},
     });
 
+  /** The cardholder disputes a PaymentIntent's charge (whole amount): a Dispute object and charge.dispute.created. */
+  const openDispute = (paymentIntentId: string) => {
+    const intent = get('payment_intent', paymentIntentId);
+    const charge = get('charge', intent.latest_charge);
+    charge.disputed = true;
+    const dispute = save({
+      id: newId('dp'),
+      object: 'dispute',
+      created: now(),
+      amount: charge.amount,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: intent.id,
+      reason: 'fraudulent',
+      status: 'needs_response',
+      is_charge_refundable: false,
+      livemode: false,
+      metadata: {},
+    });
+    return { dispute: render(dispute), event: emit('charge.dispute.created', dispute) };
+  };
+  /** Closes a dispute won or lost: charge.dispute.closed. */
+  const closeDispute = (id: string, status: 'won' | 'lost') => {
+    const dispute = get('dispute', id);
+    dispute.status = status;
+    return emit('charge.dispute.closed', dispute);
+  };
+
   // ---- Connect: connected accounts, account links, transfers and reversals, the platform balance ----
   /** The platform's balance per currency (tests set it; transfers above it fail with balance_insufficient). */
   const platformBalance = new Map<string, number>();
@@ -898,6 +926,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       }),
     },
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, handle: ([, id]) => get('charge', id) },
+    { method: 'GET', pattern: /^\/v1\/disputes\/([^/]+)$/, handle: ([, id]) => get('dispute', id) },
     {
       // Refunds all or part of a charge (by `charge` or `payment_intent`): charge.refunded with the cumulative amount_refunded.
       method: 'POST',
@@ -1020,6 +1049,16 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       }
       return answer(response, 200, transferFaults);
     }
+    if (request.method === 'POST' && url.pathname === '/_test/disputes') {
+      // Not Stripe's API (a cardholder's bank opens disputes): payment_intent=pi_… opens one; dispute=dp_…&status=won|lost closes it.
+      const body = parseStripeForm(raw);
+      try {
+        if (body.dispute) return answer(response, 200, closeDispute(String(body.dispute), body.status === 'won' ? 'won' : 'lost'));
+        return answer(response, 200, openDispute(String(body.payment_intent ?? '')).dispute);
+      } catch (error) {
+        return answer(response, 404, { error: { type: 'invalid_request_error', message: (error as Error).message } });
+      }
+    }
     const onboarding = url.pathname.match(/^\/_test\/connect\/onboarding\/(acct_[^/]+)$/);
     if (request.method === 'GET' && onboarding) {
       // Stripe-hosted onboarding, answered at once: the account is complete, and the browser goes back.
@@ -1114,7 +1153,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     emit('customer.subscription.updated', sub);
     if (fail) failInvoice(invoice);
     else {
-      get('payment_intent', invoice._payment_intent).status = 'succeeded';
+      // Paid with the saved card: the invoice's PaymentIntent succeeds with a Charge (refunds and disputes hang off it).
+      const intent = get('payment_intent', invoice._payment_intent);
+      intent.status = 'succeeded';
+      intent.latest_charge = newCharge(intent).id;
       payInvoice(invoice);
     }
   };
@@ -1179,29 +1221,9 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       return emit('charge.refunded', charge);
     },
     /** Opens a dispute on a PaymentIntent's charge: charge.dispute.created. */
-    dispute(paymentIntentId: string) {
-      const intent = get('payment_intent', paymentIntentId);
-      const charge = get('charge', intent.latest_charge);
-      charge.disputed = true;
-      const dispute = save({
-        id: newId('dp'),
-        object: 'dispute',
-        created: now(),
-        amount: charge.amount,
-        currency: charge.currency,
-        charge: charge.id,
-        payment_intent: intent.id,
-        reason: 'fraudulent',
-        status: 'needs_response',
-      });
-      return { dispute: render(dispute), event: emit('charge.dispute.created', dispute) };
-    },
+    dispute: (paymentIntentId: string) => openDispute(paymentIntentId),
     /** Closes a dispute won or lost: charge.dispute.closed. */
-    closeDispute(id: string, status: 'won' | 'lost') {
-      const dispute = get('dispute', id);
-      dispute.status = status;
-      return emit('charge.dispute.closed', dispute);
-    },
+    closeDispute,
     secretKey,
     publishableKey,
     webhookSecret,

@@ -24,6 +24,8 @@ const caller = (over: Partial<CallerStatementCurrency> = {}): CallerStatementCur
   adjustments: [
     { date: '2026-11-04T10:00:00Z', kind: 'refund', description: 'Top-up refunded (charge ch_1)', amount_cents: -500, reference: 'refund:ch_1:500' },
     { date: '2026-11-06T10:00:00Z', kind: 'subscription_refund', description: 'Pro on alpha', amount_cents: 300, reference: 'refund:ch_2:300' },
+    { date: '2026-11-07T10:00:00Z', kind: 'subscription_dispute', description: 'Max on alpha', amount_cents: 600, reference: 'dispute:dp_1' },
+    { date: '2026-11-08T10:00:00Z', kind: 'subscription_dispute_won', description: 'Max on alpha', amount_cents: -600, reference: 'dispute-won:dp_1' },
   ],
   spend_by_app: [
     { app_slug: 'alpha', app_name: 'Alpha', calls: 3, amount_cents: 300 },
@@ -71,7 +73,10 @@ const creator = (over: Partial<CreatorStatementCurrency> = {}): CreatorStatement
       invoice_id: 'in_2',
     },
   ],
-  refunds_seen: [],
+  refunds_seen: [
+    { date: '2026-11-06T10:00:00Z', app_slug: 'alpha', app_name: 'Alpha', plan: 'Pro', amount_cents: 30000, reference: 'refund:ch_3:30000' },
+    { date: '2026-11-07T10:00:00Z', app_slug: 'alpha', app_name: 'Alpha', plan: 'Max', amount_cents: 50000, reference: 'dispute:dp_2' },
+  ],
   payouts: [],
   other: [],
   ...over,
@@ -138,6 +143,17 @@ describe('Statements', () => {
         .getByText(/Refunded to your card: Pro on alpha/)
         .closest('tr')?.textContent,
     ).toContain('$3.00');
+    // So did a disputed one, and the dispute the app won.
+    expect(
+      within(subscriptions)
+        .getByText(/Disputed with your card issuer: Max on alpha/)
+        .closest('tr')?.textContent,
+    ).toContain('$6.00');
+    expect(
+      within(subscriptions)
+        .getByText(/favour, the payment stands: Max on alpha/)
+        .closest('tr')?.textContent,
+    ).toContain('-$6.00');
     const refunds = within(block).getByRole('heading', { name: 'Refunds and disputes' }).parentElement!;
     expect(within(refunds).getAllByRole('row')).toHaveLength(2);
     const picker = screen.getByLabelText('Month') as HTMLSelectElement;
@@ -156,6 +172,10 @@ describe('Statements', () => {
     expect(within(block).getByTestId('fee-total').textContent).toBe('-₫10,000');
     expect(within(block).getByTestId('net-total').textContent).toBe('₫90,000');
     expect(block.textContent).not.toContain('$');
+    // Refunds and disputes of subscription payments, seen: the dispute says so.
+    const seen = within(block).getByRole('heading', { name: 'Refunds seen' }).parentElement!;
+    expect(within(seen).getByText('Pro').closest('tr')?.textContent).toBe('Nov 6, 2026AlphaPro₫30,000');
+    expect(within(seen).getByText(/Max/).closest('tr')?.textContent).toContain('Max (disputed)');
   });
 
   it('a month without activity says so; choosing it with the keyboard reads that month', async () => {

@@ -59,12 +59,20 @@ export const callerHasActivity = (b: CallerStatementCurrency) =>
 export const creatorHasActivity = (b: CreatorStatementCurrency) =>
   b.calls.length + b.subscriptions.length + b.refunds_seen.length + b.payouts.length + b.other.length > 0;
 
+/** What happened to a subscription payment on the card, by the adjustment's kind. */
+const CARD_ADJUSTMENT: Record<string, string> = {
+  subscription_refund: 'Refunded to your card',
+  subscription_dispute: 'Disputed with your card issuer',
+  subscription_dispute_won: 'Dispute closed in the seller’s favour, the payment stands',
+};
+
 function CallerBlock({ block }: { block: CallerStatementCurrency }) {
   const c = block.currency;
   const m = (value: number) => formatMinor(value, c);
-  // Refunds of subscription payments went back to the card, not to credits: shown with the subscriptions.
-  const creditAdjustments = block.adjustments.filter((a) => a.kind !== 'subscription_refund');
-  const subscriptionRefunds = block.adjustments.filter((a) => a.kind === 'subscription_refund');
+  // Refunds and disputes of subscription payments went back to the card, not to credits: shown with the subscriptions.
+  const forSubscription = (a: { kind: string }) => a.kind.startsWith('subscription_');
+  const creditAdjustments = block.adjustments.filter((a) => !forSubscription(a));
+  const subscriptionRefunds = block.adjustments.filter(forSubscription);
   return (
     <section className={card} aria-label={`Credits in ${c.toUpperCase()}`} data-testid={`caller-${c}`}>
       <h2 className="text-lg font-semibold text-gray-900">Credits · {c.toUpperCase()}</h2>
@@ -75,7 +83,9 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
         <Figure label="Spent on calls" value={m(block.spend_cents)} testId="spend-total" />
         <Figure label="Other" value={m(block.other_cents)} />
         <Figure label="Subscriptions (card)" value={m(block.subscriptions_cents)} />
-        {block.subscription_refunds_cents !== 0 ? <Figure label="Subscription refunds (card)" value={m(block.subscription_refunds_cents)} /> : null}
+        {block.subscription_refunds_cents !== 0 ? (
+          <Figure label="Subscription refunds and disputes (card)" value={m(block.subscription_refunds_cents)} />
+        ) : null}
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
       {block.top_ups.length > 0 ? (
@@ -177,7 +187,7 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
               <tr key={`${a.date}-${a.reference}`}>
                 <td className="py-2 pr-4">{utcDay(a.date)}</td>
                 <td className="py-2 pr-4" colSpan={3}>
-                  Refunded to your card: {a.description}
+                  {CARD_ADJUSTMENT[a.kind] ?? 'Refunded to your card'}: {a.description}
                 </td>
                 <td className={num}>{m(a.amount_cents)}</td>
               </tr>
@@ -295,7 +305,7 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
       {block.refunds_seen.length > 0 ? (
         <Section title="Refunds seen">
           <p className="mb-2 text-sm text-gray-500">
-            Subscription payments refunded to your subscribers. The platform bore them; your earnings keep the payment.
+            Subscription payments refunded to your subscribers or disputed by them. The platform bore them; your earnings keep the payment.
           </p>
           <Table
             head={
@@ -311,7 +321,10 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
               <tr key={`${r.date}-${r.reference}`}>
                 <td className="py-2 pr-4">{utcDay(r.date)}</td>
                 <td className="py-2 pr-4">{r.app_name}</td>
-                <td className="py-2 pr-4">{r.plan}</td>
+                <td className="py-2 pr-4">
+                  {r.plan}
+                  {r.reference?.startsWith('dispute-won:') ? ' (dispute won)' : r.reference?.startsWith('dispute:') ? ' (disputed)' : ''}
+                </td>
                 <td className={num}>{m(r.amount_cents)}</td>
               </tr>
             ))}
