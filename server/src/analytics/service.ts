@@ -6,8 +6,8 @@
 import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocation, UsageAnalytics } from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
+import { toCsv } from '../http/csv.ts';
 import { mapPage, type Page, takeKeysetPage } from '../http/pagination.ts';
-import { toCsv } from './csv.ts';
 import { analyticsPeriod, centsToDollars, meanSeconds, msToSeconds, type Period, percent } from './period.ts';
 import {
   countAppUsersSince,

@@ -3,7 +3,7 @@
 // per figure or detail, in a fixed column order; amounts in minor units and in the currency's
 // major unit, written as plain numbers (never prefixed: a number is not a formula).
 import { currencyDecimals, type Statement } from '@tollbooth/contract';
-import { type CsvCell, csvCell } from '../analytics/csv.ts';
+import { type CsvCell, csvCell } from '../http/csv.ts';
 
 export const STATEMENT_CSV_COLUMNS = [
   'month',

@@ -1,4 +1,4 @@
-// CSV for the analytics exports: RFC 4180 (comma separated, CRLF line ends, fields quoted when
+// CSV for the analytics exports and the monthly statements: RFC 4180 (comma separated, CRLF line ends, fields quoted when
 // they hold a comma, a quote or a line break, quotes doubled). Text cells that a spreadsheet
 // would run as a formula (starting with = + - @ or a tab or carriage return) get a leading
 // apostrophe: end-user ids come from API callers, and the export is opened by the app's owner.
