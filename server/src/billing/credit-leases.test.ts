@@ -56,6 +56,32 @@ describe('credit leases', () => {
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
   });
 
+  it('takes back at once what a call turns out not to need (keepOnly), so its lease serves more calls before it renews', async () => {
+    let reservations = 0;
+    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
+    // Three calls per lease: too few for a slice to be reserved ahead, so every reservation is one the calls waited for.
+    const leases = createCreditLeases(db, { callsPerLease: 3, idleReleaseMs: 60_000 });
+    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const charges = [];
+    for (let i = 0; i < 3; i++) {
+      const charge = await take();
+      // Each call needed 2 of its 10 cents: 8 go back to the lease now.
+      leases.keepOnly(charge, 2);
+      expect(charge.amountCents).toBe(2);
+      charges.push(charge);
+    }
+    // 3 × 8 cents came back: 2 more calls fit the same 30-cent hold; without keepOnly the 4th call would reserve.
+    for (let i = 0; i < 2; i++) charges.push(await take());
+    expect(charges.map((charge) => charge.hold.id).filter((id, index, all) => all.indexOf(id) === index)).toHaveLength(1);
+    expect(reservations).toBe(1);
+    leases.keepOnly(charges[0]!, 5); // never more than it took
+    expect(charges[0]!.amountCents).toBe(2);
+    for (const charge of charges) await leases.giveBack(charge);
+    await leases.close();
+    expect(await holds()).toEqual([]);
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+  });
+
   it('holds exactly one call when credits are scarce, so another process can use the rest', async () => {
     await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 9950 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
     const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20 });

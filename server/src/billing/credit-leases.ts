@@ -240,6 +240,18 @@ export function createCreditLeases(
       }
     },
 
+    /**
+     * The call needs at most `cents` of what it took (a model-cost reservation once the answer's
+     * actual cost is known): the rest goes back to the lease at once, not when the settlement
+     * commits. The hold in the database is unchanged (it is what the lease has left plus what its
+     * calls in flight took), and the settlement draws at most `cents` for this call.
+     */
+    keepOnly(charge: LeasedCharge, cents: number) {
+      if (cents >= charge.amountCents) return;
+      charge.lease.remaining += charge.amountCents - cents;
+      charge.amountCents = cents;
+    },
+
     /** The call failed: its price goes back to the lease (and a spent lease back to the caller before this resolves). */
     async giveBack(charge: LeasedCharge): Promise<void> {
       const { lease } = charge;

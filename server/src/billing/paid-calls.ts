@@ -238,6 +238,15 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      */
     async settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
       const { creatorId, ...recorded } = call;
+      if (charge.cost) {
+        // The answer's model cost is known: the settlement draws at most what it posts beyond what
+        // the price (less the fee) covers, and a call posts at most its own cost rounded up (the
+        // running total's rounding never adds a cent to one call). The rest of the worst case the
+        // call reserved goes back to the owner's lease now, so the lease serves more calls before it
+        // renews (the bench's 1-cent app reserved ~7 cents per call and drew 0-1).
+        const covered = charge.lease ? charge.priceCents - feeOf(charge.priceCents) : 0;
+        leases.keepOnly(charge.cost, Math.max(0, centsCovering(call.modelCostMicros) - covered));
+      }
       const settlement: Settlement = {
         ...recorded,
         ownerId: creatorId,
