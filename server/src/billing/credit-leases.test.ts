@@ -82,6 +82,26 @@ describe('credit leases', () => {
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
   });
 
+  it("grows the slices reserved ahead for a caller who uses them up within a second, so a steady high rate renews rarely", async () => {
+    let reservations = 0;
+    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
+    const leases = createCreditLeases(db, { callsPerLease: 8, idleReleaseMs: 60_000 });
+    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const charges = [];
+    // 120 calls in quick succession: fixed slices of 8 would take 15 reservations; doubling ones (8, 8, 16, 32, 64) take 5 or 6.
+    for (let i = 0; i < 120; i++) {
+      charges.push(await take());
+      if (i % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(reservations).toBeLessThanOrEqual(7);
+    const sizes = (await holds()).map((hold) => hold.amount_cents);
+    expect(Math.max(...sizes)).toBeGreaterThan(80);
+    for (const charge of charges) await leases.giveBack(charge);
+    await leases.close();
+    expect(await holds()).toEqual([]);
+    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+  });
+
   it('holds exactly one call when credits are scarce, so another process can use the rest', async () => {
     await ctx.database.db.query("UPDATE ledger_accounts SET held_cents = 9950 WHERE kind = 'user_credits' AND user_id = $1", [userId]);
     const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20 });

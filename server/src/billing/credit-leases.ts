@@ -21,6 +21,9 @@ import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, rese
 
 export const CALLS_PER_LEASE = 20;
 const IDLE_RELEASE_MS = 1000;
+/** Slices reserved ahead less than this apart grow (doubling, at most MAX_SLICE_GROWTH slices). */
+const FAST_SLICE_MS = 1000;
+const MAX_SLICE_GROWTH = 16;
 /** A lease stops serving new calls this long after it was reserved (its hold is renewed meanwhile). */
 const LEASE_MAX_AGE_MS = 10 * 60_000;
 
@@ -75,6 +78,8 @@ export function createCreditLeases(
   /** The lease reserved ahead for a caller whose current one is nearly used up. */
   const upcoming = new Map<string, Lease>();
   const acquiring = new Map<string, Promise<unknown>>();
+  /** How many slices the last lease reserved ahead for a caller held, and when (reserveAhead). */
+  const growth = new Map<string, { factor: number; reservedAt: number }>();
   const releasing = new Set<Promise<void>>();
 
   const release = (lease: Lease): Promise<void> => {
@@ -111,6 +116,7 @@ export function createCreditLeases(
       for (const lease of [...leases.values(), ...upcoming.values()]) {
         if (lease.inFlight === 0 && (now - lease.lastUsedAt >= idleReleaseMs || now >= lease.retireAt)) retire(lease);
       }
+      for (const [key, last] of growth) if (now - last.reservedAt >= FAST_SLICE_MS) growth.delete(key);
     },
     Math.max(50, Math.floor(idleReleaseMs / 2)),
   );
@@ -173,13 +179,24 @@ export function createCreditLeases(
    * finds the lease empty reserves as usual).
    */
   const reserveAhead = (key: string, lease: Lease, request: ChargeRequest) => {
-    if (callsPerLease < 4 || lease.retired || lease.hold.amountCents < request.priceCents * callsPerLease) return;
-    if (lease.remaining > request.priceCents * Math.floor(callsPerLease / 4) || acquiring.has(key) || upcoming.has(key)) return;
-    const reservation = reserveFor(request, request.priceCents * callsPerLease).then(
+    const slice = request.priceCents * callsPerLease;
+    if (callsPerLease < 4 || lease.retired || lease.hold.amountCents < slice) return;
+    if (lease.remaining > Math.floor(lease.hold.amountCents / 4) || acquiring.has(key) || upcoming.has(key)) return;
+    // A caller whose slices last under a second gets twice the last one ahead (up to 16 slices), so
+    // a steady high rate costs a reservation and a release per few hundred calls, not per 20. The
+    // reservation still takes a large slice only when the money holds twice it (charges.ts).
+    const now = Date.now();
+    const last = growth.get(key);
+    const factor = last && now - last.reservedAt < FAST_SLICE_MS ? Math.min(MAX_SLICE_GROWTH, last.factor * 2) : 1;
+    growth.set(key, { factor, reservedAt: now });
+    const reservation = reserveFor(request, slice * factor).then(
       (hold) => {
+        if (hold.amountCents < slice * factor) growth.delete(key);
         upcoming.set(key, newLease(key, hold));
       },
-      () => undefined,
+      () => {
+        growth.delete(key);
+      },
     );
     acquiring.set(key, reservation);
     void reservation.finally(() => {
