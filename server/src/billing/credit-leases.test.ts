@@ -82,7 +82,7 @@ describe('credit leases', () => {
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
   });
 
-  it("grows the slices reserved ahead for a caller who uses them up within a second, so a steady high rate renews rarely", async () => {
+  it('grows the slices reserved ahead for a caller who uses them up within a second, so a steady high rate renews rarely', async () => {
     let reservations = 0;
     const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
     const leases = createCreditLeases(db, { callsPerLease: 8, idleReleaseMs: 60_000 });
