@@ -95,11 +95,14 @@ describe('PayoutsPanel', () => {
 
   it('ready: Withdraw now sends one request and shows the payout; below the minimum it is disabled with the reason', async () => {
     state = overview({ account: account() });
-    renderWithProviders(<PayoutsPanel />, { route: '/money', auth: signedInAuth() });
+    const moneyMoved = vi.fn();
+    renderWithProviders(<PayoutsPanel onMoneyMoved={moneyMoved} />, { route: '/money', auth: signedInAuth() });
     const button = await screen.findByRole('button', { name: 'Withdraw $25.00 now' });
     fireEvent.click(button);
     await screen.findByText('$25.00 is on its way to your Stripe account.');
     expect(calls('/api/billing/payouts/withdraw/')).toBe(1);
+    // The Money page reads its statement again, so the payout's entries show without a reload.
+    expect(moneyMoved).toHaveBeenCalled();
     await waitFor(() => expect(screen.getByTestId('earnings-paid-out').textContent).toBe('$25.00'));
     expect(within(screen.getByTestId('payouts')).getByText('Paid')).toBeTruthy();
     expect(screen.getByText('Withdrawals start at $10.00 available; $3.00 is still held.')).toBeTruthy();

@@ -34,7 +34,8 @@ function Figure({ label, cents, currency, hint, testId }: { label: string; cents
   );
 }
 
-export function PayoutsPanel() {
+/** `onMoneyMoved`: a withdrawal or a change of the account moved money, so the page's statement is read again. */
+export function PayoutsPanel({ onMoneyMoved }: { onMoneyMoved?: () => void } = {}) {
   const payouts = usePayouts();
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
@@ -58,6 +59,7 @@ export function PayoutsPanel() {
       setBusy(null);
       void queryClient.invalidateQueries({ queryKey: payoutsKey });
       void queryClient.invalidateQueries({ queryKey: billingKeys.balance });
+      onMoneyMoved?.();
     }
   };
   const onboard = () =>

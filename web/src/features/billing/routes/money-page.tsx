@@ -222,7 +222,7 @@ export function MoneyPage() {
           ) : null}
         </div>
       </div>
-      <PayoutsPanel />
+      <PayoutsPanel onMoneyMoved={ledger.reload} />
       <TopUp
         onDone={() => {
           void queryClient.invalidateQueries({ queryKey: billingKeys.balance });
