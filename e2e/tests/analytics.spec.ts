@@ -63,11 +63,11 @@ test('after calls through the gateway, both analytics screens show them', async 
   await page.screenshot({ path: test.info().outputPath('global-analytics.png'), fullPage: true });
 
   // Switching the period loads it again.
-  await expect(page.getByRole('button', { name: '30d' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: '30d', exact: true })).toHaveAttribute('aria-pressed', 'true');
   const sevenDays = page.waitForRequest((request) => request.url().includes('/api/analytics/dashboard/?days=7'));
-  await page.getByRole('button', { name: '7d' }).click();
+  await page.getByRole('button', { name: '7d', exact: true }).click();
   await sevenDays;
-  await expect(page.getByRole('button', { name: '7d' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: '7d', exact: true })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
 
   // Per-application analytics, from the table.
@@ -105,7 +105,7 @@ test('after calls through the gateway, both analytics screens show them', async 
   if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/app-analytics-model-cost.png`, fullPage: true });
 
   const usageSevenDays = page.waitForRequest((request) => request.url().includes(`/api/app/${slug}/analytics/usage/?days=7`));
-  await page.getByRole('button', { name: '7d' }).click();
+  await page.getByRole('button', { name: '7d', exact: true }).click();
   await usageSevenDays;
   await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
 
