@@ -39,7 +39,13 @@ export async function signUp(page: Page, account = newAccount()) {
 }
 
 export async function openUserMenu(page: Page) {
-  await page.getByTestId('user-menu-button').click();
+  // A click that lands while the page is still settling (the dashboard re-renders after sign-up) can
+  // leave the menu closed: click again until it is open.
+  const button = page.getByTestId('user-menu-button');
+  await expect(async () => {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    await expect(page.getByRole('menu')).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 export async function signOut(page: Page) {
