@@ -72,6 +72,32 @@ describe('without Redis: counters in the database, shared by every process on it
     }
   });
 
+  it("a fast caller's slices grow, so a hot key does not put an upsert on every 32nd call, and none passes the limit", async () => {
+    let upserts = 0;
+    const counting = {
+      ...database.db,
+      query: ((sql: string, params?: readonly unknown[]) => {
+        if (sql.includes('INSERT INTO rate_limit_counters')) upserts++;
+        return database.db.query(sql, params);
+      }) as typeof database.db.query,
+    };
+    const limiter = createRateLimiter({ redisUrl: null, limitPerMinute: 1_000_000, db: counting, name: 'hot' });
+    for (let i = 0; i < 3000; i++) expect((await limiter.hit('key:hot')).allowed).toBe(true);
+    // 1 + 32 + 64 + 128 + 256 + 512 + 512 + … : 9 upserts, where fixed slices of 32 took 95.
+    expect(upserts).toBeLessThanOrEqual(10);
+    const [row] = (await database.db.query<{ count: number }>("SELECT count FROM rate_limit_counters WHERE key = 'rl:hot:key:hot'")).rows;
+    expect(row!.count).toBeGreaterThanOrEqual(3000);
+    expect(row!.count).toBeLessThan(3000 + 512);
+    await limiter.close();
+
+    // Near the limit the slices still shrink to single hits: exactly the limit is allowed.
+    const tight = createRateLimiter({ redisUrl: null, limitPerMinute: 700, db: database.db, name: 'tight' });
+    const decisions = [];
+    for (let i = 0; i < 720; i++) decisions.push((await tight.hit('key:tight')).allowed);
+    expect(decisions.filter(Boolean)).toHaveLength(700);
+    await tight.close();
+  });
+
   it('a window that ended starts again', async () => {
     const limiter = createRateLimiter({ redisUrl: null, limitPerMinute: 1, db: database.db, name: 'calls' });
     expect((await limiter.hit('key:expiring')).allowed).toBe(true);
