@@ -11,6 +11,7 @@ import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
 import { authRoutes } from './auth/routes.ts';
 import { createUsersService } from './auth/users-service.ts';
+import { answerJournalDirectory } from './billing/answer-journal.ts';
 import { createPaidCalls } from './billing/paid-calls.ts';
 import { paymentsRoutes, webhookRoutes } from './billing/payments-routes.ts';
 import { createPaymentsService } from './billing/payments-service.ts';
@@ -179,6 +180,12 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     log: app.log,
     invalidation,
     settlementWindowCalls: config.gateway.settlementWindowCalls,
+    journalDirectory: await answerJournalDirectory(db, {
+      base: config.gateway.answerJournalDir,
+      // An embedded database's journal lives beside its files (main.ts opens it under DATA_DIR).
+      dataDir: db.kind === 'pglite' && config.databaseUrl === null ? config.dataDir : null,
+    }),
+    journalCopyAfterMs: config.gateway.answerJournalCopyAfterMs,
   });
   registerSettledReads(app, paidCalls.written);
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.

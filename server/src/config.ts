@@ -90,6 +90,14 @@ export interface Config {
      * leaves at most this many answered calls uncharged (docs/decisions/0024-answer-before-the-settlement-commit.md).
      */
     settlementWindowCalls: number;
+    /**
+     * ANSWER_JOURNAL_DIR: where processes journal the calls they answered before their settlement
+     * commit, one directory per database inside it (decision 0042); null: beside an embedded
+     * database, else the machine's temporary directory.
+     */
+    answerJournalDir: string | null;
+    /** ANSWER_JOURNAL_COPY_AFTER_MS: how long an answered call's settlement may be late before the call is copied to answered_calls (decision 0042). */
+    answerJournalCopyAfterMs: number;
     /** JSON overrides of the model-name → provider table, or null. */
     /** MODEL_TABLE parsed over the built-in table (the built-in table when unset). */
     modelTable: ModelTable;
@@ -255,6 +263,8 @@ export function loadConfig(env: Env = process.env): Config {
       managementRateLimitPerMinute: integer('MANAGEMENT_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
       settlementWindowCalls: integer('SETTLEMENT_WINDOW_CALLS', 256, 0, 10_000),
+      answerJournalDir: text('ANSWER_JOURNAL_DIR') ? path.resolve(text('ANSWER_JOURNAL_DIR')!) : null,
+      answerJournalCopyAfterMs: integer('ANSWER_JOURNAL_COPY_AFTER_MS', 100, 10, 3_600_000),
       modelTable: DEFAULT_MODEL_TABLE,
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),

@@ -25,7 +25,13 @@ const WINDOW = 256;
 const CONNECTIONS = 20;
 const CREDITS = 100_000;
 
-describe.runIf(process.env.DATABASE_URL)('a process killed while a row lock stalls its settlements', () => {
+// Twice: with the journal's copy to answered_calls as configured (the calls stalled for 500 ms are
+// there at the kill), and with the copy never due, so every owed call is only in the dead process's
+// journal file, which the restarted process (another data directory, the same machine) reads.
+describe.runIf(process.env.DATABASE_URL).each([
+  { journal: 'copied to answered_calls', copyAfterMs: '100' },
+  { journal: 'only in the journal file', copyAfterMs: '3600000' },
+])('a process killed while a row lock stalls its settlements (journal $journal)', ({ copyAfterMs }) => {
   let database: TestDatabase;
   let issuer: TestIssuer;
   let upstream: FakeProviderServer;
@@ -55,6 +61,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while a row lock stal
       RATE_LIMIT_PER_MINUTE: '10000000',
       SIGNUP_CREDITS_CENTS: String(CREDITS),
       SETTLEMENT_WINDOW_CALLS: String(WINDOW),
+      ANSWER_JOURNAL_COPY_AFTER_MS: copyAfterMs,
     });
     servers.push(server);
     return server;
@@ -118,6 +125,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while a row lock stal
       `kill -9 with settlements stalled by a row lock (${CONNECTIONS} connections, SETTLEMENT_WINDOW_CALLS=${WINDOW}): ` +
         `${answeredAtKill} calls answered, ${stalledRows[0]!.settled} settled and ${stalledRows[0]!.journaled} journaled at the kill`,
     );
+    if (copyAfterMs !== '100') expect(stalledRows[0]!.journaled).toBe(0);
     // The stall held: the answers outran the settlements (the window's worth are owed by the lease).
     expect(answeredAtKill - stalledRows[0]!.settled).toBeGreaterThanOrEqual(WINDOW - CONNECTIONS - 1);
     expect(answeredAtKill - stalledRows[0]!.settled).toBeLessThanOrEqual(WINDOW + CONNECTIONS);

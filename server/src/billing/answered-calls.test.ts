@@ -6,9 +6,12 @@
 // of the "dead" process, when it finally runs, charges nothing twice.
 
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { answerJournalDirectory } from './answer-journal.ts';
 import { reserveCharge, sweepExpiredHolds } from './charges.ts';
 import { createPaidCalls } from './paid-calls.ts';
 import { recoverAnsweredCalls, type Settlement } from './settlement.ts';
@@ -74,7 +77,17 @@ describe('answered calls left by a process that stopped before their settlement'
       expect(response.statusCode).toBe(200);
       answered.push(response.json().id);
     }
-    expect((await sql<{ id: string }>('SELECT id FROM answered_calls')).map((row) => row.id).sort()).toEqual([...answered].sort());
+    const directory = await answerJournalDirectory(raw, { dataDir: raw.kind === 'pglite' ? ctx.config.dataDir : null });
+    // Each is in this process's journal file at once, and in answered_calls once its settlement is late (decision 0042).
+    const files = readdirSync(directory).filter((name) => name.endsWith('.jsonl'));
+    const journaled = files
+      .flatMap((name) => readFileSync(path.join(directory, name), 'utf8').trim().split('\n'))
+      .map((line) => JSON.parse(line).s.invocationId);
+    expect(journaled.sort()).toEqual([...answered].sort());
+    await vi.waitFor(
+      async () => expect((await sql<{ id: string }>('SELECT id FROM answered_calls')).map((row) => row.id).sort()).toEqual([...answered].sort()),
+      { timeout: 10_000, interval: 50 },
+    );
     expect(await sql("SELECT 1 FROM ledger_transactions WHERE kind = 'call_charge'")).toEqual([]);
 
     // The process is gone: its holds are no longer renewed, and expire.

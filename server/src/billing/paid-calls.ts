@@ -10,25 +10,29 @@
 //   - the answer need not wait for that commit: the lease already holds the price, so while fewer
 //     than `settlementWindowCalls` answered calls are waiting for theirs, the gateway answers at
 //     once; `written()` lets this process's reads wait for them (read-your-writes). Such a call is
-//     journaled first (answered_calls, committed without waiting for a WAL flush), so a crash of
-//     this process leaves it owed by its lease, not free, and nothing is charged twice (decisions
-//     0024, 0039).
-// The sweeper started here settles the journaled calls of a process that died, from its lease's
-// hold, once the hold expires (at once on an embedded database that opens), then releases holds
-// whose process died.
+//     journaled first (a line in this process's journal file, copied to answered_calls when its
+//     settlement is late: answer-journal.ts), so a crash of this process leaves it owed by its
+//     lease, not free, and nothing is charged twice (decisions 0024, 0039, 0042).
+// The sweeper started here copies the journal files of processes of this machine that died to
+// answered_calls, settles the journaled calls of a process that died, from its lease's hold, once
+// the hold expires (at once on an embedded database that opens), then releases holds whose process
+// died.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { outcomeOfErrorType } from '../call-outcomes.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError } from '../errors.ts';
 import { centsCovering } from '../providers/model-prices.ts';
+import { createAnswerJournal } from './answer-journal.ts';
 import { sweepExpiredHolds } from './charges.ts';
 import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
 import {
-  createAnswerJournal,
   createSettlementBatcher,
   forgetAnsweredCall,
   owesMoney,
@@ -118,23 +122,35 @@ export interface PaidCallOptions {
   invalidation?: InvalidationBus;
   /** How many answered calls may wait for their settlement commit at once (0: none; config SETTLEMENT_WINDOW_CALLS). */
   settlementWindowCalls?: number;
+  /**
+   * Where this process journals its answered calls, shared with the other processes of this machine
+   * on the same database (answerJournalDirectory); a directory of its own when not given.
+   */
+  journalDirectory?: string;
+  /** How late a journaled call's settlement may be before the call is copied to answered_calls (ANSWER_JOURNAL_COPY_AFTER_MS). */
+  journalCopyAfterMs?: number;
 }
 
 export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
   const settlements = createSettlementBatcher(db);
-  const journal = createAnswerJournal(db);
+  const journal = createAnswerJournal(db, {
+    directory: options.journalDirectory ?? mkdtempSync(path.join(tmpdir(), 'tollbooth-answered-calls-')),
+    copyAfterMs: options.journalCopyAfterMs,
+    onError: (error, message) => options.log?.error({ err: error }, message),
+  });
   const window = options.settlementWindowCalls ?? 0;
   /** Settlements of calls that were answered before their commit; each settles (never rejects). */
   const unsettled = new Set<Promise<void>>();
-  /** Calls being journaled on their way to an answer before their commit (they count in the window). */
-  let journaling = 0;
   let recovering: Promise<void> | null = null;
   /** Charges the journaled calls of dead processes from their holds, then releases the holds of dead processes (decision 0039). */
   const recoverAndSweep = (all = false): Promise<void> => {
     recovering ??= (async () => {
       try {
+        // First the calls a dead process of this machine journaled but did not copy (decision 0042).
+        const imported = await journal.importDead({ all });
+        if (imported > 0) options.log?.warn({ imported }, 'read the answer journal of a process that stopped');
         const recovered = await recoverAnsweredCalls(db, { all });
         if (recovered.settled > 0)
           options.log?.warn({ settled: recovered.settled }, 'settled calls answered by a process that stopped before their settlement');
@@ -152,12 +168,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const sweeper = setInterval(() => void recoverAndSweep(), Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6));
   sweeper.unref();
   // An embedded database is one process's: every call journaled in it was answered by a process that
-  // is gone, so it is settled now, before this process's reads (which wait for `unsettled`).
-  if (db.kind === 'pglite') {
-    const startup = recoverAndSweep(true);
-    unsettled.add(startup);
-    void startup.finally(() => unsettled.delete(startup));
-  }
+  // is gone, so it is settled now, before this process's reads (which wait for `unsettled`). On a
+  // shared database, the journal files of dead processes of this machine are read at once too, so
+  // their calls are in answered_calls before any sweeper could release the holds that owe them.
+  const startup = recoverAndSweep(db.kind === 'pglite');
+  unsettled.add(startup);
+  void startup.finally(() => unsettled.delete(startup));
 
   const giveBack = async (charge: CallCharge): Promise<void> => {
     if (charge.lease) await leases.giveBack(charge.lease);
@@ -255,22 +271,33 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         charge: charge.lease ? { hold: charge.lease.hold, feeCents: feeOf(charge.priceCents) } : null,
         cost: charge.cost ? { hold: charge.cost.hold, reservedCents: charge.cost.amountCents } : null,
       };
-      let answerFirst = !beforeAnswer && unsettled.size + journaling < window;
+      let answerFirst = !beforeAnswer && unsettled.size < window;
+      let journaled = false;
       if (answerFirst && owesMoney(settlement)) {
-        // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decision 0039).
-        journaling++;
-        answerFirst = await journal.record(settlement).then(
-          () => true,
-          (error: unknown) => {
-            options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
-            return false;
-          },
-        );
-        journaling--;
+        // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decisions 0039, 0042).
+        try {
+          journal.record(settlement);
+          journaled = true;
+        } catch (error) {
+          options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
+          answerFirst = false;
+        }
       }
-      const commit = settleOrChargeOnly(settlements, settlement, (error) =>
+      const committed = settleOrChargeOnly(settlements, settlement, (error) =>
         options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
       );
+      const commit = journaled
+        ? committed.then(
+            (settled) => {
+              journal.done(call.invocationId, 'settled');
+              return settled;
+            },
+            (error: unknown) => {
+              journal.done(call.invocationId, 'free');
+              throw error;
+            },
+          )
+        : committed;
       if (!answerFirst) {
         const settled = await commit;
         // Settled: the price came off the hold, so a later failure must not give it back.
@@ -375,8 +402,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       clearInterval(sweeper);
       await Promise.all(unsettled);
       await recovering;
+      await journal.close();
       await leases.close();
     },
+
+    /** Copies every answered call whose settlement has not committed to answered_calls now (tests). */
+    copyJournal: () => journal.copyNow(),
   };
 }
 

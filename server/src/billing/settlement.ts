@@ -361,67 +361,8 @@ export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement:
   }
 }
 
-// The journal of answered calls (decision 0039). A call answered before its settlement commit is
-// first written to answered_calls, by a small statement committed with synchronous_commit off (it
-// waits for no WAL flush, and a process crash loses nothing that was acknowledged; a PostgreSQL
-// crash can lose the last few hundred milliseconds, bounded by the WAL writer's delay). The batched
-// settlement deletes the row in the statement that charges the call. Rows of a process that died
-// are settled from its lease (the hold still holds their prices) once the hold expires.
-const JOURNAL_SQL = `
-WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
-INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
-SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
-FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement) CROSS JOIN relaxed`;
-// PGlite has no WAL writer: an asynchronous commit would stay in its WAL buffers, and die with the
-// process. Its synchronous commit costs no flush (it runs with fsync off): the WAL is written to its
-// file, which a killed process leaves behind.
-const EMBEDDED_JOURNAL_SQL = `
-INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
-SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[])`;
-
 /** Whether a settlement moves money from a hold, so a crash after its answer would leave it unpaid. */
 export const owesMoney = (settlement: Settlement) => settlement.charge !== null || settlement.cost !== null;
-
-export interface AnswerJournal {
-  /** Resolves once the call is in answered_calls (committed), so an answer may go out before its settlement. */
-  record(settlement: Settlement): Promise<void>;
-}
-
-/** Journals answered calls: one insert at a time; calls that come while one is written share the next. */
-export function createAnswerJournal(db: Database): AnswerJournal {
-  let queue: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  let writing = false;
-  const write = async () => {
-    writing = true;
-    try {
-      while (queue.length > 0) {
-        const pending = queue.slice(0, MAX_BATCH);
-        queue = queue.slice(MAX_BATCH);
-        try {
-          await db.query(db.kind === 'pglite' ? EMBEDDED_JOURNAL_SQL : JOURNAL_SQL, [
-            pending.map((entry) => entry.settlement.invocationId),
-            pending.map((entry) => entry.settlement.charge?.hold.id ?? null),
-            pending.map((entry) => entry.settlement.cost?.hold.id ?? null),
-            pending.map((entry) => JSON.stringify(entry.settlement)),
-          ]);
-          for (const entry of pending) entry.resolve();
-        } catch (error) {
-          for (const entry of pending) entry.reject(error);
-        }
-      }
-    } finally {
-      writing = false;
-    }
-  };
-  return {
-    record(settlement) {
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ settlement, resolve, reject });
-        if (!writing) void write();
-      });
-    },
-  };
-}
 
 /** Takes a call out of the journal: its settlement failed after its answer, so it goes free (decision 0024). */
 export async function forgetAnsweredCall(db: Database, invocationId: string): Promise<void> {

@@ -1,0 +1,98 @@
+// The answer journal's file (decision 0042), on both databases: a call is in the file as soon as
+// record() returns; a late one is copied to answered_calls; a call that went free is never copied,
+// not even from the file of a process that died; a dead process's file is read once and removed.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import { answerJournalDirectory, createAnswerJournal } from './answer-journal.ts';
+import type { Settlement } from './settlement.ts';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+}, 60_000);
+afterAll(() => database?.cleanup());
+
+const settlement = (): Settlement => ({
+  invocationId: randomUUID(),
+  appId: randomUUID(),
+  ownerId: randomUUID(),
+  callerId: randomUUID(),
+  apiKeyId: null,
+  endUser: 'someone',
+  mode: 'completion',
+  latencyMs: 3,
+  inputTokens: 1,
+  outputTokens: 2,
+  priceCents: 1,
+  model: 'gpt-4',
+  provider: 'openai',
+  modelCostMicros: 0,
+  createdAt: new Date(),
+  ledgerTransactionId: randomUUID(),
+  description: 'Call',
+  charge: { hold: { id: randomUUID(), accountId: randomUUID(), amountCents: 1, apiKeyId: null, spendMonth: null } as never, feeCents: 0 },
+  cost: null,
+  turn: null,
+});
+
+const journaledIds = async () => (await database.db.query<{ id: string }>('SELECT id FROM answered_calls ORDER BY id')).rows.map((row) => row.id);
+
+describe('the answer journal', () => {
+  it('names one directory per database, the same for every process on it', async () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'journal-base-'));
+    const first = await answerJournalDirectory(database.db, { base });
+    expect(await answerJournalDirectory(database.db, { base })).toBe(first);
+    const other = await createTestDatabase();
+    try {
+      expect(await answerJournalDirectory(other.db, { base })).not.toBe(first);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it('copies late calls, never one that went free, and reads the file a dead process left once', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
+    const dying = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
+    const [settled, free, owed] = [settlement(), settlement(), settlement()];
+    for (const call of [settled, free, owed]) dying.record(call);
+    // In the file at once; nothing in the database yet (the copy is not due).
+    expect(readdirSync(directory).filter((name) => name.endsWith('.jsonl'))).toHaveLength(1);
+    expect(await journaledIds()).toEqual([]);
+    dying.done(free.invocationId, 'free');
+    dying.done(settled.invocationId, 'settled');
+
+    // The process "dies" (its journal is never closed); another one reads its file. (A settled
+    // call in it is not copied either: its invocation exists, which the crash tests cover.)
+    const survivor = createAnswerJournal(database.db, { directory });
+    try {
+      const imported = await survivor.importDead({ all: true });
+      // The owed call and the settled one (no invocation here); never the one that went free.
+      expect(imported).toBe(2);
+      expect(await journaledIds()).toEqual([owed.invocationId, settled.invocationId].sort());
+      // The file is gone: a second read imports nothing.
+      expect(readdirSync(directory).filter((name) => name.endsWith('.jsonl'))).toEqual([]);
+      expect(await survivor.importDead({ all: true })).toBe(0);
+    } finally {
+      await survivor.close();
+      await dying.close();
+      await database.db.query('DELETE FROM answered_calls');
+    }
+  });
+
+  it('copies a call whose settlement is late to answered_calls, and removes its file once every call in it is done', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
+    const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 20 });
+    const late = settlement();
+    journal.record(late);
+    await vi.waitFor(async () => expect(await journaledIds()).toEqual([late.invocationId]), { timeout: 5_000, interval: 20 });
+    // Its settlement then commits (which deletes the row) and the journal lets go of it.
+    await database.db.query('DELETE FROM answered_calls WHERE id = $1', [late.invocationId]);
+    journal.done(late.invocationId, 'settled');
+    await journal.close();
+    expect(existsSync(directory)).toBe(false);
+  });
+});

@@ -1,0 +1,289 @@
+// The journal of answered calls (decisions 0039 and 0042). A paid call answered before its
+// settlement commits is written here first, so a crash of this process leaves it owed by its lease,
+// not free. The first write is a line appended to this process's journal file: one write(2), with
+// no round trip to PostgreSQL on the answer's path, and a kill -9 of the process leaves it behind
+// in the kernel's page cache. A call whose settlement has not committed COPY_AFTER_MS later (a row
+// lock stalls it, PostgreSQL is slow; ANSWER_JOURNAL_COPY_AFTER_MS) is copied to answered_calls, where every process on the
+// database sees it; under normal load the settlement commits first and nothing is copied.
+//
+// The files of a process that died are read by the next sweep of any process on this machine that
+// shares the database (they live in one directory per database, shared by its processes here, or
+// ANSWER_JOURNAL_DIR), which copies their calls to answered_calls; from there the calls are charged
+// from the dead process's hold exactly as before (settlement.ts, recoverAnsweredCalls). A call
+// answered in its last COPY_AFTER_MS by a process whose journal directory is never read again
+// before its hold expires (its machine is gone) goes free: decision 0042 weighs this against the
+// round trip.
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Database } from '../db/client.ts';
+import type { Settlement } from './settlement.ts';
+
+/** How long an answered call waits for its settlement commit before it is copied to answered_calls (ANSWER_JOURNAL_COPY_AFTER_MS). */
+const COPY_AFTER_MS = 100;
+/** A journal file that grew past this is followed by a new one; the old goes once its calls are settled. */
+const ROTATE_BYTES = 8 * 1024 * 1024;
+const COPY_BATCH = 256;
+
+// Committed with synchronous_commit off: it waits for no WAL flush, and a crash of this process
+// loses nothing acknowledged (a PostgreSQL crash can lose the WAL writer's last ~600 ms). A call
+// recorded already (settled) is not copied.
+const COPY_SQL = `
+WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
+INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
+SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
+FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement) CROSS JOIN relaxed
+WHERE NOT EXISTS (SELECT 1 FROM invocations i WHERE i.id = t.id)
+ON CONFLICT (id) DO NOTHING`;
+// PGlite has no WAL writer: an asynchronous commit would stay in its WAL buffers and die with the
+// process. Its synchronous commit costs no flush (it runs with fsync off).
+const EMBEDDED_COPY_SQL = `
+INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
+SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
+FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement)
+WHERE NOT EXISTS (SELECT 1 FROM invocations i WHERE i.id = t.id)
+ON CONFLICT (id) DO NOTHING`;
+
+interface JournalFile {
+  name: string;
+  fd: number;
+  bytes: number;
+  /** Calls written to it whose settlement is not done yet. */
+  pending: number;
+  /** Closed for writing: a newer file took over. */
+  rotated: boolean;
+}
+
+interface Entry {
+  settlement: Settlement;
+  file: JournalFile;
+  at: number;
+  copy: 'no' | 'copying' | 'copied';
+  done: boolean;
+}
+
+export interface AnswerJournal {
+  /** Writes the call to the journal; once this returns, a crash of this process leaves it owed. Throws when the file cannot be written. */
+  record(settlement: Settlement): void;
+  /** The call's settlement committed ('settled'), or it goes free ('free'): the journal no longer owes it. */
+  done(invocationId: string, outcome: 'settled' | 'free'): void;
+  /** Copies to answered_calls the calls journaled by processes of this machine that died (every other process's with `all`). */
+  importDead(options?: { all?: boolean }): Promise<number>;
+  /** Copies every call still unsettled to answered_calls now. */
+  copyNow(): Promise<void>;
+  /** Stops copying; removes this process's files when nothing in them is owed. */
+  close(): Promise<void>;
+  readonly directory: string;
+}
+
+/**
+ * The directory of a database's journal files: one per database (its random identity, migration
+ * 0039, and name), under ANSWER_JOURNAL_DIR, else beside an embedded database's files, else the
+ * machine's temporary directory, so every process of this machine on the database shares it.
+ */
+export async function answerJournalDirectory(db: Database, options: { base?: string | null; dataDir?: string | null }): Promise<string> {
+  const identity = await db
+    .query<{ id: string }>("SELECT d.id || '-' || current_database() AS id FROM database_identity d")
+    .then((result) => result.rows[0]?.id ?? null)
+    .catch(() => null);
+  const base = options.base ?? (options.dataDir ? path.join(options.dataDir, 'answered-calls') : path.join(tmpdir(), 'tollbooth-answered-calls'));
+  // A database without the identity (migrations not run) gets a directory of its own.
+  return path.join(base, (identity ?? `unshared-${process.pid}-${Date.now()}`).replace(/[^A-Za-z0-9_-]/g, '_'));
+}
+
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+type Line = { s: Settlement } | { free: string };
+
+export function createAnswerJournal(
+  db: Database,
+  {
+    directory,
+    copyAfterMs = COPY_AFTER_MS,
+    onError = () => undefined,
+  }: { directory: string; copyAfterMs?: number; onError?: (error: unknown, message: string) => void },
+): AnswerJournal {
+  const stamp = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const entries = new Map<string, Entry>();
+  let current: JournalFile | null = null;
+  let sequence = 0;
+  let closed = false;
+  let copying: Promise<void> | null = null;
+  /** Copied calls that settled meanwhile: their rows may have outlived the settlement's delete. */
+  let orphans: string[] = [];
+
+  const open = (): JournalFile => {
+    mkdirSync(directory, { recursive: true });
+    const name = path.join(directory, `${stamp}-${sequence++}.jsonl`);
+    return { name, fd: openSync(name, 'a'), bytes: 0, pending: 0, rotated: false };
+  };
+  const retire = (file: JournalFile) => {
+    if (file.pending > 0 || (!file.rotated && !closed)) return;
+    try {
+      closeSync(file.fd);
+      unlinkSync(file.name);
+    } catch (error) {
+      onError(error, 'removing a settled answer journal file failed');
+    }
+  };
+  const write = (file: JournalFile, line: Line) => {
+    const text = `${JSON.stringify(line)}\n`;
+    file.bytes += writeSync(file.fd, text);
+  };
+
+  const copy = async (batch: Entry[]) => {
+    if (batch.length > 0) {
+      try {
+        await db.query(db.kind === 'pglite' ? EMBEDDED_COPY_SQL : COPY_SQL, [
+          batch.map((entry) => entry.settlement.invocationId),
+          batch.map((entry) => entry.settlement.charge?.hold.id ?? null),
+          batch.map((entry) => entry.settlement.cost?.hold.id ?? null),
+          batch.map((entry) => JSON.stringify(entry.settlement)),
+        ]);
+        for (const entry of batch) {
+          entry.copy = 'copied';
+          if (entry.done) orphans.push(entry.settlement.invocationId);
+        }
+      } catch (error) {
+        for (const entry of batch) if (entry.copy === 'copying') entry.copy = 'no';
+        onError(error, 'copying answered calls to answered_calls failed; they stay in the journal file');
+      }
+    }
+    if (orphans.length > 0) {
+      const ids = orphans;
+      orphans = [];
+      await db.query('DELETE FROM answered_calls WHERE id = ANY($1::uuid[])', [ids]).catch((error: unknown) => {
+        orphans.push(...ids);
+        onError(error, 'removing settled calls from answered_calls failed');
+      });
+    }
+  };
+  /** Copies the calls older than `olderThanMs` whose settlement has not committed. */
+  const copyOld = (olderThanMs: number): Promise<void> => {
+    if (copying) return copying;
+    const now = performance.now();
+    const batch: Entry[] = [];
+    for (const entry of entries.values()) {
+      if (now - entry.at < olderThanMs) break;
+      if (entry.copy === 'no') batch.push(entry);
+      if (batch.length >= COPY_BATCH) break;
+    }
+    if (batch.length === 0 && orphans.length === 0) return Promise.resolve();
+    for (const entry of batch) entry.copy = 'copying';
+    copying = copy(batch).finally(() => {
+      copying = null;
+    });
+    return copying;
+  };
+  const timer = setInterval(() => void copyOld(copyAfterMs), Math.min(copyAfterMs / 2, 1000));
+  timer.unref();
+
+  return {
+    directory,
+    record(settlement) {
+      if (closed) throw new Error('the answer journal is closed');
+      if (!current || current.bytes >= ROTATE_BYTES) {
+        const previous = current;
+        current = open();
+        if (previous) {
+          previous.rotated = true;
+          retire(previous);
+        }
+      }
+      write(current, { s: settlement });
+      current.pending++;
+      entries.set(settlement.invocationId, { settlement, file: current, at: performance.now(), copy: 'no', done: false });
+    },
+    done(invocationId, outcome) {
+      const entry = entries.get(invocationId);
+      if (!entry) return;
+      entries.delete(invocationId);
+      entry.done = true;
+      if (outcome === 'free') {
+        // A call that went free must not be charged if this process dies before the file goes.
+        try {
+          write(entry.file, { free: invocationId });
+        } catch (error) {
+          onError(error, 'writing a call that went free to the answer journal failed');
+        }
+      } else if (entry.copy === 'copied') orphans.push(invocationId);
+      entry.file.pending--;
+      retire(entry.file);
+    },
+    async importDead({ all = false } = {}) {
+      let names: string[];
+      try {
+        names = readdirSync(directory).filter((name) => name.endsWith('.jsonl') && !name.startsWith(`${stamp}-`));
+      } catch {
+        return 0;
+      }
+      let imported = 0;
+      for (const name of names) {
+        const pid = Number(name.split('-')[0]);
+        if (!all && Number.isInteger(pid) && processAlive(pid)) continue;
+        const file = path.join(directory, name);
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch {
+          continue; // another process took it
+        }
+        const owed = new Map<string, Settlement>();
+        for (const raw of text.split('\n')) {
+          if (!raw) continue;
+          let line: Line;
+          try {
+            line = JSON.parse(raw) as Line;
+          } catch {
+            continue; // a line cut short by the crash: its answer never went out
+          }
+          if ('free' in line) owed.delete(line.free);
+          else owed.set(line.s.invocationId, line.s);
+        }
+        const calls = [...owed.values()];
+        for (let index = 0; index < calls.length; index += COPY_BATCH) {
+          const batch = calls.slice(index, index + COPY_BATCH);
+          // Committed (not relaxed): the file goes right after.
+          await db.query(EMBEDDED_COPY_SQL, [
+            batch.map((settlement) => settlement.invocationId),
+            batch.map((settlement) => settlement.charge?.hold.id ?? null),
+            batch.map((settlement) => settlement.cost?.hold.id ?? null),
+            batch.map((settlement) => JSON.stringify(settlement)),
+          ]);
+        }
+        imported += calls.length;
+        try {
+          unlinkSync(file);
+        } catch {
+          // another process removed it after importing it too (the copy does nothing twice)
+        }
+      }
+      return imported;
+    },
+    async copyNow() {
+      await copying;
+      await copyOld(0);
+    },
+    async close() {
+      clearInterval(timer);
+      closed = true;
+      await copying;
+      if (current) {
+        current.rotated = true;
+        retire(current);
+      }
+      try {
+        rmdirSync(directory);
+      } catch {
+        // other processes' files are there
+      }
+    },
+  };
+}
