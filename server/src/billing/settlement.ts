@@ -81,15 +81,12 @@ const RETRYABLE = new Set(['40P01', '40001']);
 // reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
 const SETTLE_SQL = `
 WITH items AS (
-  SELECT * FROM unnest(
-    $1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-    $10::bigint[], $11::timestamptz[], $12::uuid[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[],
-    $17::uuid[], $18::boolean[], $19::text[], $20::text[], $21::int[], $23::boolean[], $24::text[], $25::text[],
-    $26::text[], $27::text[], $28::bigint[], $29::uuid[], $30::bigint[], $31::text[], $32::text[]
-  ) AS t(id, app_id, caller_id, api_key_id, end_user, mode, latency_ms, input_tokens, output_tokens,
-         price_cents, created_at, hold_id, owner_id, fee_cents, ledger_tx_id, description,
-         conversation_id, new_conversation, user_turn, answer, position, demo, query, inputs,
-         model, provider, model_cost_micros, cost_hold_id, cost_reserved_cents, error_type, outcome)
+  -- One JSON array of the batch's calls (writeBatch): node-postgres escapes nothing per value.
+  SELECT * FROM json_to_recordset($1::json) AS t(
+    id uuid, app_id uuid, caller_id uuid, api_key_id uuid, end_user text, mode text, latency_ms int, input_tokens int, output_tokens int,
+    price_cents bigint, created_at timestamptz, hold_id uuid, owner_id uuid, fee_cents bigint, ledger_tx_id uuid, description text,
+    conversation_id uuid, new_conversation boolean, user_turn text, answer text, position int, demo boolean, query text, inputs text,
+    model text, provider text, model_cost_micros bigint, cost_hold_id uuid, cost_reserved_cents bigint, error_type text, outcome text)
 ),
 metered AS (
   INSERT INTO model_cost_meters AS m (user_id, micros)
@@ -186,7 +183,7 @@ ledger_entries_written AS (
 ),
 spend AS (
   INSERT INTO api_key_spend AS s (api_key_id, month, spent_cents)
-  SELECT r.api_key_id, coalesce(r.spend_month, $22::date), sum(r.amount_cents)
+  SELECT r.api_key_id, coalesce(r.spend_month, $2::date), sum(r.amount_cents)
   FROM released r WHERE r.api_key_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (api_key_id, month) DO UPDATE SET
     spent_cents = s.spent_cents + EXCLUDED.spent_cents,
@@ -238,41 +235,50 @@ function storableJson(value: unknown): string | null {
   return /\\u0000|\\ud[89a-f]/i.test(text) ? null : text;
 }
 
+/**
+ * JSON that PostgreSQL's json reads as text: NUL and unpaired surrogates (which JSON.stringify
+ * escapes and json's text conversion refuses) become U+FFFD, as node-postgres's UTF-8 would make them.
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
+export const storableJsonText = (text: string) => (text.includes('\\u') ? text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : text);
+
 async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCall[]> {
-  const column = <T>(pick: (s: Settlement) => T) => batch.map(pick);
+  const items = batch.map((s, position) => ({
+    id: s.invocationId,
+    app_id: s.appId,
+    caller_id: s.callerId,
+    api_key_id: s.apiKeyId,
+    end_user: s.endUser,
+    mode: s.mode,
+    latency_ms: Math.round(s.latencyMs),
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    price_cents: s.priceCents,
+    created_at: s.createdAt,
+    hold_id: s.charge?.hold.id ?? null,
+    owner_id: s.ownerId,
+    fee_cents: s.charge?.feeCents ?? 0,
+    ledger_tx_id: s.ledgerTransactionId,
+    description: s.description,
+    conversation_id: s.turn?.conversationId ?? null,
+    new_conversation: s.turn?.isNew ?? false,
+    user_turn: s.turn?.userContent ?? '',
+    answer: s.turn?.answer ?? '',
+    position,
+    demo: s.demo ?? false,
+    query: s.turn?.query ?? null,
+    inputs: storableJson(s.turn?.inputs),
+    model: s.model,
+    provider: s.provider,
+    model_cost_micros: s.modelCostMicros,
+    cost_hold_id: s.cost?.hold.id ?? null,
+    cost_reserved_cents: s.cost?.reservedCents ?? 0,
+    error_type: s.failure?.errorType ?? '',
+    outcome: s.failure?.outcome ?? 'success',
+  }));
   const { rows } = await db.query<{ id: string; posted: string | number; drawn: string | number }>(SETTLE_SQL, [
-    column((s) => s.invocationId),
-    column((s) => s.appId),
-    column((s) => s.callerId),
-    column((s) => s.apiKeyId),
-    column((s) => s.endUser),
-    column((s) => s.mode),
-    column((s) => Math.round(s.latencyMs)),
-    column((s) => s.inputTokens),
-    column((s) => s.outputTokens),
-    column((s) => s.priceCents),
-    column((s) => s.createdAt),
-    column((s) => s.charge?.hold.id ?? null),
-    column((s) => s.ownerId),
-    column((s) => s.charge?.feeCents ?? 0),
-    column((s) => s.ledgerTransactionId),
-    column((s) => s.description),
-    column((s) => s.turn?.conversationId ?? null),
-    column((s) => s.turn?.isNew ?? false),
-    column((s) => s.turn?.userContent ?? ''),
-    column((s) => s.turn?.answer ?? ''),
-    batch.map((_, index) => index),
+    storableJsonText(JSON.stringify(items)),
     currentSpendMonth(),
-    column((s) => s.demo ?? false),
-    column((s) => s.turn?.query ?? null),
-    column((s) => storableJson(s.turn?.inputs)),
-    column((s) => s.model),
-    column((s) => s.provider),
-    column((s) => s.modelCostMicros),
-    column((s) => s.cost?.hold.id ?? null),
-    column((s) => s.cost?.reservedCents ?? 0),
-    column((s) => s.failure?.errorType ?? ''),
-    column((s) => s.failure?.outcome ?? 'success'),
   ]);
   const byId = new Map(rows.map((row) => [row.id, { postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
   return batch.map((s) => byId.get(s.invocationId) ?? { postedCents: 0, drawnCents: 0 });
