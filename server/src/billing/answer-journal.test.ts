@@ -2,8 +2,8 @@
 // record() returns; a late one is copied to answered_calls; a call that went free is never copied,
 // not even from the file of a process that died; a dead process's file is read once and removed.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
@@ -94,5 +94,47 @@ describe('the answer journal', () => {
     journal.done(late.invocationId, 'settled');
     await journal.close();
     expect(existsSync(directory)).toBe(false);
+  });
+
+  it("knows a dead writer by its pid on this machine, a restarted container by its own pid, and any other by its file's age", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
+    const host = hostname().replace(/[^A-Za-z0-9_]/g, '_') || 'host';
+    const line = (call: Settlement) => `${JSON.stringify({ s: call })}\n`;
+    const calls = {
+      ownPidEarlier: settlement(),
+      deadPid: settlement(),
+      freshElsewhere: settlement(),
+      staleElsewhere: settlement(),
+      alive: settlement(),
+      pidReused: settlement(),
+    };
+    // This process's pid under another start: the process that had it before (a container restarted as pid 1 again).
+    writeFileSync(path.join(directory, `${host}.${process.pid}.old.abc-0.jsonl`), line(calls.ownPidEarlier));
+    // A pid no process has on this machine.
+    writeFileSync(path.join(directory, `${host}.4194999.x.abc-0.jsonl`), line(calls.deadPid));
+    // Another machine's processes on a shared directory: one touched its file just now, one stopped long ago.
+    writeFileSync(path.join(directory, 'elsewhere.1.x.abc-0.jsonl'), line(calls.freshElsewhere));
+    const stale = path.join(directory, 'elsewhere.2.x.abc-0.jsonl');
+    writeFileSync(stale, line(calls.staleElsewhere));
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    utimesSync(stale, longAgo, longAgo);
+    // A live process of this machine (the parent of this test runner) that touched its file just now: it lives.
+    writeFileSync(path.join(directory, `${host}.${process.ppid}.x.abc-0.jsonl`), line(calls.alive));
+    // The same live pid on a file untouched for long: a writer that died, whose pid another process took since.
+    const reused = path.join(directory, `${host}.${process.ppid}.y.abc-0.jsonl`);
+    writeFileSync(reused, line(calls.pidReused));
+    utimesSync(reused, longAgo, longAgo);
+
+    const journal = createAnswerJournal(database.db, { directory, staleAfterMs: 60_000 });
+    try {
+      expect(await journal.importDead()).toBe(4);
+      expect(await journaledIds()).toEqual(
+        [calls.ownPidEarlier.invocationId, calls.deadPid.invocationId, calls.staleElsewhere.invocationId, calls.pidReused.invocationId].sort(),
+      );
+      expect(readdirSync(directory).sort()).toEqual([`${host}.${process.ppid}.x.abc-0.jsonl`, 'elsewhere.1.x.abc-0.jsonl'].sort());
+    } finally {
+      await journal.close();
+      await database.db.query('DELETE FROM answered_calls');
+    }
   });
 });

@@ -13,8 +13,8 @@
 // answered in its last COPY_AFTER_MS by a process whose journal directory is never read again
 // before its hold expires (its machine is gone) goes free: decision 0042 weighs this against the
 // round trip.
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../db/client.ts';
 import type { Settlement } from './settlement.ts';
@@ -100,6 +100,26 @@ const processAlive = (pid: number) => {
   }
 };
 
+/** This machine's name as it goes into a file name. */
+const HOST = hostname().replace(/[^A-Za-z0-9_]/g, '_') || 'host';
+
+/**
+ * Whether the process that writes a journal file is gone. Its name says where it ran
+ * (`<host>.<pid>.<start>.<random>-<n>.jsonl`), and a live process touches its files at every sweep.
+ * On this machine a pid that is gone, or our own pid under another name (a restarted container is pid
+ * 1 again), is dead at once. Anywhere, a file untouched for `staleAfterMs` is dead (another machine's
+ * process on a shared ANSWER_JOURNAL_DIR, or a pid that another process took since).
+ */
+function writerGone(name: string, own: string, staleAfterMs: number, modifiedAtMs: () => number): boolean {
+  const [host, pidText] = name.split('.');
+  const pid = Number(pidText);
+  if (host === HOST && Number.isInteger(pid)) {
+    if (pid === process.pid) return !name.startsWith(`${own}-`);
+    if (!processAlive(pid)) return true;
+  }
+  return Date.now() - modifiedAtMs() > staleAfterMs;
+}
+
 type Line = { s: Settlement } | { free: string };
 
 export function createAnswerJournal(
@@ -107,11 +127,20 @@ export function createAnswerJournal(
   {
     directory,
     copyAfterMs = COPY_AFTER_MS,
+    staleAfterMs = 90_000,
     onError = () => undefined,
-  }: { directory: string; copyAfterMs?: number; onError?: (error: unknown, message: string) => void },
+  }: {
+    directory: string;
+    copyAfterMs?: number;
+    /** A file its process has not touched for this long is a dead process's (the hold lifetime). */
+    staleAfterMs?: number;
+    onError?: (error: unknown, message: string) => void;
+  },
 ): AnswerJournal {
-  const stamp = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const stamp = `${HOST}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
   const entries = new Map<string, Entry>();
+  /** This process's files not removed yet (touched at every sweep, so other processes know it lives). */
+  const files = new Set<JournalFile>();
   let current: JournalFile | null = null;
   let sequence = 0;
   let closed = false;
@@ -122,10 +151,13 @@ export function createAnswerJournal(
   const open = (): JournalFile => {
     mkdirSync(directory, { recursive: true });
     const name = path.join(directory, `${stamp}-${sequence++}.jsonl`);
-    return { name, fd: openSync(name, 'a'), bytes: 0, pending: 0, rotated: false };
+    const file: JournalFile = { name, fd: openSync(name, 'a'), bytes: 0, pending: 0, rotated: false };
+    files.add(file);
+    return file;
   };
   const retire = (file: JournalFile) => {
     if (file.pending > 0 || (!file.rotated && !closed)) return;
+    files.delete(file);
     try {
       closeSync(file.fd);
       unlinkSync(file.name);
@@ -218,6 +250,15 @@ export function createAnswerJournal(
       retire(entry.file);
     },
     async importDead({ all = false } = {}) {
+      // This process lives: its files say so to the other processes' sweeps.
+      const now = new Date();
+      for (const file of files) {
+        try {
+          utimesSync(file.name, now, now);
+        } catch (error) {
+          onError(error, 'touching an answer journal file failed');
+        }
+      }
       let names: string[];
       try {
         names = readdirSync(directory).filter((name) => name.endsWith('.jsonl') && !name.startsWith(`${stamp}-`));
@@ -226,9 +267,12 @@ export function createAnswerJournal(
       }
       let imported = 0;
       for (const name of names) {
-        const pid = Number(name.split('-')[0]);
-        if (!all && Number.isInteger(pid) && processAlive(pid)) continue;
         const file = path.join(directory, name);
+        try {
+          if (!all && !writerGone(name, stamp, staleAfterMs, () => statSync(file).mtimeMs)) continue;
+        } catch {
+          continue; // another process took it
+        }
         let text: string;
         try {
           text = readFileSync(file, 'utf8');

@@ -138,6 +138,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const journal = createAnswerJournal(db, {
     directory: options.journalDirectory ?? mkdtempSync(path.join(tmpdir(), 'tollbooth-answered-calls-')),
     copyAfterMs: options.journalCopyAfterMs,
+    staleAfterMs: (options.holdLifetimeSeconds ?? 90) * 1000,
     onError: (error, message) => options.log?.error({ err: error }, message),
   });
   const window = options.settlementWindowCalls ?? 0;
