@@ -46,18 +46,26 @@ async function applySubscriptionState(
   stripeId: string,
   state: { status?: string; cancelAtPeriodEnd?: boolean; period?: { start: number; end: number } | null },
   at: number,
+  { paid = false }: { paid?: boolean } = {},
 ) {
   // A new period starts with all its included calls; an older event never moves anything back.
+  // Events of the same second arrive in any order: a failed renewal sends "updated" (active, the new
+  // period), "invoice.payment_failed" and "updated" (past_due). So within one second, "active" does
+  // not undo past_due unless it brings a newer period or the invoice was paid.
   await tx.query(
     `UPDATE subscriptions SET
-       status = CASE WHEN status IN ('canceled', 'incomplete_expired') THEN status ELSE coalesce($2, status) END,
+       status = CASE
+         WHEN status IN ('canceled', 'incomplete_expired') THEN status
+         WHEN status = 'past_due' AND $2 = 'active' AND NOT $7::boolean AND stripe_state_at = $6
+              AND NOT ($4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start) THEN status
+         ELSE coalesce($2, status) END,
        cancel_at_period_end = coalesce($3, cancel_at_period_end),
        included_used = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN 0 ELSE included_used END,
        current_period_start = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN to_timestamp($4) ELSE current_period_start END,
        current_period_end = CASE WHEN $5::double precision IS NOT NULL AND to_timestamp($4) >= current_period_start THEN greatest(current_period_end, to_timestamp($5)) ELSE current_period_end END,
        stripe_state_at = greatest(stripe_state_at, $6)
      WHERE stripe_subscription_id = $1 AND stripe_state_at <= $6`,
-    [stripeId, state.status ?? null, state.cancelAtPeriodEnd ?? null, state.period?.start ?? null, state.period?.end ?? null, at],
+    [stripeId, state.status ?? null, state.cancelAtPeriodEnd ?? null, state.period?.start ?? null, state.period?.end ?? null, at, paid],
   );
 }
 
@@ -217,7 +225,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
               [stripeSub, line.start, line.end, event.created],
             );
           }
-          await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created);
+          await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created, { paid: true });
           await applySubscriptionPayment(tx, {
             invoiceId: String(object.id),
             amountCents: Number(object.amount_paid ?? 0),
