@@ -69,8 +69,6 @@ export interface AnswerJournal {
   done(invocationId: string, outcome: 'settled' | 'free'): void;
   /** Copies to answered_calls the calls journaled by processes of this machine that died (every other process's with `all`). */
   importDead(options?: { all?: boolean }): Promise<number>;
-  /** Copies every call still unsettled to answered_calls now. */
-  copyNow(): Promise<void>;
   /** Stops copying; removes this process's files when nothing in them is owed. */
   close(): Promise<void>;
   readonly directory: string;
@@ -310,10 +308,6 @@ export function createAnswerJournal(
         }
       }
       return imported;
-    },
-    async copyNow() {
-      await copying;
-      await copyOld(0);
     },
     async close() {
       clearInterval(timer);

@@ -406,9 +406,6 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       await journal.close();
       await leases.close();
     },
-
-    /** Copies every answered call whose settlement has not committed to answered_calls now (tests). */
-    copyJournal: () => journal.copyNow(),
   };
 }
 
