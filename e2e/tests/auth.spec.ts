@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { fillSignInForm, fillSignUpForm, newAccount, openUserMenu, signOut, signUp } from './support.ts';
+import { chooseFromUserMenu, fillSignInForm, fillSignUpForm, newAccount, signOut, signUp } from './support.ts';
 
 test('a visitor signs up from the landing page and lands on the dashboard signed in', async ({ page }) => {
   const account = newAccount('signup');
@@ -52,8 +52,7 @@ test('the dashboard sends anonymous visitors to the landing page', async ({ page
 
 test('editing the profile shows the success banner and persists after reload', async ({ page }) => {
   await signUp(page, newAccount('profile'));
-  await openUserMenu(page);
-  await page.getByRole('menuitem', { name: 'Profile' }).click();
+  await chooseFromUserMenu(page, 'Profile');
   await expect(page).toHaveURL(/\/profile$/);
   await expect(page.getByLabel('Email')).toBeDisabled();
   await expect(page.getByText('Email cannot be changed through this form.')).toBeVisible();

@@ -48,9 +48,16 @@ export async function openUserMenu(page: Page) {
   }).toPass({ timeout: 30_000 });
 }
 
+/** Opens the user menu and chooses an item; if a re-render closed the menu in between, opens it again. */
+export async function chooseFromUserMenu(page: Page, item: string) {
+  await expect(async () => {
+    await openUserMenu(page);
+    await page.getByRole('menuitem', { name: item }).click({ timeout: 2_000 });
+  }).toPass({ timeout: 45_000 });
+}
+
 export async function signOut(page: Page) {
-  await openUserMenu(page);
-  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await chooseFromUserMenu(page, 'Sign out');
   await expect(page.getByRole('link', { name: 'Sign in' }).first()).toBeVisible();
 }
 
