@@ -139,6 +139,13 @@ describe.runIf(process.env.DATABASE_URL).each([
     const pending = async () =>
       (await rows<{ n: number }>('SELECT ((SELECT count(*) FROM answered_calls) + (SELECT count(*) FROM credit_holds))::int AS n'))[0]!.n;
     while ((await pending()) > 0 && performance.now() - killedAt < 120_000) await new Promise((resolve) => setTimeout(resolve, 200));
+    const left = await rows(
+      `SELECT a.id, a.hold_id, a.cost_hold_id, a.created_at, now() AS now, (SELECT expires_at FROM credit_holds h WHERE h.id = a.hold_id) AS hold_expires,
+              (SELECT expires_at FROM credit_holds h WHERE h.id = a.cost_hold_id) AS cost_expires, EXISTS (SELECT 1 FROM invocations i WHERE i.id = a.id) AS recorded
+       FROM answered_calls a`,
+    );
+    if (left.length > 0)
+      console.log('DIAG left', Math.round(performance.now() - killedAt), JSON.stringify(left), JSON.stringify(await rows('SELECT * FROM credit_holds')));
     expect(await rows('SELECT id FROM answered_calls')).toEqual([]);
     expect(await rows('SELECT id FROM credit_holds')).toEqual([]);
 

@@ -182,12 +182,65 @@ describe('answered calls left by a process that stopped before their settlement'
     await raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
     await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
 
-    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [] });
+    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [], failed: [] });
     expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
     const [invocation] = await sql<{ end_user: string; conversation_id: string | null }>('SELECT end_user, conversation_id FROM invocations WHERE id = $1', [
       settlement.invocationId,
     ]);
     expect(invocation).toEqual({ end_user: '', conversation_id: null });
+    expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
+    expect(await sweepExpiredHolds(raw)).toBe(1);
+    const [credits] = await sql<{ balance: number; held: number }>(
+      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+      [callerId],
+    );
+    expect(credits).toEqual({ balance: CREDITS - PRICE, held: 0 });
+  }, 60_000);
+
+  it('drops a journaled call that was settled meanwhile, also when its hold has nothing left to draw', async () => {
+    // The row a late settlement's delete did not see (it was copied after the statement began): the
+    // call is charged already, and its lease's hold is used up, so drawing the price again would break
+    // the hold's check before the invocation's unique id says "already settled".
+    const owner = await ctx.tokenFor('journal-owner-3');
+    const caller = await ctx.tokenFor('journal-caller-3');
+    const inject = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
+      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled three', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+    const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
+    const settlement: Settlement = {
+      invocationId: randomUUID(),
+      appId: created.id,
+      ownerId,
+      callerId,
+      apiKeyId: null,
+      endUser: '',
+      mode: 'completion',
+      latencyMs: 5,
+      inputTokens: 3,
+      outputTokens: 4,
+      priceCents: PRICE,
+      model: '',
+      provider: '',
+      modelCostMicros: 0,
+      createdAt: new Date(),
+      ledgerTransactionId: randomUUID(),
+      description: 'Call to journaled-three',
+      charge: { hold, feeCents: 0 },
+      cost: null,
+      turn: null,
+    };
+    const journal = () =>
+      raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
+    await journal();
+    await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
+    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [], failed: [] });
+    expect(await sql<{ amount: number }>('SELECT amount_cents AS amount FROM credit_holds WHERE id = $1', [hold.id])).toEqual([{ amount: 0 }]);
+
+    await journal();
+    expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 0, dropped: [{ id: settlement.invocationId, reason: 'already settled' }], failed: [] });
+    expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
     expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
     expect(await sweepExpiredHolds(raw)).toBe(1);
     const [credits] = await sql<{ balance: number; held: number }>(

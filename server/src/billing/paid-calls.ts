@@ -157,6 +157,11 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
           options.log?.warn({ settled: recovered.settled }, 'settled calls answered by a process that stopped before their settlement');
         for (const dropped of recovered.dropped)
           options.log?.error({ invocationId: dropped.id }, `an answered call left by a stopped process: ${dropped.reason}`);
+        for (const failed of recovered.failed)
+          options.log?.error(
+            { err: failed.error, invocationId: failed.id },
+            'settling an answered call left by a stopped process failed; the next sweep tries again',
+          );
       } catch (error) {
         options.log?.error({ err: error }, 'settling the answered calls of a stopped process failed');
       }

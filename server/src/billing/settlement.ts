@@ -380,6 +380,8 @@ export interface RecoveredCalls {
   settled: number;
   /** Journal rows dropped: the call was settled already, or its hold was gone (it went free). */
   dropped: { id: string; reason: string }[];
+  /** Journal rows that could not be settled this time (they stay for the next sweep). */
+  failed: { id: string; error: unknown }[];
 }
 
 const parseJournaled = (text: string): Settlement => {
@@ -395,14 +397,24 @@ const parseJournaled = (text: string): Settlement => {
  * a call is charged once: the statement deletes the journal row and inserts the invocation, whose
  * id is unique. A row that can no longer be settled (its hold was released, or the call is already
  * recorded) is dropped and reported; one that fails for another reason stays for the next sweep.
+ *
+ * A recorded call is looked for first, not left to the unique id: a row copied after a late
+ * settlement's statement began outlives that statement's delete, and drawing its price again from a
+ * hold the lease used up fails the hold's check before the insert can say "already settled".
  */
 export async function recoverAnsweredCalls(db: Database, { all = false }: { all?: boolean } = {}): Promise<RecoveredCalls> {
-  const recovered: RecoveredCalls = { settled: 0, dropped: [] };
+  const recovered: RecoveredCalls = { settled: 0, dropped: [], failed: [] };
   const seen = new Set<string>();
+  const drop = async (id: string, reason: string) => {
+    await db.query('DELETE FROM answered_calls WHERE id = $1', [id]);
+    recovered.dropped.push({ id, reason });
+  };
+  const recorded = async (id: string) => (await db.query('SELECT 1 FROM invocations WHERE id = $1', [id])).rows.length > 0;
   for (;;) {
-    const { rows } = await db.query<{ id: string; settlement: string; holds: number }>(
+    const { rows } = await db.query<{ id: string; settlement: string; holds: number; recorded: boolean }>(
       `SELECT a.id, a.settlement,
-              (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds
+              (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds,
+              EXISTS (SELECT 1 FROM invocations i WHERE i.id = a.id) AS recorded
        FROM answered_calls a
        WHERE $1::boolean
           OR EXISTS (SELECT 1 FROM credit_holds h WHERE (h.id = a.hold_id OR h.id = a.cost_hold_id) AND h.expires_at < now())
@@ -413,32 +425,33 @@ export async function recoverAnsweredCalls(db: Database, { all = false }: { all?
     const fresh = rows.filter((row) => !seen.has(row.id));
     if (fresh.length === 0) return recovered;
     for (const row of fresh) seen.add(row.id);
-    const drop = async (id: string, reason: string) => {
-      await db.query('DELETE FROM answered_calls WHERE id = $1', [id]);
-      recovered.dropped.push({ id, reason });
-    };
     const settleable: Settlement[] = [];
     for (const row of fresh) {
+      if (row.recorded) {
+        await drop(row.id, 'already settled');
+        continue;
+      }
       const settlement = parseJournaled(row.settlement);
       const needed = (settlement.charge ? 1 : 0) + (settlement.cost && settlement.cost.hold.id !== settlement.charge?.hold.id ? 1 : 0);
       if (row.holds < needed) await drop(row.id, 'its hold was released before it settled: it goes free');
       else settleable.push(settlement);
     }
     const settleOne = async (settlement: Settlement) => {
+      const id = settlement.invocationId;
       try {
         await writeBatch(db, [settlement]);
         recovered.settled++;
       } catch (error) {
         const code = (error as { code?: string }).code;
-        // Recorded already (unique invocation id): charged once, by whoever recorded it.
-        if (code === '23505') await drop(settlement.invocationId, 'already settled');
-        else if (code === 'P0001') await drop(settlement.invocationId, `cannot be charged (${(error as Error).message}): it goes free`);
+        // Recorded meanwhile (by a late settlement of its own process): charged once, by whoever recorded it.
+        if (code === '23505' || (await recorded(id))) await drop(id, 'already settled');
+        else if (code === 'P0001') await drop(id, `cannot be charged (${(error as Error).message}): it goes free`);
         else {
           // Its details could not be stored: it is charged without them, as a live settlement would be
           // (settleOrChargeOnly); if that fails too, the row stays for the next sweep.
           await writeBatch(db, [{ ...settlement, endUser: '', turn: null }]).then(
             () => void recovered.settled++,
-            () => undefined,
+            (retryError: unknown) => void recovered.failed.push({ id, error: retryError }),
           );
         }
       }

@@ -30,7 +30,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
-      LOG_LEVEL: 'error',
+      // TEST_SERVER_LOG_LEVEL=warn shows what the processes log while a test runs.
+      LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? 'error',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
