@@ -1,8 +1,10 @@
 // The answer journal's file (decision 0042), on both databases: a call is in the file as soon as
 // record() returns; a late one is copied to answered_calls; a call that went free is never copied,
 // not even from the file of a process that died; a dead process's file is read once and removed.
+
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -137,4 +139,50 @@ describe('the answer journal', () => {
       await database.db.query('DELETE FROM answered_calls');
     }
   });
+
+  it.runIf(existsSync('/proc/self/stat'))(
+    "tells a live writer from another process that took its pid by the process's start, and a zombie from a live process",
+    async () => {
+      const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
+      const host = hostname().replace(/[^A-Za-z0-9_]/g, '_') || 'host';
+      const line = (call: Settlement) => `${JSON.stringify({ s: call })}\n`;
+      const startOf = (pid: number) => {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]).toString(36);
+      };
+      // A child that leaves a zombie: sh starts `sleep 0` in the background, then becomes `sleep 30`, which never reaps it.
+      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      try {
+        const zombie = Number((await new Promise<string>((resolve) => parent.stdout.once('data', (data: Buffer) => resolve(String(data))))).trim());
+        await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 10_000, interval: 20 });
+        const calls = { writerLives: settlement(), pidTaken: settlement(), zombie: settlement(), halfLifetime: settlement() };
+        const longAgo = new Date(Date.now() - 10 * 60_000);
+        // The parent of this test runner under its own start: it lives, however long its file was left untouched.
+        const lives = path.join(directory, `${host}.${process.ppid}.p${startOf(process.ppid)}.abc-0.jsonl`);
+        writeFileSync(lives, line(calls.writerLives));
+        utimesSync(lives, longAgo, longAgo);
+        // The same pid under another start, touched just now: its writer is gone and another process has the pid.
+        writeFileSync(path.join(directory, `${host}.${process.ppid}.p1.abc-0.jsonl`), line(calls.pidTaken));
+        // A writer that died and was not reaped yet.
+        writeFileSync(path.join(directory, `${host}.${zombie}.x.abc-0.jsonl`), line(calls.zombie));
+        // Another machine's file untouched for half the hold lifetime: read before the holds of its calls can expire.
+        const half = path.join(directory, 'elsewhere.3.x.abc-0.jsonl');
+        writeFileSync(half, line(calls.halfLifetime));
+        const halfAgo = new Date(Date.now() - 30_000);
+        utimesSync(half, halfAgo, halfAgo);
+
+        const journal = createAnswerJournal(database.db, { directory, staleAfterMs: 60_000 });
+        try {
+          expect(await journal.importDead()).toBe(3);
+          expect(await journaledIds()).toEqual([calls.pidTaken.invocationId, calls.zombie.invocationId, calls.halfLifetime.invocationId].sort());
+          expect(readdirSync(directory)).toEqual([path.basename(lives)]);
+        } finally {
+          await journal.close();
+          await database.db.query('DELETE FROM answered_calls');
+        }
+      } finally {
+        parent.kill();
+      }
+    },
+  );
 });

@@ -13,7 +13,7 @@
 // answered in its last COPY_AFTER_MS by a process whose journal directory is never read again
 // before its hold expires (its machine is gone) goes free: decision 0042 weighs this against the
 // round trip.
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../db/client.ts';
@@ -98,24 +98,55 @@ const processAlive = (pid: number) => {
   }
 };
 
+/**
+ * Linux: when the process `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat),
+ * 'gone' when no live process has the pid (a zombie is gone), null where /proc cannot say.
+ */
+function processStart(pid: number | 'self'): string | 'gone' | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ESRCH' ? (existsSync('/proc/self/stat') ? 'gone' : null) : null;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return 'gone';
+  const ticks = Number(fields[19]);
+  return Number.isSafeInteger(ticks) ? ticks.toString(36) : null;
+}
+
 /** This machine's name as it goes into a file name. */
 const HOST = hostname().replace(/[^A-Za-z0-9_]/g, '_') || 'host';
+/** This process's start as it goes into a file name: `p` and its start in ticks since boot where /proc says it, else `t` and the time. */
+const START = (() => {
+  const ticks = processStart('self');
+  return typeof ticks === 'string' && ticks !== 'gone' ? `p${ticks}` : `t${Date.now().toString(36)}`;
+})();
 
 /**
  * Whether the process that writes a journal file is gone. Its name says where it ran
- * (`<host>.<pid>.<start>.<random>-<n>.jsonl`), and a live process touches its files at every sweep.
- * On this machine a pid that is gone, or our own pid under another name (a restarted container is pid
- * 1 again), is dead at once. Anywhere, a file untouched for `staleAfterMs` is dead (another machine's
- * process on a shared ANSWER_JOURNAL_DIR, or a pid that another process took since).
+ * (`<host>.<pid>.<start>.<random>-<n>.jsonl`), and a live process touches its files every
+ * `staleAfterMs / 6`. On this machine: a pid that is gone (or a zombie), or a pid whose process started at another
+ * time than the file's writer (another process took the pid since, or a restarted container is pid
+ * 1 again) is dead at once, and a writer whose pid and start match lives. Where the start cannot be
+ * compared (no /proc, a file named before starts were), a pid that lives counts as the writer's
+ * until its file is a third of `staleAfterMs` old. Another machine's file (a shared
+ * ANSWER_JOURNAL_DIR) is dead once a third of `staleAfterMs` old, well before the holds of its calls
+ * expire (`staleAfterMs` after their last renewal), so its calls are copied while a hold still owes them.
  */
 function writerGone(name: string, own: string, staleAfterMs: number, modifiedAtMs: () => number): boolean {
-  const [host, pidText] = name.split('.');
+  const [host, pidText, start] = name.split('.');
   const pid = Number(pidText);
-  if (host === HOST && Number.isInteger(pid)) {
+  if (host === HOST && Number.isInteger(pid) && pid > 0) {
     if (pid === process.pid) return !name.startsWith(`${own}-`);
-    if (!processAlive(pid)) return true;
+    const started = processStart(pid);
+    if (started === 'gone') return true;
+    if (started !== null && start?.startsWith('p')) return started !== start.slice(1);
+    if (started === null && !processAlive(pid)) return true;
   }
-  return Date.now() - modifiedAtMs() > staleAfterMs;
+  return Date.now() - modifiedAtMs() > staleAfterMs / 3;
 }
 
 type Line = { s: Settlement } | { free: string };
@@ -130,14 +161,14 @@ export function createAnswerJournal(
   }: {
     directory: string;
     copyAfterMs?: number;
-    /** A file its process has not touched for this long is a dead process's (the hold lifetime). */
+    /** The hold lifetime: a file its process has not touched for a third of it is a dead process's (writerGone). */
     staleAfterMs?: number;
     onError?: (error: unknown, message: string) => void;
   },
 ): AnswerJournal {
-  const stamp = `${HOST}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
+  const stamp = `${HOST}.${process.pid}.${START}.${Math.random().toString(36).slice(2, 8)}`;
   const entries = new Map<string, Entry>();
-  /** This process's files not removed yet (touched at every sweep, so other processes know it lives). */
+  /** This process's files not removed yet (touched every staleAfterMs / 6, so other processes know it lives). */
   const files = new Set<JournalFile>();
   let current: JournalFile | null = null;
   let sequence = 0;
@@ -214,6 +245,19 @@ export function createAnswerJournal(
   };
   const timer = setInterval(() => void copyOld(copyAfterMs), Math.min(copyAfterMs / 2, 1000));
   timer.unref();
+  /** This process lives: its files say so to the other processes (writerGone), on a timer of its own, whatever the sweeps wait for. */
+  const touch = () => {
+    const now = new Date();
+    for (const file of files) {
+      try {
+        utimesSync(file.name, now, now);
+      } catch (error) {
+        onError(error, 'touching an answer journal file failed');
+      }
+    }
+  };
+  const toucher = setInterval(touch, Math.max(100, staleAfterMs / 6));
+  toucher.unref();
 
   return {
     directory,
@@ -248,15 +292,7 @@ export function createAnswerJournal(
       retire(entry.file);
     },
     async importDead({ all = false } = {}) {
-      // This process lives: its files say so to the other processes' sweeps.
-      const now = new Date();
-      for (const file of files) {
-        try {
-          utimesSync(file.name, now, now);
-        } catch (error) {
-          onError(error, 'touching an answer journal file failed');
-        }
-      }
+      touch();
       let names: string[];
       try {
         names = readdirSync(directory).filter((name) => name.endsWith('.jsonl') && !name.startsWith(`${stamp}-`));
@@ -311,6 +347,7 @@ export function createAnswerJournal(
     },
     async close() {
       clearInterval(timer);
+      clearInterval(toucher);
       closed = true;
       await copying;
       if (current) {
