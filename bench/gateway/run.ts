@@ -2,7 +2,7 @@
 // machine, against one loopback fake OpenAI-compatible upstream that answers at once (blocking, or
 // OpenAI's SSE chat.completion.chunk stream):
 //   direct    — the upstream itself (the floor every gateway adds to);
-//   tollbooth — `node --import tsx server/src/main.ts` on a fresh PostgreSQL database: real paid
+//   tollbooth — `npm start`'s command (server/package.json) on a fresh PostgreSQL database: real paid
 //               calls (API key of a consumer, another user's live public app at 1 cent), charged
 //               and recorded exactly as in production, on four paths: the Dify-style endpoint
 //               (/api/app/{slug}/completion-messages) blocking and `response_mode: streaming`, and
@@ -1107,8 +1107,15 @@ async function main() {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
   };
+  // Node's flags as `npm start` gives them (server/package.json's start script, of the checkout measured).
+  const startFlags = (() => {
+    const script = (JSON.parse(readFileSync(path.join(SERVER_ROOT, 'server/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const words = script.trim().split(/\s+/);
+    if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script in server/package.json: ${script}`);
+    return words.slice(1, -1);
+  })();
   const startTollbooth = async (extraArgs: string[] = [], extraEnv: Record<string, string> = {}) => {
-    const child = startChild('tollbooth', [...extraArgs, '--import', 'tsx', 'server/src/main.ts'], {
+    const child = startChild('tollbooth', [...extraArgs, ...startFlags, 'server/src/main.ts'], {
       cwd: SERVER_ROOT,
       env: { ...tollboothEnv, ...extraEnv, BENCH_SERVER_ROOT: SERVER_ROOT },
     });
