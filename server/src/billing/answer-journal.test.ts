@@ -4,7 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -82,6 +82,23 @@ describe('the answer journal', () => {
       await survivor.close();
       await dying.close();
       await database.db.query('DELETE FROM answered_calls');
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')('keeps its directory and files to this user: a line holds what the caller asked and the answer', async () => {
+    const base = path.join(mkdtempSync(path.join(tmpdir(), 'journal-')), 'tollbooth-answered-calls');
+    const directory = path.join(base, 'database');
+    const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
+    const call = settlement();
+    journal.record(call);
+    try {
+      const [name] = readdirSync(directory);
+      expect(statSync(base).mode & 0o777).toBe(0o700);
+      expect(statSync(directory).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(directory, name!)).mode & 0o777).toBe(0o600);
+    } finally {
+      journal.done(call.invocationId, 'settled');
+      await journal.close();
     }
   });
 

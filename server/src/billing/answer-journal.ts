@@ -178,9 +178,10 @@ export function createAnswerJournal(
   let orphans: string[] = [];
 
   const open = (): JournalFile => {
-    mkdirSync(directory, { recursive: true });
+    // Only this user may read them: a line holds the call's turn (what the caller asked, the answer).
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
     const name = path.join(directory, `${stamp}-${sequence++}.jsonl`);
-    const file: JournalFile = { name, fd: openSync(name, 'a'), bytes: 0, pending: 0, rotated: false };
+    const file: JournalFile = { name, fd: openSync(name, 'a', 0o600), bytes: 0, pending: 0, rotated: false };
     files.add(file);
     return file;
   };
