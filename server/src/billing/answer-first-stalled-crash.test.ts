@@ -145,7 +145,12 @@ describe.runIf(process.env.DATABASE_URL).each([
        FROM answered_calls a`,
     );
     if (left.length > 0)
-      console.log('DIAG left', Math.round(performance.now() - killedAt), JSON.stringify(left), JSON.stringify(await rows('SELECT * FROM credit_holds')));
+      console.log(
+        'left after the restart (ms since, answered_calls rows, credit_holds rows):',
+        Math.round(performance.now() - killedAt),
+        JSON.stringify(left),
+        JSON.stringify(await rows('SELECT * FROM credit_holds')),
+      );
     expect(await rows('SELECT id FROM answered_calls')).toEqual([]);
     expect(await rows('SELECT id FROM credit_holds')).toEqual([]);
 

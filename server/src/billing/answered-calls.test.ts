@@ -147,24 +147,23 @@ describe('answered calls left by a process that stopped before their settlement'
     await check();
   }, 120_000);
 
-  it('charges a journaled call without its details when they cannot be stored, as a live settlement would', async () => {
-    const owner = await ctx.tokenFor('journal-owner-2');
-    const caller = await ctx.tokenFor('journal-caller-2');
-    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+  /** A caller's call to a new app of an owner, its price held, as a process left it in answered_calls (not settled). */
+  const journaledCall = async (name: string, call: Pick<Settlement, 'endUser' | 'mode' | 'turn'>) => {
+    const owner = await ctx.tokenFor(`${name}-owner`);
+    const caller = await ctx.tokenFor(`${name}-caller`);
+    const inject = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
       ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled two', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    const created = (await inject('POST', '/api/app/', owner, { name, type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
     const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
     const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
     const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
-    // A chat turn continuing a conversation that does not exist: its message cannot be stored.
     const settlement: Settlement = {
+      ...call,
       invocationId: randomUUID(),
       appId: created.id,
       ownerId,
       callerId,
       apiKeyId: null,
-      endUser: 'someone',
-      mode: 'chat',
       latencyMs: 5,
       inputTokens: 3,
       outputTokens: 4,
@@ -174,13 +173,32 @@ describe('answered calls left by a process that stopped before their settlement'
       modelCostMicros: 0,
       createdAt: new Date(),
       ledgerTransactionId: randomUUID(),
-      description: 'Call to journaled-two',
+      description: `Call to ${name}`,
       charge: { hold, feeCents: 0 },
       cost: null,
-      turn: { conversationId: randomUUID(), isNew: false, userContent: 'q', answer: 'a' },
     };
-    await raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
+    const journal = () =>
+      raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
+    await journal();
+    // Its process is gone: the hold is no longer renewed.
     await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
+    const credits = async () =>
+      (
+        await sql<{ balance: number; held: number }>(
+          "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+          [callerId],
+        )
+      )[0];
+    return { settlement, hold, journal, credits };
+  };
+
+  it('charges a journaled call without its details when they cannot be stored, as a live settlement would', async () => {
+    // A chat turn continuing a conversation that does not exist: its message cannot be stored.
+    const { settlement, credits } = await journaledCall('journaled-two', {
+      endUser: 'someone',
+      mode: 'chat',
+      turn: { conversationId: randomUUID(), isNew: false, userContent: 'q', answer: 'a' },
+    });
 
     expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [], failed: [] });
     expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
@@ -190,51 +208,14 @@ describe('answered calls left by a process that stopped before their settlement'
     expect(invocation).toEqual({ end_user: '', conversation_id: null });
     expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
     expect(await sweepExpiredHolds(raw)).toBe(1);
-    const [credits] = await sql<{ balance: number; held: number }>(
-      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
-      [callerId],
-    );
-    expect(credits).toEqual({ balance: CREDITS - PRICE, held: 0 });
+    expect(await credits()).toEqual({ balance: CREDITS - PRICE, held: 0 });
   }, 60_000);
 
   it('drops a journaled call that was settled meanwhile, also when its hold has nothing left to draw', async () => {
     // The row a late settlement's delete did not see (it was copied after the statement began): the
     // call is charged already, and its lease's hold is used up, so drawing the price again would break
     // the hold's check before the invocation's unique id says "already settled".
-    const owner = await ctx.tokenFor('journal-owner-3');
-    const caller = await ctx.tokenFor('journal-caller-3');
-    const inject = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled three', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
-    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
-    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
-    const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
-    const settlement: Settlement = {
-      invocationId: randomUUID(),
-      appId: created.id,
-      ownerId,
-      callerId,
-      apiKeyId: null,
-      endUser: '',
-      mode: 'completion',
-      latencyMs: 5,
-      inputTokens: 3,
-      outputTokens: 4,
-      priceCents: PRICE,
-      model: '',
-      provider: '',
-      modelCostMicros: 0,
-      createdAt: new Date(),
-      ledgerTransactionId: randomUUID(),
-      description: 'Call to journaled-three',
-      charge: { hold, feeCents: 0 },
-      cost: null,
-      turn: null,
-    };
-    const journal = () =>
-      raw.query('INSERT INTO answered_calls (id, hold_id, settlement) VALUES ($1, $2, $3)', [settlement.invocationId, hold.id, JSON.stringify(settlement)]);
-    await journal();
-    await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = $1", [hold.id]);
+    const { settlement, hold, journal, credits } = await journaledCall('journaled-three', { endUser: '', mode: 'completion', turn: null });
     expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 1, dropped: [], failed: [] });
     expect(await sql<{ amount: number }>('SELECT amount_cents AS amount FROM credit_holds WHERE id = $1', [hold.id])).toEqual([{ amount: 0 }]);
 
@@ -243,10 +224,6 @@ describe('answered calls left by a process that stopped before their settlement'
     expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
     expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
     expect(await sweepExpiredHolds(raw)).toBe(1);
-    const [credits] = await sql<{ balance: number; held: number }>(
-      "SELECT balance_cents AS balance, held_cents AS held FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
-      [callerId],
-    );
-    expect(credits).toEqual({ balance: CREDITS - PRICE, held: 0 });
+    expect(await credits()).toEqual({ balance: CREDITS - PRICE, held: 0 });
   }, 60_000);
 });
