@@ -4,13 +4,13 @@
 import type { Application, AppType } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { AppFilters } from '@/features/apps/components/app-filters';
-import { useAppFilters } from '@/features/apps/hooks/use-app-filters';
-import { filterApps } from '@/features/apps/lib/filter-apps';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApps } from '@/lib/api/apps/get-apps';
 import { useAuth } from '@/lib/auth/use-auth';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { filterApps } from '@/lib/filter-apps';
+import { useAppFilters } from '@/lib/use-app-filters';
+import { AppFilters } from './app-filters';
 import { ErrorBox } from './error-box';
 import { PageSpinner } from './spinner';
 import { primaryButton } from './styles';

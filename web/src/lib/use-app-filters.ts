@@ -1,6 +1,6 @@
 import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '@tollbooth/contract';
 import { useSearchParams } from 'react-router';
-import type { AppFilterValues } from '../lib/filter-apps';
+import type { AppFilterValues } from '@/lib/filter-apps';
 
 /** The list filters live in the query string (?visibility=public&status=live), so they survive reloads and Back. */
 export function useAppFilters(): [AppFilterValues, (changes: Partial<AppFilterValues>) => void] {

@@ -1,7 +1,7 @@
 import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '@tollbooth/contract';
 import { useId } from 'react';
 import { inputField } from '@/components/ui/styles';
-import type { AppFilterValues } from '../lib/filter-apps';
+import type { AppFilterValues } from '@/lib/filter-apps';
 
 interface AppFiltersProps {
   value: AppFilterValues;
