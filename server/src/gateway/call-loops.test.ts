@@ -142,6 +142,66 @@ describe('the Tollbooth-Hop chain', () => {
     expect(forwarded[0]).toBe(`otherserver1.${callerTag}`);
   });
 
+  it('goes with the request down every path to the provider: settings checks, Dify and OpenAI calls, blocking and streamed, files, workflows/run', async () => {
+    // Without AsyncLocalStorage the chain is passed down by hand (decision 0044): a path that forgot
+    // it would send the background chain ("internal.internal") or none.
+    const caller = await ctx.tokenFor('hop-caller-6');
+    const incoming = 'otherserver2.othercaller2';
+    const hop = { 'tollbooth-hop': incoming };
+    const server = ownHop.split('.')[0];
+    const from = dify.requests.length;
+    const sent = async (label: string, response: Response | Promise<Response>, status = 200) => {
+      const answer = await response;
+      expect(answer.status, `${label}: ${await answer.clone().text()}`).toBe(status);
+      await answer.text();
+    };
+    await sent('settings check', request('POST', `/api/app/${slug}/workflow/test-config/`, owner, { provider_config: {} }, hop));
+    await sent('settings save', request('PATCH', `/api/app/${slug}/workflow/`, owner, { timeout_seconds: 60 }, hop));
+    await sent('Dify chat, blocking', chat(caller, hop));
+    await sent(
+      'Dify chat, streamed',
+      request('POST', `/api/app/${slug}/chat-messages`, caller, { inputs: {}, query: 'hi', response_mode: 'streaming', user: 'u' }, hop),
+    );
+    const openai = (stream: boolean) =>
+      fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${caller}`, 'content-type': 'application/json', ...hop },
+        body: JSON.stringify({ model: slug, messages: [{ role: 'user', content: 'hi' }], stream }),
+      });
+    await sent('OpenAI chat completion, blocking', openai(false));
+    await sent('OpenAI chat completion, streamed', openai(true));
+    const form = new FormData();
+    form.append('file', new Blob(['notes'], { type: 'text/plain' }), 'notes.txt');
+    const uploaded = await fetch(`${base}/api/app/${slug}/file-upload/`, { method: 'POST', headers: { authorization: `Bearer ${caller}` }, body: form });
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as { id: string };
+    const files = [{ type: 'document', transfer_method: 'local_file', upload_file_id: file.id }];
+    await sent(
+      'a call with a file',
+      request('POST', `/api/app/${slug}/chat-messages`, caller, { inputs: {}, query: 'hi', response_mode: 'blocking', user: 'u', files }, hop),
+    );
+    let to = 0;
+    try {
+      dify.app.mode = 'workflow';
+      await sent('settings save of a workflow-mode app', request('PATCH', `/api/app/${slug}/workflow/`, owner, { timeout_seconds: 61 }, hop));
+      await sent('workflows/run', request('POST', `/api/app/${slug}/workflows/run`, caller, { inputs: {}, response_mode: 'blocking', user: 'u' }, hop));
+    } finally {
+      to = dify.requests.length;
+      dify.resetApp();
+      await request('PATCH', `/api/app/${slug}/workflow/`, owner, { timeout_seconds: 62 });
+    }
+    const made = dify.requests.slice(from, to);
+    const seen = made.map((upstream) => `${upstream.method} ${upstream.path}`);
+    for (const path of ['GET /v1/info', 'GET /v1/parameters', 'POST /v1/chat-messages', 'POST /v1/files/upload', 'POST /v1/workflows/run'])
+      expect(seen).toContain(path);
+    for (const upstream of made) {
+      const chain = String(upstream.headers['tollbooth-hop']).split(', ');
+      expect(chain, `${upstream.method} ${upstream.path}`).toHaveLength(2);
+      expect(chain[0], `${upstream.method} ${upstream.path}`).toBe(incoming);
+      expect(chain[1]!.split('.')[0], `${upstream.method} ${upstream.path}`).toBe(server);
+    }
+  });
+
   it(`caps the depth at ${MAX_CALL_DEPTH} hops`, async () => {
     const caller = await ctx.tokenFor('hop-caller-5');
     const chain = (n: number) => Array.from({ length: n }, (_, i) => `server${i}.caller${i}`).join(', ');

@@ -8,6 +8,7 @@ import type { AuthContext } from '../auth/plugin.ts';
 import { answerPriceCents } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import { refuseUnacceptable } from '../http/accept.ts';
+import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
@@ -142,6 +143,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         idempotencyKey,
         maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
         startedAt,
+        hop: hopHeaderOf(request),
         onRateLimit: (rateLimit) => setRateLimitHeaders(reply, { rateLimit }),
       });
     } catch (error) {

@@ -7,16 +7,34 @@
 // arriving with a chain is refused with 508 call_loop when the chain already passed through this
 // server, when the same credentials already appear in it (a key inside its own call), or when it is
 // MAX_CALL_DEPTH hops long. The hashes say nothing about the server or the key to whoever reads them.
-import { AsyncLocalStorage } from 'node:async_hooks';
+//
+// The chain goes with the request (`request.callChain`), and whoever makes an upstream request
+// passes hopHeaderOf(request) down to it: the workflow providers take it as a required argument,
+// so a new path to an upstream cannot forget it (decision 0044). No AsyncLocalStorage: in Node 20
+// one run() turns on promise hooks for every promise of the process, about 6 % of a paid call.
 import { createHmac } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 
 export const HOP_HEADER = 'tollbooth-hop';
 /** The longest chain accepted: a Tollbooth app may resell another Tollbooth's app, a few levels deep. */
 export const MAX_CALL_DEPTH = 3;
 
-const chains = new AsyncLocalStorage<{ hops: string[]; own: () => string }>();
+/** The hops that led to a request, and this hop (hashed only when asked for). */
+export interface CallChain {
+  hops: string[];
+  own: () => string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's Tollbooth-Hop chain (null before the onRequest hook, or in an app without it). */
+    callChain: CallChain | null;
+  }
+}
+
+/** The chain of work that no request started (a background job): it is this server's own. */
+export const INTERNAL_HOP = 'internal.internal';
 
 const tag = (secret: Buffer, kind: string, value: string) => createHmac('sha256', secret).update(`${kind}:${value}`).digest('base64url').slice(0, 12);
 
@@ -31,11 +49,12 @@ function parseHops(value: string | string[] | undefined): string[] {
 }
 
 /**
- * Checks every request's incoming chain and keeps it for the upstream requests made while answering
- * (read with outgoingHopHeader()).
+ * Checks every request's incoming chain and keeps it on the request, for the upstream requests made
+ * while answering (hopHeaderOf()).
  */
 export function registerCallChain(app: FastifyInstance, options: { secret: Buffer; publicUrl: string }) {
   const server = tag(options.secret, 'server', new URL(options.publicUrl).origin);
+  app.decorateRequest('callChain', null);
   app.addHook('onRequest', (request, _reply, done) => {
     const hops = parseHops(request.headers[HOP_HEADER]);
     const authorization = request.headers.authorization ?? '';
@@ -56,13 +75,14 @@ export function registerCallChain(app: FastifyInstance, options: { secret: Buffe
         return;
       }
     }
-    chains.run({ hops, own }, done);
+    request.callChain = { hops, own };
+    done();
   });
 }
 
-/** The Tollbooth-Hop value for an upstream request made while answering the current request. */
-export function outgoingHopHeader(): string {
-  const chain = chains.getStore();
-  if (!chain) return 'internal.internal';
+/** The Tollbooth-Hop value for an upstream request made while answering `request`: its chain followed by this hop. */
+export function hopHeaderOf(request: Pick<FastifyRequest, 'callChain'>): string {
+  const chain = request.callChain;
+  if (!chain) return INTERNAL_HOP;
   return [...chain.hops, chain.own()].join(', ');
 }

@@ -477,10 +477,10 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
       return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
     });
 
-  const shapeOf = async (target: NonNullable<Awaited<ReturnType<typeof loadTarget>>>): Promise<AppShape> => {
+  const shapeOf = async (target: NonNullable<Awaited<ReturnType<typeof loadTarget>>>, hop: string): Promise<AppShape> => {
     if (target.config) return promptAppShape(target.app, target.config.active_version);
     const call = await workflows.readCallConfig(target.app.id);
-    const appInfo = call.appInfo ?? (await workflows.refreshAppInfo(target.app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000))));
+    const appInfo = call.appInfo ?? (await workflows.refreshAppInfo(target.app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000)), hop));
     return workflowAppShape(appInfo.mode, appInfo.user_input_form);
   };
 
@@ -489,7 +489,8 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
      * Plans the gateway call. The app's existence, the caller and its access are the gateway's to
      * check (and record): until they pass, a plan that lets the gateway refuse the call is returned.
      */
-    async plan(request: ChatCompletionRequest, auth: AuthContext | null): Promise<PlannedCall & { chatWithConversationId: boolean }> {
+    /** `hop`: the Tollbooth-Hop header of the caller's request (http/call-chain.ts), for a workflow app's provider. */
+    async plan(request: ChatCompletionRequest, auth: AuthContext | null, hop: string): Promise<PlannedCall & { chatWithConversationId: boolean }> {
       const startedAt = performance.now();
       const target = await loadTarget(request.model);
       // The app's own mode when it is known without asking a provider, so the gateway refuses for the right reason.
@@ -506,7 +507,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
       } catch {
         return passThrough;
       }
-      const shape = await shapeOf(target);
+      const shape = await shapeOf(target, hop);
       try {
         return { ...planCall(request, shape), chatWithConversationId: shape.mode === 'chat' && !shape.takesHistory };
       } catch (error) {

@@ -3,6 +3,7 @@
 // (save, rollback, PATCH /api/app/{slug}/), changes through another process within the TTL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectAppBySlug } from '../apps/queries.ts';
+import { INTERNAL_HOP } from '../http/call-chain.ts';
 import { createWorkflowProviderRegistry } from '../providers/workflows/registry.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
@@ -70,7 +71,7 @@ describe('the workflow call configuration cache', () => {
 
     // Saved through this process (the service's own update): the next call sees it.
     const row = (await selectAppBySlug(ctx.database.db, slug))!;
-    await here.service.updateConfig(row, { timeout_seconds: 30 });
+    await here.service.updateConfig(row, { timeout_seconds: 30 }, INTERNAL_HOP);
     expect((await here.service.readCallConfig(id)).timeoutMs).toBe(30_000);
     await here.service.createVersion(row, { rollback_to: 1 });
     expect((await here.service.readCallConfig(id)).timeoutMs).toBe(300_000);

@@ -93,16 +93,20 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
       auth,
       body,
       endUser,
+      hop,
     }: {
       app: AppRow;
       mode: 'completion' | 'chat';
       auth: AuthContext;
       body: WorkflowCallBody;
       endUser: string;
+      /** The Tollbooth-Hop header of the caller's request, sent on every request to the provider (http/call-chain.ts). */
+      hop: string;
     }): Promise<PreparedWorkflowCall> {
       const call = await workflows.readCallConfig(app.id);
       // Never checked for these settings: ask now, before any money moves.
-      const appInfo: WorkflowAppInfo = call.appInfo ?? (await workflows.refreshAppInfo(app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000))));
+      const appInfo: WorkflowAppInfo =
+        call.appInfo ?? (await workflows.refreshAppInfo(app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000)), hop));
       const chatApp = isChatMode(appInfo.mode);
       // As Dify does: chat-messages only on chat apps, completion-messages only on the others.
       checkAppMode(chatApp, mode);
@@ -169,6 +173,7 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
           { name: stored.name, mimeType: stored.mime_type, data: await readFile(stored.storage_path) },
           user,
           AbortSignal.timeout(call.timeoutMs),
+          hop,
         );
         files.push({ type, transfer_method: 'local_file', upload_file_id: providerFileId });
       }
@@ -186,6 +191,7 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
         files,
         signal,
         timeoutMs: call.timeoutMs,
+        hop,
       });
       const answered = async (upstreamId: string | null) => {
         if (conversationId) await recordConversationTurn(db, conversationId, upstreamId);

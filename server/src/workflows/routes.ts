@@ -14,6 +14,7 @@ import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
 import { AppError } from '../errors.ts';
+import { hopHeaderOf } from '../http/call-chain.ts';
 import { type WorkflowsService, workflowNotFound } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -67,7 +68,7 @@ export const workflowsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; wor
         response: { 200: WorkflowTestResult, ...errors },
       },
     },
-    async (request) => workflows.testConfig(null, request.body),
+    async (request) => workflows.testConfig(null, request.body, hopHeaderOf(request)),
   );
 
   app.get(
@@ -102,7 +103,7 @@ export const workflowsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; wor
         response: { 200: WorkflowConfig, ...errors },
       },
     },
-    async (request) => workflows.updateConfig(await ownedWorkflowApp(request.params.slug, requireAuth(request).user.id), request.body),
+    async (request) => workflows.updateConfig(await ownedWorkflowApp(request.params.slug, requireAuth(request).user.id), request.body, hopHeaderOf(request)),
   );
 
   app.post(
@@ -120,7 +121,7 @@ export const workflowsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService; wor
         response: { 200: WorkflowTestResult, ...errors },
       },
     },
-    async (request) => workflows.testConfig(await ownedWorkflowApp(request.params.slug, requireAuth(request).user.id), request.body),
+    async (request) => workflows.testConfig(await ownedWorkflowApp(request.params.slug, requireAuth(request).user.id), request.body, hopHeaderOf(request)),
   );
 
   const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 120, description: "The workflow app's id (or its slug)" }) });

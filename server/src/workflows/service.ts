@@ -243,9 +243,10 @@ export function createWorkflowsService({
   const check = async (
     provider: WorkflowProvider,
     settings: ProviderSettings,
+    hop: string,
   ): Promise<Omit<WorkflowTestResult, 'app_info'> & { app_info: WorkflowAppInfo | null }> => {
     try {
-      const appInfo = await provider.checkConfiguration(settings, AbortSignal.timeout(20_000));
+      const appInfo = await provider.checkConfiguration(settings, AbortSignal.timeout(20_000), hop);
       const modeNote = appInfo.mode ? ` (${appInfo.mode})` : '';
       return { success: true, message: `Connected to ${provider.name} app "${appInfo.name}"${modeNote}`, error: null, app_info: appInfo };
     } catch (error) {
@@ -286,7 +287,8 @@ export function createWorkflowsService({
       return toView(await selectWorkflowConfig(db, app.id));
     },
 
-    async updateConfig(app: AppRow, input: WorkflowConfigUpdate): Promise<WorkflowConfig> {
+    /** `hop`: the Tollbooth-Hop header of the request that saves (http/call-chain.ts), for the provider check. */
+    async updateConfig(app: AppRow, input: WorkflowConfigUpdate, hop: string): Promise<WorkflowConfig> {
       ensureWorkflowApp(app);
       const current = await selectWorkflowConfig(db, app.id);
       const providerId = input.provider ?? current.provider ?? DEFAULT_WORKFLOW_PROVIDER;
@@ -297,7 +299,7 @@ export function createWorkflowsService({
       // The input form is fetched at save time so calls can be checked before money moves; a
       // provider that cannot be reached now does not block saving (the gateway fetches it later).
       let appInfo = current.app_info_source === source ? current.app_info : null;
-      const checked = await check(provider, settings);
+      const checked = await check(provider, settings, hop);
       if (checked.app_info) appInfo = checked.app_info;
       const { providerConfig, providerSecretSealed } = splitSettings(provider, settings);
       const next: WorkflowState = {
@@ -326,7 +328,7 @@ export function createWorkflowsService({
     },
 
     /** Checks settings against the provider; with an app, unsent or masked fields come from its stored configuration. */
-    async testConfig(app: AppRow | null, input: { provider?: string; provider_config: Record<string, string> }): Promise<WorkflowTestResult> {
+    async testConfig(app: AppRow | null, input: { provider?: string; provider_config: Record<string, string> }, hop: string): Promise<WorkflowTestResult> {
       if (app) ensureWorkflowApp(app);
       const current = app ? await selectWorkflowConfig(db, app.id) : null;
       const provider = providerOrThrow(input.provider ?? current?.provider ?? DEFAULT_WORKFLOW_PROVIDER);
@@ -339,7 +341,7 @@ export function createWorkflowsService({
           return { success: false, message: 'The configuration is incomplete or not allowed', error: error.message, app_info: null };
         throw error;
       }
-      const result = await check(provider, settings);
+      const result = await check(provider, settings, hop);
       // Tested settings that are the saved ones refresh the cached input form.
       if (app && current && result.app_info && stored && JSON.stringify(settings) === JSON.stringify(stored)) {
         await updateCachedAppInfo(db, app.id, appInfoSourceOf(settings), result.app_info);
@@ -429,8 +431,8 @@ export function createWorkflowsService({
     },
 
     /** Fetches and caches the app info the gateway found missing or stale. */
-    async refreshAppInfo(appId: string, call: WorkflowCallConfig, signal: AbortSignal): Promise<WorkflowAppInfo> {
-      const appInfo = await call.provider.checkConfiguration(call.settings, signal);
+    async refreshAppInfo(appId: string, call: WorkflowCallConfig, signal: AbortSignal, hop: string): Promise<WorkflowAppInfo> {
+      const appInfo = await call.provider.checkConfiguration(call.settings, signal, hop);
       await updateCachedAppInfo(db, appId, appInfoSourceOf(call.settings), appInfo);
       changed(appId);
       return appInfo;

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/plugin.ts';
 import { answerPriceCents } from '../../dify-compat.ts';
 import { AppError } from '../../errors.ts';
+import { hopHeaderOf } from '../../http/call-chain.ts';
 import { watchCaller } from '../../http/caller-connection.ts';
 import { type GatewayService, RateLimitedError } from '../service.ts';
 import type { DifyApiService } from './service.ts';
@@ -87,6 +88,7 @@ export async function runWorkflow({
       idempotencyKey,
       maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
       startedAt: performance.now(),
+      hop: hopHeaderOf(request),
       onRateLimit: ({ limit, remaining, resetSeconds }) => {
         reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
       },

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { isDifyChatMode } from '@tollbooth/contract';
 import { AppError, type ErrorCode } from '../../errors.ts';
-import { HOP_HEADER, outgoingHopHeader } from '../../http/call-chain.ts';
+import { HOP_HEADER } from '../../http/call-chain.ts';
 import { readServerSentEvents } from '../sse.ts';
 import { isRecord, redactSecrets, tokenCount } from '../upstream.ts';
 import { difyEventCarriesAnswer } from './dify-answer-events.ts';
@@ -92,7 +92,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     settings: ProviderSettings,
     method: 'GET' | 'POST',
     path: string,
-    options: { body?: Buffer | string; contentType?: string; signal: AbortSignal; timeoutMs: number; label: string },
+    options: { body?: Buffer | string; contentType?: string; signal: AbortSignal; timeoutMs: number; label: string; hop: string },
   ): Promise<Upstream> => {
     const base = parseProviderUrl(settings.base_url || DIFY_DEFAULT_BASE_URL);
     const url = new URL(`${base.href.replace(/\/+$/, '')}${path}`);
@@ -126,7 +126,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
           authorization: `Bearer ${settings.api_key ?? ''}`,
           accept: 'application/json, text/event-stream',
           // The chain of Tollbooth calls this one belongs to, so a call that comes back is refused.
-          [HOP_HEADER]: outgoingHopHeader(),
+          [HOP_HEADER]: options.hop,
           ...(options.contentType ? { 'content-type': options.contentType } : {}),
         },
         body: options.body,
@@ -157,8 +157,8 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     return { response, done, timedOut: () => timedOut, failure };
   };
 
-  const readJson = async (settings: ProviderSettings, path: string, signal: AbortSignal, label: string): Promise<Record<string, unknown>> => {
-    const upstream = await exchange(settings, 'GET', path, { signal, timeoutMs: CHECK_TIMEOUT_MS, label });
+  const readJson = async (settings: ProviderSettings, path: string, signal: AbortSignal, label: string, hop: string): Promise<Record<string, unknown>> => {
+    const upstream = await exchange(settings, 'GET', path, { signal, timeoutMs: CHECK_TIMEOUT_MS, label, hop });
     try {
       const text = await readText(upstream.response);
       const parsed = JSON.parse(text) as unknown;
@@ -187,7 +187,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
   });
 
   /** POST …/{task_id}/stop with the task's user (Dify only stops a task for the user who started it). */
-  async function stopTask(settings: ProviderSettings, appMode: string, taskId: string, user: string): Promise<void> {
+  async function stopTask(settings: ProviderSettings, appMode: string, taskId: string, user: string, hop: string): Promise<void> {
     const path = appMode === 'workflow' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `${endpointFor(appMode)}/${encodeURIComponent(taskId)}/stop`;
     const upstream = await exchange(settings, 'POST', path, {
       body: JSON.stringify({ user }),
@@ -195,6 +195,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       signal: new AbortController().signal,
       timeoutMs: CHECK_TIMEOUT_MS,
       label: 'stop',
+      hop,
     });
     try {
       await readText(upstream.response, 64 * 1024);
@@ -210,6 +211,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       signal: request.signal,
       timeoutMs: request.timeoutMs,
       label: 'call',
+      hop: request.hop,
     });
     const fail = upstream.failure;
     const isWorkflow = request.appMode === 'workflow';
@@ -304,7 +306,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       // ask it to stop whenever the answer ended here before Dify ended it (caller gone, deadline,
       // consumer stopped reading, cut stream). Best effort, not awaited.
       if (!ended && taskId !== null) {
-        stopTask(request.settings, request.appMode, taskId, request.user).catch(() => {});
+        stopTask(request.settings, request.appMode, taskId, request.user, request.hop).catch(() => {});
       }
     }
   }
@@ -343,9 +345,9 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       required: ['base_url', 'api_key', 'app_id'],
     },
 
-    async checkConfiguration(settings, signal) {
-      const info = await readJson(settings, '/info', signal, 'info');
-      const parameters = await readJson(settings, '/parameters', signal, 'parameters');
+    async checkConfiguration(settings, signal, hop) {
+      const info = await readJson(settings, '/info', signal, 'info', hop);
+      const parameters = await readJson(settings, '/parameters', signal, 'parameters', hop);
       return {
         name: typeof info.name === 'string' ? info.name : '',
         description: typeof info.description === 'string' ? info.description : '',
@@ -355,8 +357,8 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       };
     },
 
-    async describeInputs(settings, signal) {
-      return normalizeForm((await readJson(settings, '/parameters', signal, 'parameters')).user_input_form);
+    async describeInputs(settings, signal, hop) {
+      return normalizeForm((await readJson(settings, '/parameters', signal, 'parameters', hop)).user_input_form);
     },
 
     async callBlocking(request) {
@@ -369,6 +371,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
         signal: request.signal,
         timeoutMs: request.timeoutMs,
         label: 'call',
+        hop: request.hop,
       });
       const fail = upstream.failure;
       let parsed: unknown;
@@ -392,7 +395,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
 
     stop: stopTask,
 
-    async uploadFile(settings, file, user, signal) {
+    async uploadFile(settings, file, user, signal, hop) {
       const boundary = `----tollbooth${randomUUID().replace(/-/g, '')}`;
       const safeName = file.name.replace(/["\r\n]/g, '_');
       const body = Buffer.concat([
@@ -409,6 +412,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
         signal,
         timeoutMs: CHECK_TIMEOUT_MS * 4,
         label: 'upload',
+        hop,
       });
       try {
         const parsed = JSON.parse(await readText(upstream.response)) as unknown;

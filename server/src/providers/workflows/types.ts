@@ -61,6 +61,8 @@ export interface WorkflowCallRequest {
   files: { type: string; transfer_method: 'local_file' | 'remote_url'; upload_file_id?: string; url?: string }[];
   signal: AbortSignal;
   timeoutMs: number;
+  /** The Tollbooth-Hop header of the request that makes this call (http/call-chain.ts). */
+  hop: string;
 }
 
 export interface WorkflowResult {
@@ -93,9 +95,10 @@ export interface WorkflowProvider {
   description: string;
   configSchema: ConfigSchema;
   /** Checks the key and app against the provider; describes the app and its input form. */
-  checkConfiguration(settings: ProviderSettings, signal: AbortSignal): Promise<WorkflowAppInfo>;
+  // `hop`, on every method: the Tollbooth-Hop header of the request it answers (http/call-chain.ts).
+  checkConfiguration(settings: ProviderSettings, signal: AbortSignal, hop: string): Promise<WorkflowAppInfo>;
   /** The app's input form only (cheaper than checkConfiguration where the provider allows it). */
-  describeInputs(settings: ProviderSettings, signal: AbortSignal): Promise<WorkflowAppInfo['user_input_form']>;
+  describeInputs(settings: ProviderSettings, signal: AbortSignal, hop: string): Promise<WorkflowAppInfo['user_input_form']>;
   /** A blocking answer; apps answered from a stream (Dify agents and workflows) are stopped upstream on abort or timeout. */
   callBlocking(request: WorkflowCallRequest): Promise<WorkflowResult>;
   /**
@@ -105,7 +108,13 @@ export interface WorkflowProvider {
    */
   callStreaming(request: WorkflowCallRequest): AsyncIterable<WorkflowStreamEvent>;
   /** Asks the provider to stop a running task (best effort). */
-  stop(settings: ProviderSettings, appMode: string, taskId: string, user: string): Promise<void>;
+  stop(settings: ProviderSettings, appMode: string, taskId: string, user: string, hop: string): Promise<void>;
   /** Uploads a file for a later call; answers the provider's file id. */
-  uploadFile(settings: ProviderSettings, file: { name: string; mimeType: string; data: Buffer }, user: string, signal: AbortSignal): Promise<string>;
+  uploadFile(
+    settings: ProviderSettings,
+    file: { name: string; mimeType: string; data: Buffer },
+    user: string,
+    signal: AbortSignal,
+    hop: string,
+  ): Promise<string>;
 }
