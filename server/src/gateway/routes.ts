@@ -143,7 +143,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         idempotencyKey,
         maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
         startedAt,
-        hop: hopHeaderOf(request),
+        hop: () => hopHeaderOf(request),
         onRateLimit: (rateLimit) => setRateLimitHeaders(reply, { rateLimit }),
       });
     } catch (error) {

@@ -101,8 +101,8 @@ export interface CallRequestContext {
   maxPriceCents: number | null;
   /** performance.now() when the call began (before its caller was authenticated). */
   startedAt: number;
-  /** The Tollbooth-Hop header of the caller's request, sent to a workflow app's provider (http/call-chain.ts). */
-  hop: string;
+  /** The Tollbooth-Hop header of the caller's request, sent to a workflow app's provider (http/call-chain.ts); made only when asked for (it hashes the credentials). */
+  hop: () => string;
   /** Told the rate-limit decision once the call is counted, so a call refused after that (402, 400…) still carries the RateLimit headers. */
   onRateLimit?: (decision: RateLimitDecision) => void;
 }
@@ -389,7 +389,7 @@ export function createGatewayService({
 
       if (app.type === 'workflow') {
         // Workflow apps: the provider is the upstream (validated and built by workflows/call-target-service.ts); everything from here on is the same path.
-        const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser, hop: request.hop });
+        const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser, hop: request.hop() });
         const charge = await reserve(app, auth, request.maxPriceCents);
         const prepared: PreparedCall = {
           ...call,

@@ -40,7 +40,8 @@ const tag = (secret: Buffer, kind: string, value: string) => createHmac('sha256'
 
 /** The hops of a Tollbooth-Hop header (at most 32 read; anything else is ignored). */
 function parseHops(value: string | string[] | undefined): string[] {
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  if (value === undefined) return [];
+  const text = Array.isArray(value) ? value.join(',') : value;
   return text
     .split(',')
     .map((hop) => hop.trim())

@@ -245,7 +245,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       } catch (failure) {
         caller = { failure };
       }
-      const plan = await openai.plan(body, caller.auth ?? null, hopHeaderOf(request));
+      const plan = await openai.plan(body, caller.auth ?? null, () => hopHeaderOf(request));
       const idempotencyKey = request.headers['idempotency-key'] ?? null;
       const maxPrice = request.headers['x-max-price-cents'];
       let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
@@ -258,7 +258,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
-          hop: hopHeaderOf(request),
+          hop: () => hopHeaderOf(request),
           onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {
@@ -333,7 +333,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       if (body.previous_response_id && !previous?.conversationId) {
         throw invalidParam('previous_response_id', 'is not a response of a chat app (only chat apps keep a conversation)');
       }
-      const plan = await openai.plan(chatRequest, caller.auth ?? null, hopHeaderOf(request));
+      const plan = await openai.plan(chatRequest, caller.auth ?? null, () => hopHeaderOf(request));
       if (previous?.conversationId) {
         if (plan.mode !== 'chat') throw invalidParam('previous_response_id', 'only chat apps keep a conversation');
         plan.body = { ...plan.body, conversation_id: previous.conversationId };
@@ -349,7 +349,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,
-          hop: hopHeaderOf(request),
+          hop: () => hopHeaderOf(request),
           onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
         });
       } catch (error) {

@@ -477,10 +477,10 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
       return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
     });
 
-  const shapeOf = async (target: NonNullable<Awaited<ReturnType<typeof loadTarget>>>, hop: string): Promise<AppShape> => {
+  const shapeOf = async (target: NonNullable<Awaited<ReturnType<typeof loadTarget>>>, hop: () => string): Promise<AppShape> => {
     if (target.config) return promptAppShape(target.app, target.config.active_version);
     const call = await workflows.readCallConfig(target.app.id);
-    const appInfo = call.appInfo ?? (await workflows.refreshAppInfo(target.app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000)), hop));
+    const appInfo = call.appInfo ?? (await workflows.refreshAppInfo(target.app.id, call, AbortSignal.timeout(Math.min(call.timeoutMs, 20_000)), hop()));
     return workflowAppShape(appInfo.mode, appInfo.user_input_form);
   };
 
@@ -490,7 +490,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
      * check (and record): until they pass, a plan that lets the gateway refuse the call is returned.
      */
     /** `hop`: the Tollbooth-Hop header of the caller's request (http/call-chain.ts), for a workflow app's provider. */
-    async plan(request: ChatCompletionRequest, auth: AuthContext | null, hop: string): Promise<PlannedCall & { chatWithConversationId: boolean }> {
+    async plan(request: ChatCompletionRequest, auth: AuthContext | null, hop: () => string): Promise<PlannedCall & { chatWithConversationId: boolean }> {
       const startedAt = performance.now();
       const target = await loadTarget(request.model);
       // The app's own mode when it is known without asking a provider, so the gateway refuses for the right reason.

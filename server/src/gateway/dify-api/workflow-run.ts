@@ -88,7 +88,7 @@ export async function runWorkflow({
       idempotencyKey,
       maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
       startedAt: performance.now(),
-      hop: hopHeaderOf(request),
+      hop: () => hopHeaderOf(request),
       onRateLimit: ({ limit, remaining, resetSeconds }) => {
         reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
       },
