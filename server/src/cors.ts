@@ -48,8 +48,9 @@ function allowOrigin(reply: FastifyReply) {
 
 export function registerCallerCors(app: FastifyInstance) {
   // Every answer of a caller path, errors and streams included (streams copy the reply's headers).
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (isCallerPath(request.url)) allowOrigin(reply);
+    done();
   });
 
   const preflight = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -41,22 +41,25 @@ export function findUnsafeInput(value: unknown, root: string): { field: string; 
 
 /** Checks the body, query string and path parameters of every route before its schema validation. */
 export function registerRequestGuards(app: FastifyInstance) {
-  app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [
-      ['', request.body],
-      ['', request.query],
-      ['', request.params],
-    ] as const) {
-      const problem = findUnsafeInput(value, part);
+  // A synchronous hook: no promise per request on every route.
+  app.addHook('preValidation', (request, _reply, done) => {
+    for (const value of [request.body, request.query, request.params]) {
+      const problem = findUnsafeInput(value, '');
       if (problem) {
         const field = problem.field || 'body';
-        throw new AppError('invalid_param', `${field}: ${problem.reason}`, field);
+        done(new AppError('invalid_param', `${field}: ${problem.reason}`, field));
+        return;
       }
     }
+    done();
   });
 }
 
 /** Text from outside callers' reach (model answers) made storable: NULs and unpaired surrogates become U+FFFD. */
 export function toStorableText(text: string): string {
-  return text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(UNPAIRED_SURROGATE.source, 'g'), '\uFFFD');
+  if (!MAYBE_UNSTORABLE.test(text)) return text;
+  return text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
 }
+/** A NUL or any surrogate: the only texts toStorableText may change (most texts have neither, and are returned as they are). */
+const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+const UNPAIRED_SURROGATES = new RegExp(UNPAIRED_SURROGATE.source, 'g');

@@ -183,6 +183,17 @@ export function createGatewayService({
     return validate;
   };
 
+  // A version's schema with its template's variables declared, found once per version object (the call target cache keeps it).
+  const declaredSchemas = new WeakMap<PromptVersion, PromptVersion['input_schema']>();
+  const declaredSchemaOf = (version: PromptVersion) => {
+    let schema = declaredSchemas.get(version);
+    if (!schema) {
+      schema = declareTemplateVariables(version.prompt_template, version.input_schema);
+      declaredSchemas.set(version, schema);
+    }
+    return schema;
+  };
+
   const recordFailure = (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) =>
     paidCalls.recordFailure({
       appId: app.id,
@@ -244,7 +255,7 @@ export function createGatewayService({
     }
     const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
     // Every {{variable}} is a declared input, also in versions saved before saving declared them.
-    const inputSchema = declareTemplateVariables(version.prompt_template, version.input_schema);
+    const inputSchema = declaredSchemaOf(version);
     // A chat query fills the {{query}} variable when the inputs do not.
     if (query !== undefined && inputs.query === undefined && inputSchema.properties.query) inputs.query = query;
     const validateInputs = validatorFor(`${app.id}:${version.version}`, inputSchema);

@@ -1,7 +1,7 @@
 // API keys for programmatic calls: tb_ + 32 random bytes in base62, shown once at creation. Only
 // the SHA-256 of the whole key is stored, so a presented key is found by hashing it and looking
 // the hash up (an index lookup, no timing-sensitive comparison in our code).
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { UserRow } from '../auth/users-service.ts';
@@ -119,7 +119,7 @@ export function looksLikeApiKey(token: string): boolean {
 }
 
 export function hashApiKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey, 'utf8').digest('hex');
+  return hash('sha256', rawKey, 'hex');
 }
 
 function toView(row: ApiKeyRow): ApiKey {
