@@ -57,9 +57,9 @@ export function registerRequestGuards(app: FastifyInstance) {
 
 /** Text from outside callers' reach (model answers) made storable: NULs and unpaired surrogates become U+FFFD. */
 export function toStorableText(text: string): string {
-  if (!MAYBE_UNSTORABLE.test(text)) return text;
+  if (!text.includes('\u0000') && !ANY_SURROGATE.test(text)) return text;
   return text.replaceAll('\u0000', '\uFFFD').replace(UNPAIRED_SURROGATES, '\uFFFD');
 }
-/** A NUL or any surrogate: the only texts toStorableText may change (most texts have neither, and are returned as they are). */
-const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+/** With a NUL, only a text with a surrogate can change in toStorableText (most texts have neither, and are returned as they are). */
+const ANY_SURROGATE = /[\uD800-\uDFFF]/;
 const UNPAIRED_SURROGATES = new RegExp(UNPAIRED_SURROGATE.source, 'g');
