@@ -4,7 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -96,6 +96,21 @@ describe('the answer journal', () => {
       expect(statSync(base).mode & 0o777).toBe(0o700);
       expect(statSync(directory).mode & 0o777).toBe(0o700);
       expect(statSync(path.join(directory, name!)).mode & 0o777).toBe(0o600);
+    } finally {
+      journal.done(call.invocationId, 'settled');
+      await journal.close();
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')('closes a directory an earlier version left open to other users', async () => {
+    const directory = path.join(mkdtempSync(path.join(tmpdir(), 'journal-')), 'database');
+    mkdirSync(directory, { mode: 0o755 });
+    chmodSync(directory, 0o755);
+    const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
+    const call = settlement();
+    journal.record(call);
+    try {
+      expect(statSync(directory).mode & 0o777).toBe(0o700);
     } finally {
       journal.done(call.invocationId, 'settled');
       await journal.close();

@@ -13,7 +13,20 @@
 // answered in its last COPY_AFTER_MS by a process whose journal directory is never read again
 // before its hold expires (its machine is gone) goes free: decision 0042 weighs this against the
 // round trip.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../db/client.ts';
@@ -180,6 +193,12 @@ export function createAnswerJournal(
   const open = (): JournalFile => {
     // Only this user may read them: a line holds the call's turn (what the caller asked, the answer).
     mkdirSync(directory, { recursive: true, mode: 0o700 });
+    // A directory an earlier version made with the umask's modes (0755) is closed to others too.
+    try {
+      if ((statSync(directory).mode & 0o077) !== 0) chmodSync(directory, 0o700);
+    } catch (error) {
+      onError(error, 'closing the answer journal directory to other users failed');
+    }
     const name = path.join(directory, `${stamp}-${sequence++}.jsonl`);
     const file: JournalFile = { name, fd: openSync(name, 'a', 0o600), bytes: 0, pending: 0, rotated: false };
     files.add(file);
