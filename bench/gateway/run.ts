@@ -24,7 +24,7 @@
 //   node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only blocking|streaming|openai]
 //   node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
-//        BENCH_N (default 5000), BENCH_WARMUP (1000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
+//        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_MEMORY_CONNECTIONS (50),
 //        BENCH_SERVER_ROOT (another checkout whose server/ to measure, default this one),
 //        BENCH_KEEP_DB=1 (keep the database afterwards, to inspect it)
@@ -98,7 +98,9 @@ const envInt = (name: string, fallback: number) => {
   return value;
 };
 const N = envInt('BENCH_N', QUICK ? 1000 : 5000);
-const WARMUP = envInt('BENCH_WARMUP', QUICK ? 300 : 1000);
+// A server's JIT needs thousands of calls to reach its steady state: after 300, Tollbooth's lone
+// p50 was twice its steady one, Portkey's 1.5 times, the fake upstream's 2-4 times (decision 0045).
+const WARMUP = envInt('BENCH_WARMUP', 5000);
 const SECONDS = envInt('BENCH_SECONDS', QUICK ? 3 : 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map((c) => Number.parseInt(c, 10));
 if (CONNECTIONS.some((c) => !Number.isInteger(c) || c <= 0)) throw new Error('BENCH_CONNECTIONS must be positive integers separated by commas');
