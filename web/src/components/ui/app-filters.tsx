@@ -1,4 +1,4 @@
-import { APP_STATUSES, type AppStatus, VISIBILITIES, type Visibility } from '@tollbooth/contract';
+import { APP_STATUSES, VISIBILITIES } from '@tollbooth/contract';
 import { useId } from 'react';
 import { inputField } from '@/components/ui/styles';
 import type { AppFilterValues } from '@/lib/filter-apps';
@@ -14,42 +14,45 @@ export function AppFilters({ value, onChange }: AppFiltersProps) {
   return (
     <fieldset className="flex flex-wrap items-end gap-4">
       <legend className="sr-only">Filters</legend>
-      <div>
-        <label htmlFor={`${id}-visibility`} className="block text-sm font-medium text-gray-700">
-          Visibility
-        </label>
-        <select
-          id={`${id}-visibility`}
-          className={`${inputField} mt-1 w-40`}
-          value={value.visibility}
-          onChange={(event) => onChange({ visibility: event.target.value as Visibility | '' })}
-        >
-          <option value="">All</option>
-          {VISIBILITIES.map((visibility) => (
-            <option key={visibility} value={visibility}>
-              {visibility}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor={`${id}-status`} className="block text-sm font-medium text-gray-700">
-          Status
-        </label>
-        <select
-          id={`${id}-status`}
-          className={`${inputField} mt-1 w-40`}
-          value={value.status}
-          onChange={(event) => onChange({ status: event.target.value as AppStatus | '' })}
-        >
-          <option value="">All</option>
-          {APP_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterSelect
+        id={`${id}-visibility`}
+        label="Visibility"
+        options={VISIBILITIES}
+        value={value.visibility}
+        onChange={(visibility) => onChange({ visibility })}
+      />
+      <FilterSelect id={`${id}-status`} label="Status" options={APP_STATUSES} value={value.status} onChange={(status) => onChange({ status })} />
     </fieldset>
+  );
+}
+
+/** One labelled filter: "All" (the empty value), then each option. */
+function FilterSelect<T extends string>({
+  id,
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  options: readonly T[];
+  value: T | '';
+  onChange: (value: T | '') => void;
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-gray-700">
+        {label}
+      </label>
+      <select id={id} className={`${inputField} mt-1 w-40`} value={value} onChange={(event) => onChange(event.target.value as T | '')}>
+        <option value="">All</option>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
