@@ -150,10 +150,9 @@ describe('the Tollbooth-Hop chain', () => {
     const hop = { 'tollbooth-hop': incoming };
     const server = ownHop.split('.')[0];
     const from = dify.requests.length;
-    const sent = async (label: string, response: Response | Promise<Response>, status = 200) => {
+    const sent = async (label: string, response: Promise<Response>) => {
       const answer = await response;
-      expect(answer.status, `${label}: ${await answer.clone().text()}`).toBe(status);
-      await answer.text();
+      expect(answer.status, `${label}: ${await answer.text()}`).toBe(200);
     };
     await sent('settings check', request('POST', `/api/app/${slug}/workflow/test-config/`, owner, { provider_config: {} }, hop));
     await sent('settings save', request('PATCH', `/api/app/${slug}/workflow/`, owner, { timeout_seconds: 60 }, hop));
