@@ -182,8 +182,9 @@ describe('the answer journal', () => {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]).toString(36);
       };
-      // A child that leaves a zombie: sh starts `sleep 0` in the background, then becomes `sleep 30`, which never reaps it.
-      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      // A child that leaves a zombie: sh starts `sleep 1` in the background, then becomes `sleep 30`, which never reaps it.
+      // The child outlives sh by a second: a shell may reap a child that ended before it reached `exec` (CI saw that once).
+      const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
       try {
         const zombie = Number((await new Promise<string>((resolve) => parent.stdout.once('data', (data: Buffer) => resolve(String(data))))).trim());
         await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 10_000, interval: 20 });
