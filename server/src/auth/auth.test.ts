@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '../db/client.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;
@@ -106,17 +107,57 @@ describe('first sight of a subject', () => {
     expect(mismatched.rows).toEqual([]);
   });
 
-  it('refuses an unbalanced ledger transaction at commit', async () => {
+  it('refuses a statement that leaves a ledger transaction unbalanced, counting the entries earlier statements wrote', async () => {
     const { db } = ctx.database;
+    const unbalanced = { code: '23514', message: expect.stringMatching(/does not balance/) };
+    const accounts = (await db.query<{ id: string }>("SELECT id FROM ledger_accounts WHERE user_id IS NULL AND currency = 'usd' ORDER BY id LIMIT 2")).rows.map(
+      (row) => row.id,
+    );
+    const entries = (values: string) => `INSERT INTO ledger_entries (transaction_id, account_id, amount_cents) VALUES ${values}`;
+    const newTransactions = async (tx: Queryable, count: number) =>
+      (await tx.query<{ id: string }>("INSERT INTO ledger_transactions (kind) SELECT 'test' FROM generate_series(1, $1::int) RETURNING id", [count])).rows.map(
+        (row) => row.id,
+      );
+    const countBefore = (await db.query<{ n: string }>('SELECT count(*) AS n FROM ledger_entries')).rows[0]!.n;
+    // One entry alone.
     await expect(
       db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>("INSERT INTO ledger_transactions (kind) VALUES ('test') RETURNING id");
-        await tx.query(
-          "INSERT INTO ledger_entries (transaction_id, account_id, amount_cents) SELECT $1, id, 7 FROM ledger_accounts WHERE kind = 'platform_fees'",
-          [rows[0]!.id],
-        );
+        const [id] = await newTransactions(tx, 1);
+        await tx.query(entries('($1, $2, 7)'), [id, accounts[0]]);
       }),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject(unbalanced);
+    // A transaction's two halves written by two statements: the first is refused.
+    await expect(
+      db.transaction(async (tx) => {
+        const [id] = await newTransactions(tx, 1);
+        await tx.query(entries('($1, $2, 7)'), [id, accounts[0]]);
+        await tx.query(entries('($1, $2, -7)'), [id, accounts[1]]);
+      }),
+    ).rejects.toMatchObject(unbalanced);
+    // One statement of two transactions, one of them unbalanced (a settlement batch writes many).
+    await expect(
+      db.transaction(async (tx) => {
+        const [a, b] = await newTransactions(tx, 2);
+        await tx.query(entries('($1, $3, 7), ($1, $4, -7), ($2, $3, 5), ($2, $4, -4)'), [a, b, accounts[0], accounts[1]]);
+      }),
+    ).rejects.toMatchObject(unbalanced);
+    // A later statement that adds a lone entry to a transaction checked already.
+    await expect(
+      db.transaction(async (tx) => {
+        const [id] = await newTransactions(tx, 1);
+        await tx.query(entries('($1, $2, 7), ($1, $3, -7)'), [id, accounts[0], accounts[1]]);
+        await tx.query(entries('($1, $2, 1)'), [id, accounts[0]]);
+      }),
+    ).rejects.toMatchObject(unbalanced);
+    expect((await db.query<{ n: string }>('SELECT count(*) AS n FROM ledger_entries')).rows[0]!.n).toBe(countBefore);
+    // A balanced statement goes through, and so does one that adds a balanced pair to an earlier transaction.
+    await db.transaction(async (tx) => {
+      const [id] = await newTransactions(tx, 1);
+      await tx.query(entries('($1, $2, 7), ($1, $3, -7)'), [id, accounts[0], accounts[1]]);
+      await tx.query(entries('($1, $2, -3), ($1, $3, 3)'), [id, accounts[0], accounts[1]]);
+      // Leave the balances as they were (the test ledger's accounts are checked against their entries).
+      await tx.query(entries('($1, $2, -4), ($1, $3, 4)'), [id, accounts[0], accounts[1]]);
+    });
   });
 
   it('gives distinct usernames to new users who arrive at the same instant with the same e-mail name', async () => {

@@ -1,7 +1,7 @@
 // The double-entry credits ledger. Every movement of money is one ledger transaction whose
-// entries sum to zero (a deferred trigger refuses anything else at commit) and are all in one
-// currency (keys refuse anything else, migration 0032), written in the same
-// database transaction as the balances it changes. Callers open the transaction and pass it in.
+// entries sum to zero (a trigger refuses any statement that leaves one unbalanced, so a transaction's
+// entries are written by one statement: migration 0040) and are all in one currency (keys refuse
+// anything else, migration 0032), written in the same database transaction as the balances it changes. Callers open the transaction and pass it in.
 import type { Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 
@@ -67,18 +67,28 @@ export async function postLedgerTransaction(
   const transactionId = created.rows[0]?.id;
   if (!transactionId) return null;
   // Lock accounts in id order so concurrent movements over the same accounts cannot deadlock.
-  for (const entry of [...entries].sort((a, b) => a.accountId - b.accountId)) {
+  const sorted = [...entries].sort((a, b) => a.accountId - b.accountId);
+  for (const entry of sorted) {
+    let updated: number;
     try {
-      await tx.query('UPDATE ledger_accounts SET balance_cents = balance_cents + $1 WHERE id = $2', [entry.amountCents, entry.accountId]);
+      ({ rowCount: updated } = await tx.query('UPDATE ledger_accounts SET balance_cents = balance_cents + $1 WHERE id = $2', [
+        entry.amountCents,
+        entry.accountId,
+      ]));
     } catch (error) {
       if ((error as { code?: string }).code === '23514') throw new AppError('insufficient_credits', 'Insufficient credits');
       throw error;
     }
-    const written = await tx.query(
-      'INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency) SELECT $1, id, $3, currency FROM ledger_accounts WHERE id = $2 RETURNING id',
-      [transactionId, entry.accountId, entry.amountCents],
+    if (updated !== 1) throw new Error(`ledger account ${entry.accountId} does not exist`);
+  }
+  // The entries in one statement: the balance check runs once per statement that writes entries (migration 0040).
+  if (sorted.length > 0) {
+    await tx.query(
+      `INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency)
+       SELECT $1, a.id, e.amount, a.currency FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS e(account_id, amount, position)
+       JOIN ledger_accounts a ON a.id = e.account_id ORDER BY e.position`,
+      [transactionId, sorted.map((entry) => entry.accountId), sorted.map((entry) => entry.amountCents)],
     );
-    if (written.rows.length !== 1) throw new Error(`ledger account ${entry.accountId} does not exist`);
   }
   return transactionId;
 }
