@@ -139,7 +139,8 @@ export async function applyTopUpRefund(tx: Queryable, charge: { id: string; paym
  */
 export async function applyTopUpDispute(
   tx: Queryable,
-  dispute: { id: string; payment_intent: string | null; amount: number; status: string },
+  /** refunded: what Stripe says the charge refunded (its charge.refunded event may come later: the dispute leaves it out all the same). */
+  dispute: { id: string; payment_intent: string | null; amount: number; status: string; refunded: number },
   phase: 'created' | 'closed',
 ): Promise<boolean> {
   if (!dispute.payment_intent) return false;
@@ -152,7 +153,7 @@ export async function applyTopUpDispute(
   );
   if (phase === 'created' || taken.rows.length === 0) {
     // A closed event may come first: the dispute was opened all the same.
-    const amount = Math.min(dispute.amount, Number(topUp.amount_cents) - Number(topUp.refunded_cents));
+    const amount = Math.min(dispute.amount, Number(topUp.amount_cents) - Math.max(Number(topUp.refunded_cents), dispute.refunded));
     if (taken.rows.length === 0 && amount > 0) {
       await takeBackCredits(tx, topUp.user_id, amount, {
         kind: 'top_up_dispute',
@@ -231,6 +232,12 @@ export interface SubscriptionDispute {
   invoiceId: string;
   /** What the invoice was paid (Stripe's amount_paid): a dispute never takes back more, less what was refunded. */
   amountPaid: number;
+  /**
+   * What Stripe says the charge refunded when the dispute event was handled. A refund's event may
+   * arrive after the dispute's: the dispute leaves it out all the same, so the two take back the
+   * same in either order.
+   */
+  refunded: number;
   stripeSubscriptionId: string;
   /** End of the period the invoice paid for (its first line); null when Stripe did not say. */
   periodEnd: number | null;
@@ -284,7 +291,7 @@ async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispu
   const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
     `refund:${dispute.chargeId}:%`,
   ]);
-  const refunded = Math.max(0, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
+  const refunded = Math.max(0, dispute.refunded, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
   const amount = Math.min(dispute.amount, dispute.amountPaid - refunded);
   if (dispute.periodEnd === null || dispute.periodEnd * 1000 >= sub.current_period_end.getTime()) {
     await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);

@@ -542,6 +542,26 @@ describe('refunds and disputes of top-ups', () => {
     await ledgerBalanced();
   });
 
+  it('a partial refund whose event arrives after the dispute is taken back once in all with it', async () => {
+    const { caller, intent } = await toppedUpCaller(3000);
+    const start = await credits(caller.token);
+    // At Stripe the refund comes first; its event is delivered after the dispute's.
+    stripe.setWebhookUrl(null);
+    const refunded = stripe.refund(intent, 500);
+    const opened = stripe.dispute(intent);
+    stripe.setWebhookUrl(webhookUrl);
+    expect(await stripe.deliver(opened.event)).toBe(200);
+    expect(await credits(caller.token)).toBe(start - 2500);
+    expect(await stripe.deliver(refunded)).toBe(200);
+    expect(await stripe.deliver(opened.event)).toBe(200);
+    expect(await credits(caller.token)).toBe(start - 3000);
+    expect((await takenBack(intent)).map((r) => [r.kind, Number(r.amount)])).toEqual([
+      ['top_up_dispute', -2500],
+      ['top_up_refund', -500],
+    ]);
+    await ledgerBalanced();
+  });
+
   it("a refunded subscription payment ends that period's included calls, once; the creator keeps the earnings it booked", async () => {
     const { creator, slug, caller } = await creatorWithEarnings(0);
     const plan = await api('POST', `/api/app/${slug}/packages/`, creator.token, { name: 'Pro', price: 9, included_calls: 5 });

@@ -239,6 +239,23 @@ describe('disputes of subscription payments', () => {
     await ledgerBalanced();
   });
 
+  it('takes back what was refunded before the dispute once in all when the refund event arrives after the dispute', async () => {
+    const { intent } = await subscribed(0);
+    const fees = await system('platform_fees');
+    // The refund happens first at Stripe, but its event is delivered after the dispute's.
+    stripe.setWebhookUrl(null);
+    const refunded = stripe.refund(intent, 300);
+    const opened = stripe.dispute(intent);
+    stripe.setWebhookUrl(webhookUrl);
+    expect(await stripe.deliver(opened.event)).toBe(200);
+    expect(await system('platform_fees')).toBe(fees - 600);
+    expect(await stripe.deliver(refunded)).toBe(200);
+    expect(await stripe.deliver(opened.event)).toBe(200);
+    expect(await system('platform_fees')).toBe(fees - 900);
+    expect(Number((await movements(opened.dispute.id as string)).find((m) => m.account === 'outside_funding')?.amount)).toBe(600);
+    await ledgerBalanced();
+  });
+
   it("books in the subscription's currency", async () => {
     const { intent, row } = await subscribed(0, 'eur');
     const usdFees = await system('platform_fees', 'usd');

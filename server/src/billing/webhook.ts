@@ -4,6 +4,8 @@
 // concurrent or later redelivery waits for it and then finds it done. Delivery may be out of
 // order, so state comes from the object and a subscription ignores events older than the newest
 // it has applied; canceled is final. Unknown event types are acknowledged and ignored.
+
+import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
@@ -133,15 +135,24 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
   };
 
   /**
+   * The charge of a dispute event as Stripe has it now: what it refunded is taken into account even
+   * when its charge.refunded event arrives after the dispute's (Stripe does not order events).
+   */
+  const disputedCharge = async (event: StripeEvent): Promise<Stripe.Charge | null> => {
+    if ((event.type !== 'charge.dispute.created' && event.type !== 'charge.dispute.closed') || !stripe) return null;
+    const chargeId = idOf((event.data.object as unknown as Loose).charge);
+    return chargeId ? await stripe.charges.retrieve(chargeId) : null;
+  };
+
+  /**
    * A disputed charge that paid a subscription invoice: which invoice, subscription and period, and
    * what the invoice was paid (asked of Stripe, before the transaction). Null for a top-up's dispute.
    */
-  const disputedInvoice = async (event: StripeEvent): Promise<SubscriptionDispute | null> => {
-    if ((event.type !== 'charge.dispute.created' && event.type !== 'charge.dispute.closed') || !stripe) return null;
+  const disputedInvoice = async (event: StripeEvent, charge: Stripe.Charge | null): Promise<SubscriptionDispute | null> => {
+    if (!charge || !stripe) return null;
     const dispute = event.data.object as unknown as Loose;
-    const chargeId = idOf(dispute.charge);
-    const paymentIntent = idOf(dispute.payment_intent) ?? (chargeId ? idOf((await stripe.charges.retrieve(chargeId)).payment_intent) : null);
-    if (!chargeId || !paymentIntent) return null;
+    const paymentIntent = idOf(dispute.payment_intent) ?? idOf(charge.payment_intent);
+    if (!paymentIntent) return null;
     const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
     if (topUp.rows[0]) return null;
     const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
@@ -153,12 +164,13 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
     return {
       id: String(dispute.id),
-      chargeId,
+      chargeId: charge.id,
       amount: Number(dispute.amount ?? 0),
       currency: String(dispute.currency),
       status: String(dispute.status),
       invoiceId,
       amountPaid: Number(invoice.amount_paid ?? 0),
+      refunded: Number(charge.amount_refunded ?? 0),
       stripeSubscriptionId,
       periodEnd: period?.end ?? null,
     };
@@ -169,10 +181,11 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     async handle(event: StripeEvent): Promise<boolean> {
       const card = await prefetch(event);
       const subscriptionRefund = await refundedInvoice(event);
-      const subscriptionDispute = await disputedInvoice(event);
+      const charge = await disputedCharge(event);
+      const subscriptionDispute = await disputedInvoice(event, charge);
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
-        const applied = await apply(event, subscriptionRefund, subscriptionDispute);
+        const applied = await apply(event, subscriptionRefund, subscriptionDispute, Number(charge?.amount_refunded ?? 0));
         // The statement's receipt link (statements-records.ts); after the credits, never failing them.
         if (event.type === 'payment_intent.succeeded') {
           await tryRecordTopUpReceipt(db, stripe, event.data.object, { warn: (details, message) => log?.error(details, message) });
@@ -189,6 +202,8 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     event: StripeEvent,
     subscriptionRefund: Awaited<ReturnType<typeof refundedInvoice>>,
     subscriptionDispute: SubscriptionDispute | null = null,
+    /** A dispute event's: what Stripe says its charge refunded. */
+    refundedAtStripe = 0,
   ): Promise<boolean> {
     return db.transaction(async (tx) => {
       const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
@@ -303,7 +318,13 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           }
           await applyTopUpDispute(
             tx,
-            { id: String(object.id), payment_intent: idOf(object.payment_intent), amount: Number(object.amount ?? 0), status: String(object.status) },
+            {
+              id: String(object.id),
+              payment_intent: idOf(object.payment_intent),
+              amount: Number(object.amount ?? 0),
+              status: String(object.status),
+              refunded: refundedAtStripe,
+            },
             event.type === 'charge.dispute.created' ? 'created' : 'closed',
           );
           break;
