@@ -4,7 +4,20 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -53,6 +66,33 @@ describe('the answer journal', () => {
       expect(await answerJournalDirectory(other.db, { base })).not.toBe(first);
     } finally {
       await other.cleanup();
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')("uses the temporary directory's shared base only when it is this user's directory, closed to others", async () => {
+    const uid = process.getuid!();
+    // Left open by an earlier version: it is this user's, so it is closed and used.
+    const open = mkdtempSync(path.join(tmpdir(), 'journal-tmp-'));
+    mkdirSync(path.join(open, 'tollbooth-answered-calls'));
+    chmodSync(path.join(open, 'tollbooth-answered-calls'), 0o777);
+    expect(path.dirname(await answerJournalDirectory(database.db, { tmp: open }))).toBe(path.join(open, 'tollbooth-answered-calls'));
+    expect(statSync(path.join(open, 'tollbooth-answered-calls')).mode & 0o777).toBe(0o700);
+    // A link planted under the shared name (to a directory its planter can read): not followed.
+    const planted = mkdtempSync(path.join(tmpdir(), 'journal-tmp-'));
+    symlinkSync(mkdtempSync(path.join(tmpdir(), 'journal-elsewhere-')), path.join(planted, 'tollbooth-answered-calls'));
+    const linked = await answerJournalDirectory(database.db, { tmp: planted });
+    expect(path.dirname(linked)).toBe(path.join(planted, `tollbooth-answered-calls-${uid}`));
+    expect(lstatSync(path.dirname(linked)).isSymbolicLink()).toBe(false);
+    if (uid === 0) {
+      // Made by another user (root can make one here): this user's own base instead.
+      const taken = mkdtempSync(path.join(tmpdir(), 'journal-tmp-'));
+      mkdirSync(path.join(taken, 'tollbooth-answered-calls'), { mode: 0o700 });
+      chownSync(path.join(taken, 'tollbooth-answered-calls'), 65534, 65534);
+      expect(path.dirname(await answerJournalDirectory(database.db, { tmp: taken }))).toBe(path.join(taken, 'tollbooth-answered-calls-0'));
+      // And when that one is another user's too, the server says so rather than use it.
+      mkdirSync(path.join(taken, 'tollbooth-answered-calls-0'), { recursive: true });
+      chownSync(path.join(taken, 'tollbooth-answered-calls-0'), 65534, 65534);
+      await expect(answerJournalDirectory(database.db, { tmp: taken })).rejects.toThrow(/ANSWER_JOURNAL_DIR/);
     }
   });
 

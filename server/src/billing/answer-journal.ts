@@ -17,6 +17,7 @@ import {
   chmodSync,
   closeSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -92,14 +93,44 @@ export interface AnswerJournal {
  * 0039, and name), under ANSWER_JOURNAL_DIR, else beside an embedded database's files, else the
  * machine's temporary directory, so every process of this machine on the database shares it.
  */
-export async function answerJournalDirectory(db: Database, options: { base?: string | null; dataDir?: string | null }): Promise<string> {
+export async function answerJournalDirectory(
+  db: Database,
+  options: { base?: string | null; dataDir?: string | null /** The machine's temporary directory (tests). */; tmp?: string },
+): Promise<string> {
   const identity = await db
     .query<{ id: string }>("SELECT d.id || '-' || current_database() AS id FROM database_identity d")
     .then((result) => result.rows[0]?.id ?? null)
     .catch(() => null);
-  const base = options.base ?? (options.dataDir ? path.join(options.dataDir, 'answered-calls') : path.join(tmpdir(), 'tollbooth-answered-calls'));
+  const base = options.base ?? (options.dataDir ? path.join(options.dataDir, 'answered-calls') : temporaryBase(options.tmp ?? tmpdir()));
   // A database without the identity (migrations not run) gets a directory of its own.
   return path.join(base, (identity ?? `unshared-${process.pid}-${Date.now()}`).replace(/[^A-Za-z0-9_-]/g, '_'));
+}
+
+/**
+ * The journal's base in the machine's temporary directory, which every user of the machine shares.
+ * A base that another user made there, or a link one planted, would let them read the turns in the
+ * journal, or write lines that a sweep then charges to callers. So the shared name is used only when
+ * it is a directory of this user's, closed to the others (it is closed if it was open); else a name
+ * with this user's id, checked the same way; else the server does not start.
+ */
+function temporaryBase(tmp: string): string {
+  const uid = process.getuid?.();
+  const own = (candidate: string) => {
+    try {
+      mkdirSync(candidate, { recursive: true, mode: 0o700 });
+      const stat = lstatSync(candidate);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) return false;
+      if ((stat.mode & 0o077) !== 0) chmodSync(candidate, 0o700);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const shared = path.join(tmp, 'tollbooth-answered-calls');
+  if (own(shared)) return shared;
+  const mine = `${shared}-${uid ?? 'user'}`;
+  if (own(mine)) return mine;
+  throw new Error(`neither ${shared} nor ${mine} is a directory of this user's: set ANSWER_JOURNAL_DIR to one`);
 }
 
 const processAlive = (pid: number) => {
