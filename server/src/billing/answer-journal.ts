@@ -95,7 +95,12 @@ export interface AnswerJournal {
  */
 export async function answerJournalDirectory(
   db: Database,
-  options: { base?: string | null; dataDir?: string | null /** The machine's temporary directory (tests). */; tmp?: string },
+  options: {
+    base?: string | null;
+    dataDir?: string | null;
+    /** The machine's temporary directory (tests give their own). */
+    tmp?: string;
+  },
 ): Promise<string> {
   const identity = await db
     .query<{ id: string }>("SELECT d.id || '-' || current_database() AS id FROM database_identity d")

@@ -1,7 +1,8 @@
 // The double-entry credits ledger. Every movement of money is one ledger transaction whose
 // entries sum to zero (a trigger refuses any statement that leaves one unbalanced, so a transaction's
 // entries are written by one statement: migration 0040) and are all in one currency (keys refuse
-// anything else, migration 0032), written in the same database transaction as the balances it changes. Callers open the transaction and pass it in.
+// anything else, migration 0032), written in the same database transaction as the balances it
+// changes. Callers open the transaction and pass it in.
 import type { Queryable } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 
