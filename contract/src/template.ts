@@ -25,18 +25,52 @@ export function findBraceProblem(template: string): string | null {
 
 export type RenderResult = { ok: true; text: string; variables: string[] } | { ok: false; error: string; variables: string[]; text: string };
 
+/** A template read once: the text around its {{variable}}s, each occurrence as written, and its problems. */
+interface CompiledTemplate {
+  /** The text between occurrences: one more than there are occurrences. */
+  literals: string[];
+  /** Each occurrence's name and its text as written (kept when its input is missing). */
+  occurrences: { name: string; whole: string }[];
+  variables: string[];
+  braceProblem: string | null;
+}
+
+/** Templates are few (one per prompt version) and rendered on every paid call: each is read once. */
+const compiledTemplates = new Map<string, CompiledTemplate>();
+const MAX_COMPILED_TEMPLATES = 2_000;
+
+function compileTemplate(template: string): CompiledTemplate {
+  let compiled = compiledTemplates.get(template);
+  if (compiled) return compiled;
+  const literals: string[] = [];
+  const occurrences: CompiledTemplate['occurrences'] = [];
+  let from = 0;
+  for (const match of template.matchAll(TEMPLATE_VARIABLE)) {
+    literals.push(template.slice(from, match.index));
+    occurrences.push({ name: match[1]!, whole: match[0] });
+    from = match.index + match[0].length;
+  }
+  literals.push(template.slice(from));
+  compiled = { literals, occurrences, variables: detectVariables(template), braceProblem: findBraceProblem(template) };
+  if (compiledTemplates.size >= MAX_COMPILED_TEMPLATES) compiledTemplates.clear();
+  compiledTemplates.set(template, compiled);
+  return compiled;
+}
+
 /** Replaces each {{variable}} with its input; objects and arrays become JSON. */
 export function renderTemplate(template: string, inputs: Record<string, unknown>): RenderResult {
-  const variables = detectVariables(template);
-  const braceProblem = findBraceProblem(template);
+  const { literals, occurrences, variables: names, braceProblem } = compileTemplate(template);
+  const variables = [...names];
   // Own properties only: {{constructor}} or {{__proto__}} must not find Object.prototype's.
   const inputFor = (name: string) => (Object.hasOwn(inputs, name) ? inputs[name] : undefined);
   const missing = variables.filter((name) => inputFor(name) === undefined || inputFor(name) === null);
-  const text = template.replace(TEMPLATE_VARIABLE, (whole, name: string) => {
+  let text = literals[0]!;
+  for (let i = 0; i < occurrences.length; i++) {
+    const { name, whole } = occurrences[i]!;
     const value = inputFor(name);
-    if (value === undefined || value === null) return whole;
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  });
+    text += value === undefined || value === null ? whole : typeof value === 'string' ? value : JSON.stringify(value);
+    text += literals[i + 1]!;
+  }
   if (braceProblem) return { ok: false, error: braceProblem, variables, text };
   if (missing.length > 0) return { ok: false, error: `Missing value for ${missing.map((name) => `{{${name}}}`).join(', ')}`, variables, text };
   return { ok: true, text, variables };
