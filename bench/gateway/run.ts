@@ -27,10 +27,11 @@
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_MEMORY_CONNECTIONS (50),
 //        BENCH_SERVER_ROOT (another checkout whose server/ to measure, default this one),
-//        BENCH_KEEP_DB=1 (keep the database afterwards, to inspect it)
+//        BENCH_KEEP_DB=1 (keep the database afterwards, to inspect it),
+//        BENCH_KEEP_PROFILES=<dir> (copy each profile window's V8 .cpuprofile there, to open in Chrome's DevTools)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -1316,6 +1317,13 @@ async function main() {
       const calls = tollboothTally().ok - okBefore;
       const tap = JSON.parse(readFileSync(path.join(tapDir, 'tap.json'), 'utf8')) as Tap;
       const cpu = analyseCpu(JSON.parse(readFileSync(path.join(tapDir, 'server.cpuprofile'), 'utf8')) as CpuProfile);
+      const keep = process.env.BENCH_KEEP_PROFILES;
+      if (keep) {
+        mkdirSync(keep, { recursive: true });
+        const kept = path.join(keep, `${label.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}.cpuprofile`);
+        copyFileSync(path.join(tapDir, 'server.cpuprofile'), kept);
+        phase(`kept the CPU profile as ${kept}`);
+      }
       const pgDelta: PgCounters = {
         xactCommit: pgAfter.xactCommit - pgBefore.xactCommit,
         xactRollback: pgAfter.xactRollback - pgBefore.xactRollback,
