@@ -373,10 +373,30 @@ interface ThroughputResult {
   p99: number;
   /** Median to the first answer byte (streams; the last byte for blocking calls). */
   firstP50: number;
+  /**
+   * CPU milliseconds per call over the recorded window, from /proc (Linux), with no profiler
+   * attached: the process that answered (Tollbooth, Portkey, or the fake upstream for the direct
+   * call) and, for Tollbooth, the PostgreSQL backends of its database.
+   */
+  cpuMsPerCall: { server: number | null; postgres: number | null };
+}
+
+/** CPU ticks so far, by what is measured ("server", "postgres"); missing where /proc cannot say. */
+type CpuSnapshot = () => Promise<{ server: number | null; postgres: number | null }>;
+
+/** CPU ticks (user + system, every thread) of one process so far, or null off Linux or once it is gone. */
+function processTicks(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
 }
 
 /** `connections` workers, each one call at a time on its own keep-alive connection, for `seconds`. */
-async function measureThroughput(target: Target, connections: number, seconds: number, warmupSeconds = 1): Promise<ThroughputResult> {
+async function measureThroughput(target: Target, connections: number, seconds: number, warmupSeconds = 1, cpu?: CpuSnapshot): Promise<ThroughputResult> {
   const pool = newPool(target.origin, connections);
   try {
     const run = async (durationMs: number, record: boolean) => {
@@ -400,7 +420,11 @@ async function measureThroughput(target: Target, connections: number, seconds: n
       return { latencies, firsts, errors, elapsedMs: performance.now() - began };
     };
     await run(warmupSeconds * 1000, false);
+    const cpuBefore = await cpu?.();
     const { latencies, firsts, errors, elapsedMs } = await run(seconds * 1000, true);
+    const cpuAfter = await cpu?.();
+    const perCall = (before: number | null | undefined, after: number | null | undefined) =>
+      before != null && after != null && latencies.length > 0 ? ((after - before) * 1000) / CLOCK_TICKS / latencies.length : null;
     const sorted = Float64Array.from(latencies).sort();
     return {
       target: target.name,
@@ -412,6 +436,7 @@ async function measureThroughput(target: Target, connections: number, seconds: n
       p50: percentile(sorted, 0.5),
       p99: percentile(sorted, 0.99),
       firstP50: percentile(Float64Array.from(firsts).sort(), 0.5),
+      cpuMsPerCall: { server: perCall(cpuBefore?.server, cpuAfter?.server), postgres: perCall(cpuBefore?.postgres, cpuAfter?.postgres) },
     };
   } finally {
     await pool.close();
@@ -1135,6 +1160,7 @@ async function main() {
   const portkeyEntry = path.join(HERE, 'node_modules/@portkey-ai/gateway/build/start-server.js');
   if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
   const portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
+  let portkeyPid: number | undefined;
   if (!OPTIONS.memory) {
     // The preload lets Portkey stream on Node (its header says why); blocking calls pass it untouched.
     const portkey = startChild('portkey', ['--import', path.join(HERE, 'portkey-stream-fix.mjs'), portkeyEntry, `--port=${portkeyPort}`, '--headless'], {
@@ -1143,6 +1169,7 @@ async function main() {
     });
     cleanups.push(() => portkey.stop());
     await Promise.race([waitFor('Portkey', async () => ((await fetch(`${portkeyOrigin}/`)).status > 0 ? true : null)), portkey.exitedEarly]);
+    portkeyPid = portkey.process.pid;
     phase(`Portkey gateway ${portkeyVersion} on ${portkeyOrigin} (pid ${portkey.process.pid})`);
   }
 
@@ -1255,10 +1282,24 @@ async function main() {
     for (const connections of connectionCounts) {
       for (const name of [spec.direct, spec.tollbooth, spec.portkey]) {
         if (at(name, connections)) continue;
-        const result = await measureThroughput(targets[name], connections, SECONDS);
+        const side = targets[name].side;
+        const serverPid = side === 'tollbooth' ? tollbooth.process.pid : side === 'portkey' ? portkeyPid : upstream.process.pid;
+        const cpu: CpuSnapshot = async () => {
+          let postgres: number | null = null;
+          if (side === 'tollbooth') {
+            const backends = await backendTicks(admin, database);
+            postgres = backends.size > 0 ? [...backends.values()].reduce((sum, ticks) => sum + ticks, 0) : null;
+          }
+          return { server: processTicks(serverPid), postgres };
+        };
+        const result = await measureThroughput(targets[name], connections, SECONDS, 1, cpu);
         throughput.push(result);
+        const cpuText = [
+          result.cpuMsPerCall.server === null ? null : `CPU ${result.cpuMsPerCall.server.toFixed(3)} ms per call`,
+          result.cpuMsPerCall.postgres === null ? null : `PostgreSQL ${result.cpuMsPerCall.postgres.toFixed(3)} ms`,
+        ].filter(Boolean);
         phase(
-          `throughput ${name} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}`,
+          `throughput ${name} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}${cpuText.length > 0 ? `, ${cpuText.join(', ')}` : ''}`,
         );
       }
     }
@@ -1426,7 +1467,7 @@ async function main() {
     2,
   );
   const throughputTable = table(
-    ['throughput', 'connections', 'calls/s', 'p50 ms', 'p99 ms', 'first byte p50', 'calls', 'errors'],
+    ['throughput', 'connections', 'calls/s', 'p50 ms', 'p99 ms', 'first byte p50', 'calls', 'errors', 'CPU ms per call', 'PostgreSQL CPU ms per call'],
     throughput.map((r) => [
       r.target,
       r.connections,
@@ -1436,6 +1477,8 @@ async function main() {
       targets[r.target].stream ? ms(r.firstP50) : '-',
       int(r.calls),
       r.errors,
+      r.cpuMsPerCall.server === null ? '-' : r.cpuMsPerCall.server.toFixed(3),
+      r.cpuMsPerCall.postgres === null ? '-' : r.cpuMsPerCall.postgres.toFixed(3),
     ]),
   );
 
