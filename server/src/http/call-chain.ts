@@ -23,7 +23,7 @@ export const MAX_CALL_DEPTH = 3;
 /** The hops that led to a request, and this hop (hashed only when asked for). */
 export interface CallChain {
   hops: string[];
-  own: () => string;
+  own(): string;
 }
 
 declare module 'fastify' {
@@ -57,17 +57,14 @@ export function registerCallChain(app: FastifyInstance, options: { secret: Buffe
   const server = tag(options.secret, 'server', new URL(options.publicUrl).origin);
   app.decorateRequest('callChain', null);
   app.addHook('onRequest', (request, _reply, done) => {
-    const hops = parseHops(request.headers[HOP_HEADER]);
-    const authorization = request.headers.authorization ?? '';
-    // Hashed only when needed: a chain to check, or an upstream request to send.
-    const caller = () => (authorization ? tag(options.secret, 'caller', authorization) : 'anonymous');
-    const own = () => `${server}.${caller()}`;
+    const chain = new RequestChain(parseHops(request.headers[HOP_HEADER]), options.secret, server, request.headers.authorization ?? '');
+    const hops = chain.hops;
     if (hops.length > 0) {
       const servers = hops.map((hop) => hop.split('.')[0]);
       const callers = hops.map((hop) => hop.split('.')[1]);
       let reason: string | null = null;
       if (servers.includes(server)) reason = 'This call came back to Tollbooth through its own provider call (a loop)';
-      else if (authorization && callers.includes(caller())) reason = 'This call was made with the same credentials inside their own call (a loop)';
+      else if (chain.authorization && callers.includes(chain.caller())) reason = 'This call was made with the same credentials inside their own call (a loop)';
       else if (hops.length >= MAX_CALL_DEPTH)
         reason = `This call comes through ${hops.length} nested Tollbooth calls; at most ${MAX_CALL_DEPTH - 1} are allowed`;
       if (reason) {
@@ -76,9 +73,27 @@ export function registerCallChain(app: FastifyInstance, options: { secret: Buffe
         return;
       }
     }
-    request.callChain = { hops, own };
+    request.callChain = chain;
     done();
   });
+}
+
+/** A request's chain; its own hop is hashed only when asked for (a chain to check, or an upstream request to send). */
+class RequestChain implements CallChain {
+  constructor(
+    readonly hops: string[],
+    private readonly secret: Buffer,
+    private readonly server: string,
+    readonly authorization: string,
+  ) {}
+
+  caller(): string {
+    return this.authorization ? tag(this.secret, 'caller', this.authorization) : 'anonymous';
+  }
+
+  own(): string {
+    return `${this.server}.${this.caller()}`;
+  }
 }
 
 /** The Tollbooth-Hop value for an upstream request made while answering `request`: its chain followed by this hop. */

@@ -76,6 +76,9 @@ const STREAM_QUEUE = new CountQueuingStrategy({ highWaterMark: 16 });
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
+/** A body read whole once it had all come: nothing waits for it. */
+const READ = { resolve: () => {}, reject: () => {} };
+
 /**
  * One upstream request as undici's dispatch handler (its core's own interface: onConnect,
  * onHeaders, onData, onComplete, onError) and, once the status is known, as the response.
@@ -95,17 +98,20 @@ class Answer implements PooledResponse {
   #whole: { resolve: (text: string) => void; reject: (error: unknown) => void } | null = null;
   #stream: ReadableStream<Uint8Array> | null = null;
   #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-  #onAbort = () => {
-    const reason = abortReason(this.#signal!);
-    if (this.#abort) this.#abort(reason as Error);
-    else this.#fail(reason);
-  };
 
   constructor(signal: AbortSignal | null, resolve: (response: Response) => void, reject: (error: unknown) => void) {
     this.#signal = signal;
     this.#resolve = resolve;
     this.#reject = reject;
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    // The answer itself listens (handleEvent): no closure per request.
+    signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent() {
+    const reason = abortReason(this.#signal!);
+    if (this.#abort) this.#abort(reason as Error);
+    else this.#fail(reason);
   }
 
   // --- undici's dispatch handler --------------------------------------------------------------
@@ -157,7 +163,7 @@ class Answer implements PooledResponse {
     if (this.#whole) return Promise.reject(new TypeError('Body is unusable: it has already been read'));
     if (this.#error !== null) return Promise.reject(this.#error);
     if (this.#ended) {
-      this.#whole = { resolve: () => {}, reject: () => {} };
+      this.#whole = READ;
       return Promise.resolve(this.#takeText());
     }
     return new Promise<string>((resolve, reject) => {
@@ -220,7 +226,7 @@ class Answer implements PooledResponse {
   }
 
   #release() {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.removeEventListener('abort', this);
     this.#signal = null;
   }
 }

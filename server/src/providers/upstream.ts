@@ -30,38 +30,67 @@ export interface UpstreamCall {
  * One controller per upstream call, aborted by whichever comes first: the deadline or the caller.
  * This is AbortSignal.any([signal, AbortSignal.timeout(ms)]) with two differences that matter on
  * the hot path: the timer is cleared as soon as the call ends instead of living for timeoutMs, and
- * the listener on the caller's (possibly long-lived) signal is removed.
+ * the listener on the caller's (possibly long-lived) signal is removed. It is a class listening as
+ * an object (handleEvent) and timing out through a shared function, so a call makes no closures.
  */
 export function startUpstreamCall(label: string, request: Pick<ModelRequest, 'signal' | 'timeoutMs'>): UpstreamCall {
-  const controller = new AbortController();
-  let endedBy: 'timeout' | 'caller' | 'consumer' | null = null;
-  const end = (why: 'timeout' | 'caller' | 'consumer', reason: unknown) => {
-    if (endedBy !== null) return;
-    endedBy = why;
-    controller.abort(reason);
-  };
-  const onCallerAbort = () => end('caller', request.signal.reason);
-  // setTimeout fires at once for delays beyond 2^31 - 1 ms, so longer ones are capped there (~24 days).
-  const delay = Math.min(Math.max(Number.isFinite(request.timeoutMs) ? request.timeoutMs : 0, 0), 2_147_483_647);
-  const timer = setTimeout(() => end('timeout', new DOMException(`${label} did not answer within ${request.timeoutMs} ms`, 'TimeoutError')), delay);
-  if (request.signal.aborted) onCallerAbort();
-  else request.signal.addEventListener('abort', onCallerAbort, { once: true });
-
-  return {
-    signal: controller.signal,
-    fail(error) {
-      if (endedBy === 'timeout') return new AppError('provider_timeout', `${label} did not answer within ${request.timeoutMs} ms`);
-      if (endedBy === 'caller' || endedBy === 'consumer') return new ProviderAbortError(undefined, { cause: error });
-      if (error instanceof AppError) return error;
-      return new AppError('provider_error', `Could not reach ${label}: ${describeNetworkError(error)}`);
-    },
-    abort: () => end('consumer', new ProviderAbortError('The model answer was no longer needed')),
-    dispose() {
-      clearTimeout(timer);
-      request.signal.removeEventListener('abort', onCallerAbort);
-    },
-  };
+  return new Upstream(label, request);
 }
+
+class Upstream implements UpstreamCall {
+  readonly #controller = new AbortController();
+  readonly #label: string;
+  readonly #request: Pick<ModelRequest, 'signal' | 'timeoutMs'>;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #endedBy: 'timeout' | 'caller' | 'consumer' | null = null;
+
+  constructor(label: string, request: Pick<ModelRequest, 'signal' | 'timeoutMs'>) {
+    this.#label = label;
+    this.#request = request;
+    // setTimeout fires at once for delays beyond 2^31 - 1 ms, so longer ones are capped there (~24 days).
+    const delay = Math.min(Math.max(Number.isFinite(request.timeoutMs) ? request.timeoutMs : 0, 0), 2_147_483_647);
+    this.#timer = setTimeout(deadlinePassed, delay, this);
+    if (request.signal.aborted) this.handleEvent();
+    else request.signal.addEventListener('abort', this, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The caller's signal aborted (this object is its listener). */
+  handleEvent(): void {
+    this.end('caller', this.#request.signal.reason);
+  }
+
+  end(why: 'timeout' | 'caller' | 'consumer', reason: unknown): void {
+    if (this.#endedBy !== null) return;
+    this.#endedBy = why;
+    this.#controller.abort(reason);
+  }
+
+  timeout(): void {
+    this.end('timeout', new DOMException(`${this.#label} did not answer within ${this.#request.timeoutMs} ms`, 'TimeoutError'));
+  }
+
+  fail(error: unknown): Error {
+    if (this.#endedBy === 'timeout') return new AppError('provider_timeout', `${this.#label} did not answer within ${this.#request.timeoutMs} ms`);
+    if (this.#endedBy === 'caller' || this.#endedBy === 'consumer') return new ProviderAbortError(undefined, { cause: error });
+    if (error instanceof AppError) return error;
+    return new AppError('provider_error', `Could not reach ${this.#label}: ${describeNetworkError(error)}`);
+  }
+
+  abort(): void {
+    this.end('consumer', new ProviderAbortError('The model answer was no longer needed'));
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#request.signal.removeEventListener('abort', this);
+  }
+}
+
+const deadlinePassed = (call: Upstream) => call.timeout();
 
 /** Throws the caller's abort before any work starts. */
 export function throwIfCallerAborted(signal: AbortSignal): void {
