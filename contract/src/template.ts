@@ -38,6 +38,9 @@ interface CompiledTemplate {
 /** Templates are few (one per prompt version) and rendered on every paid call: each is read once. */
 const compiledTemplates = new Map<string, CompiledTemplate>();
 const MAX_COMPILED_TEMPLATES = 2_000;
+/** Test runs render unsaved drafts too: the kept templates hold at most this many characters in all. */
+const MAX_COMPILED_CHARACTERS = 4_000_000;
+let compiledCharacters = 0;
 
 function compileTemplate(template: string): CompiledTemplate {
   let compiled = compiledTemplates.get(template);
@@ -52,8 +55,12 @@ function compileTemplate(template: string): CompiledTemplate {
   }
   literals.push(template.slice(from));
   compiled = { literals, occurrences, variables: detectVariables(template), braceProblem: findBraceProblem(template) };
-  if (compiledTemplates.size >= MAX_COMPILED_TEMPLATES) compiledTemplates.clear();
+  if (compiledTemplates.size >= MAX_COMPILED_TEMPLATES || compiledCharacters + template.length > MAX_COMPILED_CHARACTERS) {
+    compiledTemplates.clear();
+    compiledCharacters = 0;
+  }
   compiledTemplates.set(template, compiled);
+  compiledCharacters += template.length;
   return compiled;
 }
 
