@@ -20,9 +20,15 @@
 // bench/README.md ("## Gateway") on a full run (no --quick, no --only).
 // --memory instead runs paid calls (the four paths in turn, 50 connections, as fast as they go) and
 // reads the server process's VmRSS after 10,000 calls and at the end (issue 15: within 20 %).
+// --compare <checkout> instead measures two servers against each other, for a change too small for
+// one run's noise: this checkout's (or BENCH_SERVER_ROOT's) server as A and that checkout's as B, each
+// on a database of its own, in alternating throughput windows at the largest connection count on the
+// first path selected (ABBA order, --rounds pairs), with the CPU per call of each side, the ratio of
+// each pair, and the charge check of both.
 //
 //   node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only blocking|streaming|openai]
 //   node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
+//   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only blocking|streaming|openai]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_MEMORY_CONNECTIONS (50),
@@ -49,10 +55,20 @@ const HERE = import.meta.dirname;
 const PARTS = ['blocking', 'streaming', 'openai'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only ${PARTS.join('|')}]
-       node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]`;
+       node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
+       node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]`;
 
 function parseArguments(args: string[]) {
-  const options = { quick: false, profile: true, readme: true, only: null as Part | null, memory: false, memoryCalls: 1_000_000 };
+  const options = {
+    quick: false,
+    profile: true,
+    readme: true,
+    only: null as Part | null,
+    memory: false,
+    memoryCalls: 1_000_000,
+    compare: null as string | null,
+    rounds: 6,
+  };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = () => {
@@ -75,9 +91,19 @@ function parseArguments(args: string[]) {
       }
       options.memoryCalls = calls;
       options.memory = true;
+    } else if (flag === '--compare') {
+      const root = path.resolve(value());
+      if (!existsSync(path.join(root, 'server/src/main.ts')))
+        throw new Error(`--compare takes a checkout of Tollbooth: ${root}/server/src/main.ts is missing\n${USAGE}`);
+      options.compare = root;
+    } else if (flag === '--rounds') {
+      const rounds = Number(value());
+      if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw new Error(`--rounds must be an integer from 1 to 100\n${USAGE}`);
+      options.rounds = rounds;
     } else throw new Error(`unknown option ${args[i]}\n${USAGE}`);
   }
   if (options.memory && options.only) throw new Error(`--memory runs on its own; leave out --only\n${USAGE}`);
+  if (options.memory && options.compare) throw new Error(`--memory and --compare are separate runs\n${USAGE}`);
   return options;
 }
 const OPTIONS = (() => {
@@ -89,9 +115,9 @@ const OPTIONS = (() => {
   }
 })();
 const QUICK = OPTIONS.quick;
-const PROFILE = OPTIONS.profile && !OPTIONS.memory;
+const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare;
 /** Only a full run writes its block: a quick or partial run would replace the quiet figures. */
-const WRITE_README = OPTIONS.readme && !QUICK && !OPTIONS.only && (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
+const WRITE_README = OPTIONS.readme && !QUICK && !OPTIONS.only && !OPTIONS.compare && (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
@@ -862,6 +888,23 @@ async function backendTicks(db: pg.Client, database: string): Promise<Map<number
   return ticks;
 }
 
+/**
+ * A reader of the CPU ticks a database's backends spent since the reader's first call, pid by pid: a
+ * backend that exits in between does not take its earlier ticks off the sum (it takes only its last
+ * ones with it), and one that starts counts from its start. Null where /proc shows none.
+ */
+function backendCpu(db: pg.Client, database: string): () => Promise<number | null> {
+  let first: Map<number, number> | null = null;
+  return async () => {
+    const now = await backendTicks(db, database);
+    if (now.size === 0) return null;
+    first ??= now;
+    let spent = 0;
+    for (const [pid, ticks] of now) spent += ticks - (first.get(pid) ?? 0);
+    return spent;
+  };
+}
+
 /** Busy and total jiffies of the whole machine (Linux /proc/stat). */
 function machineTicks(): { busy: number; total: number } | null {
   try {
@@ -1068,6 +1111,124 @@ async function runMemory(run: MemoryRun) {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Compare (--compare): two servers, in alternating windows
+
+interface CompareSide {
+  name: 'A' | 'B';
+  root: string;
+  target: Target;
+  pid: number | undefined;
+  database: string;
+  db: pg.Client;
+  origin: string;
+  setup: Setup;
+  before: MoneySnapshot;
+}
+
+/** The median and the range of some figures, as "median (min–max)". */
+function spread(values: number[], digits: number): string {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return `${middle.toFixed(digits)} (${sorted[0]!.toFixed(digits)}–${sorted.at(-1)!.toFixed(digits)})`;
+}
+
+/**
+ * Both servers in turn, `OPTIONS.rounds` pairs of throughput windows at the largest connection
+ * count, A then B in odd pairs and B then A in even ones, so a machine that speeds up or slows down
+ * over the run weighs on both alike. Each pair's B/A ratio is read within the pair, where the
+ * machine's state is nearly the same: their median and range are the result.
+ */
+async function runCompare(run: { label: string; phase: (text: string) => void; sides: [CompareSide, CompareSide]; admin: pg.Client }) {
+  const { phase, sides, admin } = run;
+  const window = (side: CompareSide) => {
+    const postgres = backendCpu(admin, side.database);
+    return measureThroughput(side.target, MAX_CONNECTIONS, SECONDS, 1, async () => ({ server: processTicks(side.pid), postgres: await postgres() }));
+  };
+  // Warm: the JIT of each server reaches its steady state before anything is recorded (decision 0045).
+  for (const side of sides) await measureThroughput(side.target, MAX_CONNECTIONS, 5, 0);
+  phase(`compare: both servers warmed; ${OPTIONS.rounds} pairs of ${SECONDS} s windows at ${MAX_CONNECTIONS} connections on ${run.label}`);
+  const results: { pair: number; side: CompareSide; result: ThroughputResult }[] = [];
+  for (let pair = 1; pair <= OPTIONS.rounds; pair++) {
+    for (const side of pair % 2 === 1 ? sides : [sides[1], sides[0]]) {
+      const result = await window(side);
+      results.push({ pair, side, result });
+      phase(
+        `compare pair ${pair} ${side.name}: ${int(result.perSecond)} calls/s, CPU ${result.cpuMsPerCall.server?.toFixed(3) ?? '-'} ms per call, ` +
+          `PostgreSQL ${result.cpuMsPerCall.postgres?.toFixed(3) ?? '-'} ms, errors ${result.errors}`,
+      );
+    }
+  }
+
+  const checks: [CompareSide, ChargeCheck][] = [];
+  for (const side of sides) {
+    await settled(side.db);
+    checks.push([side, checkCharges(side.before, await snapshot(side.db, side.origin, side.setup), [[run.label, side.target.tally]])]);
+  }
+
+  const of = (pair: number, name: 'A' | 'B') => results.find((r) => r.pair === pair && r.side.name === name)!.result;
+  const pairs = Array.from({ length: OPTIONS.rounds }, (_, index) => ({ a: of(index + 1, 'A'), b: of(index + 1, 'B') }));
+  const total = (r: ThroughputResult) => (r.cpuMsPerCall.server ?? Number.NaN) + (r.cpuMsPerCall.postgres ?? Number.NaN);
+  const figures: [string, (r: ThroughputResult) => number, number][] = [
+    ['calls/s', (r) => r.perSecond, 0],
+    ['Tollbooth CPU ms per call', (r) => r.cpuMsPerCall.server ?? Number.NaN, 3],
+    ['PostgreSQL CPU ms per call', (r) => r.cpuMsPerCall.postgres ?? Number.NaN, 3],
+    ['both, CPU ms per call', total, 3],
+    ['p50 ms', (r) => r.p50 / 1000, 3],
+  ];
+  const lines = [
+    `### Compare: ${run.label}, ${MAX_CONNECTIONS} connections, ${OPTIONS.rounds} pairs of ${SECONDS} s windows`,
+    '',
+    `- A: ${sides[0].root}`,
+    `- B: ${sides[1].root}`,
+    '',
+    table(
+      ['pair', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'calls', 'errors', 'CPU ms per call', 'PostgreSQL CPU ms per call'],
+      results.map(({ pair, side, result }) => [
+        pair,
+        side.name,
+        int(result.perSecond),
+        ms(result.p50),
+        ms(result.p99),
+        int(result.calls),
+        result.errors,
+        result.cpuMsPerCall.server?.toFixed(3) ?? '-',
+        result.cpuMsPerCall.postgres?.toFixed(3) ?? '-',
+      ]),
+      2,
+    ),
+    '',
+    table(
+      ['figure', 'A: median (range)', 'B: median (range)', 'B / A within a pair: median (range)'],
+      figures.map(([label, read, digits]) => [
+        label,
+        spread(
+          pairs.map((p) => read(p.a)),
+          digits,
+        ),
+        spread(
+          pairs.map((p) => read(p.b)),
+          digits,
+        ),
+        spread(
+          pairs.map((p) => read(p.b) / read(p.a)),
+          3,
+        ),
+      ]),
+    ),
+    '',
+    ...checks.flatMap(([side, check]) => [
+      `Charge check of ${side.name} (${check.ok ? 'passed' : 'FAILED'}):`,
+      '',
+      ...check.lines.map((line) => `    ${line}`),
+      '',
+    ]),
+    `Re-run: ${RERUN}`,
+  ];
+  console.log(`\n${lines.join('\n')}`);
+  if (checks.some(([, check]) => !check.ok) || results.some(({ result }) => result.errors > 0)) process.exitCode = 1;
+}
+
 async function main() {
   const watchdog = setTimeout(() => {
     console.error(`\nThe benchmark ran past ${Math.round(RUN_DEADLINE_MS / 60_000)} minutes; stopping.`);
@@ -1100,15 +1261,20 @@ async function main() {
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
   const pgVersion = ((await admin.query('SHOW server_version')).rows[0] as { server_version: string }).server_version;
-  const database = `tb_bench_${randomBytes(5).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${database}`);
-  cleanups.push(async () => {
-    if (process.env.BENCH_KEEP_DB) console.log(`Kept the database ${database} (BENCH_KEEP_DB): drop it with DROP DATABASE ${database} WITH (FORCE)`);
-    else await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-  });
-  const databaseUrl = new URL(SERVER_URL);
-  databaseUrl.pathname = `/${database}`;
+  cleanups.push(() => admin.end());
+  /** A fresh database on the server, dropped at the end (unless BENCH_KEEP_DB). */
+  const createDatabase = async () => {
+    const name = `tb_bench_${randomBytes(5).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    cleanups.push(async () => {
+      if (process.env.BENCH_KEEP_DB) console.log(`Kept the database ${name} (BENCH_KEEP_DB): drop it with DROP DATABASE ${name} WITH (FORCE)`);
+      else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    });
+    const url = new URL(SERVER_URL);
+    url.pathname = `/${name}`;
+    return { name, url };
+  };
+  const { name: database, url: databaseUrl } = await createDatabase();
   const issuer = await startTestIssuer('http://tollbooth.bench/api');
   cleanups.push(() => issuer.close());
   phase(`database ${database} on PostgreSQL ${pgVersion}; OIDC issuer ${issuer.issuer}`);
@@ -1116,13 +1282,17 @@ async function main() {
   // 3. Tollbooth, as production starts it.
   const tollboothPort = await freePort();
   const tollboothOrigin = `http://127.0.0.1:${tollboothPort}`;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-'));
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  /** A data directory of its own for each server, removed at the end. */
+  const newDataDir = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
   const tollboothEnv = {
     PORT: String(tollboothPort),
     HOST: '127.0.0.1',
     PUBLIC_URL: tollboothOrigin,
-    DATA_DIR: dataDir,
+    DATA_DIR: newDataDir(),
     DATABASE_URL: databaseUrl.toString(),
     OPENAI_BASE_URL: `${upstreamOrigin}/v1`,
     OPENAI_API_KEY: 'x',
@@ -1136,18 +1306,16 @@ async function main() {
     NODE_ENV: 'production',
   };
   // Node's flags as `npm start` gives them (server/package.json's start script, of the checkout measured).
-  const startFlags = (() => {
-    const script = (JSON.parse(readFileSync(path.join(SERVER_ROOT, 'server/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const startFlags = (root: string) => {
+    const script = (JSON.parse(readFileSync(path.join(root, 'server/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
     const words = script.trim().split(/\s+/);
-    if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script in server/package.json: ${script}`);
+    if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script in ${root}/server/package.json: ${script}`);
     return words.slice(1, -1);
-  })();
-  const startTollbooth = async (extraArgs: string[] = [], extraEnv: Record<string, string> = {}) => {
-    const child = startChild('tollbooth', [...extraArgs, ...startFlags, 'server/src/main.ts'], {
-      cwd: SERVER_ROOT,
-      env: { ...tollboothEnv, ...extraEnv, BENCH_SERVER_ROOT: SERVER_ROOT },
-    });
-    await Promise.race([waitFor('Tollbooth', async () => ((await fetch(`${tollboothOrigin}/api/health`)).ok ? true : null)), child.exitedEarly]);
+  };
+  const startTollbooth = async (extraArgs: string[] = [], extraEnv: Record<string, string> = {}, root = SERVER_ROOT) => {
+    const env = { ...tollboothEnv, ...extraEnv, BENCH_SERVER_ROOT: root };
+    const child = startChild('tollbooth', [...extraArgs, ...startFlags(root), 'server/src/main.ts'], { cwd: root, env });
+    await Promise.race([waitFor('Tollbooth', async () => ((await fetch(`${env.PUBLIC_URL}/api/health`)).ok ? true : null)), child.exitedEarly]);
     return child;
   };
   let tollbooth = await startTollbooth();
@@ -1161,7 +1329,7 @@ async function main() {
   if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
   const portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
   let portkeyPid: number | undefined;
-  if (!OPTIONS.memory) {
+  if (!OPTIONS.memory && !OPTIONS.compare) {
     // The preload lets Portkey stream on Node (its header says why); blocking calls pass it untouched.
     const portkey = startChild('portkey', ['--import', path.join(HERE, 'portkey-stream-fix.mjs'), portkeyEntry, `--port=${portkeyPort}`, '--headless'], {
       cwd: HERE,
@@ -1243,7 +1411,8 @@ async function main() {
   const tollboothTally = () => addTallies(tollboothTargets.map((t) => t.tally));
 
   // Each target answers what it should before anything is measured (these calls are charged before the first snapshot).
-  const used = new Set(paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : [p.direct, p.tollbooth, p.portkey])));
+  const used = new Set(paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : OPTIONS.compare ? [] : [p.direct, p.tollbooth, p.portkey])));
+  if (OPTIONS.compare) used.add(paths[0]!.tollbooth);
   for (const name of used) {
     const problem = await answerProblem(targets[name]);
     if (problem) {
@@ -1258,6 +1427,53 @@ async function main() {
 
   if (OPTIONS.memory) {
     await runMemory({ tollbooth, tollboothTargets, phase, db, tollboothOrigin, setup, moneyBefore, tallyByPath, pgVersion, loadAtStart });
+    return;
+  }
+
+  if (OPTIONS.compare) {
+    // B: the other checkout's server, on a database, a port and a data directory of its own.
+    const compareRoot = OPTIONS.compare;
+    const second = await createDatabase();
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const env = { PORT: String(port), PUBLIC_URL: origin, DATA_DIR: newDataDir(), DATABASE_URL: second.url.toString() };
+    const other = await startTollbooth([], env, compareRoot);
+    cleanups.push(() => other.stop());
+    const otherDb = new pg.Client({ connectionString: second.url.toString() });
+    await otherDb.connect();
+    cleanups.push(async () => otherDb.end());
+    const otherSetup = await setUpTollbooth(origin, issuer, otherDb);
+    const a = targets[paths[0]!.tollbooth];
+    const b: Target = {
+      ...a,
+      origin,
+      path: a.path.replace(setup.slug, otherSetup.slug),
+      headers: { ...a.headers, authorization: `Bearer ${otherSetup.apiKey}` },
+      tally: newTally(),
+    };
+    if (a.name === 'tollbooth-openai' || a.name === 'tollbooth-openai-stream') b.body = a.body.replace(setup.slug, otherSetup.slug);
+    const problem = await answerProblem(b);
+    if (problem) throw new Error(`B (${compareRoot}) does not answer as expected: ${problem}\nLast lines it logged:\n${other.output().slice(-3000)}`);
+    phase(`B: Tollbooth of ${compareRoot} on ${origin} (pid ${other.process.pid}), database ${second.name}`);
+    await runCompare({
+      label: paths[0]!.label,
+      phase,
+      sides: [
+        { name: 'A', root: SERVER_ROOT, target: a, pid: tollbooth.process.pid, database, db, origin: tollboothOrigin, setup, before: moneyBefore },
+        {
+          name: 'B',
+          root: compareRoot,
+          target: b,
+          pid: other.process.pid,
+          database: second.name,
+          db: otherDb,
+          origin,
+          setup: otherSetup,
+          before: await snapshot(otherDb, origin, otherSetup),
+        },
+      ],
+      admin,
+    });
     return;
   }
 
@@ -1284,14 +1500,8 @@ async function main() {
         if (at(name, connections)) continue;
         const side = targets[name].side;
         const serverPid = side === 'tollbooth' ? tollbooth.process.pid : side === 'portkey' ? portkeyPid : upstream.process.pid;
-        const cpu: CpuSnapshot = async () => {
-          let postgres: number | null = null;
-          if (side === 'tollbooth') {
-            const backends = await backendTicks(admin, database);
-            postgres = backends.size > 0 ? [...backends.values()].reduce((sum, ticks) => sum + ticks, 0) : null;
-          }
-          return { server: processTicks(serverPid), postgres };
-        };
+        const postgres = side === 'tollbooth' ? backendCpu(admin, database) : async () => null;
+        const cpu: CpuSnapshot = async () => ({ server: processTicks(serverPid), postgres: await postgres() });
         const result = await measureThroughput(targets[name], connections, SECONDS, 1, cpu);
         throughput.push(result);
         const cpuText = [
