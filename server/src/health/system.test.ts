@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
-import { migrate } from '../db/migrate.ts';
+import { listMigrations, migrate } from '../db/migrate.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;
@@ -50,6 +50,20 @@ describe('migrations', () => {
     expect(await migrate(db)).toEqual([]);
     const kept = await db.query("SELECT 1 FROM users WHERE subject = 'kept'");
     expect(kept.rows).toHaveLength(1);
+  });
+
+  it('have a number each', () => {
+    const numbers = listMigrations().map(({ name }) => name.slice(0, 4));
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+
+  it('are not applied again under a new name on a database that recorded the old one', async () => {
+    const { db } = ctx.database;
+    // As a database migrated before 0017_demo_calls.sql became 0015_demo_calls.sql has it.
+    await db.query("UPDATE schema_migrations SET name = '0017_demo_calls.sql' WHERE name = '0015_demo_calls.sql'");
+    expect(await migrate(db)).toEqual([]);
+    const { rows } = await db.query<{ name: string }>("SELECT name FROM schema_migrations WHERE name LIKE '%demo_calls.sql' ORDER BY name");
+    expect(rows.map((row) => row.name)).toEqual(['0015_demo_calls.sql', '0017_demo_calls.sql']);
   });
 
   it('run once each when several processes start together', async () => {
