@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, signUp } from './support.ts';
+import { accessTokenOf, signUp, startTollbooth } from './support.ts';
 
 const serverDir = path.resolve(import.meta.dirname, '../../server');
 const SHOTS = process.env.PAYOUTS_SCREENSHOTS_DIR;
@@ -79,16 +79,7 @@ test.beforeAll(async () => {
   };
   delete env.OIDC_ISSUER;
   delete env.DATABASE_URL;
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, stdio: 'inherit' });
-  for (let i = 0; i < 240; i++) {
-    const ok = await fetch(`${base}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the Stripe-configured server did not start');
+  server = await startTollbooth(base, env);
 });
 
 test.afterAll(async () => {

@@ -1,12 +1,12 @@
 // `npm start` keeps accounts and data across restarts: run a server of our own on a fresh
 // DATA_DIR (embedded PGlite, generated secret key and signing keys), sign up, create an app,
 // restart the process, and sign in again to find both.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fillSignInForm, newAccount, signUp } from './support.ts';
+import { fillSignInForm, newAccount, signUp, startTollbooth } from './support.ts';
 
 const port = Number(process.env.E2E_PORT ?? 3100) + 7;
 const origin = `http://localhost:${port}`;
@@ -18,14 +18,7 @@ async function startServer() {
   delete env.DATABASE_URL;
   delete env.SECRET_KEY;
   delete env.OIDC_ISSUER;
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: path.resolve(import.meta.dirname, '../../server'), env, stdio: 'inherit' });
-  for (let attempt = 0; attempt < 300; attempt++) {
-    try {
-      if ((await fetch(`${origin}/api/health`)).ok) return;
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('server did not start');
+  server = await startTollbooth(origin, env);
 }
 
 async function stopServer() {
@@ -44,7 +37,8 @@ test.afterAll(async () => {
 });
 
 test('a restart keeps the account, its sign-in and its applications', async ({ browser }) => {
-  test.setTimeout(120_000);
+  // Two starts (the first creates the embedded database) and two sign-ins, on a machine shared with the other worker.
+  test.setTimeout(360_000);
   await startServer();
   const first = await browser.newContext({ baseURL: origin });
   const page = await first.newPage();

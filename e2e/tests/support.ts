@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { type BrowserContext, expect, type Page } from '@playwright/test';
 
 export interface TestAccount {
@@ -94,4 +96,34 @@ export async function watchCspViolations(context: BrowserContext): Promise<strin
   for (const page of context.pages()) watch(page);
   context.on('page', watch);
   return violations;
+}
+
+/**
+ * Starts a Tollbooth of a test's own (`node --import tsx src/main.ts` with `env`) and resolves once
+ * `${origin}/api/health` answers. A first start on a fresh DATA_DIR creates its embedded database
+ * (17 s on an idle 2-core machine, over 40 s beside two browser workers), so the wait is bounded by
+ * time, not attempts; a server that exits meanwhile fails at once with its exit code.
+ */
+export async function startTollbooth(origin: string, env: NodeJS.ProcessEnv, timeoutMs = 150_000): Promise<ChildProcess> {
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: path.resolve(import.meta.dirname, '../../server'),
+    env,
+    stdio: 'inherit',
+  });
+  let exited: string | null = null;
+  server.once('exit', (code, signal) => {
+    exited = signal ?? `code ${code}`;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`the server on ${origin} exited before it answered (${exited})`);
+    const ok = await fetch(`${origin}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return server;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  server.kill('SIGTERM');
+  throw new Error(`the server on ${origin} did not answer /api/health within ${timeoutMs / 1000} s`);
 }
