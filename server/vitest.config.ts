@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     // Each file gets its own database, so files run in parallel; two cores here.
     pool: 'forks',
+    // One migrated embedded database, dumped once; each file's PGlite database starts from it.
+    globalSetup: ['src/test-support/pglite-template.ts'],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

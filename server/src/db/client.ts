@@ -51,9 +51,17 @@ const parsers: Record<number, (value: string) => unknown> = {
   [DATE]: (value: string) => value,
 };
 
-export async function openPglite(dataDir: string | null): Promise<Database> {
+/**
+ * The embedded database in `dataDir` (in memory when null). `loadDataDir`: start an in-memory one
+ * from a dump of another (tests: one migrated database dumped per run, test-support/database.ts).
+ */
+export async function openPglite(dataDir: string | null, { loadDataDir }: { loadDataDir?: Blob } = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, { parsers });
+  return wrapPglite(await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : undefined, { parsers, loadDataDir }));
+}
+
+/** A PGlite instance as a Database (the caller may still use the instance itself, e.g. to dump it). */
+export function wrapPglite(db: PGlite): Database {
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []) {
       const result = await q.query<Row>(sql, params as unknown[]);

@@ -1,7 +1,9 @@
 // A fresh, migrated database per test file: in-memory PGlite by default, or a new database on
 // the PostgreSQL server named by DATABASE_URL (dropped afterwards), so files never share state.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 
@@ -16,7 +18,11 @@ export interface TestDatabase {
 export async function createTestDatabase({ migrationsDir }: { migrationsDir?: string } = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const db = await openPglite(null);
+    // The run's migrated template (pglite-template.ts) unless the test applies migrations of its own.
+    const template = migrationsDir === undefined ? inject('pgliteTemplate') : null;
+    const db = template ? await openPglite(null, { loadDataDir: new Blob([readFileSync(template)]) }) : await openPglite(null);
+    // A database of its own, as a fresh one would be (the answer journal's directory is named by it).
+    if (template) await db.query('UPDATE database_identity SET id = gen_random_uuid()');
     await migrate(db, migrationsDir);
     return { db, url: null, cleanup: () => db.close() };
   }
