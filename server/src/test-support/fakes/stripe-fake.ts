@@ -262,6 +262,13 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     invoice.amount_remaining = 0;
     const subId = (invoice.parent as { subscription_details: { subscription: string } }).subscription_details.subscription;
     const sub = get('subscription', subId);
+    // An ended subscription stays ended (Stripe never reopens one): its invoice paid in the race
+    // with the cancellation (decision 0027) sends invoice.paid alone. Reopening it here also sent an
+    // "updated" (active, not canceling) that, one second after invoice.paid, undid the plan's end.
+    if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
+      emit('invoice.paid', invoice);
+      return;
+    }
     sub.status = 'active';
     emit('invoice.paid', invoice);
     emit('customer.subscription.updated', sub);
