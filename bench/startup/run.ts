@@ -12,7 +12,7 @@
 // where its CPU went, by package. --server-root measures another checkout (a before/after).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,13 +36,13 @@ const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const START_TIMEOUT_MS = 180_000;
 
-/** The node arguments of server/package.json's "start" script (`node <flags> src/main.ts`). */
-function startArguments(): string[] {
+/** The node arguments of server/package.json's "start" script (`node <flags> src/main.ts`), read once. */
+const START_ARGUMENTS = ((): string[] => {
   const script = (JSON.parse(readFileSync(path.join(SERVER_DIR, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = script.split(/\s+/);
   if (words[0] !== 'node') throw new Error(`server's start script does not start with node: ${script}`);
   return words.slice(1);
-}
+})();
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -73,7 +73,7 @@ async function startOnce(env: NodeJS.ProcessEnv, extraNodeArgs: string[] = []): 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...extraNodeArgs, ...startArguments()], {
+  const child: ChildProcess = spawn(process.execPath, [...extraNodeArgs, ...START_ARGUMENTS], {
     cwd: SERVER_DIR,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: origin, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -213,7 +213,7 @@ async function main() {
     const start = await startOnce(embeddedEnv(dataDirs[0]!), ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const written = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile') && !before.has(name));
     // The main thread's profile is the largest (tsx's loader thread writes one too).
-    const main = written.map((name) => path.join(dir, name)).sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0];
+    const main = written.map((name) => path.join(dir, name)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
     if (main) {
       const rows = selfTimeByPackage(main)
         .filter((row) => row.name !== '(idle)')
@@ -241,7 +241,7 @@ async function main() {
   ].join('\n');
   const report = [
     `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; Node ${process.version}; nproc ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; load average before the run: ${load}`,
-    `- Measured: ${options['server-root'] ? path.dirname(SERVER_DIR) : 'this checkout'}, commit ${commit}${dirty ? ' plus uncommitted changes under server/' : ''}; \`node ${startArguments().join(' ')}\` in server/ (server/package.json's start script), LOG_LEVEL=warn`,
+    `- Measured: ${options['server-root'] ? path.dirname(SERVER_DIR) : 'this checkout'}, commit ${commit}${dirty ? ' plus uncommitted changes under server/' : ''}; \`node ${START_ARGUMENTS.join(' ')}\` in server/ (server/package.json's start script), LOG_LEVEL=warn`,
     '- "ready" is from spawn to the first 200 from GET /api/health; CPU is the process\'s user + system time at that moment (every thread), from /proc; "stop" is SIGTERM to exit.',
     `- Re-run: \`${command}\` from the repository root.`,
     '',

@@ -20,7 +20,7 @@ export async function createTestDatabase({ migrationsDir }: { migrationsDir?: st
   if (!serverUrl) {
     // The run's migrated template (pglite-template.ts) unless the test applies migrations of its own.
     const template = migrationsDir === undefined ? inject('pgliteTemplate') : null;
-    const db = template ? await openPglite(null, { loadDataDir: new Blob([readFileSync(template)]) }) : await openPglite(null);
+    const db = await openPglite(null, { loadDataDir: template ? new Blob([readFileSync(template)]) : undefined });
     // A database of its own, as a fresh one would be (the answer journal's directory is named by it).
     if (template) await db.query('UPDATE database_identity SET id = gen_random_uuid()');
     await migrate(db, migrationsDir);
