@@ -217,6 +217,52 @@ describe('AppDetailPage', () => {
       expect(screen.queryByTestId('demo-model-notice')).toBeNull();
     });
 
+    it('shows the owner the page once the panels above Status Management have their data, so the status buttons never move under a click', async () => {
+      let answerConfig: () => void = () => {};
+      let answerKeys: () => void = () => {};
+      const configAnswered = new Promise<void>((resolve) => {
+        answerConfig = resolve;
+      });
+      const keysAnswered = new Promise<void>((resolve) => {
+        answerKeys = resolve;
+      });
+      fakeAppsServer({
+        apps: [haiku({ status: 'draft' })],
+        override: (url) => {
+          if (url.pathname === '/api/app/haiku-writer/prompt/')
+            return configAnswered.then(() => jsonResponse({ model: 'claude-3-haiku', temperature: 0.7, max_tokens: 2048 }));
+          if (url.pathname === '/api/keys/') return keysAnswered.then(() => jsonResponse([]));
+          return undefined;
+        },
+      });
+      renderDetail('haiku-writer', demoConfig);
+      expect(await screen.findByText('Loading application...')).toBeTruthy();
+      answerConfig();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The demo notice is known, the snippet's keys are not: still the spinner, no button to aim at.
+      expect(screen.queryByRole('button', { name: 'Set as Live' })).toBeNull();
+      expect(screen.getByText('Loading application...')).toBeTruthy();
+      answerKeys();
+      expect(await screen.findByRole('button', { name: 'Set as Live' })).toBeTruthy();
+      // Everything above the buttons came in the same render: the notice and the snippet's text.
+      expect(screen.getByRole('region', { name: 'Demo model' })).toBeTruthy();
+      expect(screen.getByText(/Put this app on your website with a publishable key/)).toBeTruthy();
+      expect(screen.queryByText('Loading your publishable keys…')).toBeNull();
+    });
+
+    it('shows the page when the publishable keys cannot be loaded, and keeps it while the snippet retries', async () => {
+      const server = fakeAppsServer({
+        apps: [haiku()],
+        override: (url) => (url.pathname === '/api/keys/' ? jsonResponse({ code: 'internal', message: 'Keys are down', status: 500 }, 500) : undefined),
+      });
+      renderDetail('haiku-writer');
+      expect(await screen.findByRole('button', { name: 'Set as Live' })).toBeTruthy();
+      expect(await screen.findByText(/Failed to load your publishable keys: Keys are down/)).toBeTruthy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(screen.getByRole('button', { name: 'Set as Live' })).toBeTruthy();
+      expect(server.calls().filter((call) => call.startsWith('GET /api/keys/')).length).toBeLessThanOrEqual(2);
+    });
+
     it("is not shown to someone who does not own the app (the model is the owner's)", async () => {
       const server = fakeAppsServer({ apps: [haiku({ is_owner: false })], override: promptConfigOf('claude-3-haiku') });
       renderDetail('haiku-writer', demoConfig);

@@ -10,9 +10,12 @@ import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useDuplicateApp } from '@/lib/api/apps/duplicate-app';
 import { useApp } from '@/lib/api/apps/get-app';
+import { usePublishableKeys } from '@/lib/api/keys/get-publishable-keys';
+import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { useRuntimeConfig } from '@/lib/runtime-config';
 import { ApiEndpointPanel } from '../components/api-endpoint-panel';
-import { AppDemoNotice } from '../components/app-demo-notice';
+import { AppDemoNotice, demoNoticeApplies } from '../components/app-demo-notice';
 import { AppSidebar } from '../components/app-sidebar';
 import { DangerZone } from '../components/danger-zone';
 import { EditAppForm } from '../components/edit-app-form';
@@ -29,12 +32,23 @@ function AppDetail({ app }: { app: Application }) {
   const { download, isDownloading } = useDownloadApp();
   const duplicateApp = useDuplicateApp();
   const duplicateError = duplicateApp.error && !isUnauthorizedError(duplicateApp.error) ? getErrorMessage(duplicateApp.error) : null;
+  // The owner's panels above Status Management load their own data (the demo-model notice, the embed
+  // snippet's keys) and change height when it comes: the page shows once they have it, so no button
+  // moves under the pointer between aiming and clicking.
+  const { demo_models: demoModels } = useRuntimeConfig();
+  const needsConfig = demoNoticeApplies(app, demoModels);
+  const promptConfig = usePromptConfig(app.slug, { enabled: needsConfig });
+  const publishableKeys = usePublishableKeys(app.is_owner);
+  // Fetched once, with data or an error: a refetch (the snippet retries a failed list when it mounts) keeps the page.
+  const panelsPending = (needsConfig && !promptConfig.isFetched) || (app.is_owner && !publishableKeys.isFetched);
 
   function closeEditor() {
     setEditing(false);
     // Focus returns to the button that opened the form once it is back in the page.
     window.requestAnimationFrame(() => editButton.current?.focus());
   }
+
+  if (panelsPending) return <PageSpinner message="Loading application..." />;
 
   return (
     <div className={pageClass}>
