@@ -1,5 +1,6 @@
 // Starts a throw-away Tollbooth for the browser tests: a fresh DATA_DIR, and with DATABASE_URL a
-// fresh database on that server (dropped on exit). The web app is built first if it is stale.
+// fresh database on that server (dropped on exit). The web app is built first if it is stale, and
+// the server compiled as `npm start` compiles it.
 import { execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,8 @@ import pg from 'pg';
 const root = path.resolve(import.meta.dirname, '..');
 const port = process.env.E2E_PORT ?? '3100';
 execSync('node scripts/ensure-web-build.mjs', { cwd: root, stdio: 'inherit' });
+// The server as `npm start` runs it: compiled (server/dist), which the tests' own servers start too (tests/support.ts).
+execSync('node scripts/build.mjs', { cwd: path.join(root, 'server'), stdio: 'inherit' });
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-'));
 const env = {
@@ -65,7 +68,7 @@ env.OPENAI_API_KEY = openaiKey;
 delete env.ANTHROPIC_API_KEY;
 delete env.GEMINI_API_KEY;
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: path.join(root, 'server'), env, stdio: 'inherit' });
+const server = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], { cwd: path.join(root, 'server'), env, stdio: 'inherit' });
 const stop = () => {
   dify.kill('SIGTERM');
   openai.kill('SIGTERM');

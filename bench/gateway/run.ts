@@ -46,6 +46,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startTestIssuer, type TestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
+import { mapCompiledFrames } from '../compiled-frames.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The checkout whose server is measured (default this one): compare a change against another checkout. */
@@ -766,7 +767,7 @@ interface Tap {
 }
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -790,6 +791,7 @@ function packageOf(url: string, functionName: string): string {
 }
 
 function analyseCpu(profile: CpuProfile) {
+  mapCompiledFrames(profile.nodes);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -1306,15 +1308,22 @@ async function main() {
     NODE_ENV: 'production',
   };
   // Node's flags as `npm start` gives them (server/package.json's start script, of the checkout measured).
-  const startFlags = (root: string) => {
+  // `node <flags> <entry>`, the entry relative to server/.
+  const startArguments = (root: string) => {
     const script = (JSON.parse(readFileSync(path.join(root, 'server/package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
     const words = script.trim().split(/\s+/);
-    if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script in ${root}/server/package.json: ${script}`);
-    return words.slice(1, -1);
+    if (words[0] !== 'node' || words.length < 2) throw new Error(`unexpected start script in ${root}/server/package.json: ${script}`);
+    return [...words.slice(1, -1), path.join('server', words.at(-1)!)];
   };
+  // `npm start` compiles the server first (its prestart): so does the bench, once per checkout measured.
+  const built = new Set<string>();
   const startTollbooth = async (extraArgs: string[] = [], extraEnv: Record<string, string> = {}, root = SERVER_ROOT) => {
+    if (!built.has(root) && existsSync(path.join(root, 'server/scripts/build.mjs'))) {
+      execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: path.join(root, 'server'), stdio: 'inherit' });
+      built.add(root);
+    }
     const env = { ...tollboothEnv, ...extraEnv, BENCH_SERVER_ROOT: root };
-    const child = startChild('tollbooth', [...extraArgs, ...startFlags(root), 'server/src/main.ts'], { cwd: root, env });
+    const child = startChild('tollbooth', [...extraArgs, ...startArguments(root)], { cwd: root, env });
     await Promise.race([waitFor('Tollbooth', async () => ((await fetch(`${env.PUBLIC_URL}/api/health`)).ok ? true : null)), child.exitedEarly]);
     return child;
   };

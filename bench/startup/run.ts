@@ -6,9 +6,9 @@
 //   node --import tsx bench/startup/run.ts [--runs 5] [--postgres] [--profile DIR] [--no-readme] [--server-root DIR]
 //
 // Each run starts the server as server/package.json's "start" script does (node with its flags and
-// tsx), waits for /api/health, reads the process's CPU time and resident memory from /proc, sends
-// SIGTERM and times the exit. One unmeasured start first fills tsx's transform cache (a fresh clone's
-// first start also compiles every TypeScript file). --profile adds one profiled restart and prints
+// the compiled server, after its prestart build, which is timed on its own), waits for /api/health,
+// reads the process's CPU time and resident memory from /proc, sends SIGTERM and times the exit. One
+// unmeasured start comes first (with a start script that still runs tsx, it fills the transform cache). --profile adds one profiled restart and prints
 // where its CPU went, by package. --server-root measures another checkout (a before/after).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { mapCompiledFrames } from '../compiled-frames.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -162,10 +163,11 @@ async function postgresPair() {
 /** CPU self time of a .cpuprofile by package (node_modules package, node:internal area, or our own source tree). */
 function selfTimeByPackage(file: string): { name: string; ms: number }[] {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as {
-    nodes: { id: number; callFrame: { url: string; functionName: string } }[];
+    nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number } }[];
     samples: number[];
     timeDeltas: number[];
   };
+  mapCompiledFrames(profile.nodes);
   const urls = new Map(profile.nodes.map((node) => [node.id, node.callFrame.url || `(${node.callFrame.functionName.replace(/[()]/g, '')})`]));
   const byName = new Map<string, number>();
   profile.samples.forEach((id, index) => {
@@ -196,7 +198,16 @@ async function main() {
   const command = `node --import tsx bench/startup/run.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`Running: ${command}`);
-  // Unmeasured: fills tsx's transform cache, as any start after the first finds it.
+  // `npm start` compiles the server first (prestart): timed apart from the starts, which it precedes.
+  let buildMs: number | null = null;
+  const buildScript = path.join(SERVER_DIR, 'scripts/build.mjs');
+  if (existsSync(buildScript)) {
+    const building = performance.now();
+    execFileSync(process.execPath, [buildScript], { cwd: SERVER_DIR, stdio: 'inherit' });
+    buildMs = performance.now() - building;
+    console.log(`prestart build (server/dist) ${seconds(buildMs)} s`);
+  }
+  // Unmeasured: fills tsx's transform cache where the start script still uses tsx, as any start after the first finds it.
   rmSync(await embeddedPair(), { recursive: true, force: true });
   results.clear();
   console.log('(the start above filled the transform cache and is not counted)');
@@ -243,6 +254,11 @@ async function main() {
     `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; Node ${process.version}; nproc ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; load average before the run: ${load}`,
     `- Measured: ${options['server-root'] ? path.dirname(SERVER_DIR) : 'this checkout'}, commit ${commit}${dirty ? ' plus uncommitted changes under server/' : ''}; \`node ${START_ARGUMENTS.join(' ')}\` in server/ (server/package.json's start script), LOG_LEVEL=warn`,
     '- "ready" is from spawn to the first 200 from GET /api/health; CPU is the process\'s user + system time at that moment (every thread), from /proc; "stop" is SIGTERM to exit.',
+    ...(buildMs === null
+      ? []
+      : [
+          `- Before each \`npm start\`, its prestart compiles the server (server/scripts/build.mjs): ${seconds(buildMs)} s in this run, not in the figures below.`,
+        ]),
     `- Re-run: \`${command}\` from the repository root.`,
     '',
     table,

@@ -99,13 +99,14 @@ export async function watchCspViolations(context: BrowserContext): Promise<strin
 }
 
 /**
- * Starts a Tollbooth of a test's own (`node --import tsx src/main.ts` with `env`) and resolves once
+ * Starts a Tollbooth of a test's own (the compiled server, `node dist/main.js` in server/ as `npm start`
+ * runs it, which the suite's own server start built; with `env`) and resolves once
  * `${origin}/api/health` answers. A first start on a fresh DATA_DIR creates its embedded database
  * (17 s on an idle 2-core machine, over 40 s beside two browser workers), so the wait is bounded by
  * time, not attempts; a server that exits meanwhile fails at once with its exit code.
  */
 export async function startTollbooth(origin: string, env: NodeJS.ProcessEnv, timeoutMs = 150_000): Promise<ChildProcess> {
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const server = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
     cwd: path.resolve(import.meta.dirname, '../../server'),
     env,
     stdio: 'inherit',
