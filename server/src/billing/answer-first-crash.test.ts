@@ -56,20 +56,21 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     const caller = await issuer.sign({ sub: 'load-caller' });
     const created = await send(survivor.base, 'POST', '/api/app/', owner, { name: 'Under load', type: 'prompt', visibility: 'public', price_cents: 1 });
     expect(created.status).toBe(201);
-    await send(survivor.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
+    expect((await send(survivor.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' })).status).toBe(200);
     const key = (await send(survivor.base, 'POST', '/api/keys/', caller, { name: 'load' })).body.key as string;
     const callUrl = `/api/app/${created.body.slug}/completion-messages`;
 
     // CONNECTIONS loops of calls against the victim, until it is killed after some hundreds of answers.
     const answered = new Set<string>();
-    const refused: number[] = [];
+    // Each refusal with its answer, so a failure says why (a PostgreSQL CI run once saw 404s here).
+    const refused: string[] = [];
     let killed = false;
     const loop = async () => {
       while (!killed) {
         try {
           const result = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'load' } });
           if (result.status === 200) answered.add(result.body.id);
-          else refused.push(result.status);
+          else refused.push(`${result.status} ${JSON.stringify(result.body)}`.slice(0, 300));
         } catch {
           return; // the process is gone
         }
