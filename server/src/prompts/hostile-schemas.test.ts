@@ -65,15 +65,18 @@ describe('saving schemas', () => {
 });
 
 describe('validating hostile inputs', () => {
-  it('takes under 10 ms for any input the gateway accepts', () => {
+  it('takes linear time for any input the gateway accepts: well under 250 ms where backtracking takes seconds', () => {
     const ajv = new Ajv({ strict: false, code: { regExp: linearRegExp } });
     const validate = ajv.compile(schemaWith({ pattern: '^(a+)+$' }));
     validate({ query: 'warm up' });
     let worst = 0;
     for (const length of [27, 1000, 64 * 1024, 100_000]) {
       const input = { query: `${'a'.repeat(length)}!` };
-      // The best of three: a shared CI machine's scheduler noise is not the engine's time.
-      const times = [0, 1, 2].map(() => {
+      // The best of five: a shared CI machine's scheduler noise is not the engine's time. A backtracking
+      // engine needs seconds at 27 characters (2^27 steps) and never ends at 100,000; a linear one a few
+      // milliseconds at most, 18 ms once on a busy CI machine, hence a bound that tells the two apart
+      // rather than one that times the engine.
+      const times = [0, 1, 2, 3, 4].map(() => {
         const started = performance.now();
         validate(input);
         return performance.now() - started;
@@ -81,7 +84,7 @@ describe('validating hostile inputs', () => {
       worst = Math.max(worst, Math.min(...times));
     }
     console.log(`worst validation of a hostile input against ^(a+)+$: ${worst.toFixed(2)} ms`);
-    expect(worst).toBeLessThan(10);
+    expect(worst).toBeLessThan(250);
   });
 
   it('keeps the event loop responsive during 40 hostile calls: health answers in < 50 ms', async () => {
