@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInGuard, FAILURES_PER_ADDRESS } from './auth/oidc/sign-in-guard.ts';
 import { createSignUpGuard } from './auth/oidc/sign-up-guard.ts';
-import { createMemoryRateLimiter, createRateLimiter, createRedisRateLimiter } from './rate-limit.ts';
+import { createMemoryRateLimiter, createRateLimiter, createRedisRateLimiter, hitDatabaseCounter } from './rate-limit.ts';
 import { createTestDatabase, type TestDatabase } from './test-support/database.ts';
 
 describe('memory rate limiter', () => {
@@ -70,6 +70,18 @@ describe('without Redis: counters in the database, shared by every process on it
     } finally {
       await Promise.all(limiters.map((limiter) => limiter.close()));
     }
+  });
+
+  it('counts a hit that reaches the database after the window it named has ended in the current window, not in a new count of 1', async () => {
+    // Both hits name a window that ended a second ago, as hits sent just before a minute's end and
+    // received after it do.
+    const ended = Date.now() - 1000;
+    const first = await hitDatabaseCounter(database.db, 'rl:test:turn-of-minute', ended, 1, 60_000);
+    expect(first.count).toBe(1);
+    expect(first.endsAtMs).toBeGreaterThan(Date.now());
+    expect(first.endsAtMs % 60_000).toBe(0);
+    const second = await hitDatabaseCounter(database.db, 'rl:test:turn-of-minute', ended, 1, 60_000);
+    expect(second).toEqual({ count: 2, endsAtMs: first.endsAtMs });
   });
 
   it("a fast caller's slices grow, so a hot key does not put an upsert on every 32nd call, and none passes the limit", async () => {

@@ -73,14 +73,26 @@ export function createRedisRateLimiter(url: string, limitPerMinute: number): Rat
  * statement, atomic across processes (the row lock of the upsert orders concurrent hits). A window
  * that ended starts again at `by` with the given end.
  */
-export async function hitDatabaseCounter(db: Queryable, key: string, windowEndsAtMs: number, by = 1): Promise<{ count: number; endsAtMs: number }> {
+export async function hitDatabaseCounter(
+  db: Queryable,
+  key: string,
+  windowEndsAtMs: number,
+  by = 1,
+  /** Windows of this length aligned on the epoch (the rate limiter's minutes): a window the caller named that has ended by the database's clock becomes the current one. */
+  periodMs: number | null = null,
+): Promise<{ count: number; endsAtMs: number }> {
+  // A hit sent just before a window's end can reach the database after it. Storing that ended window
+  // would make every later hit start a new count at 1 until a caller names the next one (a burst at
+  // the turn of a minute went through a limit of 5 eleven times).
   const { rows } = await db.query<{ count: number; ends_at_ms: string }>(
-    `INSERT INTO rate_limit_counters AS c (key, count, window_ends_at) VALUES ($1, $3, to_timestamp($2::double precision / 1000))
+    `INSERT INTO rate_limit_counters AS c (key, count, window_ends_at) VALUES ($1, $3,
+       CASE WHEN $4::double precision IS NULL OR to_timestamp($2::double precision / 1000) > now() THEN to_timestamp($2::double precision / 1000)
+            ELSE to_timestamp((floor(extract(epoch FROM now()) * 1000 / $4::double precision) + 1) * $4::double precision / 1000) END)
      ON CONFLICT (key) DO UPDATE SET
        count = CASE WHEN c.window_ends_at <= now() THEN $3 ELSE c.count + $3 END,
        window_ends_at = CASE WHEN c.window_ends_at <= now() THEN excluded.window_ends_at ELSE c.window_ends_at END
      RETURNING count, (extract(epoch FROM window_ends_at) * 1000)::bigint AS ends_at_ms`,
-    [key, windowEndsAtMs, by],
+    [key, windowEndsAtMs, by, periodMs],
   );
   const row = rows[0]!;
   return { count: row.count, endsAtMs: Number(row.ends_at_ms) };
@@ -145,7 +157,7 @@ export function createDatabaseRateLimiter(db: Queryable, limitPerMinute: number,
         const cap = slice && known !== null && now - slice.reservedAt < 1000 ? Math.min(MAX_GROWN_SLICE, Math.max(MAX_SLICE, slice.size * 2)) : MAX_SLICE;
         const by = known === null ? 1 : Math.min(cap, Math.max(1, Math.floor((limit - known) / 4)));
         const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
-        const reservation = hitDatabaseCounter(db, key, windowEnds, by);
+        const reservation = hitDatabaseCounter(db, key, windowEnds, by, WINDOW_SECONDS * 1000);
         reserving.set(key, reservation);
         try {
           const { count, endsAtMs } = await reservation;
