@@ -322,7 +322,14 @@ export function createPaymentsService({
     if (row.stripe_subscription_id) {
       const client = requireStripe();
       if (row.status === 'incomplete') {
-        const sub = await client.subscriptions.cancel(row.stripe_subscription_id);
+        // The first payment may have gone through at Stripe while its webhook is still on its way:
+        // that plan is paid, so it ends with the period it paid for, as one canceled during the
+        // payment does (decision 0027). Canceled now, it would end at once with its money kept.
+        const current = await client.subscriptions.retrieve(row.stripe_subscription_id);
+        const paid = current.status === 'active' || current.status === 'trialing' || current.status === 'past_due';
+        const sub = paid
+          ? await client.subscriptions.update(row.stripe_subscription_id, { cancel_at_period_end: true })
+          : await client.subscriptions.cancel(row.stripe_subscription_id);
         await applyStripeSubscription(row.id, sub);
       } else {
         const sub = await client.subscriptions.update(row.stripe_subscription_id, { cancel_at_period_end: cancel });

@@ -102,6 +102,38 @@ describe('canceling during the first payment of a paid plan', () => {
     expect((await callApp(slug, user.token)).statusCode).toBe(200);
     expect((await balance(user.token)).credits_cents).toBe(500 - PRICE);
   });
+
+  it('a payment that went through before the cancel, its webhooks late: the plan still ends with its period, not at once', async () => {
+    const slug = await livePublicApp();
+    const plan = await createPlan(slug, { name: 'Pro', price: 9.99, included_calls: 3 });
+    const user = await newUser();
+    const created = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
+    expect(created.statusCode, created.body).toBe(201);
+    const sub = created.json() as { id: string; client_secret: string };
+    await stripe.settled();
+    const earningsBefore = (await balance(owner)).earnings_cents;
+    // Stripe takes the payment, but its events reach us late; the subscriber, still seeing the
+    // plan incomplete, cancels more than a second later (a cancellation in the same second counts
+    // as during the payment anyway).
+    stripe.transferFaults.holdWebhooks = true;
+    try {
+      const paidAt = Math.floor(Date.now() / 1000);
+      stripe.confirmPaymentIntent(sub.client_secret.split('_secret_')[0]!, TEST_CARDS.success);
+      while (Math.floor(Date.now() / 1000) < paidAt + 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      const canceled = await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token);
+      expect(canceled.statusCode, canceled.body).toBe(200);
+      expect(canceled.json()).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    } finally {
+      stripe.transferFaults.holdWebhooks = false;
+      stripe.releaseHeldEvents();
+    }
+    await stripe.settled();
+    const read = (await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json();
+    expect(read).toMatchObject({ status: 'active', cancel_at_period_end: true, included_calls: 3, included_calls_used: 0 });
+    expect((await balance(owner)).earnings_cents - earningsBefore).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+  });
 });
 
 describe('two plans on one app', () => {

@@ -371,6 +371,15 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
   const stalled: (() => void)[] = [];
   /** Events kept back while transferFaults.holdWebhooks (Stripe's deliveries are late), sent on release. */
   const heldEvents: StripeObject[] = [];
+  /** Sends the events kept back, in the order Stripe made them. */
+  const releaseHeldEvents = () => {
+    for (const event of heldEvents.splice(0)) {
+      const delivery = deliver(event)
+        .catch(() => undefined)
+        .finally(() => deliveries.delete(delivery));
+      deliveries.add(delivery);
+    }
+  };
 
   /** An event of a connected account: Connect endpoints receive it with the account's id on top. */
   const emitConnect = (type: string, object: StripeObject, account: string) => emit(type, object, account);
@@ -1047,12 +1056,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       if (body.holdWebhooks !== undefined) transferFaults.holdWebhooks = body.holdWebhooks === 'true';
       if (body.release === 'true') {
         for (const send of stalled.splice(0)) send();
-        for (const event of heldEvents.splice(0)) {
-          const delivery = deliver(event)
-            .catch(() => undefined)
-            .finally(() => deliveries.delete(delivery));
-          deliveries.add(delivery);
-        }
+        releaseHeldEvents();
       }
       return answer(response, 200, transferFaults);
     }
@@ -1188,6 +1192,8 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     setBalance(currency: string, amount: number) {
       platformBalance.set(currency, amount);
     },
+    /** Delivers the events kept back while transferFaults.holdWebhooks (late deliveries arrive). */
+    releaseHeldEvents,
     /** Answers every transfer request left hanging by transferFaults.stall. */
     releaseStalled() {
       for (const send of stalled.splice(0)) send();
