@@ -41,5 +41,7 @@ export default defineConfig({
     // A render that takes 5 s on a machine busy with other suites is slow, not broken: the
     // assertions, not a wall clock, decide whether a test passes (the server suite does the same).
     testTimeout: 30_000,
+    // Vitest's default on two cores is one worker (cores - 1); nothing else runs beside this suite in `npm test`.
+    maxWorkers: 2,
   },
 });

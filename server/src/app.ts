@@ -70,7 +70,7 @@ import { copyPromptConfig, createDefaultPromptConfig, createPromptsService } fro
 import { createModelRouter } from './providers/registry.ts';
 import { createStripeClient } from './providers/stripe/client.ts';
 import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
-import { forgetOwnPort, registerOwnServer } from './providers/workflows/safe-http.ts';
+import { forgetOwnServer, registerOwnServer } from './providers/workflows/safe-http.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
@@ -122,7 +122,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     }
   });
   app.addHook('onClose', async () => {
-    if (listeningPort !== null) forgetOwnPort(listeningPort);
+    forgetOwnServer({ publicUrl: config.publicUrl, port: listeningPort ?? undefined });
   });
 
   // The document names the contract's shapes (http/openapi-components.ts), documents the multipart

@@ -13,6 +13,8 @@ vi.mock('gpt-tokenizer/encoding/cl100k_base', async (original) => {
   };
 });
 
+// Files share a worker's modules (isolate: false): tokens.ts may already be loaded with the real tokenizer.
+vi.resetModules();
 const { countPromptTokens, countTokens } = await import('./tokens.ts');
 const { countTokens: tokenizerCount } = await vi.importActual<typeof import('gpt-tokenizer/encoding/cl100k_base')>('gpt-tokenizer/encoding/cl100k_base');
 

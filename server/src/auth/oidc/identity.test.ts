@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../../app.ts';
 import { type Config, loadConfig } from '../../config.ts';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
@@ -131,6 +131,11 @@ describe('DPoP', () => {
 });
 
 describe('sign-out and revocation', () => {
+  // Test files share a worker (isolate: false): a failure must not leave Date faked for the next file.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('stops the access token at once after POST /api/auth/logout, and in another process within the cache age', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const openid = await discover();

@@ -162,26 +162,33 @@ const portOf = (url: URL) => Number(url.port || (url.protocol === 'https:' ? 443
 
 // --- This server itself (issue 24: a workflow app pointed at Tollbooth's own API called itself) --
 
-/** host:port of this server's PUBLIC_URL, and the ports its processes listen on. */
-const ownOrigins = new Set<string>();
+/** host:port of this server's PUBLIC_URL (with how many servers of this process have it), and the ports its processes listen on. */
+const ownOrigins = new Map<string, number>();
 const ownPorts = new Set<number>();
+
+const originOf = (publicUrl: string) => {
+  try {
+    const url = new URL(publicUrl);
+    return `${hostOf(url).toLowerCase()}:${portOf(url)}`;
+  } catch {
+    return null; // An invalid PUBLIC_URL is refused by the config; nothing to register.
+  }
+};
 
 /** Tells the guard where this server is: its PUBLIC_URL (at build) and each port it listens on. */
 export function registerOwnServer(where: { publicUrl?: string; port?: number }) {
-  if (where.publicUrl) {
-    try {
-      const url = new URL(where.publicUrl);
-      ownOrigins.add(`${hostOf(url).toLowerCase()}:${portOf(url)}`);
-    } catch {
-      // An invalid PUBLIC_URL is refused by the config; nothing to register.
-    }
-  }
+  const origin = where.publicUrl ? originOf(where.publicUrl) : null;
+  if (origin) ownOrigins.set(origin, (ownOrigins.get(origin) ?? 0) + 1);
   if (where.port) ownPorts.add(where.port);
 }
 
-/** A server that stopped listening (its port may be someone else's next). */
-export function forgetOwnPort(port: number) {
-  ownPorts.delete(port);
+/** A server that closed: its port may be someone else's next, and so may its PUBLIC_URL's once no other server here has it. */
+export function forgetOwnServer(where: { publicUrl?: string; port?: number }) {
+  const origin = where.publicUrl ? originOf(where.publicUrl) : null;
+  const count = origin ? (ownOrigins.get(origin) ?? 0) : 0;
+  if (origin && count > 1) ownOrigins.set(origin, count - 1);
+  else if (origin) ownOrigins.delete(origin);
+  if (where.port) ownPorts.delete(where.port);
 }
 
 const LOCAL = new BlockList();
