@@ -1,7 +1,7 @@
 // A real Tollbooth server process (src/main.ts) on a free loopback port, for tests that need more
 // than one process or kill one (PostgreSQL only: PGlite is one process's embedded database).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,32 +20,81 @@ const freePort = () =>
     });
   });
 
-/** Starts the server with env over the test's own environment; resolves once /api/health answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
-      // TEST_SERVER_LOG_LEVEL=warn shows what the processes log while a test runs.
-      LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? 'error',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) break;
-    } catch {}
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode})`);
-    if (attempt > 300) throw new Error('server did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/**
+ * Whether the process `pid` holds the listening TCP socket of `port` (Linux: its socket fds against
+ * /proc/net/tcp*); null where /proc cannot say.
+ */
+function listensOn(pid: number, port: number): boolean | null {
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(
+      readdirSync(`/proc/${pid}/fd`)
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/${pid}/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((link) => link.startsWith('socket:['))
+        .map((link) => link.slice('socket:['.length, -1)),
+    );
+  } catch {
+    return null;
   }
-  return { base, child };
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[];
+    try {
+      lines = readFileSync(table, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && inodes.has(fields[9] ?? '')) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Starts the server with env over the test's own environment; resolves once /api/health answers
+ * from it. The port is free when picked but not held: another process (another test file's server)
+ * may take it before this one listens, and would answer the health check in its place, so the
+ * check counts only once this process holds the port; a start that lost its port is tried again on another.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  for (let start = 1; ; start++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
+        // TEST_SERVER_LOG_LEVEL=warn shows what the processes log while a test runs.
+        LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? 'error',
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    for (let attempt = 0; !exited(); attempt++) {
+      try {
+        if ((await fetch(`${base}/api/health`)).ok && child.pid !== undefined && listensOn(child.pid, port) !== false) return { base, child };
+      } catch {}
+      if (attempt > 300) {
+        child.kill('SIGKILL');
+        throw new Error('server did not start');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (start >= 3) throw new Error(`the server exited (${child.exitCode ?? child.signalCode})`);
+  }
 }
 
 /** Stops a server process gracefully (SIGTERM) and resolves once it has exited. */
