@@ -8,7 +8,6 @@ export default defineConfig({
     // One migrated embedded database, dumped once; each file's PGlite database starts from it.
     globalSetup: ['src/test-support/pglite-template.ts'],
     maxWorkers: 2,
-    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
