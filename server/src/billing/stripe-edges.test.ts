@@ -76,15 +76,20 @@ const callApp = (slug: string, token: string) =>
     payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
   });
 
+/** A new user's subscription to a new 9.99 plan with 3 included calls, its first payment not made yet. */
+const subscribeToNewPlan = async () => {
+  const slug = await livePublicApp();
+  const plan = await createPlan(slug, { name: 'Pro', price: 9.99, included_calls: 3 });
+  const user = await newUser();
+  const created = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
+  expect(created.statusCode, created.body).toBe(201);
+  const sub = created.json() as { id: string; client_secret: string };
+  return { slug, user, sub, piId: sub.client_secret.split('_secret_')[0]! };
+};
+
 describe('canceling during the first payment of a paid plan', () => {
   it('the payment that went through gives its whole period: included calls usable, canceling at its end (decision 0027)', async () => {
-    const slug = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Pro', price: 9.99, included_calls: 3 });
-    const user = await newUser();
-    const created = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
-    expect(created.statusCode, created.body).toBe(201);
-    const sub = created.json() as { id: string; client_secret: string };
-    const piId = sub.client_secret.split('_secret_')[0]!;
+    const { slug, user, sub, piId } = await subscribeToNewPlan();
     // The subscriber cancels while the card payment is under way; the payment then succeeds.
     const canceled = await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token);
     expect(canceled.statusCode, canceled.body).toBe(200);
@@ -104,12 +109,7 @@ describe('canceling during the first payment of a paid plan', () => {
   });
 
   it('a payment that went through before the cancel, its webhooks late: the plan still ends with its period, not at once', async () => {
-    const slug = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Pro', price: 9.99, included_calls: 3 });
-    const user = await newUser();
-    const created = await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id });
-    expect(created.statusCode, created.body).toBe(201);
-    const sub = created.json() as { id: string; client_secret: string };
+    const { slug, user, sub, piId } = await subscribeToNewPlan();
     await stripe.settled();
     const earningsBefore = (await balance(owner)).earnings_cents;
     // Stripe takes the payment, but its events reach us late; the subscriber, still seeing the
@@ -118,7 +118,7 @@ describe('canceling during the first payment of a paid plan', () => {
     stripe.transferFaults.holdWebhooks = true;
     try {
       const paidAt = Math.floor(Date.now() / 1000);
-      stripe.confirmPaymentIntent(sub.client_secret.split('_secret_')[0]!, TEST_CARDS.success);
+      stripe.confirmPaymentIntent(piId, TEST_CARDS.success);
       while (Math.floor(Date.now() / 1000) < paidAt + 2) await new Promise((resolve) => setTimeout(resolve, 50));
       const canceled = await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token);
       expect(canceled.statusCode, canceled.body).toBe(200);
