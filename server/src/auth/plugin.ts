@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { type ApiKeysService, looksLikeApiKey, looksLikePublishableKey } from '../keys/service.ts';
-import { type EmbeddedOidc, mountEmbeddedOidc } from './oidc/index.ts';
+import type { EmbeddedOidc } from './oidc/index.ts';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
 import { findOrCreateUser, type UserRow } from './users-service.ts';
 
@@ -43,7 +43,9 @@ export function readBearerToken(request: FastifyRequest): string | null {
 }
 
 async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { config: Config; db: Database; apiKeys: ApiKeysService }) {
-  const embedded = config.oidc.embedded ? await mountEmbeddedOidc(app, { config, db }) : null;
+  // Loaded only when mounted: the provider and the password checker take ~0.6 s to import, which a
+  // server with an external issuer (and every test of one) need not pay.
+  const embedded = config.oidc.embedded ? await (await import('./oidc/index.ts')).mountEmbeddedOidc(app, { config, db }) : null;
   const verifyToken: TokenVerifier = createTokenVerifier({
     issuer: config.oidc.issuer,
     audience: config.oidc.audience,
