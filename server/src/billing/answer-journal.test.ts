@@ -1,5 +1,5 @@
-// The answer journal's file (decision 0042), on both databases: a call is in the file as soon as
-// record() returns; a late one is copied to answered_calls; a call that went free is never copied,
+// The answer journal's file (decisions 0042 and 0052), on both databases: a call is in the file as
+// soon as record() resolves, written with the other calls of its turn of the event loop; a late one is copied to answered_calls; a call that went free is never copied,
 // not even from the file of a process that died; a dead process's file is read once and removed.
 
 import { spawn } from 'node:child_process';
@@ -100,7 +100,7 @@ describe('the answer journal', () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
     const dying = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
     const [settled, free, owed] = [settlement(), settlement(), settlement()];
-    for (const call of [settled, free, owed]) dying.record(call);
+    await Promise.all([settled, free, owed].map((call) => dying.record(call)));
     // In the file at once; nothing in the database yet (the copy is not due).
     expect(readdirSync(directory).filter((name) => name.endsWith('.jsonl'))).toHaveLength(1);
     expect(await journaledIds()).toEqual([]);
@@ -125,12 +125,51 @@ describe('the answer journal', () => {
     }
   });
 
+  it('writes the calls of one turn of the event loop together, before any of them resolves, and fails them together', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
+    const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
+    const lines = () =>
+      readdirSync(directory)
+        .filter((name) => name.endsWith('.jsonl'))
+        .flatMap((name) => readFileSync(path.join(directory, name), 'utf8').split('\n').filter(Boolean))
+        .map((line) => (JSON.parse(line) as { s: Settlement }).s.invocationId);
+    const calls = [settlement(), settlement(), settlement()];
+    try {
+      const resolvedWith: string[][] = [];
+      const recorded = calls.map((call) => journal.record(call).then(() => resolvedWith.push(lines())));
+      // Nothing is written while the turn runs (its microtasks included)...
+      await Promise.resolve();
+      expect(lines()).toEqual([]);
+      // ... and each call resolves only once every line of the turn is in the file.
+      await Promise.all(recorded);
+      expect(resolvedWith).toEqual(calls.map(() => calls.map((call) => call.invocationId)));
+      // A call of a later turn goes to the same file, after them.
+      const later = settlement();
+      await journal.record(later);
+      expect(lines()).toEqual([...calls, later].map((call) => call.invocationId));
+    } finally {
+      for (const call of calls) journal.done(call.invocationId, 'settled');
+      await journal.close();
+    }
+
+    // A turn whose write fails fails every call of it (their answers then wait for their
+    // settlements), and the journal owes none of them: here its directory cannot be made.
+    const blocked = path.join(mkdtempSync(path.join(tmpdir(), 'journal-')), 'not-a-directory');
+    writeFileSync(blocked, '');
+    const broken = createAnswerJournal(database.db, { directory: blocked, copyAfterMs: 20 });
+    const failing = [settlement(), settlement()].map((call) => broken.record(call));
+    for (const result of await Promise.allSettled(failing)) expect(result.status).toBe('rejected');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await journaledIds()).toEqual([]);
+    await broken.close();
+  });
+
   it.runIf(process.platform !== 'win32')('keeps its directory and files to this user: a line holds what the caller asked and the answer', async () => {
     const base = path.join(mkdtempSync(path.join(tmpdir(), 'journal-')), 'tollbooth-answered-calls');
     const directory = path.join(base, 'database');
     const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
     const call = settlement();
-    journal.record(call);
+    await journal.record(call);
     try {
       const [name] = readdirSync(directory);
       expect(statSync(base).mode & 0o777).toBe(0o700);
@@ -148,7 +187,7 @@ describe('the answer journal', () => {
     chmodSync(directory, 0o755);
     const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 3_600_000 });
     const call = settlement();
-    journal.record(call);
+    await journal.record(call);
     try {
       expect(statSync(directory).mode & 0o777).toBe(0o700);
     } finally {
@@ -161,7 +200,7 @@ describe('the answer journal', () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'journal-'));
     const journal = createAnswerJournal(database.db, { directory, copyAfterMs: 20 });
     const late = settlement();
-    journal.record(late);
+    await journal.record(late);
     await vi.waitFor(async () => expect(await journaledIds()).toEqual([late.invocationId]), { timeout: 5_000, interval: 20 });
     // Its settlement then commits (which deletes the row) and the journal lets go of it.
     await database.db.query('DELETE FROM answered_calls WHERE id = $1', [late.invocationId]);

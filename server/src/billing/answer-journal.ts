@@ -1,8 +1,8 @@
 // The journal of answered calls (decisions 0039 and 0042). A paid call answered before its
 // settlement commits is written here first, so a crash of this process leaves it owed by its lease,
-// not free. The first write is a line appended to this process's journal file: one write(2), with
-// no round trip to PostgreSQL on the answer's path, and a kill -9 of the process leaves it behind
-// in the kernel's page cache. A call whose settlement has not committed COPY_AFTER_MS later (a row
+// not free. The first write is a line appended to this process's journal file: one write(2) for the
+// calls answered in one turn of the event loop (decision 0052), with no round trip to PostgreSQL on
+// the answer's path, and a kill -9 of the process leaves it behind in the kernel's page cache. A call whose settlement has not committed COPY_AFTER_MS later (a row
 // lock stalls it, PostgreSQL is slow; ANSWER_JOURNAL_COPY_AFTER_MS) is copied to answered_calls, where every process on the
 // database sees it; under normal load the settlement commits first and nothing is copied.
 //
@@ -77,8 +77,11 @@ interface Entry {
 }
 
 export interface AnswerJournal {
-  /** Writes the call to the journal; once this returns, a crash of this process leaves it owed. Throws when the file cannot be written. */
-  record(settlement: Settlement): void;
+  /**
+   * Writes the call to the journal, with the other calls recorded in this turn of the event loop;
+   * once it resolves, a crash of this process leaves it owed. Rejects when the file cannot be written.
+   */
+  record(settlement: Settlement): Promise<void>;
   /** The call's settlement committed ('settled'), or it goes free ('free'): the journal no longer owes it. */
   done(invocationId: string, outcome: 'settled' | 'free'): void;
   /** Copies to answered_calls the calls journaled by processes of this machine that died (every other process's with `all`). */
@@ -250,9 +253,48 @@ export function createAnswerJournal(
       onError(error, 'removing a settled answer journal file failed');
     }
   };
-  const write = (file: JournalFile, line: Line) => {
-    const text = `${JSON.stringify(line)}\n`;
-    file.bytes += writeSync(file.fd, text);
+  /** Writes all of `text` (a short write would leave a line cut in two). */
+  const writeText = (file: JournalFile, text: string) => {
+    const bytes = Buffer.from(text);
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(file.fd, bytes, offset);
+    file.bytes += bytes.length;
+  };
+  const write = (file: JournalFile, line: Line) => writeText(file, `${JSON.stringify(line)}\n`);
+  /** The file new lines go to: a new one once the current one grew past ROTATE_BYTES. */
+  const writable = (): JournalFile => {
+    if (!current || current.bytes >= ROTATE_BYTES) {
+      const previous = current;
+      current = open();
+      if (previous) {
+        previous.rotated = true;
+        retire(previous);
+      }
+    }
+    return current;
+  };
+
+  // The lines of the calls answered in one turn of the event loop go out in one write(2), made in
+  // the turn's check phase (setImmediate), before any of those answers is sent: under load one
+  // turn answers tens of calls, and a write per call was 4 % of the gateway's CPU (decision 0052).
+  let waiting: { text: string; settlement: Settlement }[] = [];
+  let turn: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null;
+  const writeTurn = () => {
+    const lines = waiting;
+    const { resolve, reject } = turn!;
+    waiting = [];
+    turn = null;
+    try {
+      const file = writable();
+      writeText(file, lines.length === 1 ? lines[0]!.text : lines.map((line) => line.text).join(''));
+      const at = performance.now();
+      for (const { settlement } of lines) {
+        file.pending++;
+        entries.set(settlement.invocationId, { settlement, file, at, copy: 'no', done: false });
+      }
+      resolve();
+    } catch (error) {
+      reject(error);
+    }
   };
 
   const copy = async (batch: Entry[]) => {
@@ -318,18 +360,25 @@ export function createAnswerJournal(
   return {
     directory,
     record(settlement) {
-      if (closed) throw new Error('the answer journal is closed');
-      if (!current || current.bytes >= ROTATE_BYTES) {
-        const previous = current;
-        current = open();
-        if (previous) {
-          previous.rotated = true;
-          retire(previous);
-        }
+      if (closed) return Promise.reject(new Error('the answer journal is closed'));
+      let text: string;
+      try {
+        text = `${JSON.stringify({ s: settlement } satisfies Line)}\n`;
+      } catch (error) {
+        return Promise.reject(error);
       }
-      write(current, { s: settlement });
-      current.pending++;
-      entries.set(settlement.invocationId, { settlement, file: current, at: performance.now(), copy: 'no', done: false });
+      waiting.push({ text, settlement });
+      if (!turn) {
+        let resolve!: () => void;
+        let reject!: (error: unknown) => void;
+        const promise = new Promise<void>((yes, no) => {
+          resolve = yes;
+          reject = no;
+        });
+        turn = { promise, resolve, reject };
+        setImmediate(writeTurn);
+      }
+      return turn.promise;
     },
     done(invocationId, outcome) {
       const entry = entries.get(invocationId);
@@ -405,6 +454,8 @@ export function createAnswerJournal(
       clearInterval(timer);
       clearInterval(toucher);
       closed = true;
+      // Calls recorded in this turn are written before their answers go out, also now.
+      await turn?.promise.catch(() => undefined);
       await copying;
       if (current) {
         current.rotated = true;

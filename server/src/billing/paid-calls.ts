@@ -312,7 +312,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       if (answerFirst && owesMoney(settlement)) {
         // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decisions 0039, 0042).
         try {
-          journal.record(settlement);
+          await journal.record(settlement);
           journaled = true;
         } catch (error) {
           options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
