@@ -253,11 +253,15 @@ export function createAnswerJournal(
       onError(error, 'removing a settled answer journal file failed');
     }
   };
-  /** Writes all of `text` (a short write would leave a line cut in two). */
+  /** Writes all of `text` (a short write would leave a line cut in two): one write(2), and more only after a short one. */
   const writeText = (file: JournalFile, text: string) => {
-    const bytes = Buffer.from(text);
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(file.fd, bytes, offset);
-    file.bytes += bytes.length;
+    const written = writeSync(file.fd, text);
+    const length = Buffer.byteLength(text);
+    if (written < length) {
+      const bytes = Buffer.from(text);
+      for (let offset = written; offset < length; ) offset += writeSync(file.fd, bytes, offset);
+    }
+    file.bytes += length;
   };
   const write = (file: JournalFile, line: Line) => writeText(file, `${JSON.stringify(line)}\n`);
   /** The file new lines go to: a new one once the current one grew past ROTATE_BYTES. */
