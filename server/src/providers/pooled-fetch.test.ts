@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPSTREAM_ABORT } from './abort-hook.ts';
 import { pooledFetch } from './pooled-fetch.ts';
+import { postJson, startUpstreamCall } from './upstream.ts';
 
 let server: Server;
 let origin: string;
@@ -97,42 +99,72 @@ describe('pooledFetch', () => {
     for (let i = 0; i < chunks; i += 97) expect(text.slice(i * 16 * 1024, i * 16 * 1024 + 6)).toBe(String(i).padStart(6, '0'));
   });
 
-  it('rejects at once, without a request, when the signal is already aborted', async () => {
-    let requests = 0;
-    handler = (_request, response) => {
-      requests++;
-      response.end('no');
-    };
-    const controller = new AbortController();
-    controller.abort(new Error('gone'));
-    await expect(pooledFetch(`${origin}/x`, { method: 'POST', body: '', signal: controller.signal })).rejects.toThrow('gone');
-    await sleep(50);
-    expect(requests).toBe(0);
+  // A fetch's signal, and an upstream call's own hook (upstream.ts), which never makes a signal.
+  const aborters = {
+    'a signal': () => {
+      const controller = new AbortController();
+      return { init: { signal: controller.signal }, abort: (reason: Error) => controller.abort(reason), done: () => {} };
+    },
+    "an upstream call's hook": () => {
+      const caller = new AbortController();
+      const call = startUpstreamCall('Test upstream', { signal: caller.signal, timeoutMs: 60_000 });
+      return { init: { [UPSTREAM_ABORT]: call } as RequestInit, abort: (reason: Error) => caller.abort(reason), done: () => call.dispose() };
+    },
+  };
+
+  describe.each(Object.entries(aborters))('aborted through %s', (_kind, aborter) => {
+    it('rejects at once, without a request, when it is already aborted', async () => {
+      let requests = 0;
+      handler = (_request, response) => {
+        requests++;
+        response.end('no');
+      };
+      const { init, abort, done } = aborter();
+      abort(new Error('gone'));
+      await expect(pooledFetch(`${origin}/x`, { method: 'POST', body: '', ...init })).rejects.toThrow('gone');
+      await sleep(50);
+      expect(requests).toBe(0);
+      done();
+    });
+
+    it('tears the request down when it aborts before the answer starts', async () => {
+      handler = (_request, response) => watchEarlyClose(response);
+      const { init, abort, done } = aborter();
+      const answer = pooledFetch(`${origin}/slow`, { method: 'POST', body: '', ...init });
+      await sleep(50);
+      abort(new Error('caller left'));
+      await expect(answer).rejects.toThrow('caller left');
+      await closedEarly;
+      done();
+    });
+
+    it('errors the stream and tears the request down when it aborts mid-stream', async () => {
+      handler = (_request, response) => {
+        watchEarlyClose(response);
+        response.writeHead(200);
+        response.write('data: first\n\n');
+      };
+      const { init, abort, done } = aborter();
+      const answer = await pooledFetch(`${origin}/stream`, { method: 'POST', body: '', ...init });
+      const reader = answer.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+      abort(new Error('caller left'));
+      await expect(reader.read()).rejects.toThrow('caller left');
+      await closedEarly;
+      done();
+    });
   });
 
-  it('tears the request down when the signal aborts before the answer starts', async () => {
+  it("ends an upstream call's request at its deadline, with our client and with any other fetch (which reads its signal)", async () => {
     handler = (_request, response) => watchEarlyClose(response);
-    const controller = new AbortController();
-    const answer = pooledFetch(`${origin}/slow`, { method: 'POST', body: '', signal: controller.signal });
-    await sleep(50);
-    controller.abort(new Error('caller left'));
-    await expect(answer).rejects.toThrow('caller left');
-    await closedEarly;
-  });
-
-  it('errors the stream and tears the request down when the signal aborts mid-stream', async () => {
-    handler = (_request, response) => {
-      watchEarlyClose(response);
-      response.writeHead(200);
-      response.write('data: first\n\n');
-    };
-    const controller = new AbortController();
-    const answer = await pooledFetch(`${origin}/stream`, { method: 'POST', body: '', signal: controller.signal });
-    const reader = answer.body!.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
-    controller.abort(new Error('caller left'));
-    await expect(reader.read()).rejects.toThrow('caller left');
-    await closedEarly;
+    for (const fetch of [pooledFetch, globalThis.fetch]) {
+      const call = startUpstreamCall('Test upstream', { signal: new AbortController().signal, timeoutMs: 100 });
+      const posted = postJson({ fetch, call, label: 'Test upstream', url: `${origin}/slow`, headers: {}, body: {}, secrets: [] });
+      await expect(posted).rejects.toMatchObject({ code: 'provider_timeout' });
+      await closedEarly;
+      expect(call.signal.aborted).toBe(true);
+      call.dispose();
+    }
   });
 
   it('tears the request down when the reader cancels the body', async () => {

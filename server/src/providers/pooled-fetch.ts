@@ -8,6 +8,7 @@
 // decoded once; a streamed body becomes a web stream only when it is read as one, paused while its
 // reader is behind. The caller's signal aborts the request at any point, as fetch's does.
 import { Agent, type Dispatcher } from 'undici';
+import { type AbortHook, abortHookOf } from './abort-hook.ts';
 import type { FetchFunction } from './types.ts';
 
 const POOL_OPTIONS = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 };
@@ -45,15 +46,16 @@ const targetOf = (input: Parameters<FetchFunction>[0]) => {
 };
 
 const fetchVia = (dispatcher: Agent, input: Parameters<FetchFunction>[0], init: Parameters<FetchFunction>[1]): Promise<Response> => {
-  const signal = init?.signal ?? null;
+  // An upstream call's own hook (upstream.ts) where there is one, so its signal is never made.
+  const abort: AbortHook | AbortSignal | null = abortHookOf(init) ?? init?.signal ?? null;
   // A bad URL or request rejects the promise, as fetch's would, rather than throwing.
   return new Promise<Response>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortReason(signal));
+    if (abort?.aborted) {
+      reject(abortReason(abort));
       return;
     }
     const target = targetOf(input);
-    const answer = new Answer(signal, resolve, reject);
+    const answer = new Answer(abort, resolve, reject);
     try {
       dispatcher.dispatch(
         {
@@ -74,7 +76,8 @@ const fetchVia = (dispatcher: Agent, input: Parameters<FetchFunction>[0], init: 
 /** Up to this many chunks wait for a slow reader before the socket is paused. */
 const STREAM_QUEUE = new CountQueuingStrategy({ highWaterMark: 16 });
 
-const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+const abortReason = (abort: AbortHook | AbortSignal): unknown => abort.reason ?? new DOMException('This operation was aborted', 'AbortError');
+const isHook = (abort: AbortHook | AbortSignal): abort is AbortHook => 'onAbort' in abort;
 
 /** A body read whole once it had all come: nothing waits for it. */
 const READ = { resolve: () => {}, reject: () => {} };
@@ -86,7 +89,7 @@ const READ = { resolve: () => {}, reject: () => {} };
 class Answer implements PooledResponse {
   ok = false;
   status = 0;
-  #signal: AbortSignal | null;
+  #signal: AbortHook | AbortSignal | null;
   #resolve: ((response: Response) => void) | null;
   #reject: ((error: unknown) => void) | null;
   #abort: ((reason?: Error) => void) | null = null;
@@ -99,12 +102,14 @@ class Answer implements PooledResponse {
   #stream: ReadableStream<Uint8Array> | null = null;
   #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
 
-  constructor(signal: AbortSignal | null, resolve: (response: Response) => void, reject: (error: unknown) => void) {
+  constructor(signal: AbortHook | AbortSignal | null, resolve: (response: Response) => void, reject: (error: unknown) => void) {
     this.#signal = signal;
     this.#resolve = resolve;
     this.#reject = reject;
     // The answer itself listens (handleEvent): no closure per request.
-    signal?.addEventListener('abort', this, { once: true });
+    if (signal === null) return;
+    if (isHook(signal)) signal.onAbort(this);
+    else signal.addEventListener('abort', this, { once: true });
   }
 
   /** The caller's signal aborted. */
@@ -226,7 +231,10 @@ class Answer implements PooledResponse {
   }
 
   #release() {
-    this.#signal?.removeEventListener('abort', this);
+    const signal = this.#signal;
     this.#signal = null;
+    if (signal === null) return;
+    if (isHook(signal)) signal.onAbort(null);
+    else signal.removeEventListener('abort', this);
   }
 }

@@ -1,6 +1,7 @@
 // What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
 // reading a JSON answer, and turning every failure into the error the gateway expects.
 import { AppError } from '../errors.ts';
+import { type AbortHook, UPSTREAM_ABORT } from './abort-hook.ts';
 import type { FetchFunction, ModelRequest } from './types.ts';
 
 /** Thrown when the caller's signal aborts; its name is 'AbortError' like fetch's own. */
@@ -15,8 +16,8 @@ export function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
 
-export interface UpstreamCall {
-  /** Aborts on the deadline, on the caller's signal, or on abort(). */
+export interface UpstreamCall extends AbortHook {
+  /** Aborts on the deadline, on the caller's signal, or on abort(); made when first read (our own client listens through the AbortHook instead). */
   readonly signal: AbortSignal;
   /** The error to throw for whatever a fetch or a body read threw, given why the call ended. */
   fail(error: unknown): Error;
@@ -38,11 +39,14 @@ export function startUpstreamCall(label: string, request: Pick<ModelRequest, 'si
 }
 
 class Upstream implements UpstreamCall {
-  readonly #controller = new AbortController();
+  #controller: AbortController | null = null;
+  /** Our own client's request, told when the call ends (AbortHook). */
+  #listener: { handleEvent(): void } | null = null;
   readonly #label: string;
   readonly #request: Pick<ModelRequest, 'signal' | 'timeoutMs'>;
   readonly #timer: ReturnType<typeof setTimeout>;
   #endedBy: 'timeout' | 'caller' | 'consumer' | null = null;
+  #reason: unknown = undefined;
 
   constructor(label: string, request: Pick<ModelRequest, 'signal' | 'timeoutMs'>) {
     this.#label = label;
@@ -55,7 +59,23 @@ class Upstream implements UpstreamCall {
   }
 
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#endedBy !== null) this.#controller.abort(this.#reason);
+    }
     return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#endedBy !== null;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onAbort(listener: { handleEvent(): void } | null): void {
+    this.#listener = listener;
   }
 
   /** The caller's signal aborted (this object is its listener). */
@@ -66,7 +86,11 @@ class Upstream implements UpstreamCall {
   end(why: 'timeout' | 'caller' | 'consumer', reason: unknown): void {
     if (this.#endedBy !== null) return;
     this.#endedBy = why;
-    this.#controller.abort(reason);
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    const listener = this.#listener;
+    this.#listener = null;
+    listener?.handleEvent();
   }
 
   timeout(): void {
@@ -117,8 +141,12 @@ export async function postJson(options: PostJsonOptions): Promise<Response> {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
       body: JSON.stringify(options.body),
-      signal: call.signal,
-    });
+      // Our own client (pooled-fetch.ts) listens through the hook; any other fetch reads the signal, made then.
+      get signal() {
+        return call.signal;
+      },
+      [UPSTREAM_ABORT]: call,
+    } as RequestInit);
   } catch (error) {
     throw call.fail(error);
   }

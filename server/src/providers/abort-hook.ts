@@ -1,0 +1,21 @@
+// How an upstream call (upstream.ts) tells our own HTTP client (pooled-fetch.ts) to stop, without
+// an AbortController: Node's costs a few microseconds to make and its EventTarget as much again per
+// listener, twice per paid call (decision 0053). A request's init carries the hook under
+// UPSTREAM_ABORT; any other fetch reads the init's `signal`, which is then made on demand.
+
+/** The key of a request init's abort hook. */
+export const UPSTREAM_ABORT = Symbol('tollbooth.upstreamAbort');
+
+/** The abort side of an AbortSignal, with one listener at a time. */
+export interface AbortHook {
+  readonly aborted: boolean;
+  /** Why it aborted (undefined while it has not). */
+  readonly reason: unknown;
+  /** Sets the one listener told when it aborts (null to stop listening). */
+  onAbort(listener: { handleEvent(): void } | null): void;
+}
+
+/** The hook a request init carries, if any. */
+export function abortHookOf(init: RequestInit | undefined): AbortHook | null {
+  return (init as { [UPSTREAM_ABORT]?: AbortHook } | undefined)?.[UPSTREAM_ABORT] ?? null;
+}
