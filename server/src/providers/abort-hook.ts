@@ -1,7 +1,7 @@
 // How an upstream call (upstream.ts) tells our own HTTP client (pooled-fetch.ts) to stop, without
-// an AbortController: Node's costs a few microseconds to make and its EventTarget as much again per
-// listener, twice per paid call (decision 0053). A request's init carries the hook under
-// UPSTREAM_ABORT; any other fetch reads the init's `signal`, which is then made on demand.
+// an AbortController: Node's takes a few microseconds to make, and its EventTarget as much again for
+// each listener added and removed, on every paid call (decision 0053). A request's init carries the
+// hook under UPSTREAM_ABORT; any other fetch reads the init's `signal`, which is then made on demand.
 
 /** The key of a request init's abort hook. */
 export const UPSTREAM_ABORT = Symbol('tollbooth.upstreamAbort');
