@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { interceptedDatabase } from '../test-support/intercepted-database.ts';
 import { answerJournalDirectory } from './answer-journal.ts';
 import { reserveCharge, sweepExpiredHolds } from './charges.ts';
 import { createPaidCalls } from './paid-calls.ts';
@@ -31,19 +32,11 @@ let dead = false;
 /** The app's database: settlements wait while stalled, hold renewals stop once dead. */
 function stalling(db: Database): Database {
   raw = db;
-  return {
-    ...db,
-    kind: db.kind,
-    query: (async (sql: string, params?: readonly unknown[]) => {
-      if (sql.includes('WITH items AS') && stalled) await stalled;
-      if (dead && sql.startsWith('UPDATE credit_holds SET expires_at')) return { rows: [], rowCount: 0 };
-      return db.query(sql, params);
-    }) as Database['query'],
-    exec: (sql) => db.exec(sql),
-    transaction: (fn) => db.transaction(fn),
-    listen: (channel, handlers) => db.listen(channel, handlers),
-    close: () => db.close(),
-  };
+  return interceptedDatabase(db, async (sql) => {
+    if (sql.includes('WITH items AS') && stalled) await stalled;
+    if (dead && sql.startsWith('UPDATE credit_holds SET expires_at')) return { rows: [], rowCount: 0 };
+    return undefined;
+  });
 }
 
 beforeAll(async () => {

@@ -9,27 +9,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { interceptedDatabase } from '../test-support/intercepted-database.ts';
 
 let ctx: PaidTestContext;
 let raw: Database;
 let stalled: Promise<void> | null = null;
 
 /** The app's database, whose settlement statements wait while `stalled` is set. */
-function stalling(db: Database): Database {
+const stalling = (db: Database): Database => {
   raw = db;
-  return {
-    ...db,
-    kind: db.kind,
-    query: (async (sql: string, params?: readonly unknown[]) => {
-      if (sql.includes('WITH items AS') && stalled) await stalled;
-      return db.query(sql, params);
-    }) as Database['query'],
-    exec: (sql) => db.exec(sql),
-    transaction: (fn) => db.transaction(fn),
-    listen: (channel, handlers) => db.listen(channel, handlers),
-    close: () => db.close(),
-  };
-}
+  return interceptedDatabase(db, (sql) => (sql.includes('WITH items AS') && stalled ? stalled.then(() => undefined) : undefined));
+};
 
 beforeAll(async () => {
   const notADirectory = path.join(mkdtempSync(path.join(tmpdir(), 'journal-unwritable-')), 'file');

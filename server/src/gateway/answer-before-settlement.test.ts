@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { interceptedDatabase } from '../test-support/intercepted-database.ts';
 
 /** The settlement batch (billing/settlement.ts) is the one statement that starts with this. */
 const isSettlement = (sql: string) => sql.trimStart().startsWith('WITH items AS');
@@ -33,25 +34,16 @@ function settlementGate() {
       failing = value;
     },
     wrap(db: Database): Database {
-      return {
-        ...db,
-        kind: db.kind,
-        query: (async (sql: string, params?: readonly unknown[]) => {
-          if (isSettlement(sql)) {
-            if (!open) {
-              held++;
-              await new Promise<void>((resolve) => waiters.push(resolve));
-              held--;
-            }
-            if (failing) throw Object.assign(new Error('settlement refused by the test'), { code: 'XX000' });
-          }
-          return db.query(sql, params);
-        }) as Database['query'],
-        exec: (sql) => db.exec(sql),
-        transaction: (fn) => db.transaction(fn),
-        listen: (channel, handlers) => db.listen(channel, handlers),
-        close: () => db.close(),
-      };
+      return interceptedDatabase(db, async (sql) => {
+        if (!isSettlement(sql)) return undefined;
+        if (!open) {
+          held++;
+          await new Promise<void>((resolve) => waiters.push(resolve));
+          held--;
+        }
+        if (failing) throw Object.assign(new Error('settlement refused by the test'), { code: 'XX000' });
+        return undefined;
+      });
     },
   };
 }
