@@ -176,6 +176,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const window = options.settlementWindowCalls ?? 0;
   /** Settlements of calls that were answered before their commit; each settles (never rejects). */
   const unsettled = new Set<Promise<void>>();
+  /** Answer-first calls whose journal line is being written (answer-journal.ts writes a turn's lines together): they count in the window too. */
+  let journaling = 0;
   let recovering: Promise<void> | null = null;
   /** Charges the journaled calls of dead processes from their holds, then releases the holds of dead processes (decision 0039). */
   const recoverAndSweep = (all = false): Promise<void> => {
@@ -307,16 +309,19 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         failure: undefined,
         turn: call.turn,
       });
-      let answerFirst = !beforeAnswer && unsettled.size < window;
+      let answerFirst = !beforeAnswer && unsettled.size + journaling < window;
       let journaled = false;
       if (answerFirst && owesMoney(settlement)) {
         // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decisions 0039, 0042).
+        journaling++;
         try {
           await journal.record(settlement);
           journaled = true;
         } catch (error) {
           options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
           answerFirst = false;
+        } finally {
+          journaling--;
         }
       }
       const committed = settleOrChargeOnly(settlements, settlement, (error) =>
