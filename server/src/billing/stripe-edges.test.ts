@@ -136,6 +136,35 @@ describe('canceling during the first payment of a paid plan', () => {
   });
 });
 
+describe("a first payment's events in any order", () => {
+  it("within one second, the subscription's creation (incomplete) arriving last does not undo its paid period", async () => {
+    const from = stripe.events.length;
+    stripe.transferFaults.holdWebhooks = true;
+    let subscription: Awaited<ReturnType<typeof subscribeToNewPlan>>;
+    try {
+      subscription = await subscribeToNewPlan();
+      stripe.confirmPaymentIntent(subscription.piId, TEST_CARDS.success);
+    } finally {
+      stripe.transferFaults.holdWebhooks = false;
+    }
+    const { slug, user, sub } = subscription;
+    // Stripe sent them in one second, and delivers them in any order: here the newest first.
+    const events = stripe.events.slice(from);
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['customer.subscription.created', 'invoice.paid', 'customer.subscription.updated']),
+    );
+    for (const event of events) event.created = events[0]!.created;
+    for (const event of events.reverse()) expect(await stripe.deliver(event)).toBe(200);
+    // The held copies arrive too, late and twice: each is applied once.
+    stripe.releaseHeldEvents();
+    await stripe.settled();
+    const read = (await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, user.token)).json();
+    expect(read).toMatchObject({ status: 'active', included_calls: 3, included_calls_used: 0 });
+    expect((await callApp(slug, user.token)).statusCode).toBe(200);
+    expect((await balance(user.token)).credits_cents).toBe(500);
+  });
+});
+
 describe('two plans on one app', () => {
   it("uses both plans' included calls before credits", async () => {
     const slug = await livePublicApp();

@@ -53,7 +53,9 @@ async function applySubscriptionState(
   // A new period starts with all its included calls; an older event never moves anything back.
   // Events of the same second arrive in any order: a failed renewal sends "updated" (active, the new
   // period), "invoice.payment_failed" and "updated" (past_due). So within one second, "active" does
-  // not undo past_due unless it brings a newer period or the invoice was paid.
+  // not undo past_due unless it brings a newer period or the invoice was paid. And "incomplete" is
+  // only ever a subscription's first state: an event saying so (its creation, delivered last within
+  // the second it was paid in) changes nothing once the subscription has left it.
   await tx.query(
     `UPDATE subscriptions SET
        status = CASE
@@ -66,7 +68,7 @@ async function applySubscriptionState(
        current_period_start = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN to_timestamp($4) ELSE current_period_start END,
        current_period_end = CASE WHEN $5::double precision IS NOT NULL AND to_timestamp($4) >= current_period_start THEN greatest(current_period_end, to_timestamp($5)) ELSE current_period_end END,
        stripe_state_at = greatest(stripe_state_at, $6)
-     WHERE stripe_subscription_id = $1 AND stripe_state_at <= $6`,
+     WHERE stripe_subscription_id = $1 AND stripe_state_at <= $6 AND ($2::text IS DISTINCT FROM 'incomplete' OR status = 'incomplete')`,
     [stripeId, state.status ?? null, state.cancelAtPeriodEnd ?? null, state.period?.start ?? null, state.period?.end ?? null, at, paid],
   );
 }
