@@ -2,8 +2,9 @@
 // settlement commits is written here first, so a crash of this process leaves it owed by its lease,
 // not free. The first write is a line appended to this process's journal file: one write(2) for the
 // calls answered in one turn of the event loop (decision 0052), with no round trip to PostgreSQL on
-// the answer's path, and a kill -9 of the process leaves it behind in the kernel's page cache. A call whose settlement has not committed COPY_AFTER_MS later (a row
-// lock stalls it, PostgreSQL is slow; ANSWER_JOURNAL_COPY_AFTER_MS) is copied to answered_calls, where every process on the
+// the answer's path, and a kill -9 of the process leaves it behind in the kernel's page cache. A
+// call whose settlement has not committed COPY_AFTER_MS later (a row lock stalls it, PostgreSQL is
+// slow; ANSWER_JOURNAL_COPY_AFTER_MS) is copied to answered_calls, where every process on the
 // database sees it; under normal load the settlement commits first and nothing is copied.
 //
 // The files of a process that died are read by the next sweep of any process on this machine that
