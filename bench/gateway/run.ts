@@ -14,10 +14,12 @@
 // timed to its last body byte; a streaming call to its first answer byte (the first byte of the
 // answer's text, not the headers: both Tollbooth endpoints send their headers, and the OpenAI one
 // its role chunk, before they call the upstream), and to its end. Throughput at 10 and 50
-// connections (blocking) and at 50 (streaming). Checks that Tollbooth charged exactly the
-// successful calls of every path, then (unless --no-profile) restarts Tollbooth with a
-// statement/CPU tap to show where the time goes. Prints the tables and writes them into
-// bench/README.md ("## Gateway") on a full run (no --quick, no --only).
+// connections (blocking) and at 50 (streaming). Each target is measured after the other (the
+// targets can also take turns, in blocks of calls and in windows: decision 0055).
+// Checks that Tollbooth charged exactly the successful calls of every path, then (unless
+// --no-profile) restarts Tollbooth with a statement/CPU tap to show where the time goes. Prints
+// the tables and writes them into bench/README.md ("## Gateway") on a full run (no --quick, no
+// --only).
 // --memory instead runs paid calls (the four paths in turn, 50 connections, as fast as they go) and
 // reads the server process's VmRSS after 10,000 calls and at the end (issue 15: within 20 %).
 // --compare <checkout> instead measures two servers against each other, for a change too small for
@@ -31,6 +33,8 @@
 //   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only blocking|streaming|openai]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
+//        BENCH_LATENCY_BLOCK (0: one call at a time, each target after the other; N: the targets take turns in blocks of N calls),
+//        BENCH_THROUGHPUT_ROUNDS (1: throughput, each target after the other; N: the targets take turns, N windows each),
 //        BENCH_MEMORY_CONNECTIONS (50),
 //        BENCH_SERVER_ROOT (another checkout whose server/ to measure, default this one),
 //        BENCH_KEEP_DB=1 (keep the database afterwards, to inspect it),
@@ -129,6 +133,27 @@ const N = envInt('BENCH_N', QUICK ? 1000 : 5000);
 // A server's JIT needs thousands of calls to reach its steady state: after 300, Tollbooth's lone
 // p50 was twice its steady one, Portkey's 1.5 times, the fake upstream's 2-4 times (decision 0045).
 const WARMUP = envInt('BENCH_WARMUP', 5000);
+/**
+ * One call at a time: 0 measures each target's calls in one go, one target after the other; more
+ * makes the targets compared take turns in blocks of this many counted calls (decision 0055).
+ */
+const LATENCY_BLOCK = (() => {
+  const value = Number(process.env.BENCH_LATENCY_BLOCK ?? 0);
+  if (!Number.isInteger(value) || value < 0) throw new Error('BENCH_LATENCY_BLOCK must be a non-negative integer');
+  return value;
+})();
+/** Throughput: 1 measures each target after the other; more makes the targets compared take turns in this many windows each (decision 0055). */
+const THROUGHPUT_ROUNDS = envInt('BENCH_THROUGHPUT_ROUNDS', 1);
+/** Uncounted calls before each throughput window. */
+const WINDOW_WARMUP_MS = 300;
+/** Uncounted calls that open each block of one call at a time. */
+const BLOCK_WARMUP = 10;
+/** How the targets compared shared the run's time, for the report. */
+const MEASURED_IN_TURN =
+  LATENCY_BLOCK === 0 && THROUGHPUT_ROUNDS === 1
+    ? 'Each target is measured after the other.'
+    : `One call at a time, ${LATENCY_BLOCK === 0 ? 'each target after the other' : `the targets take turns in blocks of ${LATENCY_BLOCK} calls, each after ${BLOCK_WARMUP} uncounted ones`}; ` +
+      `throughput, ${THROUGHPUT_ROUNDS === 1 ? 'each target after the other' : `the targets take turns in ${THROUGHPUT_ROUNDS} windows each, each after ${WINDOW_WARMUP_MS} ms of uncounted calls`} (decision 0055).`;
 const SECONDS = envInt('BENCH_SECONDS', QUICK ? 3 : 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map((c) => Number.parseInt(c, 10));
 if (CONNECTIONS.some((c) => !Number.isInteger(c) || c <= 0)) throw new Error('BENCH_CONNECTIONS must be positive integers separated by commas');
@@ -366,26 +391,70 @@ interface LatencyResult {
   total: Stats;
 }
 
-/** One call at a time over one keep-alive connection; microseconds of successful calls (errors are counted apart). */
-async function measureLatency(target: Target, n: number, warmup: number): Promise<LatencyResult> {
-  const pool = newPool(target.origin, 1);
+/** Successful calls' microseconds of one target, gathered one call at a time. */
+class LatencySamples {
+  readonly first: Float64Array;
+  readonly total: Float64Array;
+  count = 0;
+  attempts = 0;
+  constructor(
+    readonly target: Target,
+    readonly n: number,
+  ) {
+    this.first = new Float64Array(n);
+    this.total = new Float64Array(n);
+  }
+  /** One counted call (a failed one counts as an error). */
+  async call(pool: Pool) {
+    const started = process.hrtime.bigint();
+    const firstUs = await callOnce(pool, this.target, started);
+    const totalUs = elapsedUs(started);
+    this.attempts++;
+    if (firstUs < 0) return;
+    this.first[this.count] = firstUs;
+    this.total[this.count] = totalUs;
+    this.count++;
+  }
+  result(): LatencyResult {
+    const first = this.first.subarray(0, this.count);
+    return { target: this.target.name, n: this.n, errors: this.n - this.count, first: stats(first), total: stats(this.total.subarray(0, this.count)) };
+  }
+}
+
+/**
+ * One call at a time over one keep-alive connection per target. With LATENCY_BLOCK 0, each target's
+ * warm-up and n calls in one go, one target after the other. Otherwise the targets compared with
+ * each other take turns in blocks of LATENCY_BLOCK counted calls, so a machine whose speed drifts
+ * over seconds moves every target alike (decision 0055 measured it, and why it is not the default):
+ * each target is warmed up first, each block opens with BLOCK_WARMUP uncounted calls (a target left
+ * idle while the others took their turn answers its first calls slower), and the order of the
+ * targets rotates from block to block.
+ */
+async function measureLatencies(list: Target[], n: number, warmup: number): Promise<LatencyResult[]> {
+  const pools = list.map((target) => newPool(target.origin, 1));
   try {
-    for (let i = 0; i < warmup; i++) await callOnce(pool, target, process.hrtime.bigint());
-    const first = new Float64Array(n);
-    const total = new Float64Array(n);
-    let count = 0;
-    for (let i = 0; i < n; i++) {
-      const started = process.hrtime.bigint();
-      const firstUs = await callOnce(pool, target, started);
-      const totalUs = elapsedUs(started);
-      if (firstUs < 0) continue;
-      first[count] = firstUs;
-      total[count] = totalUs;
-      count++;
+    const samples = list.map((target) => new LatencySamples(target, n));
+    if (LATENCY_BLOCK === 0) {
+      for (const [index, sample] of samples.entries()) {
+        for (let i = 0; i < warmup; i++) await callOnce(pools[index]!, sample.target, process.hrtime.bigint());
+        while (sample.attempts < n) await sample.call(pools[index]!);
+      }
+      return samples.map((sample) => sample.result());
     }
-    return { target: target.name, n, errors: n - count, first: stats(first.subarray(0, count)), total: stats(total.subarray(0, count)) };
+    for (const [index, sample] of samples.entries()) for (let i = 0; i < warmup; i++) await callOnce(pools[index]!, sample.target, process.hrtime.bigint());
+    for (let round = 0; samples.some((sample) => sample.attempts < n); round++) {
+      for (let turn = 0; turn < samples.length; turn++) {
+        const index = (round + turn) % samples.length;
+        const sample = samples[index]!;
+        if (sample.attempts >= n) continue;
+        for (let i = 0; i < BLOCK_WARMUP; i++) await callOnce(pools[index]!, sample.target, process.hrtime.bigint());
+        const end = Math.min(n, sample.attempts + LATENCY_BLOCK);
+        while (sample.attempts < end) await sample.call(pools[index]!);
+      }
+    }
+    return samples.map((sample) => sample.result());
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
 }
 
@@ -422,51 +491,112 @@ function processTicks(pid: number | undefined): number | null {
   }
 }
 
+/** `connections` workers on one target, each one call at a time on its own keep-alive connection, over one or more windows. */
+class ThroughputSession {
+  readonly pool: Pool;
+  readonly latencies: number[] = [];
+  readonly firsts: number[] = [];
+  errors = 0;
+  elapsedMs = 0;
+  /** CPU ticks over the recorded windows, null where /proc could not say for one of them. */
+  readonly ticks: { server: number | null; postgres: number | null } = { server: 0, postgres: 0 };
+
+  constructor(
+    readonly target: Target,
+    readonly connections: number,
+    readonly cpu?: CpuSnapshot,
+  ) {
+    this.pool = newPool(target.origin, connections);
+  }
+
+  /** Calls for `durationMs`, counted (and the CPU read around them) only if `record`. */
+  async window(durationMs: number, record: boolean) {
+    const stopAt = performance.now() + durationMs;
+    const worker = async () => {
+      while (performance.now() < stopAt) {
+        const started = process.hrtime.bigint();
+        const firstUs = await callOnce(this.pool, this.target, started);
+        if (!record) continue;
+        if (firstUs >= 0) {
+          this.latencies.push(elapsedUs(started));
+          this.firsts.push(firstUs);
+        } else this.errors++;
+      }
+    };
+    const before = record ? await this.cpu?.() : undefined;
+    const began = performance.now();
+    await Promise.all(Array.from({ length: this.connections }, worker));
+    const elapsedMs = performance.now() - began;
+    if (!record) return;
+    const after = await this.cpu?.();
+    this.elapsedMs += elapsedMs;
+    for (const side of ['server', 'postgres'] as const) {
+      const spent = before?.[side] != null && after?.[side] != null ? after[side] - before[side] : null;
+      this.ticks[side] = spent === null || this.ticks[side] === null ? null : this.ticks[side] + spent;
+    }
+  }
+
+  result(): ThroughputResult {
+    const calls = this.latencies.length;
+    const perCall = (ticks: number | null) => (this.cpu && ticks !== null && calls > 0 ? (ticks * 1000) / CLOCK_TICKS / calls : null);
+    return {
+      target: this.target.name,
+      connections: this.connections,
+      seconds: this.elapsedMs / 1000,
+      calls,
+      errors: this.errors,
+      perSecond: calls / (this.elapsedMs / 1000),
+      p50: percentile(Float64Array.from(this.latencies).sort(), 0.5),
+      p99: percentile(Float64Array.from(this.latencies).sort(), 0.99),
+      firstP50: percentile(Float64Array.from(this.firsts).sort(), 0.5),
+      cpuMsPerCall: { server: perCall(this.ticks.server), postgres: perCall(this.ticks.postgres) },
+    };
+  }
+
+  close() {
+    return this.pool.close();
+  }
+}
+
 /** `connections` workers, each one call at a time on its own keep-alive connection, for `seconds`. */
 async function measureThroughput(target: Target, connections: number, seconds: number, warmupSeconds = 1, cpu?: CpuSnapshot): Promise<ThroughputResult> {
-  const pool = newPool(target.origin, connections);
+  const session = new ThroughputSession(target, connections, cpu);
   try {
-    const run = async (durationMs: number, record: boolean) => {
-      const latencies: number[] = [];
-      const firsts: number[] = [];
-      let errors = 0;
-      const stopAt = performance.now() + durationMs;
-      const worker = async () => {
-        while (performance.now() < stopAt) {
-          const started = process.hrtime.bigint();
-          const firstUs = await callOnce(pool, target, started);
-          if (!record) continue;
-          if (firstUs >= 0) {
-            latencies.push(elapsedUs(started));
-            firsts.push(firstUs);
-          } else errors++;
-        }
-      };
-      const began = performance.now();
-      await Promise.all(Array.from({ length: connections }, worker));
-      return { latencies, firsts, errors, elapsedMs: performance.now() - began };
-    };
-    await run(warmupSeconds * 1000, false);
-    const cpuBefore = await cpu?.();
-    const { latencies, firsts, errors, elapsedMs } = await run(seconds * 1000, true);
-    const cpuAfter = await cpu?.();
-    const perCall = (before: number | null | undefined, after: number | null | undefined) =>
-      before != null && after != null && latencies.length > 0 ? ((after - before) * 1000) / CLOCK_TICKS / latencies.length : null;
-    const sorted = Float64Array.from(latencies).sort();
-    return {
-      target: target.name,
-      connections,
-      seconds: elapsedMs / 1000,
-      calls: latencies.length,
-      errors,
-      perSecond: latencies.length / (elapsedMs / 1000),
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
-      firstP50: percentile(Float64Array.from(firsts).sort(), 0.5),
-      cpuMsPerCall: { server: perCall(cpuBefore?.server, cpuAfter?.server), postgres: perCall(cpuBefore?.postgres, cpuAfter?.postgres) },
-    };
+    await session.window(warmupSeconds * 1000, false);
+    await session.window(seconds * 1000, true);
+    return session.result();
   } finally {
-    await pool.close();
+    await session.close();
+  }
+}
+
+/**
+ * The throughput of targets compared with each other: one after the other (THROUGHPUT_ROUNDS 1),
+ * or taking turns (decision 0055): each is warmed up for a second, then `seconds` are split into
+ * THROUGHPUT_ROUNDS windows per target, each after WINDOW_WARMUP_MS of uncounted calls (the
+ * connections ramp up, and the previous target's leftover work drains), the order rotating from
+ * round to round.
+ */
+async function measureThroughputs(list: Target[], connections: number, seconds: number, cpuOf: (target: Target) => CpuSnapshot): Promise<ThroughputResult[]> {
+  if (THROUGHPUT_ROUNDS === 1) {
+    const results: ThroughputResult[] = [];
+    for (const target of list) results.push(await measureThroughput(target, connections, seconds, 1, cpuOf(target)));
+    return results;
+  }
+  const sessions = list.map((target) => new ThroughputSession(target, connections, cpuOf(target)));
+  try {
+    for (const session of sessions) await session.window(1000, false);
+    const windowMs = (seconds * 1000) / THROUGHPUT_ROUNDS;
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      for (let turn = 0; turn < sessions.length; turn++) {
+        const session = sessions[(round + turn) % sessions.length]!;
+        await session.window(WINDOW_WARMUP_MS, false);
+        await session.window(windowMs, true);
+      }
+    }
+    return sessions.map((session) => session.result());
+  } finally {
+    await Promise.all(sessions.map((session) => session.close()));
   }
 }
 
@@ -1486,39 +1616,50 @@ async function main() {
     return;
   }
 
-  // 6. One call at a time: each path's Tollbooth target between the direct call and Portkey it is
+  // 6. One call at a time: each path's Tollbooth target with the direct call and Portkey it is
   // compared with (a reference already measured for an earlier path is not measured again).
   const latency = new Map<TargetName, LatencyResult>();
   for (const spec of paths) {
-    for (const name of [spec.direct, spec.tollbooth, spec.portkey]) {
-      if (latency.has(name)) continue;
-      const result = await measureLatency(targets[name], N, WARMUP);
-      latency.set(name, result);
-      const what = targets[name].stream ? 'to the first answer byte ' : '';
-      phase(`latency ${name}: p50 ${ms(result.first.p50)} ms, p99 ${ms(result.first.p99)} ms ${what}(n ${N}, errors ${result.errors})`);
+    const names = [spec.direct, spec.tollbooth, spec.portkey].filter((name) => !latency.has(name));
+    const results = await measureLatencies(
+      names.map((name) => targets[name]),
+      N,
+      WARMUP,
+    );
+    for (const result of results) {
+      latency.set(result.target, result);
+      const what = targets[result.target].stream ? 'to the first answer byte ' : '';
+      phase(`latency ${result.target}: p50 ${ms(result.first.p50)} ms, p99 ${ms(result.first.p99)} ms ${what}(n ${N}, errors ${result.errors})`);
     }
   }
 
   // 7. Throughput: blocking paths at every connection count, streaming paths at the largest.
   const throughput: ThroughputResult[] = [];
   const at = (name: TargetName, connections: number) => throughput.find((r) => r.target === name && r.connections === connections);
+  const cpuOf = (target: Target): CpuSnapshot => {
+    const side = target.side;
+    const serverPid = side === 'tollbooth' ? tollbooth.process.pid : side === 'portkey' ? portkeyPid : upstream.process.pid;
+    const postgres = side === 'tollbooth' ? backendCpu(admin, database) : async () => null;
+    return async () => ({ server: processTicks(serverPid), postgres: await postgres() });
+  };
   for (const spec of paths) {
     const connectionCounts = targets[spec.tollbooth].stream ? [MAX_CONNECTIONS] : CONNECTIONS;
     for (const connections of connectionCounts) {
-      for (const name of [spec.direct, spec.tollbooth, spec.portkey]) {
-        if (at(name, connections)) continue;
-        const side = targets[name].side;
-        const serverPid = side === 'tollbooth' ? tollbooth.process.pid : side === 'portkey' ? portkeyPid : upstream.process.pid;
-        const postgres = side === 'tollbooth' ? backendCpu(admin, database) : async () => null;
-        const cpu: CpuSnapshot = async () => ({ server: processTicks(serverPid), postgres: await postgres() });
-        const result = await measureThroughput(targets[name], connections, SECONDS, 1, cpu);
+      const names = [spec.direct, spec.tollbooth, spec.portkey].filter((name) => !at(name, connections));
+      const results = await measureThroughputs(
+        names.map((name) => targets[name]),
+        connections,
+        SECONDS,
+        cpuOf,
+      );
+      for (const result of results) {
         throughput.push(result);
         const cpuText = [
           result.cpuMsPerCall.server === null ? null : `CPU ${result.cpuMsPerCall.server.toFixed(3)} ms per call`,
           result.cpuMsPerCall.postgres === null ? null : `PostgreSQL ${result.cpuMsPerCall.postgres.toFixed(3)} ms`,
         ].filter(Boolean);
         phase(
-          `throughput ${name} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}${cpuText.length > 0 ? `, ${cpuText.join(', ')}` : ''}`,
+          `throughput ${result.target} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}${cpuText.length > 0 ? `, ${cpuText.join(', ')}` : ''}`,
         );
       }
     }
@@ -1786,7 +1927,7 @@ async function main() {
     ...machineLines,
     `- Re-run: \`${RERUN}\` from the repository root (after \`npm install --prefix bench/gateway\`); one call at a time n = ${N} after ${WARMUP} warm-up calls, ` +
       `throughput ${SECONDS} s per row after 1 s of warm-up. A stream is timed to its first answer byte (the first text chunk) and to its end; ` +
-      `"added" is over the direct call of the same kind (blocking or streaming).`,
+      `"added" is over the direct call of the same kind (blocking or streaming). ${MEASURED_IN_TURN}`,
     '',
     targetsTable,
     '',
