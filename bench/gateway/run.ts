@@ -538,6 +538,7 @@ class ThroughputSession {
 
   result(): ThroughputResult {
     const calls = this.latencies.length;
+    const sorted = Float64Array.from(this.latencies).sort();
     const perCall = (ticks: number | null) => (this.cpu && ticks !== null && calls > 0 ? (ticks * 1000) / CLOCK_TICKS / calls : null);
     return {
       target: this.target.name,
@@ -546,8 +547,8 @@ class ThroughputSession {
       calls,
       errors: this.errors,
       perSecond: calls / (this.elapsedMs / 1000),
-      p50: percentile(Float64Array.from(this.latencies).sort(), 0.5),
-      p99: percentile(Float64Array.from(this.latencies).sort(), 0.99),
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
       firstP50: percentile(Float64Array.from(this.firsts).sort(), 0.5),
       cpuMsPerCall: { server: perCall(this.ticks.server), postgres: perCall(this.ticks.postgres) },
     };
