@@ -389,6 +389,8 @@ interface LatencyResult {
   first: Stats;
   /** To the last byte. */
   total: Stats;
+  /** The machine's time stolen by the hypervisor while this target's counted calls ran (StealMeter). */
+  steal: number | null;
 }
 
 /** Successful calls' microseconds of one target, gathered one call at a time. */
@@ -397,6 +399,7 @@ class LatencySamples {
   readonly total: Float64Array;
   count = 0;
   attempts = 0;
+  readonly steal = new StealMeter();
   constructor(
     readonly target: Target,
     readonly n: number,
@@ -417,7 +420,14 @@ class LatencySamples {
   }
   result(): LatencyResult {
     const first = this.first.subarray(0, this.count);
-    return { target: this.target.name, n: this.n, errors: this.n - this.count, first: stats(first), total: stats(this.total.subarray(0, this.count)) };
+    return {
+      target: this.target.name,
+      n: this.n,
+      errors: this.n - this.count,
+      first: stats(first),
+      total: stats(this.total.subarray(0, this.count)),
+      steal: this.steal.share(),
+    };
   }
 }
 
@@ -437,7 +447,9 @@ async function measureLatencies(list: Target[], n: number, warmup: number): Prom
     if (LATENCY_BLOCK === 0) {
       for (const [index, sample] of samples.entries()) {
         for (let i = 0; i < warmup; i++) await callOnce(pools[index]!, sample.target, process.hrtime.bigint());
+        sample.steal.start();
         while (sample.attempts < n) await sample.call(pools[index]!);
+        sample.steal.stop();
       }
       return samples.map((sample) => sample.result());
     }
@@ -449,7 +461,9 @@ async function measureLatencies(list: Target[], n: number, warmup: number): Prom
         if (sample.attempts >= n) continue;
         for (let i = 0; i < BLOCK_WARMUP; i++) await callOnce(pools[index]!, sample.target, process.hrtime.bigint());
         const end = Math.min(n, sample.attempts + LATENCY_BLOCK);
+        sample.steal.start();
         while (sample.attempts < end) await sample.call(pools[index]!);
+        sample.steal.stop();
       }
     }
     return samples.map((sample) => sample.result());
@@ -475,6 +489,8 @@ interface ThroughputResult {
    * call) and, for Tollbooth, the PostgreSQL backends of its database.
    */
   cpuMsPerCall: { server: number | null; postgres: number | null };
+  /** The machine's time stolen by the hypervisor over the recorded windows (StealMeter). */
+  steal: number | null;
 }
 
 /** CPU ticks so far, by what is measured ("server", "postgres"); missing where /proc cannot say. */
@@ -500,6 +516,7 @@ class ThroughputSession {
   elapsedMs = 0;
   /** CPU ticks over the recorded windows, null where /proc could not say for one of them. */
   readonly ticks: { server: number | null; postgres: number | null } = { server: 0, postgres: 0 };
+  readonly steal = new StealMeter();
 
   constructor(
     readonly target: Target,
@@ -524,10 +541,12 @@ class ThroughputSession {
       }
     };
     const before = record ? await this.cpu?.() : undefined;
+    if (record) this.steal.start();
     const began = performance.now();
     await Promise.all(Array.from({ length: this.connections }, worker));
     const elapsedMs = performance.now() - began;
     if (!record) return;
+    this.steal.stop();
     const after = await this.cpu?.();
     this.elapsedMs += elapsedMs;
     for (const side of ['server', 'postgres'] as const) {
@@ -551,6 +570,7 @@ class ThroughputSession {
       p99: percentile(sorted, 0.99),
       firstP50: percentile(Float64Array.from(this.firsts).sort(), 0.5),
       cpuMsPerCall: { server: perCall(this.ticks.server), postgres: perCall(this.ticks.postgres) },
+      steal: this.steal.share(),
     };
   }
 
@@ -1038,17 +1058,54 @@ function backendCpu(db: pg.Client, database: string): () => Promise<number | nul
   };
 }
 
-/** Busy and total jiffies of the whole machine (Linux /proc/stat). */
-function machineTicks(): { busy: number; total: number } | null {
+/**
+ * Busy, stolen and total jiffies of the whole machine (Linux /proc/stat). Steal is time the
+ * hypervisor gave this VM's virtual CPUs to someone else while they had work: the run's processes
+ * wait through it, and their CPU figures do not count it.
+ */
+function machineTicks(): { busy: number; steal: number; total: number } | null {
   try {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     const total = cpu.reduce((sum, v) => sum + v, 0);
     const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
-    return { busy: total - idle, total };
+    return { busy: total - idle, steal: cpu[7] ?? 0, total };
   } catch {
     return null;
   }
 }
+
+/**
+ * The share of the machine's time stolen by the hypervisor over the spans between start() and
+ * stop(), summed; null off Linux. A run whose windows lost more than a few percent measured a
+ * slower machine than its neighbours did (bench/README.md, 2026-12-03).
+ */
+class StealMeter {
+  private steal = 0;
+  private total = 0;
+  private from: { steal: number; total: number } | null = null;
+  private known = true;
+  start() {
+    this.from = machineTicks();
+    if (!this.from) this.known = false;
+  }
+  stop() {
+    const to = machineTicks();
+    if (!this.from || !to) this.known = false;
+    else {
+      this.steal += to.steal - this.from.steal;
+      this.total += to.total - this.from.total;
+    }
+    this.from = null;
+  }
+  share(): number | null {
+    return this.known && this.total > 0 ? this.steal / this.total : null;
+  }
+}
+
+/** ", host steal 4.2 %" for a phase line, or nothing where it is unknown. */
+const stealText = (share: number | null) => (share === null ? '' : `, host steal ${(100 * share).toFixed(1)} %`);
+/** The table cell of a steal share. */
+const stealCell = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(1)} %`);
 
 const CLOCK_TICKS = (() => {
   try {
@@ -1288,7 +1345,7 @@ async function runCompare(run: { label: string; phase: (text: string) => void; s
       results.push({ pair, side, result });
       phase(
         `compare pair ${pair} ${side.name}: ${int(result.perSecond)} calls/s, CPU ${result.cpuMsPerCall.server?.toFixed(3) ?? '-'} ms per call, ` +
-          `PostgreSQL ${result.cpuMsPerCall.postgres?.toFixed(3) ?? '-'} ms, errors ${result.errors}`,
+          `PostgreSQL ${result.cpuMsPerCall.postgres?.toFixed(3) ?? '-'} ms, errors ${result.errors}${stealText(result.steal)}`,
       );
     }
   }
@@ -1316,7 +1373,7 @@ async function runCompare(run: { label: string; phase: (text: string) => void; s
     `- B: ${sides[1].root}`,
     '',
     table(
-      ['pair', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'calls', 'errors', 'CPU ms per call', 'PostgreSQL CPU ms per call'],
+      ['pair', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'calls', 'errors', 'CPU ms per call', 'PostgreSQL CPU ms per call', 'host steal'],
       results.map(({ pair, side, result }) => [
         pair,
         side.name,
@@ -1327,6 +1384,7 @@ async function runCompare(run: { label: string; phase: (text: string) => void; s
         result.errors,
         result.cpuMsPerCall.server?.toFixed(3) ?? '-',
         result.cpuMsPerCall.postgres?.toFixed(3) ?? '-',
+        stealCell(result.steal),
       ]),
       2,
     ),
@@ -1630,7 +1688,9 @@ async function main() {
     for (const result of results) {
       latency.set(result.target, result);
       const what = targets[result.target].stream ? 'to the first answer byte ' : '';
-      phase(`latency ${result.target}: p50 ${ms(result.first.p50)} ms, p99 ${ms(result.first.p99)} ms ${what}(n ${N}, errors ${result.errors})`);
+      phase(
+        `latency ${result.target}: p50 ${ms(result.first.p50)} ms, p99 ${ms(result.first.p99)} ms ${what}(n ${N}, errors ${result.errors}${stealText(result.steal)})`,
+      );
     }
   }
 
@@ -1660,7 +1720,7 @@ async function main() {
           result.cpuMsPerCall.postgres === null ? null : `PostgreSQL ${result.cpuMsPerCall.postgres.toFixed(3)} ms`,
         ].filter(Boolean);
         phase(
-          `throughput ${result.target} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}${cpuText.length > 0 ? `, ${cpuText.join(', ')}` : ''}`,
+          `throughput ${result.target} ×${connections}: ${int(result.perSecond)} calls/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, errors ${result.errors}${cpuText.length > 0 ? `, ${cpuText.join(', ')}` : ''}${stealText(result.steal)}`,
         );
       }
     }
@@ -1808,7 +1868,7 @@ async function main() {
     return spec ? result(spec.direct) : null;
   };
   const latencyTable = table(
-    ['one call at a time', 'timed to', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'max ms', 'added p50', 'added p99', 'whole call p50', 'errors'],
+    ['one call at a time', 'timed to', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'max ms', 'added p50', 'added p99', 'whole call p50', 'errors', 'host steal'],
     [...latency.values()].map((r) => {
       const reference = referenceOf(r.target);
       return [
@@ -1823,12 +1883,25 @@ async function main() {
         reference ? signedMs(r.first.p99 - reference.first.p99) : '-',
         ms(r.total.p50),
         r.errors,
+        stealCell(r.steal),
       ];
     }),
     2,
   );
   const throughputTable = table(
-    ['throughput', 'connections', 'calls/s', 'p50 ms', 'p99 ms', 'first byte p50', 'calls', 'errors', 'CPU ms per call', 'PostgreSQL CPU ms per call'],
+    [
+      'throughput',
+      'connections',
+      'calls/s',
+      'p50 ms',
+      'p99 ms',
+      'first byte p50',
+      'calls',
+      'errors',
+      'CPU ms per call',
+      'PostgreSQL CPU ms per call',
+      'host steal',
+    ],
     throughput.map((r) => [
       r.target,
       r.connections,
@@ -1840,6 +1913,7 @@ async function main() {
       r.errors,
       r.cpuMsPerCall.server === null ? '-' : r.cpuMsPerCall.server.toFixed(3),
       r.cpuMsPerCall.postgres === null ? '-' : r.cpuMsPerCall.postgres.toFixed(3),
+      stealCell(r.steal),
     ]),
   );
 
