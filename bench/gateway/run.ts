@@ -1102,10 +1102,10 @@ class StealMeter {
   }
 }
 
-/** ", host steal 4.2 %" for a phase line, or nothing where it is unknown. */
-const stealText = (share: number | null) => (share === null ? '' : `, host steal ${(100 * share).toFixed(1)} %`);
-/** The table cell of a steal share. */
+/** The table cell of a steal share: "4.2 %", or "-" where it is unknown. */
 const stealCell = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(1)} %`);
+/** ", host steal 4.2 %" for a phase line, or nothing where it is unknown. */
+const stealText = (share: number | null) => (share === null ? '' : `, host steal ${stealCell(share)}`);
 
 const CLOCK_TICKS = (() => {
   try {
