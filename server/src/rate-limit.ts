@@ -128,46 +128,82 @@ const MAX_GROWN_SLICE = 512;
  * one row (a commit, and a row lock that serializes its callers) on every paid call; instead each
  * process counts a slice of hits at once — a quarter of what is left of the limit, at most 32 — and
  * takes the next hits from it in memory. A hit is never allowed past the limit: hits are counted in
- * the database before they are used. Hits reserved but not used by the window's end count against
- * it (at most the slice of each process), never in the caller's favour; near the limit the slices
- * are one hit, so the last calls are counted exactly.
+ * the database before they are used. A fast subject's next slice is counted while a quarter of its
+ * current one is left, so its hits do not all wait for that round trip whenever a slice runs out
+ * (decision 0056).
+ * Hits reserved but not used by the window's end count against it (at most the rest of one slice
+ * and the next, per process), never in the caller's favour; near the limit the slices are one hit,
+ * and none is reserved ahead, so the last calls are counted exactly.
  */
 export function createDatabaseRateLimiter(db: Queryable, limitPerMinute: number, name = 'calls'): RateLimiter {
   const stopSweeping = sweepDatabaseCounters(db);
   const slices = new Map<string, CounterSlice>();
+  /** A fast subject's next slice, counted in the database before its current one runs out. */
+  const upcoming = new Map<string, CounterSlice>();
   /** One reservation at a time per subject in this process; concurrent hits wait for it and take from its slice. */
-  const reserving = new Map<string, Promise<unknown>>();
+  const reserving = new Map<string, Promise<CounterSlice>>();
+
+  /** Counts the slice after `slice` (the subject's last one, if any) in the database. */
+  const reserve = (key: string, slice: CounterSlice | undefined, limit: number, now: number, ahead: boolean): Promise<CounterSlice> => {
+    // The first hit of a window counts one and learns the count; later slices are a quarter of what is left.
+    const known = slice && slice.endsAtMs > now ? slice.last : null;
+    // A fast caller's slices double while it uses each within a second (a hot key at thousands
+    // of calls a second would otherwise put an upsert on every 32nd call); never past a quarter
+    // of what is left, so near the limit the slices still shrink to one hit.
+    const cap = slice && known !== null && now - slice.reservedAt < 1000 ? Math.min(MAX_GROWN_SLICE, Math.max(MAX_SLICE, slice.size * 2)) : MAX_SLICE;
+    const by = known === null ? 1 : Math.min(cap, Math.max(1, Math.floor((limit - known) / 4)));
+    const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
+    const reservation = hitDatabaseCounter(db, key, windowEnds, by, WINDOW_SECONDS * 1000).then(
+      ({ count, endsAtMs }) => {
+        reserving.delete(key);
+        for (const map of [slices, upcoming]) if (map.size > 100_000) for (const [stale, value] of map) if (value.endsAtMs <= now) map.delete(stale);
+        const reserved = { endsAtMs, next: count - by + 1, last: count, size: by, reservedAt: now };
+        // Hits that waited for it take from it as soon as it is in place.
+        if (ahead) upcoming.set(key, reserved);
+        else slices.set(key, { ...reserved, next: reserved.next + 1 });
+        return reserved;
+      },
+      (error: unknown) => {
+        reserving.delete(key);
+        throw error;
+      },
+    );
+    reserving.set(key, reservation);
+    return reservation;
+  };
+
   return {
     async hit(subject, limit = limitPerMinute) {
       const key = `rl:${name}:${subject}`;
       for (;;) {
         const now = Date.now();
         const slice = slices.get(key);
-        if (slice && slice.endsAtMs > now && slice.next <= slice.last) return decide(slice.next++, limit, slice.endsAtMs);
+        if (slice && slice.endsAtMs > now && slice.next <= slice.last) {
+          const count = slice.next++;
+          // A slice of at least MAX_SLICE hits used within a second, down to its last quarter: the
+          // next one is counted now, in the background (a failure leaves it to the hit that runs out).
+          if (slice.size >= MAX_SLICE && slice.last - count <= slice.size / 4 && now - slice.reservedAt < 1000 && !reserving.has(key) && !upcoming.has(key)) {
+            reserve(key, slice, limit, now, true).catch(() => undefined);
+          }
+          return decide(count, limit, slice.endsAtMs);
+        }
+        const next = upcoming.get(key);
+        if (next) {
+          upcoming.delete(key);
+          // One counted for a window that has ended counts against that window only.
+          if (next.endsAtMs > now) {
+            slices.set(key, next);
+            continue;
+          }
+        }
         const pending = reserving.get(key);
         if (pending) {
           await pending.catch(() => undefined);
           continue;
         }
-        // The first hit of a window counts one and learns the count; later slices are a quarter of what is left.
-        const known = slice && slice.endsAtMs > now ? slice.last : null;
-        // A fast caller's slices double while it uses each within a second (a hot key at thousands
-        // of calls a second would otherwise put an upsert on every 32nd call); never past a quarter
-        // of what is left, so near the limit the slices still shrink to one hit.
-        const cap = slice && known !== null && now - slice.reservedAt < 1000 ? Math.min(MAX_GROWN_SLICE, Math.max(MAX_SLICE, slice.size * 2)) : MAX_SLICE;
-        const by = known === null ? 1 : Math.min(cap, Math.max(1, Math.floor((limit - known) / 4)));
-        const windowEnds = now - (now % (WINDOW_SECONDS * 1000)) + WINDOW_SECONDS * 1000;
-        const reservation = hitDatabaseCounter(db, key, windowEnds, by, WINDOW_SECONDS * 1000);
-        reserving.set(key, reservation);
-        try {
-          const { count, endsAtMs } = await reservation;
-          if (slices.size > 100_000) for (const [stale, value] of slices) if (value.endsAtMs <= now) slices.delete(stale);
-          // This hit takes the first count of the slice; the rest are served from memory.
-          slices.set(key, { endsAtMs, next: count - by + 2, last: count, size: by, reservedAt: now });
-          return decide(count - by + 1, limit, endsAtMs);
-        } finally {
-          reserving.delete(key);
-        }
+        // This hit takes the first count of the slice; the rest are served from memory.
+        const reserved = await reserve(key, slice, limit, now, false);
+        return decide(reserved.next, limit, reserved.endsAtMs);
       }
     },
     async close() {
