@@ -144,7 +144,7 @@ describe('without Redis: counters in the database, shared by every process on it
       }
     };
     let waited = 0;
-    for (let i = 0; i < 1600; i++) {
+    const hitOnce = async () => {
       const hit = limiter.hit('key:steady');
       const served = await Promise.race([hit.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
       if (!served) {
@@ -152,12 +152,24 @@ describe('without Redis: counters in the database, shared by every process on it
         await releaseDue(true);
       } else await releaseDue(false);
       expect((await hit).allowed).toBe(true);
-    }
+    };
+    for (let i = 0; i < 1600; i++) await hitOnce();
     // Only the window's first hit (a slice of one) and its first slice of 32 wait; without counting
     // ahead, each slice that ran out (1, 32, 64, 128, 256, 512, 512) made a hit wait.
     expect(waited).toBeLessThanOrEqual(2);
+
+    // Closing waits for a slice still being counted ahead, so no upsert outlives the limiter.
+    for (let i = 0; i < 1000 && held.length === 0; i++) await hitOnce();
+    expect(held).toHaveLength(1);
+    let closed = false;
+    const closing = limiter.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
     await releaseDue(true);
-    await limiter.close();
+    await closing;
+    expect(closed).toBe(true);
   }, 60_000);
 
   it('a window that ended starts again', async () => {

@@ -208,6 +208,8 @@ export function createDatabaseRateLimiter(db: Queryable, limitPerMinute: number,
     },
     async close() {
       stopSweeping();
+      // A slice being counted ahead is in the database before the database may close.
+      await Promise.all([...reserving.values()].map((pending) => pending.catch(() => undefined)));
     },
   };
 }
