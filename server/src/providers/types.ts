@@ -85,6 +85,35 @@ export interface ModelRequest {
   onEvent?: (event: Record<string, unknown>) => void;
 }
 
+/** A model request before its call: what the gateway prepares (the signal and deadline come with the call). */
+export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs'>;
+
+/**
+ * The request with its call's signal and deadline. Every key is spelt out (the type makes a new one
+ * of ModelRequest fail here until it is added) rather than `{ ...request, signal, timeoutMs }`: V8
+ * builds a spread followed by more keys one key at a time, about a microsecond each (decision 0058).
+ */
+export function withDeadline(request: PreparedModelRequest, signal: AbortSignal, timeoutMs: number): ModelRequest {
+  const complete: { [K in keyof Required<ModelRequest>]: ModelRequest[K] } = {
+    model: request.model,
+    messages: request.messages,
+    temperature: request.temperature,
+    maxTokens: request.maxTokens,
+    topP: request.topP,
+    frequencyPenalty: request.frequencyPenalty,
+    presencePenalty: request.presencePenalty,
+    jsonSchema: request.jsonSchema,
+    jsonSchemaName: request.jsonSchemaName,
+    jsonObject: request.jsonObject,
+    tools: request.tools,
+    toolChoice: request.toolChoice,
+    signal,
+    timeoutMs,
+    onEvent: request.onEvent,
+  };
+  return complete;
+}
+
 export interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
