@@ -199,7 +199,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
     id: answer.id,
     message_id: answer.message_id,
     conversation_id: answer.conversation_id,
-    metadata: { ...answer.metadata, retriever_resources: [] },
+    // Object.assign, not a spread followed by a key: one hidden class for every event (decision 0058).
+    metadata: Object.assign({}, answer.metadata, { retriever_resources: [] }),
   });
 
   const replayAsStream = (reply: FastifyReply, answer: CallAnswer) => {

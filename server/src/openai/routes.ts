@@ -336,7 +336,8 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       const plan = await openai.plan(chatRequest, caller.auth ?? null, () => hopHeaderOf(request));
       if (previous?.conversationId) {
         if (plan.mode !== 'chat') throw invalidParam('previous_response_id', 'only chat apps keep a conversation');
-        plan.body = { ...plan.body, conversation_id: previous.conversationId };
+        // Object.assign, not a spread followed by a key: one hidden class for every body (decision 0058).
+        plan.body = Object.assign({}, plan.body, { conversation_id: previous.conversationId });
       }
       const maxPrice = request.headers['x-max-price-cents'];
       let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
@@ -345,7 +346,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           slug: plan.slug,
           mode: plan.mode,
           caller,
-          body: { ...plan.body, ...RESPONSES_MARK },
+          body: Object.assign({}, plan.body, RESPONSES_MARK),
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
           startedAt,

@@ -215,10 +215,10 @@ export function messageText(message: ChatCompletionMessage, index: number): stri
 /** Turns the request into the gateway's call for an app of this shape; throws 400 naming the field. */
 export function planCall(request: ChatCompletionRequest, shape: AppShape): PlannedCall {
   const stream = request.stream === true;
-  const common = {
-    response_mode: stream ? ('streaming' as const) : ('blocking' as const),
-    ...(request.user !== undefined ? { user: request.user } : {}),
-  };
+  // The body starts with a key, not a spread: `{ ...common, query }` gave every body a hidden class
+  // of its own in V8, and prepare() reads every body (decision 0058).
+  const responseMode = stream ? ('streaming' as const) : ('blocking' as const);
+  const user = request.user !== undefined ? { user: request.user } : {};
   refuseUnsupported(request as Record<string, unknown>);
   const modelOptions = callerModelOptions(request, shape);
   const messages = request.messages;
@@ -254,7 +254,8 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
       ...extra,
       ...(after.length > 0 ? { after: named.slice(history.length) } : {}),
       body: {
-        ...common,
+        response_mode: responseMode,
+        ...user,
         query,
         inputs: request.inputs ?? {},
         ...(request.conversation_id && !shape.takesHistory ? { conversation_id: request.conversation_id } : {}),
@@ -283,7 +284,7 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
     history: [],
     ...extra,
     ...(after.length > 0 ? { after: nameToolResults(after) } : {}),
-    body: { ...common, inputs, ...bodyExtra },
+    body: { response_mode: responseMode, ...user, inputs, ...bodyExtra },
   };
 }
 
@@ -408,35 +409,40 @@ export function chunkWriter(id: string, model: string, includeUsage: boolean, co
     ...(includeUsage ? { usage: null } : {}),
     ...(conversationId ? { conversation_id: conversationId } : {}),
   });
+  // Each chunk is base() given its choices with Object.assign: a spread followed by keys would give
+  // every chunk a hidden class of its own in V8 (decision 0058).
   return {
-    role: (): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }),
-    delta: (text: string): ChatCompletionChunk => ({ ...base(), choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
-    toolCall: (delta: ToolCallDelta): ChatCompletionChunk => ({
-      ...base(),
-      choices: [
-        {
-          index: 0,
-          delta: {
-            tool_calls: [
-              {
-                index: delta.index,
-                ...(delta.id !== undefined ? { id: delta.id, type: 'function' as const } : {}),
-                function: { ...(delta.name !== undefined ? { name: delta.name } : {}), arguments: delta.arguments },
-              },
-            ],
+    role: (): ChatCompletionChunk =>
+      Object.assign(base(), { choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, logprobs: null, finish_reason: null }] }),
+    delta: (text: string): ChatCompletionChunk =>
+      Object.assign(base(), { choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] }),
+    toolCall: (delta: ToolCallDelta): ChatCompletionChunk =>
+      Object.assign(base(), {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                {
+                  index: delta.index,
+                  ...(delta.id !== undefined ? { id: delta.id, type: 'function' as const } : {}),
+                  function: { ...(delta.name !== undefined ? { name: delta.name } : {}), arguments: delta.arguments },
+                },
+              ],
+            },
+            logprobs: null,
+            finish_reason: null,
           },
-          logprobs: null,
-          finish_reason: null,
-        },
-      ],
-    }),
-    finish: (answer: CallAnswer, calledTools = false): ChatCompletionChunk => ({
-      ...base(),
-      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: calledTools ? 'tool_calls' : 'stop' }],
-      ...demoMarks(answer),
-    }),
+        ],
+      }),
+    finish: (answer: CallAnswer, calledTools = false): ChatCompletionChunk =>
+      Object.assign(
+        base(),
+        { choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: calledTools ? ('tool_calls' as const) : ('stop' as const) }] },
+        demoMarks(answer),
+      ),
     /** Only with include_usage: empty choices and the answer's usage. */
-    usage: (answer: CallAnswer): ChatCompletionChunk => ({ ...base(), choices: [], usage: usageWithCost(answer) }),
+    usage: (answer: CallAnswer): ChatCompletionChunk => Object.assign(base(), { choices: [], usage: usageWithCost(answer) }),
   };
 }
 
@@ -509,7 +515,7 @@ export function createOpenAIService({ db, apps, prompts, workflows, callTargets,
       }
       const shape = await shapeOf(target, hop);
       try {
-        return { ...planCall(request, shape), chatWithConversationId: shape.mode === 'chat' && !shape.takesHistory };
+        return Object.assign(planCall(request, shape), { chatWithConversationId: shape.mode === 'chat' && !shape.takesHistory });
       } catch (error) {
         // The caller's mistake, recorded as the gateway records its own refusals.
         await recordInvocation(db, {
