@@ -5,18 +5,22 @@
 // A call is the gateway bench's: a 1-cent price from the caller's hold, a model cost of 330 µ$, an
 // API key, no chat turn. The gateway's own batches are about 30 calls at 50 connections. Nothing else
 // runs against the database; the figures move with the machine's speed, so compare runs made
-// together (--migrations of another checkout measures the same statement on that schema).
+// together (--migrations of another checkout measures the same statement on that schema), or in
+// one run: --compare <checkout> writes every other batch with that checkout's settlement statement
+// (its server/src/billing/settlement.ts) on the same connection and schema, so both see the same
+// machine speed.
 //
-//   node --import tsx bench/settlement/run.ts [--batches 1,10,33,100] [--calls 30000] [--rounds 3] [--migrations <dir>]
+//   node --import tsx bench/settlement/run.ts [--batches 1,10,33,100] [--calls 30000] [--rounds 3] [--migrations <dir> | --compare <checkout>]
 //   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { type CreditHold, reserveCharge } from '../../server/src/billing/charges.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../../server/src/billing/ledger.ts';
-import { createSettlementBatcher, type Settlement } from '../../server/src/billing/settlement.ts';
+import { createSettlementBatcher, type Settlement, type SettlementBatcher } from '../../server/src/billing/settlement.ts';
 import { openPostgres } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
 
@@ -26,6 +30,7 @@ const { values: args } = parseArgs({
     calls: { type: 'string', default: '30000' },
     rounds: { type: 'string', default: '3' },
     migrations: { type: 'string' },
+    compare: { type: 'string' },
   },
 });
 const batches = args.batches.split(',').map(Number);
@@ -35,6 +40,10 @@ if (batches.some((size) => !Number.isInteger(size) || size < 1 || size > 256) ||
   throw new Error('--batches takes sizes from 1 to 256 (the batcher writes at most 256), --calls at least 100, --rounds at least 1');
 }
 const migrations = args.migrations ? path.resolve(args.migrations) : undefined;
+if (migrations && args.compare) throw new Error('--compare measures two statements on one schema: it takes no --migrations');
+const compared: { createSettlementBatcher: typeof createSettlementBatcher } | null = args.compare
+  ? await import(pathToFileURL(path.resolve(args.compare, 'server/src/billing/settlement.ts')).href)
+  : null;
 
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const name = `tb_settle_${randomBytes(5).toString('hex')}`;
@@ -72,10 +81,10 @@ try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
   };
-  const wal = async () => {
-    const row = (await admin.query<{ records: string; bytes: string }>('SELECT wal_records AS records, wal_bytes AS bytes FROM pg_stat_wal')).rows[0]!;
-    return { records: Number(row.records), bytes: Number(row.bytes) };
-  };
+  // WAL records come from pg_stat_wal, which a backend updates at most once a second: they are read
+  // over a whole batch size, so only without --compare. Bytes come from the insert position, exact per batch.
+  const walRecords = async () => Number((await admin.query<{ records: string }>('SELECT wal_records AS records FROM pg_stat_wal')).rows[0]!.records);
+  const walPosition = async () => Number((await admin.query<{ at: string }>("SELECT pg_current_wal_insert_lsn() - '0/0' AS at")).rows[0]!.at);
   const batcher = createSettlementBatcher(db);
   const holdFor = (cents: number) => reserveCharge(db, { userId: caller, amountCents: cents, apiKeyId: key, monthlySpendLimitCents: null });
   const call = (hold: CreditHold): Settlement => ({
@@ -101,53 +110,73 @@ try {
     turn: null,
   });
 
+  // The statements measured: this checkout's, and with --compare the other's, batch about.
+  const statements = [{ label: 'this checkout', batcher }, ...(compared ? [{ label: args.compare!, batcher: compared.createSettlementBatcher(db) }] : [])];
   const rows: string[] = [];
   for (const size of batches) {
     // Each batch is one statement: the batcher writes the calls queued in one turn together.
     let hold = await holdFor(10_000);
     let left = hold.amountCents;
-    const settleBatch = async () => {
+    const settleBatch = async (writer: SettlementBatcher) => {
       if (left < size) {
         hold = await holdFor(10_000);
         left = hold.amountCents;
       }
       left -= size;
       const batch = Array.from({ length: size }, () => call(hold));
-      await Promise.all(batch.map((settlement) => batcher.settle(settlement)));
+      await Promise.all(batch.map((settlement) => writer.settle(settlement)));
     };
-    for (let warm = 0; warm < Math.max(5, 300 / size); warm++) await settleBatch();
-    const perCall: number[] = [];
-    const walBefore = await wal();
+    for (const { batcher: writer } of statements) for (let warm = 0; warm < Math.max(5, 300 / size); warm++) await settleBatch(writer);
+    const measured = statements.map(() => ({ perCall: [] as number[], bytes: 0 }));
+    const recordsBefore = await walRecords();
     const batchesPerRound = Math.ceil(calls / size);
     for (let round = 0; round < rounds; round++) {
-      let cpu = 0;
-      for (let i = 0; i < batchesPerRound; i++) {
+      const cpu = statements.map(() => 0);
+      for (let i = 0; i < batchesPerRound * statements.length; i++) {
+        const which = i % statements.length;
+        const at = await walPosition();
         const before = backendCpuMs();
-        await settleBatch();
-        cpu += backendCpuMs() - before;
+        await settleBatch(statements[which]!.batcher);
+        cpu[which]! += backendCpuMs() - before;
+        measured[which]!.bytes += (await walPosition()) - at;
       }
-      perCall.push((cpu / (batchesPerRound * size)) * 1000);
+      for (const [which, spent] of cpu.entries()) measured[which]!.perCall.push((spent / (batchesPerRound * size)) * 1000);
     }
-    const walAfter = await wal();
+    const records = (await walRecords()) - recordsBefore;
     const settled = rounds * batchesPerRound * size;
-    const sorted = [...perCall].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)]!;
-    rows.push(
-      `| ${size} | ${settled.toLocaleString('en-US')} | ${median.toFixed(0)} (${sorted[0]!.toFixed(0)}–${sorted.at(-1)!.toFixed(0)}) | ${((walAfter.records - walBefore.records) / settled).toFixed(1)} | ${Math.round((walAfter.bytes - walBefore.bytes) / settled).toLocaleString('en-US')} |`,
-    );
-    console.log(`[batch ${size}] ${perCall.map((value) => value.toFixed(0)).join(', ')} µs of backend CPU per call`);
+    for (const [which, { perCall, bytes }] of measured.entries()) {
+      const sorted = [...perCall].sort((x, y) => x - y);
+      const median = sorted[Math.floor(sorted.length / 2)]!;
+      // The compared statement's row says how this checkout's did against it in each round.
+      const ratios = which === 0 ? '' : perCall.map((value, round) => (measured[0]!.perCall[round]! / value).toFixed(2)).join(', ');
+      const cells = [
+        String(size),
+        ...(compared ? [statements[which]!.label] : []),
+        settled.toLocaleString('en-US'),
+        `${median.toFixed(0)} (${sorted[0]!.toFixed(0)}–${sorted.at(-1)!.toFixed(0)})`,
+        compared ? '–' : (records / settled).toFixed(1),
+        Math.round(bytes / settled).toLocaleString('en-US'),
+        ...(compared ? [ratios] : []),
+      ];
+      rows.push(`| ${cells.join(' | ')} |`);
+      console.log(
+        `[batch ${size}${compared ? `, ${statements[which]!.label}` : ''}] ${perCall.map((value) => value.toFixed(0)).join(', ')} µs of backend CPU per call`,
+      );
+    }
   }
   const { rows: version } = await admin.query<{ v: string }>("SELECT split_part(version(), ' on ', 1) AS v");
   console.log(
     [
       '',
-      `- ${version[0]!.v} on ${url.host}; migrations ${migrations ?? 'of this checkout'}; ${rounds} rounds of ${calls.toLocaleString('en-US')} calls per batch size`,
+      `- ${version[0]!.v} on ${url.host}; migrations ${migrations ?? 'of this checkout'}; ${rounds} rounds of ${calls.toLocaleString('en-US')} calls per batch size${compared ? ` and statement, its batches taking turns with ${args.compare}'s` : ''}`,
       '',
-      '| calls per statement | calls settled | backend CPU µs per call: median (range over rounds) | WAL records per call | WAL bytes per call |',
-      '|---:|---:|---:|---:|---:|',
+      compared
+        ? '| calls per statement | statement of | calls settled | backend CPU µs per call: median (range over rounds) | WAL records per call | WAL bytes per call | this checkout / compared, by round |'
+        : '| calls per statement | calls settled | backend CPU µs per call: median (range over rounds) | WAL records per call | WAL bytes per call |',
+      compared ? '|---:|---|---:|---:|---:|---:|---|' : '|---:|---:|---:|---:|---:|',
       ...rows,
       '',
-      `Re-run: node --import tsx bench/settlement/run.ts --batches ${batches.join(',')} --calls ${calls} --rounds ${rounds}${args.migrations ? ` --migrations ${args.migrations}` : ''}`,
+      `Re-run: node --import tsx bench/settlement/run.ts --batches ${batches.join(',')} --calls ${calls} --rounds ${rounds}${args.migrations ? ` --migrations ${args.migrations}` : ''}${args.compare ? ` --compare ${args.compare}` : ''}`,
     ].join('\n'),
   );
 } finally {
