@@ -30,7 +30,15 @@ import type { PromptsService } from '../prompts/service.ts';
 import { IMAGE_TOKENS_BOUND, inputTokensBound, type ModelUsageForCost, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
-import { type ChatImage, type ChatMessage, type ModelRequest, type ModelUsage, type PreparedModelRequest, withDeadline } from '../providers/types.ts';
+import {
+  type ChatImage,
+  type ChatMessage,
+  type EveryKey,
+  type ModelRequest,
+  type ModelUsage,
+  type PreparedModelRequest,
+  withDeadline,
+} from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
 import { linearRegExp } from '../safe-regex.ts';
@@ -87,8 +95,6 @@ export interface PreparedCall {
 
 /** What every prepared call has, whatever its app's type. */
 type CallCommon = Pick<PreparedCall, 'idempotency' | 'app' | 'mode' | 'auth' | 'endUser' | 'taskId' | 'messageId' | 'inputs' | 'startedAt' | 'rateLimit'>;
-/** Every key of a type, optional ones included (as undefined when absent). */
-type EveryKey<T> = { [K in keyof Required<T>]: T[K] };
 
 /**
  * A prepared call, every key spelt out in one order whatever the app's type, so that all calls share

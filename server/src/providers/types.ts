@@ -85,6 +85,9 @@ export interface ModelRequest {
   onEvent?: (event: Record<string, unknown>) => void;
 }
 
+/** Every key of a type, optional ones included (undefined when absent): a literal typed so must list them all (decision 0058). */
+export type EveryKey<T> = { [K in keyof Required<T>]: T[K] };
+
 /** A model request before its call: what the gateway prepares (the signal and deadline come with the call). */
 export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs'>;
 
@@ -94,7 +97,7 @@ export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs'>;
  * gives each object built by a spread followed by more keys a hidden class of its own (decision 0058).
  */
 export function withDeadline(request: PreparedModelRequest, signal: AbortSignal, timeoutMs: number): ModelRequest {
-  const complete: { [K in keyof Required<ModelRequest>]: ModelRequest[K] } = {
+  const complete: EveryKey<ModelRequest> = {
     model: request.model,
     messages: request.messages,
     temperature: request.temperature,
