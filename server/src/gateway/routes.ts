@@ -172,7 +172,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
       }
     }
     // Dify's stop endpoint finds the stream by its task id (dify-api/tasks.ts).
-    const task = tasks?.track(call.taskId, call.auth.user.id, call.app.id, connection.controller);
+    const task = tasks?.track(call.taskId, call.auth.user.id, call.app.id, connection.signal);
     // The task id before the first event, so a caller can stop the stream while the model is still silent.
     reply.header('X-Task-Id', call.taskId);
     return streamCall(reply, call, connection, task);

@@ -27,6 +27,7 @@ import type { Database } from '../db/client.ts';
 import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
+import type { CallerSignal } from '../providers/abort-hook.ts';
 import { IMAGE_TOKENS_BOUND, inputTokensBound, type ModelUsageForCost, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
@@ -616,7 +617,7 @@ export function createGatewayService({
       return storeUpload(db, config.dataDir, { userId: auth.user.id, appId: target.id }, await body.file(), config.uploads.quotaBytes);
     },
 
-    async complete(call: PreparedCall, signal: AbortSignal): Promise<CallAnswer> {
+    async complete(call: PreparedCall, signal: CallerSignal): Promise<CallAnswer> {
       // The model answered but the call will not be charged: its usage, for the owner to bear.
       let unpaid: ModelUsage | null = null;
       try {
@@ -646,7 +647,7 @@ export function createGatewayService({
      */
     async stream(
       call: PreparedCall,
-      signal: AbortSignal,
+      signal: CallerSignal,
       onDelta: (text: string) => void,
       onEvent?: (event: Record<string, unknown>) => void,
     ): Promise<CallAnswer> {

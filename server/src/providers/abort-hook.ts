@@ -19,3 +19,17 @@ export interface AbortHook {
 export function abortHookOf(init: RequestInit | undefined): AbortHook | null {
   return (init as { [UPSTREAM_ABORT]?: AbortHook } | undefined)?.[UPSTREAM_ABORT] ?? null;
 }
+
+/**
+ * What a call's code reads of the caller's signal: an AbortSignal, or the gateway's own CallerSignal
+ * (http/caller-connection.ts), which a paid call makes without Node's AbortController and EventTarget
+ * (decision 0059). Code that needs a real AbortSignal (fetch, timers) makes its own controller and
+ * listens to this one, as the Dify provider does.
+ */
+export interface CallerSignal {
+  readonly aborted: boolean;
+  /** Why it aborted (undefined while it has not). */
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: EventListenerOrEventListenerObject, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: EventListenerOrEventListenerObject): void;
+}

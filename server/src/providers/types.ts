@@ -7,6 +7,7 @@
 //   that is not in the provider's wire format (the message says what, never the API key);
 // - an error whose name is 'AbortError' when the caller's signal aborts (the client went away);
 //   the upstream request is aborted too.
+import type { CallerSignal } from './abort-hook.ts';
 
 export interface ChatImage {
   mimeType: string;
@@ -73,7 +74,7 @@ export interface ModelRequest {
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
   /** Aborts when the caller no longer wants the answer. */
-  signal: AbortSignal;
+  signal: CallerSignal;
   /** Deadline for the whole upstream exchange (streaming included), in milliseconds. */
   timeoutMs: number;
   /**
@@ -96,7 +97,7 @@ export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs'>;
  * of ModelRequest fail here until it is added) rather than `{ ...request, signal, timeoutMs }`: V8
  * gives each object built by a spread followed by more keys a hidden class of its own (decision 0058).
  */
-export function withDeadline(request: PreparedModelRequest, signal: AbortSignal, timeoutMs: number): ModelRequest {
+export function withDeadline(request: PreparedModelRequest, signal: CallerSignal, timeoutMs: number): ModelRequest {
   const complete: EveryKey<ModelRequest> = {
     model: request.model,
     messages: request.messages,

@@ -1,7 +1,7 @@
 // What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
 // reading a JSON answer, and turning every failure into the error the gateway expects.
 import { AppError } from '../errors.ts';
-import { type AbortHook, UPSTREAM_ABORT } from './abort-hook.ts';
+import { type AbortHook, type CallerSignal, UPSTREAM_ABORT } from './abort-hook.ts';
 import type { FetchFunction, ModelRequest } from './types.ts';
 
 /** Thrown when the caller's signal aborts; its name is 'AbortError' like fetch's own. */
@@ -117,7 +117,7 @@ class Upstream implements UpstreamCall {
 const deadlinePassed = (call: Upstream) => call.timeout();
 
 /** Throws the caller's abort before any work starts. */
-export function throwIfCallerAborted(signal: AbortSignal): void {
+export function throwIfCallerAborted(signal: CallerSignal): void {
   if (signal.aborted) throw new ProviderAbortError(undefined, { cause: signal.reason });
 }
 

@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { checkAppMode } from '../dify-compat.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import type { CallerSignal } from '../providers/abort-hook.ts';
 import type { ModelProvider, ModelStreamEvent } from '../providers/types.ts';
 import { isChatMode } from '../providers/workflows/dify.ts';
 import type { InputFormEntry, WorkflowAppInfo, WorkflowCallRequest } from '../providers/workflows/types.ts';
@@ -181,7 +182,7 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
       if (isNewConversation && conversationId) {
         await insertConversation(db, { id: conversationId, appId: app.id, callerId: auth.user.id, endUser: conversationUser });
       }
-      const request = (signal: AbortSignal): WorkflowCallRequest => ({
+      const request = (signal: CallerSignal): WorkflowCallRequest => ({
         settings: call.settings,
         appMode: appInfo.mode,
         inputs,

@@ -8,7 +8,7 @@ import { priceFields } from '../../dify-compat.ts';
 interface RunningTask {
   callerId: string;
   appId: string;
-  abort: AbortController;
+  abort: { abort(): void };
   stopped: boolean;
 }
 
@@ -22,7 +22,7 @@ export interface TaskHandle {
 export function createRunningTasks() {
   const tasks = new Map<string, RunningTask>();
   return {
-    track(taskId: string, callerId: string, appId: string, abort: AbortController): TaskHandle {
+    track(taskId: string, callerId: string, appId: string, abort: { abort(): void }): TaskHandle {
       const task: RunningTask = { callerId, appId, abort, stopped: false };
       tasks.set(taskId, task);
       return {

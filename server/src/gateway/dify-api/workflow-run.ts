@@ -134,7 +134,7 @@ export async function runWorkflow({
       connection.release();
     }
   }
-  const task = tasks.track(call.taskId, call.auth.user.id, call.app.id, connection.controller);
+  const task = tasks.track(call.taskId, call.auth.user.id, call.app.id, connection.signal);
   const send = openStream(reply);
   const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
   const runId = call.messageId;

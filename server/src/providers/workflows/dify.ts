@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { isDifyChatMode } from '@tollbooth/contract';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { HOP_HEADER } from '../../http/call-chain.ts';
+import type { CallerSignal } from '../abort-hook.ts';
 import { readServerSentEvents } from '../sse.ts';
 import { isRecord, redactSecrets, tokenCount } from '../upstream.ts';
 import { difyEventCarriesAnswer } from './dify-answer-events.ts';
@@ -92,7 +93,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     settings: ProviderSettings,
     method: 'GET' | 'POST',
     path: string,
-    options: { body?: Buffer | string; contentType?: string; signal: AbortSignal; timeoutMs: number; label: string; hop: string },
+    options: { body?: Buffer | string; contentType?: string; signal: CallerSignal; timeoutMs: number; label: string; hop: string },
   ): Promise<Upstream> => {
     const base = parseProviderUrl(settings.base_url || DIFY_DEFAULT_BASE_URL);
     const url = new URL(`${base.href.replace(/\/+$/, '')}${path}`);

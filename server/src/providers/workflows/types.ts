@@ -9,6 +9,7 @@
 //   an answer not in the wire format, unreachable host), never naming the key;
 // - AppError('invalid_param' | 'not_found') when the provider says the caller's request is wrong;
 // - an error named 'AbortError' when the caller's signal aborted (the upstream request is aborted too).
+import type { CallerSignal } from '../abort-hook.ts';
 
 /** One field of a provider's configuration form. */
 export interface ConfigField {
@@ -59,7 +60,7 @@ export interface WorkflowCallRequest {
   /** Who the call is for, in a form that does not reveal the caller's account id. */
   user: string;
   files: { type: string; transfer_method: 'local_file' | 'remote_url'; upload_file_id?: string; url?: string }[];
-  signal: AbortSignal;
+  signal: CallerSignal;
   timeoutMs: number;
   /** The Tollbooth-Hop header of the request that makes this call (http/call-chain.ts). */
   hop: string;
