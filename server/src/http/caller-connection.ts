@@ -4,7 +4,7 @@
 // already happened is never emitted again, so the call ran, was charged and was never delivered
 // (issue 24, 1 in 20 blocking calls). watchCaller therefore also reads the connection's state.
 //
-// The signal is a CallerSignal of its own, not an AbortController's: Node's controller, its
+// The signal is a CallerAbort of its own, not an AbortController's: Node's controller, its
 // AbortSignal and the EventTarget's listener bookkeeping took 5-7 µs of every paid call, about 2-3 %
 // of the gateway's CPU, for a signal that almost never aborts (decision 0059).
 import type { FastifyReply } from 'fastify';

@@ -21,7 +21,7 @@ export function abortHookOf(init: RequestInit | undefined): AbortHook | null {
 }
 
 /**
- * What a call's code reads of the caller's signal: an AbortSignal, or the gateway's own CallerSignal
+ * What a call's code reads of the caller's signal: an AbortSignal, or the gateway's own CallerAbort
  * (http/caller-connection.ts), which a paid call makes without Node's AbortController and EventTarget
  * (decision 0059). Code that needs a real AbortSignal (fetch, timers) makes its own controller and
  * listens to this one, as the Dify provider does.
