@@ -180,6 +180,7 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     log: app.log,
     invalidation,
     settlementWindowCalls: config.gateway.settlementWindowCalls,
+    settlementGatherMs: config.gateway.settlementGatherMs,
     journalDirectory: await answerJournalDirectory(db, {
       base: config.gateway.answerJournalDir,
       // An embedded database's journal lives beside its files (main.ts opens it under DATA_DIR).

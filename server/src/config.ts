@@ -91,6 +91,11 @@ export interface Config {
      */
     settlementWindowCalls: number;
     /**
+     * SETTLEMENT_GATHER_MS: how long an answered call's settlement may wait for others to share its
+     * statement and commit (0: written on the next turn of the event loop; decision 0060).
+     */
+    settlementGatherMs: number;
+    /**
      * ANSWER_JOURNAL_DIR: where processes journal the calls they answered before their settlement
      * commit, one directory per database inside it (decision 0042); null: beside an embedded
      * database, else the machine's temporary directory.
@@ -263,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
       managementRateLimitPerMinute: integer('MANAGEMENT_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
       settlementWindowCalls: integer('SETTLEMENT_WINDOW_CALLS', 256, 0, 10_000),
+      settlementGatherMs: integer('SETTLEMENT_GATHER_MS', 0, 0, 60_000),
       answerJournalDir: text('ANSWER_JOURNAL_DIR') ? path.resolve(text('ANSWER_JOURNAL_DIR')!) : null,
       answerJournalCopyAfterMs: integer('ANSWER_JOURNAL_COPY_AFTER_MS', 100, 10, 3_600_000),
       modelTable: DEFAULT_MODEL_TABLE,

@@ -161,12 +161,14 @@ export interface PaidCallOptions {
   journalDirectory?: string;
   /** How late a journaled call's settlement may be before the call is copied to answered_calls (ANSWER_JOURNAL_COPY_AFTER_MS). */
   journalCopyAfterMs?: number;
+  /** How long an answered call's settlement may wait for others to share its statement (SETTLEMENT_GATHER_MS; 0: the next turn). */
+  settlementGatherMs?: number;
 }
 
 export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
-  const settlements = createSettlementBatcher(db);
+  const settlements = createSettlementBatcher(db, { gatherMs: options.settlementGatherMs ?? 0 });
   const journal = createAnswerJournal(db, {
     directory: options.journalDirectory ?? mkdtempSync(path.join(tmpdir(), 'tollbooth-answered-calls-')),
     copyAfterMs: options.journalCopyAfterMs,
@@ -335,8 +337,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
           journaling--;
         }
       }
-      const committed = settleOrChargeOnly(settlements, settlement, (error) =>
-        options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
+      // A call that waits for its commit is not gathered: it takes the gathered ones with it.
+      const committed = settleOrChargeOnly(
+        settlements,
+        settlement,
+        (error) => options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
+        { urgent: !answerFirst },
       );
       const commit = journaled
         ? committed.then(
@@ -405,7 +411,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         turn: null,
       });
       try {
-        const settled = await settlements.settle(settlement);
+        const settled = await settlements.settle(settlement, { urgent: true });
         if (cost) leases.settled(cost, cost.amountCents - settled.drawnCents);
       } catch (error) {
         options.log?.error({ err: error, appId: call.appId, invocationId: call.invocationId }, "posting an unpaid call's model cost failed");
@@ -434,7 +440,9 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      * creator sees their calls at once in the process that answered them.
      */
     written(): Promise<unknown> | null {
-      return unsettled.size === 0 ? null : Promise.all(unsettled);
+      if (unsettled.size === 0) return null;
+      settlements.hurry();
+      return Promise.all(unsettled);
     },
 
     /** The call failed (or its caller left before any answer): its price and included call go back. */
@@ -448,6 +456,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     /** Stops the sweeper, waits for answered calls' settlements, and releases every lease (at shutdown, once calls are over). */
     async close(): Promise<void> {
       clearInterval(sweeper);
+      settlements.hurry();
       await Promise.all(unsettled);
       await recovering;
       await journal.close();

@@ -19,6 +19,7 @@ describe('settleOrChargeOnly', () => {
         written.push(item);
         return { postedCents: 0, drawnCents: 0 };
       },
+      hurry: () => undefined,
     };
     const reported: unknown[] = [];
     await settleOrChargeOnly(batcher, settlement, (error) => reported.push(error));
@@ -32,7 +33,7 @@ describe('settleOrChargeOnly', () => {
       written.push(item);
       return { postedCents: 0, drawnCents: 0 };
     };
-    await settleOrChargeOnly({ settle }, settlement, () => {
+    await settleOrChargeOnly({ settle, hurry: () => undefined }, settlement, () => {
       throw new Error('not reported');
     });
     expect(written).toEqual([settlement]);

@@ -285,14 +285,34 @@ async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCal
 }
 
 export interface SettlementBatcher {
-  /** Resolves once the call's settlement is committed, with the model cost it posted and drew. */
-  settle(settlement: Settlement): Promise<SettledCall>;
+  /**
+   * Resolves once the call's settlement is committed, with the model cost it posted and drew. An
+   * urgent settlement (someone waits for its commit) goes out on the next turn, with every
+   * settlement gathered so far.
+   */
+  settle(settlement: Settlement, options?: { urgent?: boolean }): Promise<SettledCall>;
+  /** Writes what is gathered on the next turn instead of at the end of its gathering time (a read waits for it, or shutdown). */
+  hurry(): void;
 }
 
-export function createSettlementBatcher(db: Database): SettlementBatcher {
-  let queue: { settlement: Settlement; resolve: (settled: SettledCall) => void; reject: (error: unknown) => void }[] = [];
+export interface SettlementGathering {
+  /**
+   * How long a settlement nobody waits for may wait for others to share its statement (config
+   * SETTLEMENT_GATHER_MS; decision 0060). 0: it is written on the next turn of the event loop, and
+   * under load the calls answered while a batch is being written share the next one.
+   */
+  gatherMs?: number;
+  /** Once this many settlements are gathered, they are written on the next turn. */
+  gatherCalls?: number;
+}
+
+export function createSettlementBatcher(db: Database, { gatherMs = 0, gatherCalls = 32 }: SettlementGathering = {}): SettlementBatcher {
+  let queue: { settlement: Settlement; at: number; resolve: (settled: SettledCall) => void; reject: (error: unknown) => void }[] = [];
   let flushing = false;
   let scheduled = false;
+  /** Someone waits for a commit (an urgent settlement, a read, shutdown): what is queued goes at once. */
+  let urgent = false;
+  let timer: NodeJS.Timeout | null = null;
 
   const writeWithRetry = async (batch: Settlement[]) => {
     for (let attempt = 0; ; attempt++) {
@@ -305,12 +325,19 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
     }
   };
 
-  const flush = async () => {
+  // Without gathering, a batch is due as soon as something is queued. With it, once the oldest
+  // settlement has waited gatherMs, or gatherCalls are queued, or someone waits. A timer may fire a
+  // little before performance.now() says the time is up, so its batch goes regardless (`forced`).
+  const due = () => urgent || gatherMs <= 0 || queue.length >= gatherCalls || performance.now() - queue[0]!.at >= gatherMs;
+
+  const flush = async (forced: boolean) => {
     flushing = true;
     try {
-      while (queue.length > 0) {
+      while (queue.length > 0 && (forced || due())) {
+        forced = false;
         const pending = queue.slice(0, MAX_BATCH);
         queue = queue.slice(MAX_BATCH);
+        if (queue.length === 0) urgent = false;
         try {
           const settled = await writeWithRetry(pending.map((entry) => entry.settlement));
           for (const [index, entry] of pending.entries()) entry.resolve(settled[index]!);
@@ -332,23 +359,44 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
       }
     } finally {
       flushing = false;
+      arm();
+    }
+  };
+
+  /** Written on the next turn of the event loop, not now: an answer that does not wait for its commit goes out first, and the calls answered in this turn share the batch. */
+  const arm = () => {
+    if (flushing || scheduled || queue.length === 0) return;
+    if (due()) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        if (!flushing) void flush(false);
+      });
+    } else if (!timer) {
+      timer = setTimeout(
+        () => {
+          timer = null;
+          if (!flushing && !scheduled) void flush(true);
+        },
+        Math.max(0, queue[0]!.at + gatherMs - performance.now()),
+      );
     }
   };
 
   return {
-    settle(settlement) {
+    settle(settlement, options) {
       return new Promise<SettledCall>((resolve, reject) => {
-        queue.push({ settlement, resolve, reject });
-        // Written on the next turn of the event loop, not now: an answer that does not wait for its
-        // commit goes out first, and the calls answered in this turn share the batch.
-        if (!flushing && !scheduled) {
-          scheduled = true;
-          setImmediate(() => {
-            scheduled = false;
-            if (!flushing) void flush();
-          });
-        }
+        queue.push({ settlement, at: gatherMs > 0 ? performance.now() : 0, resolve, reject });
+        if (options?.urgent) urgent = true;
+        arm();
       });
+    },
+    hurry() {
+      if (queue.length === 0) return;
+      urgent = true;
+      arm();
     },
   };
 }
@@ -358,12 +406,17 @@ export function createSettlementBatcher(db: Database): SettlementBatcher {
  * the call is still charged from its hold, with the details that could not be stored left out
  * (end user, chat turn); the failure is reported through onDetailsFailed.
  */
-export async function settleOrChargeOnly(batcher: SettlementBatcher, settlement: Settlement, onDetailsFailed: (error: unknown) => void): Promise<SettledCall> {
+export async function settleOrChargeOnly(
+  batcher: SettlementBatcher,
+  settlement: Settlement,
+  onDetailsFailed: (error: unknown) => void,
+  options?: { urgent?: boolean },
+): Promise<SettledCall> {
   try {
-    return await batcher.settle(settlement);
+    return await batcher.settle(settlement, options);
   } catch (error) {
     onDetailsFailed(error);
-    return await batcher.settle({ ...settlement, endUser: '', turn: null });
+    return await batcher.settle({ ...settlement, endUser: '', turn: null }, options);
   }
 }
 

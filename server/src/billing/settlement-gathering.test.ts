@@ -1,0 +1,228 @@
+// SETTLEMENT_GATHER_MS (decision 0060): the settlements of answered calls wait for others to share
+// their statement and commit, up to a time or a count. What someone waits for goes at once, and
+// takes the gathered ones with it: a call answered after its commit, a read (written()), shutdown.
+// On both databases, through createPaidCalls, with the statements counted.
+
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../db/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { interceptedDatabase } from '../test-support/intercepted-database.ts';
+import { type CallCharge, createPaidCalls, type DeliveredCall, type PaidCallOptions } from './paid-calls.ts';
+
+const PRICE = 3;
+let ctx: PaidTestContext;
+let raw: Database;
+let appId: string;
+let ownerId: string;
+let callerId: string;
+
+beforeAll(async () => {
+  ctx = await createPaidTestContext(
+    { RATE_LIMIT_PER_MINUTE: '100000' },
+    {
+      wrapDatabase: (db) => {
+        raw = db;
+        return db;
+      },
+    },
+  );
+  const owner = await ctx.tokenFor('gather-owner');
+  const caller = await ctx.tokenFor('gather-caller');
+  const api = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
+    ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  appId = (await api('POST', '/api/app/', owner, { name: 'Gathered', type: 'prompt', visibility: 'public', price_cents: PRICE })).json().id;
+  ownerId = (await api('GET', '/api/auth/profile/', owner)).json().user.id;
+  callerId = (await api('GET', '/api/auth/profile/', caller)).json().user.id;
+}, 60_000);
+afterAll(() => ctx?.close());
+
+/** A process of its own on the test's database, counting its settlement statements and the calls in each. */
+function gatheringProcess(options: Partial<PaidCallOptions>) {
+  const batches: number[] = [];
+  const counting = interceptedDatabase(raw, (sql, params) => {
+    if (sql.includes('WITH items AS')) batches.push((JSON.parse(String(params?.[0])) as unknown[]).length);
+    return undefined;
+  });
+  const paid = createPaidCalls(counting, {
+    platformFeeBps: 0,
+    settlementWindowCalls: 64,
+    journalDirectory: mkdtempSync(path.join(tmpdir(), 'gather-journal-')),
+    ...options,
+  });
+  const payer = { userId: callerId, apiKeyId: null, monthlySpendLimitCents: null, dailySpendLimitCents: null };
+  const take = () => paid.take(payer, { appId, listPriceCents: PRICE, ownerId, modelCost: null });
+  const delivered = (): DeliveredCall => ({
+    invocationId: randomUUID(),
+    appId,
+    creatorId: ownerId,
+    description: 'Call to gathered',
+    callerId,
+    apiKeyId: null,
+    endUser: 'u',
+    mode: 'completion',
+    latencyMs: 1,
+    inputTokens: 1,
+    outputTokens: 1,
+    model: 'gpt-4',
+    provider: 'openai',
+    modelCostMicros: 0,
+    createdAt: new Date(),
+    turn: null,
+  });
+  /** Answers `count` calls one after the other, each in turns of its own (as calls one at a time are). */
+  const answerOneByOne = async (count: number) => {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) {
+      const charge: CallCharge = await take();
+      const call = delivered();
+      await paid.settle(charge, call);
+      ids.push(call.invocationId);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return ids;
+  };
+  return { paid, batches, take, delivered, answerOneByOne };
+}
+
+/** How many of these calls are recorded and charged: one invocation and one call_charge ledger transaction each. */
+async function charged(ids: string[]): Promise<{ invocations: number; transactions: number }> {
+  const { rows } = await raw.query<{ invocations: number; transactions: number }>(
+    `SELECT (SELECT count(*)::int FROM invocations WHERE id = ANY($1::uuid[])) AS invocations,
+            (SELECT count(*)::int FROM ledger_transactions WHERE kind = 'call_charge' AND reference = ANY($2::text[])) AS transactions`,
+    [ids, ids.map((id) => `call:${id}`)],
+  );
+  return rows[0]!;
+}
+
+const WAIT = { timeout: 10_000, interval: 10 };
+
+describe('settlements gathered (SETTLEMENT_GATHER_MS)', () => {
+  it('writes calls answered one at a time in one statement once the oldest has waited its time', async () => {
+    const { paid, batches, answerOneByOne } = gatheringProcess({ settlementGatherMs: 2000 });
+    try {
+      const ids = await answerOneByOne(5);
+      // Answered at once; none of them is written before the oldest has waited its 2 s.
+      expect(batches).toEqual([]);
+      await vi.waitFor(() => expect(batches.length).toBeGreaterThan(0), WAIT);
+      await paid.written();
+      expect(batches.reduce((sum, size) => sum + size, 0)).toBe(5);
+      expect(batches.length).toBeLessThan(5);
+      expect(await charged(ids)).toEqual({ invocations: 5, transactions: 5 });
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it('writes at once what a read waits for: written() does not wait for the gathering time', async () => {
+    const { paid, batches, answerOneByOne } = gatheringProcess({ settlementGatherMs: 60_000 });
+    try {
+      const ids = await answerOneByOne(3);
+      expect(batches).toEqual([]);
+      await paid.written();
+      expect(batches).toEqual([3]);
+      expect(await charged(ids)).toEqual({ invocations: 3, transactions: 3 });
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it('writes at once a call answered after its commit, with the calls gathered before it', async () => {
+    const { paid, batches, answerOneByOne, take, delivered } = gatheringProcess({ settlementGatherMs: 60_000 });
+    try {
+      const ids = await answerOneByOne(2);
+      const call = delivered();
+      // An Idempotency-Key call (or a full window) answers only after its commit.
+      await paid.settle(await take(), call, { beforeAnswer: true });
+      expect(batches).toEqual([3]);
+      expect(await charged([...ids, call.invocationId])).toEqual({ invocations: 3, transactions: 3 });
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it('writes 32 gathered calls without waiting for the time', async () => {
+    const { paid, batches, take, delivered } = gatheringProcess({ settlementGatherMs: 60_000 });
+    let closed = false;
+    try {
+      const charges = await Promise.all(Array.from({ length: 33 }, () => take()));
+      const calls = charges.map(() => delivered());
+      for (const [index, charge] of charges.entries()) await paid.settle(charge, calls[index]!);
+      await vi.waitFor(() => expect(batches).toEqual([32]), WAIT);
+      const ids = calls.map((call) => call.invocationId);
+      await vi.waitFor(async () => expect(await charged(ids.slice(0, 32))).toEqual({ invocations: 32, transactions: 32 }), WAIT);
+      // The 33rd is still gathering, and goes when shutdown waits for it.
+      expect(await charged(ids.slice(32))).toEqual({ invocations: 0, transactions: 0 });
+      closed = true;
+      await paid.close();
+      expect(batches).toEqual([32, 1]);
+      expect(await charged(ids)).toEqual({ invocations: 33, transactions: 33 });
+    } finally {
+      if (!closed) await paid.close();
+    }
+  });
+
+  it('charges each call once, with the money of every call, when gathered', async () => {
+    const balance = async () =>
+      Number(
+        (
+          await raw.query<{ cents: string }>(
+            "SELECT coalesce(sum(e.amount_cents), 0) AS cents FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.user_id = $1 AND a.kind = 'creator_earnings'",
+            [ownerId],
+          )
+        ).rows[0]!.cents,
+      );
+    const before = await balance();
+    const { paid, answerOneByOne } = gatheringProcess({ settlementGatherMs: 20 });
+    try {
+      const ids = await answerOneByOne(10);
+      await paid.written();
+      expect(await charged(ids)).toEqual({ invocations: 10, transactions: 10 });
+      expect((await balance()) - before).toBe(10 * PRICE);
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it('without gathering (the default), each call answered one at a time is written on the next turn', async () => {
+    const { paid, batches, answerOneByOne } = gatheringProcess({});
+    try {
+      const ids = await answerOneByOne(1);
+      await vi.waitFor(() => expect(batches).toEqual([1]), WAIT);
+      await paid.written();
+      expect(await charged(ids)).toEqual({ invocations: 1, transactions: 1 });
+    } finally {
+      await paid.close();
+    }
+  });
+});
+
+describe('the gateway with SETTLEMENT_GATHER_MS', () => {
+  let gathering: PaidTestContext;
+  beforeAll(async () => {
+    gathering = await createPaidTestContext({ SETTLEMENT_GATHER_MS: '30000', PLATFORM_FEE_BPS: '0', RATE_LIMIT_PER_MINUTE: '100000' });
+  }, 60_000);
+  afterAll(() => gathering?.close());
+
+  it('answers at once, and a read right after sees the charge without waiting for the gathering time', async () => {
+    const owner = await gathering.tokenFor('gateway-gather-owner');
+    const caller = await gathering.tokenFor('gateway-gather-caller');
+    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
+      gathering.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const created = (await inject('POST', '/api/app/', owner, { name: 'Gathered call', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    await inject('PATCH', `/api/app/${created.slug}/update_status/`, owner, { status: 'live' });
+    const before = (await inject('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
+    for (let i = 0; i < 3; i++) {
+      const response = await inject('POST', `/api/app/${created.slug}/completion-messages`, caller, { inputs: { query: `call ${i}` } });
+      expect(response.statusCode).toBe(200);
+    }
+    const started = performance.now();
+    const after = (await inject('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
+    expect(before - after).toBe(3 * PRICE);
+    // The read hurried the gathered settlements instead of waiting out their 30 s.
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+});
