@@ -3,15 +3,15 @@
 // takes the gathered ones with it: a call answered after its commit, a read (written()), shutdown.
 // On both databases, through createPaidCalls, with the statements counted.
 
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { deliveredCall } from '../test-support/delivered-call.ts';
 import { interceptedDatabase } from '../test-support/intercepted-database.ts';
-import { type CallCharge, createPaidCalls, type DeliveredCall, type PaidCallOptions } from './paid-calls.ts';
+import { type CallCharge, createPaidCalls, type PaidCallOptions } from './paid-calls.ts';
 
 const PRICE = 3;
 let ctx: PaidTestContext;
@@ -55,24 +55,7 @@ function gatheringProcess(options: Partial<PaidCallOptions>) {
   });
   const payer = { userId: callerId, apiKeyId: null, monthlySpendLimitCents: null, dailySpendLimitCents: null };
   const take = () => paid.take(payer, { appId, listPriceCents: PRICE, ownerId, modelCost: null });
-  const delivered = (): DeliveredCall => ({
-    invocationId: randomUUID(),
-    appId,
-    creatorId: ownerId,
-    description: 'Call to gathered',
-    callerId,
-    apiKeyId: null,
-    endUser: 'u',
-    mode: 'completion',
-    latencyMs: 1,
-    inputTokens: 1,
-    outputTokens: 1,
-    model: 'gpt-4',
-    provider: 'openai',
-    modelCostMicros: 0,
-    createdAt: new Date(),
-    turn: null,
-  });
+  const delivered = () => deliveredCall({ appId: appId, ownerId, callerId, name: 'gathered' });
   /** Answers `count` calls one after the other, each in turns of its own (as calls one at a time are). */
   const answerOneByOne = async (count: number) => {
     const ids: string[] = [];

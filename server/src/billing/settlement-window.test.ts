@@ -3,15 +3,15 @@
 // count in it too: the journal writes a turn's lines together (decision 0052), so calls settled in
 // the same turn would otherwise all see a window with room.
 
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { deliveredCall } from '../test-support/delivered-call.ts';
 import { interceptedDatabase } from '../test-support/intercepted-database.ts';
-import { createPaidCalls, type DeliveredCall } from './paid-calls.ts';
+import { createPaidCalls } from './paid-calls.ts';
 
 let ctx: PaidTestContext;
 let raw: Database;
@@ -51,24 +51,7 @@ describe('the settlement window', () => {
     try {
       const payer = { userId: callerId, apiKeyId: null, monthlySpendLimitCents: null, dailySpendLimitCents: null };
       const charges = await Promise.all([0, 1, 2].map(() => paid.take(payer, { appId: app.id, listPriceCents: 3, ownerId, modelCost: null })));
-      const delivered = (): DeliveredCall => ({
-        invocationId: randomUUID(),
-        appId: app.id,
-        creatorId: ownerId,
-        description: 'Call to window',
-        callerId,
-        apiKeyId: null,
-        endUser: 'u',
-        mode: 'completion',
-        latencyMs: 1,
-        inputTokens: 1,
-        outputTokens: 1,
-        model: 'gpt-4',
-        provider: 'openai',
-        modelCostMicros: 0,
-        createdAt: new Date(),
-        turn: null,
-      });
+      const delivered = () => deliveredCall({ appId: app.id, ownerId, callerId, name: 'window' });
       stalled = new Promise((resolve) => {
         resume = resolve;
       });
