@@ -40,3 +40,14 @@ describe('the README configuration table', () => {
     expect(variablesDocumented()).toEqual(read);
   });
 });
+
+describe('SETTLEMENT_GATHER_MS', () => {
+  const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-config-')), SECRET_KEY: 'a'.repeat(64) });
+  it('is 0 (off) unless set, and must stay below ANSWER_JOURNAL_COPY_AFTER_MS, naming both', () => {
+    expect(loadConfig(base()).gateway.settlementGatherMs).toBe(0);
+    expect(loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '20' }).gateway.settlementGatherMs).toBe(20);
+    expect(() => loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '100' })).toThrow(/SETTLEMENT_GATHER_MS must be below ANSWER_JOURNAL_COPY_AFTER_MS \(100 ms\)/);
+    expect(loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '500', ANSWER_JOURNAL_COPY_AFTER_MS: '1000' }).gateway.settlementGatherMs).toBe(500);
+    expect(() => loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '-1' })).toThrow(/SETTLEMENT_GATHER_MS must be an integer/);
+  });
+});

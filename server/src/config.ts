@@ -287,6 +287,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
+  const { settlementGatherMs, answerJournalCopyAfterMs } = config.gateway;
+  if (settlementGatherMs > 0 && settlementGatherMs >= answerJournalCopyAfterMs) {
+    problems.push(
+      `SETTLEMENT_GATHER_MS must be below ANSWER_JOURNAL_COPY_AFTER_MS (${answerJournalCopyAfterMs} ms): every call gathered longer would also be copied to the database (got "${settlementGatherMs}")`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === null) config.secretKey = loadOrCreateSecretKey(dataDir);
   return config;

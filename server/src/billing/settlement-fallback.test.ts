@@ -13,8 +13,10 @@ const settlement = {
 describe('settleOrChargeOnly', () => {
   it('charges without the details when recording them fails, and reports it', async () => {
     const written: Settlement[] = [];
+    const urgency: (boolean | undefined)[] = [];
     const batcher: SettlementBatcher = {
-      async settle(item) {
+      async settle(item, options) {
+        urgency.push(options?.urgent);
         if (item.turn) throw new Error('invalid byte sequence');
         written.push(item);
         return { postedCents: 0, drawnCents: 0 };
@@ -25,6 +27,8 @@ describe('settleOrChargeOnly', () => {
     await settleOrChargeOnly(batcher, settlement, (error) => reported.push(error));
     expect(written).toEqual([{ ...settlement, endUser: '', turn: null }]);
     expect(reported).toHaveLength(1);
+    // The retry is not gathered (SETTLEMENT_GATHER_MS): whoever waits for the call has waited for the first try.
+    expect(urgency).toEqual([undefined, true]);
   });
 
   it('settles once when nothing fails', async () => {

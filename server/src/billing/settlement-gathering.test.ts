@@ -186,7 +186,12 @@ describe('settlements gathered (SETTLEMENT_GATHER_MS)', () => {
 describe('the gateway with SETTLEMENT_GATHER_MS', () => {
   let gathering: PaidTestContext;
   beforeAll(async () => {
-    gathering = await createPaidTestContext({ SETTLEMENT_GATHER_MS: '30000', PLATFORM_FEE_BPS: '0', RATE_LIMIT_PER_MINUTE: '100000' });
+    gathering = await createPaidTestContext({
+      SETTLEMENT_GATHER_MS: '30000',
+      ANSWER_JOURNAL_COPY_AFTER_MS: '60000',
+      PLATFORM_FEE_BPS: '0',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
   }, 60_000);
   afterAll(() => gathering?.close());
 

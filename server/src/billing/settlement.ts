@@ -416,7 +416,8 @@ export async function settleOrChargeOnly(
     return await batcher.settle(settlement, options);
   } catch (error) {
     onDetailsFailed(error);
-    return await batcher.settle({ ...settlement, endUser: '', turn: null }, options);
+    // Urgent: the first write failed, so whoever waits for this call (its answer, a read) has waited already.
+    return await batcher.settle({ ...settlement, endUser: '', turn: null }, { urgent: true });
   }
 }
 
