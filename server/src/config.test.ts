@@ -43,8 +43,11 @@ describe('the README configuration table', () => {
 
 describe('SETTLEMENT_GATHER_MS', () => {
   const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-config-')), SECRET_KEY: 'a'.repeat(64) });
-  it('is 0 (off) unless set, and must stay below ANSWER_JOURNAL_COPY_AFTER_MS, naming both', () => {
-    expect(loadConfig(base()).gateway.settlementGatherMs).toBe(0);
+  it('is 12 ms unless set (half of ANSWER_JOURNAL_COPY_AFTER_MS where that is shorter), 0 turns it off, and a set one must stay below ANSWER_JOURNAL_COPY_AFTER_MS, naming both', () => {
+    expect(loadConfig(base()).gateway.settlementGatherMs).toBe(12);
+    expect(loadConfig({ ...base(), ANSWER_JOURNAL_COPY_AFTER_MS: '20' }).gateway.settlementGatherMs).toBe(10);
+    expect(loadConfig({ ...base(), ANSWER_JOURNAL_COPY_AFTER_MS: '11' }).gateway.settlementGatherMs).toBe(5);
+    expect(loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '0' }).gateway.settlementGatherMs).toBe(0);
     expect(loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '20' }).gateway.settlementGatherMs).toBe(20);
     expect(() => loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '100' })).toThrow(/SETTLEMENT_GATHER_MS must be below ANSWER_JOURNAL_COPY_AFTER_MS \(100 ms\)/);
     expect(loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '500', ANSWER_JOURNAL_COPY_AFTER_MS: '1000' }).gateway.settlementGatherMs).toBe(500);

@@ -10,6 +10,8 @@ import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './provide
  * targets, a workflow app's provider settings) after another process changed it.
  */
 export const CALL_TARGET_TTL_MS = 1000;
+/** SETTLEMENT_GATHER_MS unless set (decision 0061). */
+const DEFAULT_SETTLEMENT_GATHER_MS = 12;
 
 export interface Config {
   port: number;
@@ -92,7 +94,7 @@ export interface Config {
     settlementWindowCalls: number;
     /**
      * SETTLEMENT_GATHER_MS: how long an answered call's settlement may wait for others to share its
-     * statement and commit (0: written on the next turn of the event loop; decision 0060).
+     * statement and commit (0: written on the next turn of the event loop; decisions 0060, 0061).
      */
     settlementGatherMs: number;
     /**
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const redisUrl = url('REDIS_URL', null);
   const rateLimitPerMinute = integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000);
+  const answerJournalCopyAfterMs = integer('ANSWER_JOURNAL_COPY_AFTER_MS', 100, 10, 3_600_000);
   const config: Config = {
     port,
     host: text('HOST') ?? '0.0.0.0',
@@ -268,9 +271,10 @@ export function loadConfig(env: Env = process.env): Config {
       managementRateLimitPerMinute: integer('MANAGEMENT_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 60_000, 100, 600_000),
       settlementWindowCalls: integer('SETTLEMENT_WINDOW_CALLS', 256, 0, 10_000),
-      settlementGatherMs: integer('SETTLEMENT_GATHER_MS', 0, 0, 60_000),
+      answerJournalCopyAfterMs,
+      // Decision 0061: 12 ms, or half the copy delay where that is shorter (the gathering must end first).
+      settlementGatherMs: integer('SETTLEMENT_GATHER_MS', Math.min(DEFAULT_SETTLEMENT_GATHER_MS, Math.floor(answerJournalCopyAfterMs / 2)), 0, 60_000),
       answerJournalDir: text('ANSWER_JOURNAL_DIR') ? path.resolve(text('ANSWER_JOURNAL_DIR')!) : null,
-      answerJournalCopyAfterMs: integer('ANSWER_JOURNAL_COPY_AFTER_MS', 100, 10, 3_600_000),
       modelTable: DEFAULT_MODEL_TABLE,
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
@@ -287,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
-  const { settlementGatherMs, answerJournalCopyAfterMs } = config.gateway;
+  const { settlementGatherMs } = config.gateway;
   if (settlementGatherMs > 0 && settlementGatherMs >= answerJournalCopyAfterMs) {
     problems.push(
       `SETTLEMENT_GATHER_MS must be below ANSWER_JOURNAL_COPY_AFTER_MS (${answerJournalCopyAfterMs} ms): every call gathered longer would also be copied to the database (got "${settlementGatherMs}")`,
