@@ -771,7 +771,11 @@ interface MoneySnapshot {
   holds: number;
   successes: number;
   failures: number;
+  /** The app's successful calls that a call_charge ledger transaction charged, and those transactions. */
+  charged: number;
   charges: number;
+  /** call_charge transactions that no call refers to: money moved for no recorded call. */
+  orphans: number;
   ledgerSum: number;
   apiCredits: number;
   /** The creator's credits, which pay the model cost a 1-cent price does not cover (decision 0025). */
@@ -786,6 +790,20 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
   // The API read first: Tollbooth answers a paid call before its settlement commits (decision 0024),
   // and its API reads wait for the calls it answered, so the database read after it sees them all.
   const balance = await api<{ credits_cents: number }>(origin, 'GET', '/api/billing/balance/', setup.consumerToken);
+  // A call refers to the call_charge transaction that charged it, shared by the calls of its batch
+  // (decision 0062); a checkout measured with --compare from before that has one per call, whose
+  // reference is call:<invocation id>.
+  const perBatch = (await db.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'invocations' AND column_name = 'ledger_transaction_id'`)).rows
+    .length;
+  const charging = perBatch
+    ? `(SELECT count(*) FROM invocations i JOIN ledger_transactions t ON t.id = i.ledger_transaction_id AND t.kind = 'call_charge'
+        WHERE i.app_id = $3 AND i.status = 'success')::bigint AS charged,
+       (SELECT count(*) FROM ledger_transactions t WHERE t.kind = 'call_charge'
+        AND NOT EXISTS (SELECT 1 FROM invocations i WHERE i.ledger_transaction_id = t.id))::bigint AS orphans`
+    : `(SELECT count(*) FROM invocations i JOIN ledger_transactions t ON t.reference = 'call:' || i.id::text AND t.kind = 'call_charge'
+        WHERE i.app_id = $3 AND i.status = 'success')::bigint AS charged,
+       (SELECT count(*) FROM ledger_transactions t WHERE t.kind = 'call_charge'
+        AND NOT EXISTS (SELECT 1 FROM invocations i WHERE i.id = substring(t.reference FROM 6)::uuid))::bigint AS orphans`;
   const { rows } = await db.query(
     `SELECT
        (SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1)::bigint AS credits,
@@ -795,6 +813,7 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
        (SELECT count(*) FROM invocations WHERE app_id = $3 AND status = 'success')::bigint AS successes,
        (SELECT count(*) FROM invocations WHERE app_id = $3 AND status = 'error')::bigint AS failures,
        (SELECT count(*) FROM ledger_transactions WHERE kind = 'call_charge')::bigint AS charges,
+       ${charging},
        (SELECT coalesce(sum(amount_cents), 0) FROM ledger_entries)::bigint AS ledger_sum,
        coalesce((SELECT balance_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $2), 0)::bigint AS owner_credits,
        (SELECT balance_cents FROM ledger_accounts WHERE kind = 'model_costs')::bigint AS model_costs,
@@ -810,7 +829,9 @@ async function snapshot(db: pg.Client, origin: string, setup: Setup): Promise<Mo
     holds: Number(row.holds),
     successes: Number(row.successes),
     failures: Number(row.failures),
+    charged: Number(row.charged),
     charges: Number(row.charges),
+    orphans: Number(row.orphans),
     ledgerSum: Number(row.ledger_sum),
     apiCredits: balance.credits_cents,
     ownerCredits: Number(row.owner_credits),
@@ -892,7 +913,11 @@ function checkCharges(before: MoneySnapshot, after: MoneySnapshot, byPath: [stri
     ],
     [`successful invocations recorded: ${after.successes - before.successes}`, after.successes - before.successes === successes],
     [`failed invocations recorded: ${after.failures - before.failures} (non-200 answers: ${tally.notOk})`, after.failures - before.failures === tally.notOk],
-    [`call_charge ledger transactions: ${after.charges - before.charges}`, after.charges - before.charges === successes],
+    [
+      `calls charged by a call_charge ledger transaction: ${after.charged - before.charged} (in ${after.charges - before.charges} transactions); ` +
+        `transactions no call refers to: ${after.orphans}`,
+      after.charged - before.charged === successes && after.orphans === 0,
+    ],
     [`credit holds left: ${after.holds}, held cents: ${after.held}`, after.holds === 0 && after.held === 0],
     [`sum of all ledger entries: ${after.ledgerSum}`, after.ledgerSum === 0],
   ];

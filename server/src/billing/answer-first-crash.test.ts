@@ -6,6 +6,7 @@
 // in flight, or left unbalanced. The stalled case is answer-first-stalled-crash.test.ts.
 // Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chargedCalls } from '../test-support/call-charges.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
@@ -97,12 +98,10 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     // A call can be settled and its answer lost only while it was in flight at the kill.
     expect(settledUnanswered).toBeLessThanOrEqual(CONNECTIONS);
 
-    // One call_charge transaction per settled call, none twice; the ledger balances.
-    const { rows: charges } = await database.db.query<{ reference: string; n: number }>(
-      "SELECT reference, count(*)::int AS n FROM ledger_transactions WHERE kind = 'call_charge' GROUP BY reference",
-    );
-    expect(charges.filter((charge) => charge.n !== 1)).toEqual([]);
-    expect(new Set(charges.map((charge) => charge.reference))).toEqual(new Set([...settled].map((id) => `call:${id}`)));
+    // Every settled call charged by a call_charge transaction, and no charge without its call; the ledger balances.
+    const charges = await chargedCalls(database.db);
+    expect(charges.orphans).toBe(0);
+    expect(new Set(charges.ids)).toEqual(settled);
     const { rows: sums } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
     expect(sums[0]!.total).toBe(0);
 
@@ -126,11 +125,9 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     console.log(`after the hold expired: ${charged.size} calls charged, ${unpaid.length} answered calls uncharged`);
     expect(unpaid).toEqual([]);
     expect([...charged].filter((id) => !answered.has(id)).length).toBeLessThanOrEqual(CONNECTIONS);
-    const { rows: after } = await database.db.query<{ reference: string; n: number }>(
-      "SELECT reference, count(*)::int AS n FROM ledger_transactions WHERE kind = 'call_charge' GROUP BY reference",
-    );
-    expect(after.filter((charge) => charge.n !== 1)).toEqual([]);
-    expect(new Set(after.map((charge) => charge.reference))).toEqual(new Set([...charged].map((id) => `call:${id}`)));
+    const after = await chargedCalls(database.db);
+    expect(after.orphans).toBe(0);
+    expect(new Set(after.ids)).toEqual(charged);
     const { rows: sumsAfter } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
     expect(sumsAfter[0]!.total).toBe(0);
     const balance = (await send(survivor.base, 'GET', '/api/billing/balance/', caller)).body;

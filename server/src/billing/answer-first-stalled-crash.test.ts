@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../db/client.ts';
+import { chargedCalls } from '../test-support/call-charges.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
@@ -170,12 +171,10 @@ describe.runIf(process.env.DATABASE_URL).each([
     // A call is charged without its answer arriving only if it was in flight at the kill.
     expect(settledUnanswered).toBeLessThanOrEqual(CONNECTIONS);
 
-    // One call_charge per charged call, none twice; the ledger balances; every balance equals its entries.
-    const charges = await rows<{ reference: string; n: number }>(
-      "SELECT reference, count(*)::int AS n FROM ledger_transactions WHERE kind = 'call_charge' GROUP BY reference",
-    );
-    expect(charges.filter((charge) => charge.n !== 1)).toEqual([]);
-    expect(new Set(charges.map((charge) => charge.reference))).toEqual(new Set([...settled].map((id) => `call:${id}`)));
+    // Every charged call charged by a call_charge transaction, and no charge without its call; the ledger balances; every balance equals its entries.
+    const charges = await chargedCalls(database.db);
+    expect(charges.orphans).toBe(0);
+    expect(new Set(charges.ids)).toEqual(settled);
     expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries'))[0]!.total).toBe(0);
     expect(
       await rows(
@@ -271,11 +270,9 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
       expect(unpaid).toEqual([]);
       expect([...settled].filter((id) => !answered.has(id)).length).toBeLessThanOrEqual(CONNECTIONS);
       expect(await rows('SELECT id FROM answered_calls')).toEqual([]);
-      const charges = await rows<{ reference: string; n: number }>(
-        "SELECT reference, count(*)::int AS n FROM ledger_transactions WHERE kind = 'call_charge' GROUP BY reference",
-      );
-      expect(charges.filter((charge) => charge.n !== 1)).toEqual([]);
-      expect(new Set(charges.map((charge) => charge.reference))).toEqual(new Set([...settled].map((id) => `call:${id}`)));
+      const charges = await chargedCalls(db);
+      expect(charges.orphans).toBe(0);
+      expect(new Set(charges.ids)).toEqual(settled);
       expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries'))[0]!.total).toBe(0);
       expect(
         await rows(

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { chargedCalls } from '../test-support/call-charges.ts';
 import { interceptedDatabase } from '../test-support/intercepted-database.ts';
 import { answerJournalDirectory } from './answer-journal.ts';
 import { reserveCharge, sweepExpiredHolds } from './charges.ts';
@@ -106,8 +107,7 @@ describe('answered calls left by a process that stopped before their settlement'
     }
 
     const check = async () => {
-      const charges = await sql<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'call_charge' ORDER BY reference");
-      expect(charges.map((charge) => charge.reference)).toEqual(answered.map((id) => `call:${id}`).sort());
+      expect(await chargedCalls(raw)).toEqual({ ids: [...answered].sort(), orphans: 0 });
       const invocations = await sql<{ id: string }>("SELECT id FROM invocations WHERE caller_id = $1 AND status = 'success'", [callerId]);
       expect(invocations).toHaveLength(CALLS);
       const [credits] = await sql<{ balance: number; held: number }>(
@@ -199,7 +199,7 @@ describe('answered calls left by a process that stopped before their settlement'
       settlement.invocationId,
     ]);
     expect(invocation).toEqual({ end_user: '', conversation_id: null });
-    expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
+    expect(await chargedCalls(raw)).toMatchObject({ ids: expect.arrayContaining([settlement.invocationId]), orphans: 0 });
     expect(await sweepExpiredHolds(raw)).toBe(1);
     expect(await credits()).toEqual({ balance: CREDITS - PRICE, held: 0 });
   }, 60_000);
@@ -215,7 +215,7 @@ describe('answered calls left by a process that stopped before their settlement'
     await journal();
     expect(await recoverAnsweredCalls(raw)).toEqual({ settled: 0, dropped: [{ id: settlement.invocationId, reason: 'already settled' }], failed: [] });
     expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
-    expect(await sql("SELECT 1 FROM ledger_transactions WHERE reference = 'call:' || $1", [settlement.invocationId])).toHaveLength(1);
+    expect(await chargedCalls(raw)).toMatchObject({ ids: expect.arrayContaining([settlement.invocationId]), orphans: 0 });
     expect(await sweepExpiredHolds(raw)).toBe(1);
     expect(await credits()).toEqual({ balance: CREDITS - PRICE, held: 0 });
   }, 60_000);

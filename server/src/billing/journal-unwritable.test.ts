@@ -61,7 +61,10 @@ describe('a paid call whose answer cannot be journaled', () => {
     expect(answeredAt).toBe('after');
     // Charged once, with its invocation, by the time it was answered.
     const id = response.json().id as string;
-    const charges = await raw.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`call:${id}`]);
+    const charges = await raw.query(
+      "SELECT 1 FROM invocations i JOIN ledger_transactions t ON t.id = i.ledger_transaction_id AND t.kind = 'call_charge' WHERE i.id = $1",
+      [id],
+    );
     expect(charges.rows).toHaveLength(1);
     expect((await raw.query('SELECT 1 FROM invocations WHERE id = $1', [id])).rows).toHaveLength(1);
   });

@@ -19,6 +19,7 @@ let raw: Database;
 let appId: string;
 let ownerId: string;
 let callerId: string;
+let otherCallerId: string;
 
 beforeAll(async () => {
   ctx = await createPaidTestContext(
@@ -37,6 +38,7 @@ beforeAll(async () => {
   appId = (await api('POST', '/api/app/', owner, { name: 'Gathered', type: 'prompt', visibility: 'public', price_cents: PRICE })).json().id;
   ownerId = (await api('GET', '/api/auth/profile/', owner)).json().user.id;
   callerId = (await api('GET', '/api/auth/profile/', caller)).json().user.id;
+  otherCallerId = (await api('GET', '/api/auth/profile/', await ctx.tokenFor('gather-other-caller'))).json().user.id;
 }, 60_000);
 afterAll(() => ctx?.close());
 
@@ -71,12 +73,13 @@ function gatheringProcess(options: Partial<PaidCallOptions>) {
   return { paid, batches, take, delivered, answerOneByOne };
 }
 
-/** How many of these calls are recorded and charged: one invocation and one call_charge ledger transaction each. */
+/** How many of these calls are recorded, and how many of them a call_charge ledger transaction charged. */
 async function charged(ids: string[]): Promise<{ invocations: number; transactions: number }> {
   const { rows } = await raw.query<{ invocations: number; transactions: number }>(
     `SELECT (SELECT count(*)::int FROM invocations WHERE id = ANY($1::uuid[])) AS invocations,
-            (SELECT count(*)::int FROM ledger_transactions WHERE kind = 'call_charge' AND reference = ANY($2::text[])) AS transactions`,
-    [ids, ids.map((id) => `call:${id}`)],
+            (SELECT count(*)::int FROM invocations i JOIN ledger_transactions t ON t.id = i.ledger_transaction_id AND t.kind = 'call_charge'
+             WHERE i.id = ANY($1::uuid[])) AS transactions`,
+    [ids],
   );
   return rows[0]!;
 }
@@ -165,6 +168,52 @@ describe('settlements gathered (SETTLEMENT_GATHER_MS)', () => {
       await paid.written();
       expect(await charged(ids)).toEqual({ invocations: 10, transactions: 10 });
       expect((await balance()) - before).toBe(10 * PRICE);
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it('posts one ledger transaction per app, caller and description of a batch, which each call refers to (decision 0062)', async () => {
+    const { paid, batches, take, delivered } = gatheringProcess({ settlementGatherMs: 60_000 });
+    try {
+      const otherPayer = { userId: otherCallerId, apiKeyId: null, monthlySpendLimitCents: null, dailySpendLimitCents: null };
+      const calls = [
+        { charge: await take(), call: delivered() },
+        { charge: await take(), call: delivered() },
+        { charge: await paid.take(otherPayer, { appId, listPriceCents: PRICE, ownerId, modelCost: null }), call: { ...delivered(), callerId: otherCallerId } },
+        { charge: await take(), call: delivered() },
+        { charge: await take(), call: { ...delivered(), description: 'Call to gathered, again' } },
+      ];
+      for (const { charge, call } of calls) await paid.settle(charge, call);
+      await paid.written();
+      expect(batches).toEqual([5]);
+      const { rows } = await raw.query<{ description: string; reference: string; calls: string[]; credits: number; earnings: number }>(
+        `SELECT t.description, t.reference,
+           (SELECT array_agg(i.id::text ORDER BY i.id) FROM invocations i WHERE i.ledger_transaction_id = t.id) AS calls,
+           (SELECT coalesce(sum(e.amount_cents), 0)::int FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' WHERE e.transaction_id = t.id) AS credits,
+           (SELECT coalesce(sum(e.amount_cents), 0)::int FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'creator_earnings' WHERE e.transaction_id = t.id) AS earnings
+         FROM ledger_transactions t WHERE t.kind = 'call_charge' AND t.id IN (SELECT ledger_transaction_id FROM invocations WHERE id = ANY($1::uuid[]))
+         ORDER BY t.description`,
+        [calls.map(({ call }) => call.invocationId)],
+      );
+      const ids = (...indexes: number[]) => indexes.map((index) => calls[index]!.call.invocationId).sort();
+      // Named by its first call; each carries its calls' money, and the entries of each account are one.
+      expect(rows).toEqual([
+        { description: 'Call to gathered', reference: `calls:${calls[2]!.call.invocationId}`, calls: ids(2), credits: -PRICE, earnings: PRICE },
+        {
+          description: 'Call to gathered (3 calls)',
+          reference: `calls:${calls[0]!.call.invocationId}`,
+          calls: ids(0, 1, 3),
+          credits: -3 * PRICE,
+          earnings: 3 * PRICE,
+        },
+        { description: 'Call to gathered, again', reference: `calls:${calls[4]!.call.invocationId}`, calls: ids(4), credits: -PRICE, earnings: PRICE },
+      ]);
+      const entries = await raw.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ledger_entries e JOIN invocations i ON i.ledger_transaction_id = e.transaction_id AND i.id = $1 JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits'",
+        [calls[0]!.call.invocationId],
+      );
+      expect(entries.rows[0]!.n).toBe(1);
     } finally {
       await paid.close();
     }

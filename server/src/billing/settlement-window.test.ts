@@ -67,7 +67,7 @@ describe('the settlement window', () => {
       await Promise.all(settling);
       expect(answered.size).toBe(3);
       const charged = await raw.query(
-        "SELECT count(*)::int AS n FROM ledger_transactions t JOIN invocations i ON t.reference = 'call:' || i.id WHERE i.app_id = $1",
+        'SELECT count(*)::int AS n FROM ledger_transactions t JOIN invocations i ON t.id = i.ledger_transaction_id WHERE i.app_id = $1',
         [app.id],
       );
       expect(charged.rows[0]).toEqual({ n: 3 });

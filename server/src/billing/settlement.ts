@@ -1,8 +1,9 @@
 // Settles successful calls in batches. Calls that finish while a batch is being written queue up
 // and go into the next one, so under load many calls share one statement and one commit, and a
 // lone call is written at once. A batch is ONE SQL statement: the holds are taken away, the
-// caller credits, creator earnings and platform fee move, one balanced ledger transaction per call
-// is written (each call's price comes off its hold, which may be a lease serving several calls),
+// caller credits, creator earnings and platform fee move, one balanced ledger transaction is written
+// for the batch's calls of each app, caller and description, which each call's invocation refers to
+// (decision 0062; each call's price comes off its hold, which may be a lease serving several calls),
 // key spend counters advance (the month's, and the day's for a key with a daily cap), the invocations and their rollups are recorded (the rollups by the
 // same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
 // a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a call
@@ -36,7 +37,10 @@ export interface Settlement {
   /** Answered by the built-in demo model (then priceCents is 0 and there is no charge). */
   demo?: boolean;
   createdAt: Date;
-  /** The call's ledger transaction (written when money moves: a price, or a model cost). */
+  /**
+   * The id of the call's ledger transaction (written when money moves: a price, or a model cost) if
+   * it is the first of its batch's calls with its app, caller and description; the others join it.
+   */
   ledgerTransactionId: string;
   description: string;
   /** The caller's payment: null for free calls (the owner's own, demo answers, included calls). */
@@ -107,7 +111,7 @@ costed AS (
   ) i
 ),
 money AS (
-  SELECT i.id, i.owner_id, i.ledger_tx_id, i.description, i.hold_id, i.cost_hold_id,
+  SELECT i.id, i.owner_id, i.app_id, i.caller_id, i.position, i.ledger_tx_id, i.description, i.hold_id, i.cost_hold_id,
          CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.price_cents END AS paid,
          CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.fee_cents END AS fee,
          coalesce(c.posted, 0) AS posted,
@@ -159,26 +163,32 @@ model_costs AS (
   UPDATE ledger_accounts a SET balance_cents = a.balance_cents + t.model_costs
   FROM system_totals t WHERE t.model_costs > 0 AND a.kind = 'model_costs' AND a.user_id IS NULL AND a.currency = 'usd' RETURNING a.id
 ),
+-- The calls that move money, each with its ledger transaction: one per app, caller and description
+-- in the batch (decision 0062), whose id and reference are its first call's.
 moving AS (
-  SELECT * FROM shares WHERE paid <> 0 OR posted <> 0 OR drawn <> 0 OR earned <> 0
+  SELECT s.*, first_value(s.ledger_tx_id) OVER calls AS tx, first_value(s.id) OVER calls AS first_id,
+         count(*) OVER (PARTITION BY s.app_id, s.caller_id, s.description) AS calls
+  FROM shares s WHERE s.paid <> 0 OR s.posted <> 0 OR s.drawn <> 0 OR s.earned <> 0
+  WINDOW calls AS (PARTITION BY s.app_id, s.caller_id, s.description ORDER BY s.position)
 ),
 ledger_transactions_written AS (
   INSERT INTO ledger_transactions (id, kind, reference, description)
-  SELECT ledger_tx_id, 'call_charge', 'call:' || id, description FROM moving
+  SELECT tx, 'call_charge', 'calls:' || id, CASE WHEN calls = 1 THEN description ELSE description || ' (' || calls || ' calls)' END
+  FROM moving WHERE id = first_id
 ),
 ledger_entries_written AS (
-  -- One entry per account and call: a draw from the owner's earnings hold and the earnings' share are one.
+  -- One entry per account and ledger transaction: a draw from the owner's earnings hold and the earnings' share are one.
   INSERT INTO ledger_entries (transaction_id, account_id, amount_cents)
   SELECT tx, account_id, sum(amount) FROM (
-    SELECT s.ledger_tx_id AS tx, r.account_id, -s.paid AS amount FROM moving s JOIN released r ON r.id = s.hold_id WHERE s.paid <> 0
+    SELECT s.tx, r.account_id, -s.paid AS amount FROM moving s JOIN released r ON r.id = s.hold_id WHERE s.paid <> 0
     UNION ALL
-    SELECT s.ledger_tx_id, r.account_id, -s.drawn FROM moving s JOIN released r ON r.id = s.cost_hold_id WHERE s.drawn <> 0
+    SELECT s.tx, r.account_id, -s.drawn FROM moving s JOIN released r ON r.id = s.cost_hold_id WHERE s.drawn <> 0
     UNION ALL
-    SELECT s.ledger_tx_id, e.id, s.earned FROM moving s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
+    SELECT s.tx, e.id, s.earned FROM moving s JOIN earnings e ON e.user_id = s.owner_id WHERE s.earned <> 0
     UNION ALL
-    SELECT s.ledger_tx_id, f.id, s.fee FROM moving s CROSS JOIN fees f WHERE s.fee > 0
+    SELECT s.tx, f.id, s.fee FROM moving s CROSS JOIN fees f WHERE s.fee > 0
     UNION ALL
-    SELECT s.ledger_tx_id, c.id, s.posted FROM moving s CROSS JOIN model_costs c WHERE s.posted > 0
+    SELECT s.tx, c.id, s.posted FROM moving s CROSS JOIN model_costs c WHERE s.posted > 0
   ) p GROUP BY tx, account_id HAVING sum(amount) <> 0
 ),
 spend AS (
@@ -194,10 +204,10 @@ spend AS (
 ),
 recorded AS (
   INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo,
-                           model, provider, model_cost_micros, fee_cents, outcome)
+                           model, provider, model_cost_micros, fee_cents, outcome, ledger_transaction_id)
   SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, CASE WHEN i.error_type = '' THEN 'success' ELSE 'error' END, i.error_type, i.latency_ms, i.input_tokens, i.output_tokens, i.price_cents, i.conversation_id, i.created_at, i.demo,
-         i.model, i.provider, i.model_cost_micros, s.fee, i.outcome
-  FROM items i JOIN shares s ON s.id = i.id
+         i.model, i.provider, i.model_cost_micros, s.fee, i.outcome, m.tx
+  FROM items i JOIN shares s ON s.id = i.id LEFT JOIN moving m ON m.id = i.id
   ${RECORDED_COLUMNS}
 ),
 ${RECORD_ROLLUPS},

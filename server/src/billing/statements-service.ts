@@ -201,13 +201,17 @@ export function createStatementsService({
           block.other.push(other(row));
         }
       }
-      // Calls paid from these credits, per app: the app is the call's invocation (reference call:<invocation id>).
+      // Calls paid from these credits, per app: a call_charge transaction's calls are the invocations
+      // that refer to it, all of one app (decision 0062).
       const spend = await db.query<{ slug: string | null; name: string | null; calls: string; amount: string }>(
-        `SELECT ap.slug, ap.name, count(DISTINCT t.id) AS calls, -sum(e.amount_cents) AS amount
-         FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id AND t.kind = 'call_charge'
-         LEFT JOIN invocations i ON i.id = CASE WHEN t.reference ~ '^call:[0-9a-f-]{36}$' THEN substring(t.reference FROM 6)::uuid END
-         LEFT JOIN apps ap ON ap.id = i.app_id
-         WHERE e.account_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+        `SELECT ap.slug, ap.name, sum(x.calls) AS calls, -sum(x.amount) AS amount
+         FROM (
+           SELECT t.id, sum(e.amount_cents) AS amount, c.app_id, greatest(c.calls, 1) AS calls
+           FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id AND t.kind = 'call_charge'
+           CROSS JOIN LATERAL (SELECT (array_agg(i.app_id))[1] AS app_id, count(*) AS calls FROM invocations i WHERE i.ledger_transaction_id = t.id) c
+           WHERE e.account_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+           GROUP BY t.id, c.app_id, c.calls
+         ) x LEFT JOIN apps ap ON ap.id = x.app_id
          GROUP BY ap.id, ap.slug, ap.name ORDER BY amount DESC, ap.slug`,
         [account.id, range.from, range.to],
       );
@@ -307,7 +311,8 @@ export function createStatementsService({
 
   async function creatorStatement(userId: string, range: MonthRange): Promise<CreatorStatementCurrency[]> {
     const accounts = await accountsOf(db, userId, ['creator_earnings', 'payouts_in_transit']);
-    // Per-call money of the creator's apps, by the entries of each call's ledger transaction.
+    // The money of the creator's apps' calls, by the entries of their ledger transactions (one per
+    // batch, app, caller and description: decision 0062), each counted with the calls it carries.
     const calls = await db.query<{
       currency: string;
       slug: string;
@@ -320,20 +325,26 @@ export function createStatementsService({
       net: string;
     }>(
       `WITH txs AS (
-         SELECT t.id, ap.id AS app_id, ap.slug, ap.name
+         SELECT i.ledger_transaction_id AS id, ap.id AS app_id, ap.slug, ap.name, count(*) AS calls
          FROM apps ap JOIN invocations i ON i.app_id = ap.id
-         JOIN ledger_transactions t ON t.reference = 'call:' || i.id::text
-         WHERE ap.owner_id = $1 AND i.created_at >= $2::timestamptz - interval '${SETTLEMENT_SLACK}' AND i.created_at < $3
+         WHERE ap.owner_id = $1 AND i.ledger_transaction_id IS NOT NULL
+           AND i.created_at >= $2::timestamptz - interval '${SETTLEMENT_SLACK}' AND i.created_at < $3
+         GROUP BY 1, 2, 3, 4
+       ),
+       moved AS (
+         SELECT a.currency, x.app_id, x.slug, x.name, x.calls,
+           coalesce(sum(-e.amount_cents) FILTER (WHERE a.kind = 'user_credits' AND a.user_id <> $1), 0) AS gross,
+           coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'platform_fees'), 0) AS fee,
+           coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'model_costs'), 0) AS model_cost,
+           coalesce(sum(-e.amount_cents) FILTER (WHERE a.kind = 'user_credits' AND a.user_id = $1), 0) AS drawn,
+           coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'creator_earnings'), 0) AS net
+         FROM txs x JOIN ledger_entries e ON e.transaction_id = x.id JOIN ledger_accounts a ON a.id = e.account_id
+         WHERE e.created_at >= $2 AND e.created_at < $3
+         GROUP BY x.id, a.currency, x.app_id, x.slug, x.name, x.calls
        )
-       SELECT a.currency, x.slug, x.name, count(DISTINCT x.id) AS calls,
-         coalesce(sum(-e.amount_cents) FILTER (WHERE a.kind = 'user_credits' AND a.user_id <> $1), 0) AS gross,
-         coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'platform_fees'), 0) AS fee,
-         coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'model_costs'), 0) AS model_cost,
-         coalesce(sum(-e.amount_cents) FILTER (WHERE a.kind = 'user_credits' AND a.user_id = $1), 0) AS drawn,
-         coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'creator_earnings'), 0) AS net
-       FROM txs x JOIN ledger_entries e ON e.transaction_id = x.id JOIN ledger_accounts a ON a.id = e.account_id
-       WHERE e.created_at >= $2 AND e.created_at < $3
-       GROUP BY a.currency, x.app_id, x.slug, x.name ORDER BY a.currency, gross DESC, x.slug`,
+       SELECT currency, slug, name, sum(calls) AS calls, sum(gross) AS gross, sum(fee) AS fee, sum(model_cost) AS model_cost,
+         sum(drawn) AS drawn, sum(net) AS net
+       FROM moved GROUP BY currency, app_id, slug, name ORDER BY currency, gross DESC, slug`,
       [userId, range.from, range.to],
     );
     // Refunds of their callers' subscription payments: the platform's (fees → outside funding), shown for information.

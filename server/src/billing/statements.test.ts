@@ -27,7 +27,8 @@ beforeAll(async () => {
     STRIPE_API_BASE: stripe.url,
     RATE_LIMIT_PER_MINUTE: '100000',
     SIGNUP_CREDITS_CENTS: '1000',
-    SETTLEMENT_WINDOW_CALLS: '0',
+    // Calls are answered before their commit and gathered for up to 60 ms, so calls made together share a batch.
+    SETTLEMENT_GATHER_MS: '60',
     PLATFORM_FEE_BPS: '1000',
     PAYOUT_HOLD_DAYS: '0',
     PAYOUT_MINIMUM_CENTS: '100',
@@ -55,16 +56,19 @@ async function liveApp(token: string, name: string, price: number) {
   await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
   return slug;
 }
-async function callMany(slug: string, token: string, calls: number) {
-  for (let i = 0; i < calls; i++) {
-    const response = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/completion-messages`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-    });
-    expect(response.statusCode, response.body).toBe(200);
-  }
+const callOnce = async (slug: string, token: string) => {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: `/api/app/${slug}/completion-messages`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+};
+/** Calls one after the other, or all at once (`together`): calls settled in one batch share a ledger transaction (decision 0062). */
+async function callMany(slug: string, token: string, calls: number, { together = false } = {}) {
+  if (together) await Promise.all(Array.from({ length: calls }, () => callOnce(slug, token)));
+  else for (let i = 0; i < calls; i++) await callOnce(slug, token);
 }
 async function topUp(token: string, amount: number) {
   const created = (await api('POST', '/api/billing/top-ups/', token, { amount_cents: amount })).json();
@@ -122,8 +126,9 @@ async function ledgerSum(userId: string, accountKind: string, from: Date | null,
 /** Sums of one account kind's entries over the call transactions of an app (by invocation), this month. */
 async function callSums(slug: string, accountKind: string, userFilter: 'any' | { not: string } | { is: string } = 'any') {
   const rows = await sql<{ s: string; n: string }>(
-    `SELECT coalesce(sum(e.amount_cents), 0) AS s, count(DISTINCT t.id) AS n FROM invocations i JOIN apps ap ON ap.id = i.app_id AND ap.slug = $1
-     JOIN ledger_transactions t ON t.reference = 'call:' || i.id
+    `SELECT coalesce(sum(e.amount_cents), 0) AS s, count(DISTINCT t.id) AS n
+     FROM (SELECT DISTINCT i.ledger_transaction_id FROM invocations i JOIN apps ap ON ap.id = i.app_id AND ap.slug = $1) i
+     JOIN ledger_transactions t ON t.id = i.ledger_transaction_id
      JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = $2
      WHERE e.created_at >= $3 AND ($4::uuid IS NULL OR a.user_id <> $4) AND ($5::uuid IS NULL OR a.user_id = $5)`,
     [
@@ -168,8 +173,14 @@ describe('monthly statements', () => {
     const refund = await createStripeClient(ctx.config.stripe)!.refunds.create({ payment_intent: topUpIntent, amount: 500 });
     expect(refund).toMatchObject({ object: 'refund', amount: 500, status: 'succeeded' });
     await stripe.settled();
-    await callMany(appA, caller.token, 3);
+    await callMany(appA, caller.token, 3, { together: true });
     await callMany(appB, caller.token, 2);
+    const shared = await sql<{ n: string }>(
+      `SELECT count(DISTINCT i.ledger_transaction_id) AS n FROM invocations i JOIN apps ap ON ap.id = i.app_id AND ap.slug = $1 WHERE i.caller_id = $2`,
+      [appA, caller.id],
+    );
+    // Some of them shared a call_charge transaction, so the statements below count calls, not transactions.
+    expect(Number(shared[0]!.n)).toBeLessThan(3);
     // The creator's own call: its model cost comes from the creator's credits.
     await callMany(appA, creator.token, 1);
     // A subscription paid by card, then refunded.
@@ -272,7 +283,7 @@ describe('monthly statements', () => {
       expect(lines[slug].model_cost_from_credits_cents).toBe(0 - (await callSums(slug, 'user_credits', { is: creator.id })).sum);
       expect(lines[slug].net_cents).toBe((await callSums(slug, 'creator_earnings')).sum);
       const txs = await sql<{ n: string }>(
-        `SELECT count(*) AS n FROM invocations i JOIN apps ap ON ap.id = i.app_id AND ap.slug = $1 JOIN ledger_transactions t ON t.reference = 'call:' || i.id`,
+        `SELECT count(*) AS n FROM invocations i JOIN apps ap ON ap.id = i.app_id AND ap.slug = $1 JOIN ledger_transactions t ON t.id = i.ledger_transaction_id`,
         [slug],
       );
       expect(lines[slug].calls).toBe(Number(txs[0]!.n));

@@ -92,20 +92,31 @@ async function newConsumer() {
 const balances = async (token: string) =>
   (await api('GET', '/api/billing/balance/', token)).body as unknown as { credits_cents: number; earnings_cents: number };
 
-/** The ledger of one call: the caller's credits −price, the creator's earnings +price−fee, the platform +fee. */
+/**
+ * The ledger of one call: the caller's credits −price, the creator's earnings +price−fee, the
+ * platform +fee, in the call_charge transaction its invocation refers to, which carries the calls
+ * of its batch to this app by this caller (decision 0062), all at this price here.
+ */
 async function expectChargedOnce(invocationId: string, callerSubject: string) {
+  const { rows: calls } = await ctx.database.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM invocations i JOIN invocations o ON o.id = $1 AND i.ledger_transaction_id = o.ledger_transaction_id
+     JOIN ledger_transactions t ON t.id = i.ledger_transaction_id AND t.kind = 'call_charge'`,
+    [invocationId],
+  );
+  const n = calls[0]!.n;
+  expect(n).toBeGreaterThanOrEqual(1);
   const { rows } = await ctx.database.db.query<{ kind: string; subject: string | null; amount: number }>(
     `SELECT a.kind, u.subject, e.amount_cents::int AS amount
-     FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
-     LEFT JOIN users u ON u.id = a.user_id WHERE t.reference = $1 ORDER BY a.kind`,
-    [`call:${invocationId}`],
+     FROM invocations i JOIN ledger_entries e ON e.transaction_id = i.ledger_transaction_id JOIN ledger_accounts a ON a.id = e.account_id
+     LEFT JOIN users u ON u.id = a.user_id WHERE i.id = $1 ORDER BY a.kind`,
+    [invocationId],
   );
-  // The model cost posted with the call (the cents the creator's running model cost grew by, decision 0025) comes out of the creator's share.
+  // The model cost posted with the calls (the cents the creator's running model cost grew by, decision 0025) comes out of the creator's share.
   const posted = rows.find((row) => row.kind === 'model_costs')?.amount ?? 0;
   expect(rows.filter((row) => row.kind !== 'model_costs')).toEqual([
-    { kind: 'creator_earnings', subject: 'openai-owner', amount: PRICE - FEE - posted },
-    { kind: 'platform_fees', subject: null, amount: FEE },
-    { kind: 'user_credits', subject: callerSubject, amount: -PRICE },
+    { kind: 'creator_earnings', subject: 'openai-owner', amount: n * (PRICE - FEE) - posted },
+    { kind: 'platform_fees', subject: null, amount: n * FEE },
+    { kind: 'user_credits', subject: callerSubject, amount: -n * PRICE },
   ]);
   const invocation = await ctx.database.db.query('SELECT status, price_cents::int AS price FROM invocations WHERE id = $1', [invocationId]);
   expect(invocation.rows).toEqual([{ status: 'success', price: PRICE }]);
