@@ -3,6 +3,7 @@
 // takes the gathered ones with it: a call answered after its commit, a read (written()), shutdown.
 // On both databases, through createPaidCalls, with the statements counted.
 
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -214,6 +215,35 @@ describe('settlements gathered (SETTLEMENT_GATHER_MS)', () => {
         [calls[0]!.call.invocationId],
       );
       expect(entries.rows[0]!.n).toBe(1);
+    } finally {
+      await paid.close();
+    }
+  });
+
+  it("orders conversations of one batch by their calls' time, not the batch's", async () => {
+    const { paid, batches, take, delivered } = gatheringProcess({ settlementGatherMs: 60_000 });
+    try {
+      const at = Date.now();
+      const chat = (conversationId: string, isNew: boolean, ms: number) => ({
+        ...delivered(),
+        mode: 'chat' as const,
+        createdAt: new Date(at + ms),
+        turn: { conversationId, isNew, userContent: 'q', answer: 'a' },
+      });
+      const [older, newer] = [randomUUID(), randomUUID()];
+      // The older conversation starts first; the newer starts, then the older goes on after it.
+      for (const call of [chat(older, true, 0), chat(newer, true, 5), chat(older, false, 10), chat(newer, false, 8)]) await paid.settle(await take(), call);
+      await paid.written();
+      expect(batches).toEqual([4]);
+      const { rows } = await raw.query<{ id: string; created: number; updated: number }>(
+        `SELECT id, (extract(epoch FROM created_at) * 1000)::bigint - $2::bigint AS created, (extract(epoch FROM updated_at) * 1000)::bigint - $2::bigint AS updated
+         FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY updated_at DESC`,
+        [[older, newer], at],
+      );
+      expect(rows.map((row) => ({ ...row, created: Number(row.created), updated: Number(row.updated) }))).toEqual([
+        { id: older, created: 0, updated: 10 },
+        { id: newer, created: 5, updated: 8 },
+      ]);
     } finally {
       await paid.close();
     }

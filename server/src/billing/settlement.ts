@@ -215,13 +215,19 @@ ${RECORD_ROLLUPS},
 unjournaled AS (
   DELETE FROM answered_calls a USING items i WHERE a.id = i.id
 ),
+-- A conversation's activity is its calls' time, not the batch's: conversations that calls of one
+-- batch started or continued keep the order of those calls (newest activity first).
 conversations_written AS (
-  INSERT INTO conversations AS c (id, app_id, caller_id, end_user)
-  SELECT conversation_id, app_id, caller_id, end_user FROM items WHERE conversation_id IS NOT NULL AND new_conversation
+  INSERT INTO conversations AS c (id, app_id, caller_id, end_user, created_at, updated_at)
+  SELECT i.conversation_id, i.app_id, i.caller_id, i.end_user, i.created_at,
+         (SELECT max(j.created_at) FROM items j WHERE j.conversation_id = i.conversation_id)
+  FROM items i WHERE i.conversation_id IS NOT NULL AND i.new_conversation
   ON CONFLICT (id) DO NOTHING
 ),
 conversations_touched AS (
-  UPDATE conversations c SET updated_at = now() FROM items i WHERE c.id = i.conversation_id AND NOT i.new_conversation
+  UPDATE conversations c SET updated_at = greatest(c.updated_at, i.at)
+  FROM (SELECT conversation_id, max(created_at) AS at FROM items WHERE conversation_id IS NOT NULL AND NOT new_conversation GROUP BY 1) i
+  WHERE c.id = i.conversation_id
 ),
 turns AS (
   INSERT INTO conversation_messages (conversation_id, role, content, message_id, query, inputs)
