@@ -21,7 +21,8 @@
 // the tables and writes them into bench/README.md ("## Gateway") on a full run (no --quick, no
 // --only).
 // --memory instead runs paid calls (the four paths in turn, 50 connections, as fast as they go) and
-// reads the server process's VmRSS after 10,000 calls and at the end (issue 15: within 20 %).
+// compares the server process's VmRSS at rest (load paused, two full garbage collections through its
+// inspector) after 10,000 calls and at the end (issue 15: within 20 %).
 // --compare <checkout> instead measures two servers against each other, for a change too small for
 // one run's noise: this checkout's (or BENCH_SERVER_ROOT's) server as A and that checkout's as B, each
 // on a database of its own, in alternating throughput windows at the largest connection count on the
@@ -48,7 +49,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { Pool } from 'undici';
+import { Pool, WebSocket } from 'undici';
 import { startTestIssuer, type TestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
 import { mapCompiledFrames } from '../compiled-frames.ts';
 
@@ -639,12 +640,102 @@ interface MemorySample {
   peakKiB: number;
 }
 
+/** A DevTools protocol session with a process started with --inspect (HeapProfiler, Runtime). */
+interface Inspector {
+  send: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  close: () => void;
+}
+
+/** Attaches to the inspector a process listens on at 127.0.0.1:port (its first target). */
+async function attachInspector(port: number): Promise<Inspector> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const url = targets[0]?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`the inspector on port ${port} lists no target`);
+  const socket = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve();
+    socket.onerror = () => reject(new Error(`cannot open ${url}`));
+  });
+  let lastId = 0;
+  const waiting = new Map<number, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+    const waiter = message.id === undefined ? undefined : waiting.get(message.id);
+    if (!waiter) return;
+    waiting.delete(message.id!);
+    if (message.error) waiter.reject(new Error(message.error.message));
+    else waiter.resolve(message.result ?? {});
+  };
+  return {
+    send: (method, params = {}) =>
+      new Promise((resolve, reject) => {
+        const id = ++lastId;
+        waiting.set(id, { resolve, reject });
+        socket.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
+/** The server's memory with no call in flight, its settlements committed and two full collections done. */
+interface QuietReading {
+  calls: number;
+  rssKiB: number;
+  /** The range of the ten VmRSS readings the median is taken from. */
+  minKiB: number;
+  maxKiB: number;
+  heapUsedKiB: number;
+  heapTotalKiB: number;
+  externalKiB: number;
+}
+
+/**
+ * Reads the server's memory at rest: once the load has stopped and every hold is settled, two full
+ * garbage collections (HeapProfiler.collectGarbage), then the median of ten VmRSS readings 100 ms
+ * apart, and V8's own figures. Both ends of the target are read so, at the same point of V8's cycle:
+ * under load one reading lands anywhere in a cycle far longer than the target's windows (decision 0063).
+ */
+async function quietReading(inspector: Inspector, pid: number, db: pg.Client, calls: number): Promise<QuietReading> {
+  await settled(db);
+  await inspector.send('HeapProfiler.collectGarbage');
+  await sleep(300);
+  await inspector.send('HeapProfiler.collectGarbage');
+  await sleep(1000);
+  const rss: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    rss.push(memoryOf(pid).rssKiB);
+    await sleep(100);
+  }
+  const evaluated = (await inspector.send('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as {
+    result: { value: string };
+  };
+  const usage = JSON.parse(evaluated.result.value) as { heapUsed: number; heapTotal: number; external: number };
+  const sorted = Float64Array.from(rss).sort();
+  return {
+    calls,
+    rssKiB: percentile(sorted, 0.5),
+    minKiB: sorted[0]!,
+    maxKiB: sorted.at(-1)!,
+    heapUsedKiB: usage.heapUsed / 1024,
+    heapTotalKiB: usage.heapTotal / 1024,
+    externalKiB: usage.external / 1024,
+  };
+}
+
 /**
  * `total` paid calls over `connections` connections, the given targets in turn, as fast as they go;
  * reads the server's memory when MEMORY_BASELINE_CALLS, each tenth of `total` and `total` calls have
- * completed (while the load is still on, so every reading is taken under the same load).
+ * completed (while the load is still on), and at rest (quietReading) after MEMORY_BASELINE_CALLS and
+ * after `total`: the load pauses for the first and ends for the second.
  */
-async function measureMemory(targets: Target[], pid: number, total: number, connections: number, progress: (text: string) => void) {
+async function measureMemory(
+  targets: Target[],
+  pid: number,
+  total: number,
+  connections: number,
+  progress: (text: string) => void,
+  atRest: (calls: number) => Promise<QuietReading>,
+) {
   const pool = newPool(targets[0]!.origin, connections);
   const checkpoints = [...new Set([MEMORY_BASELINE_CALLS, ...Array.from({ length: 10 }, (_, i) => Math.round((total * (i + 1)) / 10))])]
     .filter((calls) => calls >= MEMORY_BASELINE_CALLS && calls <= total)
@@ -652,20 +743,26 @@ async function measureMemory(targets: Target[], pid: number, total: number, conn
   const samples: MemorySample[] = [];
   /** VmRSS every 100 ms with the calls completed by then: one reading can land anywhere in a GC cycle. */
   const readings: { calls: number; rssKiB: number }[] = [];
+  const quiet: QuietReading[] = [];
   let issued = 0;
   let completed = 0;
   let errors = 0;
+  let pausedMs = 0;
   const began = performance.now();
-  const sampler = setInterval(() => readings.push({ calls: completed, rssKiB: memoryOf(pid).rssKiB }), 100);
-  try {
+  let resting = false;
+  const sampler = setInterval(() => {
+    if (!resting) readings.push({ calls: completed, rssKiB: memoryOf(pid).rssKiB });
+  }, 100);
+  /** Runs calls until `until` have been issued and every one of them has completed. */
+  const callUntil = async (until: number) => {
     const worker = async () => {
-      while (issued < total && errors <= 1000) {
+      while (issued < until && errors <= 1000) {
         const target = targets[issued % targets.length]!;
         issued++;
         if ((await callOnce(pool, target, process.hrtime.bigint())) < 0) errors++;
         completed++;
         while (samples.length < checkpoints.length && completed >= checkpoints[samples.length]!) {
-          const seconds = (performance.now() - began) / 1000;
+          const seconds = (performance.now() - began - pausedMs) / 1000;
           samples.push({ calls: checkpoints[samples.length]!, seconds, ...memoryOf(pid) });
           const last = samples.at(-1)!;
           progress(
@@ -676,11 +773,29 @@ async function measureMemory(targets: Target[], pid: number, total: number, conn
       }
     };
     await Promise.all(Array.from({ length: connections }, worker));
+  };
+  const rest = async () => {
+    const pausedAt = performance.now();
+    resting = true;
+    const reading = await atRest(completed);
+    resting = false;
+    quiet.push(reading);
+    progress(
+      `memory at rest after ${int(reading.calls)} calls: VmRSS ${mib(reading.rssKiB)} MiB, V8 heap used ${mib(reading.heapUsedKiB)} ` +
+        `of ${mib(reading.heapTotalKiB)} MiB, external ${mib(reading.externalKiB)} MiB`,
+    );
+    pausedMs += performance.now() - pausedAt;
+  };
+  try {
+    await callUntil(Math.min(MEMORY_BASELINE_CALLS, total));
+    await rest();
+    await callUntil(total);
+    if (errors <= 1000) await rest();
   } finally {
     clearInterval(sampler);
     await pool.close();
   }
-  const seconds = (performance.now() - began) / 1000;
+  const seconds = (performance.now() - began - pausedMs) / 1000;
   /** The median of the readings taken while calls [from, to) were completing, with their range. */
   const window = (from: number, to: number) => {
     const inside = readings.filter((r) => r.calls >= from && r.calls < to).map((r) => r.rssKiB);
@@ -691,7 +806,7 @@ async function measureMemory(targets: Target[], pid: number, total: number, conn
     baseline: window(MEMORY_BASELINE_CALLS, MEMORY_BASELINE_CALLS + MEMORY_WINDOW_CALLS),
     end: window(total - MEMORY_WINDOW_CALLS, total + 1),
   };
-  return { samples, windows, completed, errors, seconds, stoppedEarly: errors > 1000 };
+  return { samples, windows, quiet, completed, errors, seconds, stoppedEarly: errors > 1000 };
 }
 
 /** What the fake upstream answers; every target must pass it on whole. */
@@ -1230,6 +1345,8 @@ interface MemoryRun {
   tallyByPath: () => [string, Tally][];
   pgVersion: string;
   loadAtStart: string;
+  /** The port Tollbooth's inspector listens on (started with --inspect for the memory run). */
+  inspectorPort: number;
 }
 
 async function runMemory(run: MemoryRun) {
@@ -1240,7 +1357,14 @@ async function runMemory(run: MemoryRun) {
   run.phase(
     `memory: ${int(total)} paid calls over ${MEMORY_CONNECTIONS} connections, the four paths in turn; Tollbooth pid ${pid}, VmRSS ${mib(atStart.rssKiB)} MiB before the first call`,
   );
-  const outcome = await measureMemory(run.tollboothTargets, pid, total, MEMORY_CONNECTIONS, run.phase);
+  const inspector = await attachInspector(run.inspectorPort);
+  const outcome = await (async () => {
+    try {
+      return await measureMemory(run.tollboothTargets, pid, total, MEMORY_CONNECTIONS, run.phase, (calls) => quietReading(inspector, pid, run.db, calls));
+    } finally {
+      inspector.close();
+    }
+  })();
   if (outcome.stoppedEarly) run.phase(`memory: stopped after ${outcome.errors} errors`);
   await sleep(2000);
   const idle = memoryOf(pid);
@@ -1252,8 +1376,10 @@ async function runMemory(run: MemoryRun) {
 
   const baseline = outcome.samples.find((s) => s.calls === MEMORY_BASELINE_CALLS);
   const { baseline: first, end: last } = outcome.windows;
-  const complete = !outcome.stoppedEarly && outcome.completed === total && first.count > 0 && last.count > 0;
-  const ratio = last.medianKiB / first.medianKiB;
+  const [restFirst, restLast] = outcome.quiet;
+  const complete = !outcome.stoppedEarly && outcome.completed === total && restFirst !== undefined && restLast !== undefined;
+  const ratio = complete ? restLast.rssKiB / restFirst.rssKiB : Number.NaN;
+  const loadRatio = last.medianKiB / first.medianKiB;
   const pointRatio = baseline && outcome.samples.at(-1) ? outcome.samples.at(-1)!.rssKiB / baseline.rssKiB : Number.NaN;
   const smoke = total < 1_000_000 ? ` (a shortened run: the target asks for 1,000,000; this ran ${int(total)})` : '';
   const windowText = (w: typeof first) =>
@@ -1262,14 +1388,25 @@ async function runMemory(run: MemoryRun) {
     ['target (issue 15)', 'goal', 'measured', 'verdict'],
     [
       [
-        `VmRSS after ${int(total)} paid calls vs after ${int(MEMORY_BASELINE_CALLS)}${smoke}`,
+        `VmRSS after ${int(total)} paid calls vs after ${int(MEMORY_BASELINE_CALLS)}, at rest${smoke}`,
         'within 20 %',
         complete
-          ? `${mib(last.medianKiB)} / ${mib(first.medianKiB)} MiB = ${ratio.toFixed(3)}× (single readings: ${pointRatio.toFixed(3)}×)`
+          ? `${mib(restLast.rssKiB)} / ${mib(restFirst.rssKiB)} MiB = ${ratio.toFixed(3)}× (under load: medians ${loadRatio.toFixed(3)}×, single readings ${pointRatio.toFixed(3)}×)`
           : 'incomplete run',
         complete && Math.abs(ratio - 1) <= 0.2 ? 'met' : '**not met**',
       ],
     ],
+  );
+  const restTable = table(
+    ['at rest after', 'VmRSS MiB (median of 10)', 'range MiB', 'V8 heap used MiB', 'V8 heap total MiB', 'external MiB'],
+    outcome.quiet.map((q) => [
+      `${int(q.calls)} calls`,
+      mib(q.rssKiB),
+      `${mib(q.minKiB)}–${mib(q.maxKiB)}`,
+      mib(q.heapUsedKiB),
+      mib(q.heapTotalKiB),
+      mib(q.externalKiB),
+    ]),
   );
   const samplesTable = table(
     ['paid calls completed', 'seconds', 'calls/s so far', 'VmRSS MiB', 'VmHWM (peak) MiB', 'vs 10,000'],
@@ -1297,12 +1434,17 @@ async function runMemory(run: MemoryRun) {
     ...describeMachine(machineInfo(run.pgVersion), run.loadAtStart, null),
     `- Re-run: \`${RERUN}\` from the repository root. ${int(total)} paid calls over ${MEMORY_CONNECTIONS} connections as fast as they go, ` +
       `Dify blocking, Dify streaming, OpenAI blocking and OpenAI streaming in turn; ${int(outcome.completed)} completed in ${outcome.seconds.toFixed(0)} s ` +
-      `(${int(outcome.completed / outcome.seconds)} calls/s), ${outcome.errors} errors. VmRSS and VmHWM are read from /proc/<pid>/status of the one ` +
-      'Tollbooth process while the load is still on, so every reading is taken under the same load.',
-    `- VmRSS is read every 100 ms; the target compares medians over ${int(MEMORY_WINDOW_CALLS)} calls, as one reading lands anywhere in a garbage-collection cycle. ` +
-      `After ${int(MEMORY_BASELINE_CALLS)}: ${windowText(first)}. At the end: ${windowText(last)}.`,
+      `(${int(outcome.completed / outcome.seconds)} calls/s, not counting the pause at ${int(MEMORY_BASELINE_CALLS)}), ${outcome.errors} errors. ` +
+      'VmRSS and VmHWM are read from /proc/<pid>/status of the one Tollbooth process (started with --inspect for this run).',
+    `- The target compares the process at rest (decision 0063): after ${int(MEMORY_BASELINE_CALLS)} calls the load pauses, and after the last it ends; ` +
+      'once every hold is settled, two full garbage collections (DevTools HeapProfiler.collectGarbage), then the median of ten VmRSS readings 100 ms apart. ' +
+      "Under load, one reading lands anywhere in V8's garbage-collection cycle, which here is far longer than a few seconds.",
+    `- Under load, for comparison (VmRSS every 100 ms): after ${int(MEMORY_BASELINE_CALLS)}, ${windowText(first)} (it starts right after the pause's collections); ` +
+      `at the end, ${windowText(last)}. The table below reads VmRSS under load at each tenth of the run; its first row is read before the pause.`,
     '',
     targetsTable,
+    '',
+    restTable,
     '',
     samplesTable,
     '',
@@ -1541,7 +1683,9 @@ async function main() {
     await Promise.race([waitFor('Tollbooth', async () => ((await fetch(`${env.PUBLIC_URL}/api/health`)).ok ? true : null)), child.exitedEarly]);
     return child;
   };
-  let tollbooth = await startTollbooth();
+  /** The memory run reads the server at rest after full garbage collections, through its inspector. */
+  const inspectorPort = OPTIONS.memory ? await freePort() : 0;
+  let tollbooth = await startTollbooth(OPTIONS.memory ? [`--inspect=127.0.0.1:${inspectorPort}`] : []);
   cleanups.push(() => tollbooth.stop());
   phase(`Tollbooth on ${tollboothOrigin} (pid ${tollbooth.process.pid})`);
 
@@ -1649,7 +1793,7 @@ async function main() {
   phase(`${[...used].join(', ')} answer the same completion; measuring`);
 
   if (OPTIONS.memory) {
-    await runMemory({ tollbooth, tollboothTargets, phase, db, tollboothOrigin, setup, moneyBefore, tallyByPath, pgVersion, loadAtStart });
+    await runMemory({ tollbooth, tollboothTargets, phase, db, tollboothOrigin, setup, moneyBefore, tallyByPath, pgVersion, loadAtStart, inspectorPort });
     return;
   }
 
