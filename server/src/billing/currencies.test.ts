@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../test-support/paid-call.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { payoutMinimum } from './payouts-service.ts';
 
@@ -94,15 +95,7 @@ async function subscribe(slug: string, creator: { token: string }, plan: { price
   return { caller, intent, subscriptionId: sub.json().id as string };
 }
 async function callMany(slug: string, token: string, calls: number) {
-  for (let i = 0; i < calls; i++) {
-    const response = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/completion-messages`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-    });
-    expect(response.statusCode, response.body).toBe(200);
-  }
+  for (let i = 0; i < calls; i++) await callCompletion(ctx.app, slug, token);
 }
 
 describe('a plan in another currency', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../test-support/paid-call.ts';
 import { releaseCharge, reserveEarnings } from './charges.ts';
 import { createPayoutsService } from './payouts-service.ts';
 
@@ -84,15 +85,7 @@ async function creatorWithEarnings(calls: number) {
   return { creator, slug, caller };
 }
 async function callMany(slug: string, token: string, calls: number) {
-  for (let i = 0; i < calls; i++) {
-    const response = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/completion-messages`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-    });
-    expect(response.statusCode, response.body).toBe(200);
-  }
+  for (let i = 0; i < calls; i++) await callCompletion(ctx.app, slug, token);
 }
 /** Time passes for what the creator has earned so far: it was earned `days` ago. */
 const ageEarnings = (userId: string, days: number) =>

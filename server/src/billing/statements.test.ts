@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../test-support/paid-call.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { STATEMENT_CSV_COLUMNS } from './statements-csv.ts';
 
@@ -56,19 +57,10 @@ async function liveApp(token: string, name: string, price: number) {
   await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
   return slug;
 }
-const callOnce = async (slug: string, token: string) => {
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${token}` },
-    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-  });
-  expect(response.statusCode, response.body).toBe(200);
-};
 /** Calls one after the other, or all at once (`together`): calls settled in one batch share a ledger transaction (decision 0062). */
 async function callMany(slug: string, token: string, calls: number, { together = false } = {}) {
-  if (together) await Promise.all(Array.from({ length: calls }, () => callOnce(slug, token)));
-  else for (let i = 0; i < calls; i++) await callOnce(slug, token);
+  if (together) await Promise.all(Array.from({ length: calls }, () => callCompletion(ctx.app, slug, token)));
+  else for (let i = 0; i < calls; i++) await callCompletion(ctx.app, slug, token);
 }
 async function topUp(token: string, amount: number) {
   const created = (await api('POST', '/api/billing/top-ups/', token, { amount_cents: amount })).json();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../test-support/paid-call.ts';
 
 let ctx: PaidTestContext;
 let stripe: StripeFake;
@@ -71,15 +72,7 @@ const movements = (disputeId: string) =>
     [`dispute:${disputeId}`, `dispute-won:${disputeId}`],
   );
 
-async function call(slug: string, token: string) {
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${token}` },
-    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-  });
-  expect(response.statusCode, response.body).toBe(200);
-}
+const call = (slug: string, token: string) => callCompletion(ctx.app, slug, token);
 
 /** A creator's paid app with a plan (9.00 in `currency`, 5 calls included), and a caller subscribed by card who made `calls` calls. */
 async function subscribed(calls: number, currency = 'usd') {

@@ -1,0 +1,13 @@
+import { expect } from 'vitest';
+import type { App } from '../app.ts';
+
+/** One blocking completion call to a live prompt app with a caller's key or session, which must answer 200. */
+export async function callCompletion(app: App, slug: string, token: string): Promise<void> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/app/${slug}/completion-messages`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
