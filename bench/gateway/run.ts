@@ -28,10 +28,15 @@
 // on a database of its own, in alternating throughput windows at the largest connection count on the
 // first path selected (ABBA order, --rounds pairs), with the CPU per call of each side, the ratio of
 // each pair, and the charge check of both.
+// --tails instead times lone calls on the first path selected (Tollbooth only, BENCH_TAIL_CALLS, default
+// 10,000, 4,000 with --quick) with a preload in the server that notes when each settlement statement
+// went out and came back (settlement-tap.ts), and groups the calls by where they fell against those
+// statements: what the added p99 is made of.
 //
 //   node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only blocking|streaming|openai]
 //   node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
 //   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only blocking|streaming|openai]
+//   node --import tsx bench/gateway/run.ts --tails [--quick] [--only blocking|streaming|openai]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_LATENCY_BLOCK (0: one call at a time, each target after the other; N: the targets take turns in blocks of N calls),
@@ -62,7 +67,8 @@ const PARTS = ['blocking', 'streaming', 'openai'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
-       node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]`;
+       node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]
+       node --import tsx bench/gateway/run.ts --tails [--quick] [--only ${PARTS.join('|')}]`;
 
 function parseArguments(args: string[]) {
   const options = {
@@ -74,6 +80,7 @@ function parseArguments(args: string[]) {
     memoryCalls: 1_000_000,
     compare: null as string | null,
     rounds: 6,
+    tails: false,
   };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -86,6 +93,7 @@ function parseArguments(args: string[]) {
     else if (flag === '--no-profile') options.profile = false;
     else if (flag === '--no-readme') options.readme = false;
     else if (flag === '--memory') options.memory = true;
+    else if (flag === '--tails') options.tails = true;
     else if (flag === '--only') {
       const part = value();
       if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only takes ${PARTS.join(', ')}, not ${part}\n${USAGE}`);
@@ -110,6 +118,7 @@ function parseArguments(args: string[]) {
   }
   if (options.memory && options.only) throw new Error(`--memory runs on its own; leave out --only\n${USAGE}`);
   if (options.memory && options.compare) throw new Error(`--memory and --compare are separate runs\n${USAGE}`);
+  if (options.tails && (options.memory || options.compare)) throw new Error(`--tails runs on its own: leave out --memory and --compare\n${USAGE}`);
   return options;
 }
 const OPTIONS = (() => {
@@ -121,9 +130,9 @@ const OPTIONS = (() => {
   }
 })();
 const QUICK = OPTIONS.quick;
-const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare;
+const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails;
 /** Only a full run writes its block: a quick or partial run would replace the quiet figures. */
-const WRITE_README = OPTIONS.readme && !QUICK && !OPTIONS.only && !OPTIONS.compare && (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
+const WRITE_README = OPTIONS.readme && !QUICK && !OPTIONS.only && !OPTIONS.compare && !OPTIONS.tails && (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
@@ -149,6 +158,8 @@ const THROUGHPUT_ROUNDS = envInt('BENCH_THROUGHPUT_ROUNDS', 1);
 const WINDOW_WARMUP_MS = 300;
 /** Uncounted calls that open each block of one call at a time. */
 const BLOCK_WARMUP = 10;
+/** Lone calls timed by --tails, after WARMUP: enough for a p99 of the smallest group (about a tenth of them). */
+const TAIL_CALLS = envInt('BENCH_TAIL_CALLS', QUICK ? 4000 : 10_000);
 /** How the targets compared shared the run's time, for the report. */
 const MEASURED_IN_TURN =
   LATENCY_BLOCK === 0 && THROUGHPUT_ROUNDS === 1
@@ -1469,6 +1480,130 @@ async function runMemory(run: MemoryRun) {
 // ---------------------------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------------------------
+// Tails (--tails): where a lone call's slow answers fall against the settlement statements
+
+interface TailCall {
+  start: bigint;
+  /** To the first answer byte for a stream, to the last byte for a blocking call. */
+  us: number;
+}
+
+/** Where a call fell against the settlement statements (sent → answered) of its time. */
+const TAIL_GROUPS = [
+  ['no statement in flight', 'none'],
+  ['a statement went out during the call', 'start'],
+  ['a statement was in flight all through the call', 'inside'],
+  ['a statement came back during the call', 'end'],
+  ['one went out and came back during the call', 'both'],
+] as const;
+type TailGroup = (typeof TAIL_GROUPS)[number][1];
+
+function tailGroupOf(call: TailCall, spans: [bigint, bigint][], from: number): { group: TailGroup; next: number } {
+  const end = call.start + BigInt(Math.round(call.us * 1000));
+  let index = from;
+  while (index < spans.length && spans[index]![1] < call.start) index++;
+  const span = spans[index];
+  if (!span || span[0] > end) return { group: 'none', next: index };
+  const sent = span[0] >= call.start;
+  const answered = span[1] <= end;
+  return { group: sent && answered ? 'both' : sent ? 'start' : answered ? 'end' : 'inside', next: index };
+}
+
+async function runTails(run: {
+  label: string;
+  target: Target;
+  tollbooth: Child;
+  tapDir: string;
+  phase: (text: string) => void;
+  db: pg.Client;
+  tollboothOrigin: string;
+  setup: Setup;
+  moneyBefore: MoneySnapshot;
+}) {
+  const { target } = run;
+  const pool = newPool(target.origin, 1);
+  const calls: TailCall[] = [];
+  const steal = new StealMeter();
+  try {
+    for (let i = 0; i < WARMUP; i++) await callOnce(pool, target, process.hrtime.bigint());
+    run.phase(`tails: ${int(TAIL_CALLS)} ${run.label} calls, one at a time`);
+    steal.start();
+    for (let i = 0; i < TAIL_CALLS; i++) {
+      const start = process.hrtime.bigint();
+      const us = await callOnce(pool, target, start);
+      if (us >= 0) calls.push({ start, us });
+    }
+    steal.stop();
+  } finally {
+    await pool.close();
+  }
+  run.tollbooth.process.kill('SIGUSR2');
+  const spansFile = path.join(run.tapDir, 'settlements.json');
+  await waitFor('the settlement tap', async () => (existsSync(path.join(run.tapDir, 'settlements.done')) ? true : null), 10_000);
+  const first = calls[0]?.start ?? 0n;
+  const spans = (JSON.parse(readFileSync(spansFile, 'utf8')) as [string, string][])
+    .map(([sent, answered]): [bigint, bigint] => [BigInt(sent), BigInt(answered)])
+    .filter(([, answered]) => answered >= first)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  await settled(run.db);
+  const charge = checkCharges(run.moneyBefore, await snapshot(run.db, run.tollboothOrigin, run.setup), [[run.label, target.tally]]);
+
+  const byGroup = new Map<TailGroup, number[]>(TAIL_GROUPS.map(([, group]) => [group, []]));
+  let from = 0;
+  for (const call of calls) {
+    const { group, next } = tailGroupOf(call, spans, from);
+    from = next;
+    byGroup.get(group)!.push(call.us);
+  }
+  const sortedStats = (values: number[]) => stats(Float64Array.from(values));
+  const all = sortedStats(calls.map((call) => call.us));
+  const slowUs = 2000;
+  const slow = calls.filter((call) => call.us >= slowUs).length;
+  const slowNone = byGroup.get('none')!.filter((us) => us >= slowUs).length;
+  const inWindow = spans.filter(([sent]) => sent >= first);
+  const durations = inWindow.length > 0 ? sortedStats(inWindow.map(([sent, answered]) => Number(answered - sent) / 1000)) : null;
+  const row = (label: string, values: number[]) => {
+    const figures = values.length > 0 ? sortedStats(values) : null;
+    return [
+      label,
+      int(values.length),
+      `${((100 * values.length) / Math.max(1, calls.length)).toFixed(1)} %`,
+      figures ? ms(figures.p50) : '-',
+      figures ? ms(figures.p90) : '-',
+      figures ? ms(figures.p99) : '-',
+    ];
+  };
+  const lines = [
+    `### Tails: ${run.label}, one call at a time, against the settlement statements`,
+    '',
+    `- ${int(calls.length)} calls after ${int(WARMUP)} warm-up calls (${target.stream ? 'to the first answer byte' : 'to the last byte'}): p50 ${ms(all.p50)}, p90 ${ms(all.p90)}, p99 ${ms(all.p99)} ms${stealText(steal.share())}.`,
+    inWindow.length === 0
+      ? '- No settlement statement went out meanwhile.'
+      : `- ${int(inWindow.length)} settlement statements went out meanwhile (${(calls.length / inWindow.length).toFixed(1)} calls each), sent to answered as the server saw them: p50 ${ms(durations!.p50)}, p90 ${ms(durations!.p90)}, max ${ms(durations!.max)} ms.`,
+    `- Calls of ${slowUs / 1000} ms or more: ${int(slow)}, of which ${int(slow - slowNone)} had a statement in flight.`,
+    '',
+    table(
+      ['calls, by the settlement statement in flight', 'calls', 'share', 'p50 ms', 'p90 ms', 'p99 ms'],
+      [
+        row(
+          'all',
+          calls.map((call) => call.us),
+        ),
+        ...TAIL_GROUPS.map(([label, group]) => row(label, byGroup.get(group)!)),
+      ],
+    ),
+    '',
+    `Charge check (${charge.ok ? 'passed' : 'FAILED'}):`,
+    '',
+    ...charge.lines.map((line) => `    ${line}`),
+    '',
+    `Re-run: ${RERUN}`,
+  ];
+  console.log(`\n${lines.join('\n')}`);
+  if (!charge.ok || target.tally.notOk + target.tally.failed + target.tally.incomplete > 0) process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Compare (--compare): two servers, in alternating windows
 
 interface CompareSide {
@@ -1685,7 +1820,13 @@ async function main() {
   };
   /** The memory run reads the server at rest after full garbage collections, through its inspector. */
   const inspectorPort = OPTIONS.memory ? await freePort() : 0;
-  let tollbooth = await startTollbooth(OPTIONS.memory ? [`--inspect=127.0.0.1:${inspectorPort}`] : []);
+  /** The tails run notes when each settlement statement went out and came back, through a preload (settlement-tap.ts). */
+  const tailsTapDir = OPTIONS.tails ? mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-tails-')) : '';
+  if (tailsTapDir) cleanups.push(async () => rmSync(tailsTapDir, { recursive: true, force: true }));
+  let tollbooth = await startTollbooth(
+    OPTIONS.memory ? [`--inspect=127.0.0.1:${inspectorPort}`] : OPTIONS.tails ? ['--import', 'tsx', '--import', path.join(HERE, 'settlement-tap.ts')] : [],
+    OPTIONS.tails ? { BENCH_TAP_DIR: tailsTapDir } : {},
+  );
   cleanups.push(() => tollbooth.stop());
   phase(`Tollbooth on ${tollboothOrigin} (pid ${tollbooth.process.pid})`);
 
@@ -1696,7 +1837,7 @@ async function main() {
   if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
   const portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
   let portkeyPid: number | undefined;
-  if (!OPTIONS.memory && !OPTIONS.compare) {
+  if (!OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails) {
     // The preload lets Portkey stream on Node (its header says why); blocking calls pass it untouched.
     const portkey = startChild('portkey', ['--import', path.join(HERE, 'portkey-stream-fix.mjs'), portkeyEntry, `--port=${portkeyPort}`, '--headless'], {
       cwd: HERE,
@@ -1778,8 +1919,8 @@ async function main() {
   const tollboothTally = () => addTallies(tollboothTargets.map((t) => t.tally));
 
   // Each target answers what it should before anything is measured (these calls are charged before the first snapshot).
-  const used = new Set(paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : OPTIONS.compare ? [] : [p.direct, p.tollbooth, p.portkey])));
-  if (OPTIONS.compare) used.add(paths[0]!.tollbooth);
+  const used = new Set(paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : OPTIONS.compare || OPTIONS.tails ? [] : [p.direct, p.tollbooth, p.portkey])));
+  if (OPTIONS.compare || OPTIONS.tails) used.add(paths[0]!.tollbooth);
   for (const name of used) {
     const problem = await answerProblem(targets[name]);
     if (problem) {
@@ -1791,6 +1932,21 @@ async function main() {
   const upstreamCalls = async () => ((await (await fetch(`${upstreamOrigin}/calls`)).json()) as { calls: number }).calls;
   const upstreamCallsBefore = await upstreamCalls();
   phase(`${[...used].join(', ')} answer the same completion; measuring`);
+
+  if (OPTIONS.tails) {
+    await runTails({
+      label: paths[0]!.label,
+      target: targets[paths[0]!.tollbooth],
+      tollbooth,
+      tapDir: tailsTapDir,
+      phase,
+      db,
+      tollboothOrigin,
+      setup,
+      moneyBefore,
+    });
+    return;
+  }
 
   if (OPTIONS.memory) {
     await runMemory({ tollbooth, tollboothTargets, phase, db, tollboothOrigin, setup, moneyBefore, tallyByPath, pgVersion, loadAtStart, inspectorPort });
