@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { callCompletion } from '../test-support/paid-call.ts';
+import { callCompletions } from '../test-support/paid-call.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { payoutMinimum } from './payouts-service.ts';
 
@@ -93,9 +93,6 @@ async function subscribe(slug: string, creator: { token: string }, plan: { price
   stripe.confirmPaymentIntent(intent);
   await stripe.settled();
   return { caller, intent, subscriptionId: sub.json().id as string };
-}
-async function callMany(slug: string, token: string, calls: number) {
-  for (let i = 0; i < calls; i++) await callCompletion(ctx.app, slug, token);
 }
 
 describe('a plan in another currency', () => {
@@ -287,7 +284,7 @@ describe('payouts per currency', () => {
     const creator = await newUser('creator');
     const slug = await liveApp(creator);
     const caller = await newUser('caller');
-    await callMany(slug, caller.token, 30);
+    await callCompletions(ctx.app, slug, caller.token, 30);
     await subscribe(slug, creator, { price: 2000, currency: 'JPY' });
     await subscribe(slug, creator, { price: 1000, currency: 'EUR' });
     await ageEarnings(creator.id, 8);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { callCompletion } from '../test-support/paid-call.ts';
+import { callCompletions } from '../test-support/paid-call.ts';
 import { releaseCharge, reserveEarnings } from './charges.ts';
 import { createPayoutsService } from './payouts-service.ts';
 
@@ -81,11 +81,8 @@ async function creatorWithEarnings(calls: number) {
   const slug = created.json().slug as string;
   await api('PATCH', `/api/app/${slug}/update_status/`, creator.token, { status: 'live' });
   const caller = await newUser('caller');
-  await callMany(slug, caller.token, calls);
+  await callCompletions(ctx.app, slug, caller.token, calls);
   return { creator, slug, caller };
-}
-async function callMany(slug: string, token: string, calls: number) {
-  for (let i = 0; i < calls; i++) await callCompletion(ctx.app, slug, token);
 }
 /** Time passes for what the creator has earned so far: it was earned `days` ago. */
 const ageEarnings = (userId: string, days: number) =>
@@ -227,7 +224,7 @@ describe('payouts', () => {
     const earned = await earnings(creator.id);
     expect(earned).toBeGreaterThan(0);
     await ageEarnings(creator.id, HOLD_DAYS + 1);
-    await callMany(slug, caller.token, 5); // earned today: pending
+    await callCompletions(ctx.app, slug, caller.token, 5); // earned today: pending
     const held = (await earnings(creator.id)) - earned;
     const { account } = await connectAndOnboard(creator.token);
 
@@ -485,7 +482,7 @@ describe('refunds and disputes of top-ups', () => {
     const created = await api('POST', '/api/app/', owner.token, { name: `Pricey ${++counter}`, type: 'prompt', visibility: 'public', price_cents: 40_000 });
     const slug = created.json().slug as string;
     await api('PATCH', `/api/app/${slug}/update_status/`, owner.token, { status: 'live' });
-    await callMany(slug, caller.token, 4);
+    await callCompletions(ctx.app, slug, caller.token, 4);
     const before = await credits(caller.token);
     expect(before).toBe(200_000 - 160_000);
     stripe.refund(intent);
@@ -564,7 +561,7 @@ describe('refunds and disputes of top-ups', () => {
     const intent = (created.json().client_secret as string).split('_secret_')[0]!;
     stripe.confirmPaymentIntent(intent);
     await stripe.settled();
-    await callMany(slug, caller.token, 2);
+    await callCompletions(ctx.app, slug, caller.token, 2);
     const sub = async () =>
       (await sql<{ status: string; included_used: number; included_calls: number }>('SELECT * FROM subscriptions WHERE id = $1', [created.json().id]))[0]!;
     expect(await sub()).toMatchObject({ status: 'active', included_used: 2, included_calls: 5 });
@@ -581,7 +578,7 @@ describe('refunds and disputes of top-ups', () => {
     expect(await earnings(creator.id)).toBe(earned);
     // The next call is no longer included: it is paid from credits.
     const before = (await api('GET', '/api/billing/balance/', caller.token)).json().credits_cents as number;
-    await callMany(slug, caller.token, 1);
+    await callCompletions(ctx.app, slug, caller.token, 1);
     expect((await api('GET', '/api/billing/balance/', caller.token)).json().credits_cents).toBe(before - PRICE);
     await ledgerBalanced();
   });

@@ -11,3 +11,8 @@ export async function callCompletion(app: App, slug: string, token: string): Pro
   });
   expect(response.statusCode, response.body).toBe(200);
 }
+
+/** `calls` such calls, one after the other. */
+export async function callCompletions(app: App, slug: string, token: string, calls: number): Promise<void> {
+  for (let i = 0; i < calls; i++) await callCompletion(app, slug, token);
+}
