@@ -10,6 +10,7 @@ import { AppError } from '../errors.ts';
 import { refuseUnacceptable } from '../http/accept.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
+import { openEventStream } from '../http/event-stream.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
@@ -179,18 +180,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
   };
 
   const openStream = (reply: FastifyReply) => {
-    reply.hijack();
-    const headers: Record<string, string | number> = {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    };
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
-    reply.raw.writeHead(200, headers);
-    // Headers go out now, not with the first chunk, so a caller knows the call started (and may hang up for free).
-    reply.raw.flushHeaders();
-    return (event: StreamEvent) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
+    const write = openEventStream(reply);
+    return (event: StreamEvent) => write(`data: ${JSON.stringify(event)}\n\n`);
   };
 
   const messageEnd = (answer: CallAnswer): StreamEvent => ({

@@ -25,6 +25,7 @@ import { type CallAnswer, type CallerIdentity, type GatewayService, type Prepare
 import { refuseUnacceptable } from '../http/accept.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
+import { openEventStream } from '../http/event-stream.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
@@ -369,7 +370,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         reply.header('Idempotent-Replayed', 'true').header(PRICE_HEADER, chargedCents(answer));
         const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
         if (!stream) return reply.status(preparation.status).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
-        const events = responseEventWriter(context, openEventStream(reply));
+        const events = responseEventWriter(context, openResponseEvents(reply));
         events.start();
         events.text(answer.answer);
         events.complete(answer);
@@ -391,7 +392,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
           connection.release();
         }
       }
-      const events = responseEventWriter(contextOf(call.messageId, call.conversationId, Math.floor(Date.now() / 1000)), openEventStream(reply));
+      const events = responseEventWriter(contextOf(call.messageId, call.conversationId, Math.floor(Date.now() / 1000)), openResponseEvents(reply));
       const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
       try {
         events.start();
@@ -412,23 +413,14 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
   );
 
   /** A Responses stream: typed events, each as `event: <type>` and its JSON data. */
-  const openEventStream = (reply: FastifyReply) => {
-    openStream(reply);
-    return (event: Record<string, unknown>) => reply.raw.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+  const openResponseEvents = (reply: FastifyReply) => {
+    const write = openEventStream(reply);
+    return (event: Record<string, unknown>) => write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
   };
 
   const openStream = (reply: FastifyReply) => {
-    reply.hijack();
-    const headers: Record<string, string | number> = {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    };
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
-    reply.raw.writeHead(200, headers);
-    reply.raw.flushHeaders();
-    return (chunk: ChatCompletionChunk | OpenAIError) => reply.raw.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const write = openEventStream(reply);
+    return (chunk: ChatCompletionChunk | OpenAIError) => write(`data: ${JSON.stringify(chunk)}\n\n`);
   };
 
   const streamCall = async (

@@ -10,6 +10,7 @@ import { answerPriceCents } from '../../dify-compat.ts';
 import { AppError } from '../../errors.ts';
 import { hopHeaderOf } from '../../http/call-chain.ts';
 import { watchCaller } from '../../http/caller-connection.ts';
+import { openEventStream } from '../../http/event-stream.ts';
 import { type GatewayService, RateLimitedError } from '../service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
@@ -178,15 +179,6 @@ export async function runWorkflow({
 }
 
 function openStream(reply: FastifyReply) {
-  reply.hijack();
-  const headers: Record<string, string | number> = {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  };
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
-  reply.raw.writeHead(200, headers);
-  reply.raw.flushHeaders();
-  return (event: Record<string, unknown>) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
+  const write = openEventStream(reply);
+  return (event: Record<string, unknown>) => write(`data: ${JSON.stringify(event)}\n\n`);
 }
