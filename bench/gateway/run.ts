@@ -33,10 +33,10 @@
 // went out and came back (settlement-tap.ts), and groups the calls by where they fell against those
 // statements: what the added p99 is made of.
 //
-//   node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only blocking|streaming|openai]
+//   node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only blocking|streaming|openai|openai-blocking|openai-streaming]
 //   node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
-//   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only blocking|streaming|openai]
-//   node --import tsx bench/gateway/run.ts --tails [--quick] [--only blocking|streaming|openai]
+//   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only <as above>]
+//   node --import tsx bench/gateway/run.ts --tails [--quick] [--only <as above>]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_LATENCY_BLOCK (0: one call at a time, each target after the other; N: the targets take turns in blocks of N calls),
@@ -63,7 +63,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const SERVER_ROOT = path.resolve(process.env.BENCH_SERVER_ROOT ?? ROOT);
 const HERE = import.meta.dirname;
 
-const PARTS = ['blocking', 'streaming', 'openai'] as const;
+const PARTS = ['blocking', 'streaming', 'openai', 'openai-blocking', 'openai-streaming'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
@@ -296,17 +296,24 @@ interface Target {
 
 /** One of Tollbooth's paths with the direct call and the Portkey call it is compared with. */
 interface PathSpec {
-  part: Part;
+  /** The --only values that select it. */
+  parts: Part[];
   label: string;
   tollbooth: TargetName;
   direct: TargetName;
   portkey: TargetName;
 }
 const PATHS: PathSpec[] = [
-  { part: 'blocking', label: 'Dify blocking', tollbooth: 'tollbooth', direct: 'direct', portkey: 'portkey' },
-  { part: 'streaming', label: 'Dify streaming', tollbooth: 'tollbooth-stream', direct: 'direct-stream', portkey: 'portkey-stream' },
-  { part: 'openai', label: 'OpenAI blocking', tollbooth: 'tollbooth-openai', direct: 'direct', portkey: 'portkey' },
-  { part: 'openai', label: 'OpenAI streaming', tollbooth: 'tollbooth-openai-stream', direct: 'direct-stream', portkey: 'portkey-stream' },
+  { parts: ['blocking'], label: 'Dify blocking', tollbooth: 'tollbooth', direct: 'direct', portkey: 'portkey' },
+  { parts: ['streaming'], label: 'Dify streaming', tollbooth: 'tollbooth-stream', direct: 'direct-stream', portkey: 'portkey-stream' },
+  { parts: ['openai', 'openai-blocking'], label: 'OpenAI blocking', tollbooth: 'tollbooth-openai', direct: 'direct', portkey: 'portkey' },
+  {
+    parts: ['openai', 'openai-streaming'],
+    label: 'OpenAI streaming',
+    tollbooth: 'tollbooth-openai-stream',
+    direct: 'direct-stream',
+    portkey: 'portkey-stream',
+  },
 ];
 
 const firstErrors: string[] = [];
@@ -1913,7 +1920,7 @@ async function main() {
       JSON.stringify({ ...openaiCall, stream: true, stream_options: { include_usage: true } }),
     ),
   };
-  const paths = PATHS.filter((p) => OPTIONS.memory || OPTIONS.only === null || p.part === OPTIONS.only);
+  const paths = PATHS.filter((p) => OPTIONS.memory || OPTIONS.only === null || p.parts.includes(OPTIONS.only));
   const tollboothTargets = PATHS.map((p) => targets[p.tollbooth]);
   const tallyByPath = (): [string, Tally][] => PATHS.map((p) => [p.label, { ...targets[p.tollbooth].tally }]);
   const tollboothTally = () => addTallies(tollboothTargets.map((t) => t.tally));
