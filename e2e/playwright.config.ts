@@ -41,5 +41,8 @@ export default defineConfig({
     timeout: 180_000,
     stdout: 'pipe',
     stderr: 'pipe',
+    // SIGTERM, not Playwright's default SIGKILL: start-server.mjs then drops its PostgreSQL database
+    // and removes its data directory (killed, it left one of each behind per run).
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
   },
 });
