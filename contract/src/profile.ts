@@ -68,6 +68,8 @@ export const CreatorPublic = Type.Object({
 export const CreatorList = Type.Object({
   count: Type.Integer(),
   results: Type.Array(CreatorPublic),
+  has_more: Type.Boolean({ description: 'True when another page follows' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
 });
 
 export type Profile = Static<typeof Profile>;

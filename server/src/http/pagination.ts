@@ -7,7 +7,9 @@
 //   headers: `X-Has-More: true|false`, `X-Next-Cursor` when there is a next page, and a
 //   `Link: <…>; rel="next"` built from the request's own URL.
 // - Lists answered as an object carry the same facts in the body: `{results, has_more, next_cursor}`
-//   (see PageEnvelope: the ledger, the catalog), and send the same headers.
+//   (see PageEnvelope: the ledger, the catalog, the creators directory, which also keeps its `count`),
+//   and send the same headers. The creators directory's old `offset` is kept for one release and
+//   answered with `Deprecation: true` (decision 0085).
 // - Dify-compatible lists (conversations, messages, workflow logs) keep Dify's own shapes, which
 //   dify-client and Dify front ends read (decision 0029).
 //
@@ -119,8 +121,24 @@ export function decodeKeysetCursor(cursor: string | undefined, field = 'cursor')
  * parameters numbered from `firstParam`: `AND (a.created_at, a.id) < ($2::timestamptz, $3::uuid)`.
  * Empty (and no parameters) without a cursor.
  */
-export function keysetBefore(
-  columns: { at: string; id: string; idType: 'uuid' | 'bigint' },
+export function keysetBefore(columns: KeysetColumns, position: KeysetPosition | null, firstParam: number): { sql: string; params: string[] } {
+  return keysetCondition('<', columns, position, firstParam);
+}
+
+/** The condition "newer than the cursor", for the few lists read oldest first (the creators directory). */
+export function keysetAfter(columns: KeysetColumns, position: KeysetPosition | null, firstParam: number): { sql: string; params: string[] } {
+  return keysetCondition('>', columns, position, firstParam);
+}
+
+interface KeysetColumns {
+  at: string;
+  id: string;
+  idType: 'uuid' | 'bigint';
+}
+
+function keysetCondition(
+  comparison: '<' | '>',
+  columns: KeysetColumns,
   position: KeysetPosition | null,
   firstParam: number,
 ): { sql: string; params: string[] } {
@@ -130,7 +148,7 @@ export function keysetBefore(
     throw invalidParam('cursor', 'is not a valid cursor');
   }
   return {
-    sql: `AND (${columns.at}, ${columns.id}) < ($${firstParam}::timestamptz, $${firstParam + 1}::${columns.idType})`,
+    sql: `AND (${columns.at}, ${columns.id}) ${comparison} ($${firstParam}::timestamptz, $${firstParam + 1}::${columns.idType})`,
     params: [position.at, position.id],
   };
 }

@@ -119,6 +119,29 @@ describe('/api/creators/', () => {
     for (const creator of body.results) expect(Object.keys(creator).sort()).toEqual(['created_at', 'display_name', 'id']);
   });
 
+  it('pages the directory by cursor, like every list, and keeps offset for a release', async () => {
+    const first = await call('GET', '/api/creators/?limit=1');
+    const body = first.json();
+    expect(body.results).toHaveLength(1);
+    expect(body.has_more).toBe(true);
+    expect(first.headers['x-has-more']).toBe('true');
+    expect(first.headers['x-next-cursor']).toBe(body.next_cursor);
+    expect(first.headers.link).toContain('rel="next"');
+    const second = (await call('GET', `/api/creators/?limit=1&cursor=${body.next_cursor}`)).json();
+    expect(second.results[0].id).not.toBe(body.results[0].id);
+    const everyone = (await call('GET', '/api/creators/?limit=100')).json();
+    expect(everyone.results.slice(0, 2).map((creator: { id: string }) => creator.id)).toEqual([body.results[0].id, second.results[0].id]);
+    expect(everyone.has_more).toBe(false);
+    expect(everyone.next_cursor).toBeNull();
+    const byOffset = await call('GET', '/api/creators/?limit=1&offset=1');
+    expect(byOffset.headers.deprecation).toBe('true');
+    expect(byOffset.json().results[0].id).toBe(second.results[0].id);
+    const both = await call('GET', `/api/creators/?offset=1&cursor=${body.next_cursor}`);
+    expect(both.statusCode).toBe(400);
+    expect(both.json().params).toBe('offset');
+    expect((await call('GET', '/api/creators/?cursor=nonsense')).json().params).toBe('cursor');
+  });
+
   it('validates paging', async () => {
     const response = await call('GET', '/api/creators/?limit=1000');
     expect(response.statusCode).toBe(400);

@@ -1,6 +1,7 @@
 // The SQL of profiles: the signed-in user's own row, its creator profile and the public directory.
 import type { UserRow } from '../auth/users-service.ts';
 import type { Queryable } from '../db/client.ts';
+import { type KeysetPosition, keysetAfter, keysetAtSql } from '../http/pagination.ts';
 
 export interface CreatorRow {
   display_name: string;
@@ -45,13 +46,19 @@ export async function updateCreatorDisplayName(tx: Queryable, userId: string, di
   await tx.query('UPDATE creators SET display_name = $2, updated_at = now() WHERE user_id = $1', [userId, displayName]);
 }
 
-/** A page of active creators, oldest first, and how many there are. */
-export async function selectCreatorPage(db: Queryable, limit: number, offset: number) {
+/**
+ * A page of active creators, oldest first, and how many there are: after the keyset position, or
+ * (the old form, kept for a release) after `offset` rows. One more row than the limit is read, so the
+ * caller knows whether another page follows.
+ */
+export async function selectCreatorPage(db: Queryable, limit: number, after: KeysetPosition | null, offset: number) {
+  const keyset = keysetAfter({ at: 'c.created_at', id: 'c.user_id', idType: 'uuid' }, after, 3);
   const [page, total] = await Promise.all([
-    db.query<{ id: string; display_name: string; created_at: Date }>(
-      `SELECT c.user_id AS id, c.display_name, c.created_at FROM creators c JOIN users u ON u.id = c.user_id
-       WHERE u.is_active ORDER BY c.created_at, c.user_id LIMIT $1 OFFSET $2`,
-      [limit, offset],
+    db.query<{ id: string; display_name: string; created_at: Date; cursor_at: string }>(
+      `SELECT c.user_id AS id, c.display_name, c.created_at, ${keysetAtSql('c.created_at')} AS cursor_at
+       FROM creators c JOIN users u ON u.id = c.user_id
+       WHERE u.is_active ${keyset.sql} ORDER BY c.created_at, c.user_id LIMIT $1 OFFSET $2`,
+      [limit + 1, offset, ...keyset.params],
     ),
     db.query<{ count: number }>('SELECT count(*)::int AS count FROM creators c JOIN users u ON u.id = c.user_id WHERE u.is_active'),
   ]);

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CreatorList, CreatorMe, CreatorUpdate, ErrorResponse, Profile, ProfileUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
+import { invalidParam } from '../errors.ts';
+import { CursorParam, sendPageHeaders } from '../http/pagination.ts';
 import type { ProfileService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -56,14 +58,24 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ profile: ProfileService 
       schema: {
         tags: ['profile'],
         summary: 'Public directory of creators (display names only)',
+        description:
+          'Oldest first, paged like every list: `limit` (1–100, default 50) and `cursor` (the previous page’s `next_cursor`); the body’s `has_more` and `next_cursor` and the X-Has-More, X-Next-Cursor and Link headers describe the page. `offset` is the old way to page, kept for one release (answers carry `Deprecation: true`); it cannot be combined with `cursor`.',
         ...secured,
         querystring: Type.Object({
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-          offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+          cursor: CursorParam,
+          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Deprecated: use cursor' })),
         }),
         response: { 200: CreatorList, ...errors },
       },
     },
-    async (request) => profile.listCreators(request.query.limit, request.query.offset),
+    async (request, reply) => {
+      const { limit, cursor, offset } = request.query;
+      if (offset !== undefined && cursor !== undefined) throw invalidParam('offset', 'cannot be combined with cursor; page with cursor alone');
+      if (offset !== undefined) reply.header('Deprecation', 'true');
+      const page = await profile.listCreators(limit, cursor, offset ?? 0);
+      sendPageHeaders(reply, { items: page.results, has_more: page.has_more, next_cursor: page.next_cursor });
+      return page;
+    },
   );
 };

@@ -5,6 +5,7 @@ import type { UserRow } from '../auth/users-service.ts';
 import { readCreditsCents } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, invalidParam } from '../errors.ts';
+import { decodeKeysetCursor, takeKeysetPage } from '../http/pagination.ts';
 import { selectCreator, selectCreatorPage, selectProfileUser, updateCreatorDisplayName, updateUserNames } from './queries.ts';
 
 const centsToDollars = (cents: number) => Math.round(cents) / 100;
@@ -76,9 +77,16 @@ export function createProfileService({ db }: { db: Database }) {
       return readCreatorMe(userId);
     },
 
-    async listCreators(limit: number, offset: number) {
-      const { rows, count } = await selectCreatorPage(db, limit, offset);
-      return { count, results: rows.map((row) => ({ id: row.id, display_name: row.display_name, created_at: row.created_at.toISOString() })) };
+    /** The creators directory, paged by cursor (or by the old `offset`, kept for a release). */
+    async listCreators(limit: number, cursor: string | undefined, offset: number) {
+      const { rows, count } = await selectCreatorPage(db, limit, decodeKeysetCursor(cursor), offset);
+      const page = takeKeysetPage(rows, limit);
+      return {
+        count,
+        results: page.items.map((row) => ({ id: row.id, display_name: row.display_name, created_at: row.created_at.toISOString() })),
+        has_more: page.has_more,
+        next_cursor: page.next_cursor,
+      };
     },
   };
 }
