@@ -32,6 +32,7 @@ import { sweepExpiredHolds } from './charges.ts';
 import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
 import { recordInvocation } from './invocations.ts';
+import { platformFeeOf } from './platform-fee.ts';
 import {
   createSettlementBatcher,
   forgetAnsweredCall,
@@ -251,7 +252,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       return await leases.take(earnings);
     }
   };
-  const feeOf = (priceCents: number) => Math.floor((priceCents * options.platformFeeBps) / 10_000);
+  const feeOf = (priceCents: number) => platformFeeOf(priceCents, options.platformFeeBps);
   /** Returns a settled call's reservations to their leases: the price came off its hold, the cost hold lost only what the call drew. */
   const settledLeases = (lease: LeasedCharge | null, cost: LeasedCharge | null, settled: SettledCall) => {
     if (lease) leases.settled(lease);

@@ -5,6 +5,7 @@
 import { currencyDecimals } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
+import { platformFeeOf } from './platform-fee.ts';
 
 /** A correctly signed Stripe object that does not match what we asked for: recorded, not applied. */
 export class PaymentMismatchError extends Error {
@@ -56,7 +57,7 @@ export async function applySubscriptionPayment(
   const currency = payment.currency.toLowerCase();
   if (currencyDecimals(currency) === null || !/^[a-z]{3}$/.test(currency))
     throw new PaymentMismatchError(`invoice ${payment.invoiceId}: currency ${currency} is not supported`);
-  const fee = Math.floor((payment.amountCents * payment.feeBps) / 10_000);
+  const fee = platformFeeOf(payment.amountCents, payment.feeBps);
   const posted = await postLedgerTransaction(tx, {
     kind: 'subscription_payment',
     reference: `invoice:${payment.invoiceId}`,
