@@ -1,6 +1,6 @@
 // Preloaded into the Tollbooth child by the benchmark's `--tails` run only (node --import), never in
 // production and never in the other runs. Server code is not touched: it wraps node-postgres'
-// Client.query and notes when each settlement statement (billing/settlement.ts, the one that starts
+// Client.query and notes when each settlement statement (billing/paid-call/settlement-sql.ts, the one that starts
 // with `WITH items AS`) was sent and when its result came back, on the monotonic clock that the load
 // generator's process.hrtime.bigint() reads too. It adds two clock reads per statement.
 // SIGUSR2: writes settlements.json ([sent, answered] nanosecond pairs, as strings) into

@@ -1,5 +1,5 @@
 // The settlement benchmark (issue 27, the PostgreSQL part). It writes paid calls through the real
-// settlement batcher (server/src/billing/settlement.ts) into a PostgreSQL database of its own, in
+// settlement batcher (server/src/billing/paid-call/settlement-batcher.ts) into a PostgreSQL database of its own, in
 // batches of fixed sizes, and reads what PostgreSQL spent on them: the backend's CPU time from
 // /proc/<pid>/stat (so the server must run on this machine) and the cluster's WAL from pg_stat_wal.
 // A call is the gateway bench's: a 1-cent price from the caller's hold, a model cost of 330 µ$, an
@@ -7,20 +7,21 @@
 // runs against the database; the figures move with the machine's speed, so compare runs made
 // together (--migrations of another checkout measures the same statement on that schema), or in
 // one run: --compare <checkout> writes every other batch with that checkout's settlement statement
-// (its server/src/billing/settlement.ts) on the same connection and schema, so both see the same
+// (its server/src/billing/paid-call/settlement-batcher.ts, or billing/settlement.ts before issue 56) on the same connection and schema, so both see the same
 // machine speed.
 //
 //   node --import tsx bench/settlement/run.ts [--batches 1,10,33,100] [--calls 30000] [--rounds 3] [--migrations <dir> | --compare <checkout>]
 //   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { type CreditHold, reserveCharge } from '../../server/src/billing/charges.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../../server/src/billing/ledger.ts';
-import { createSettlementBatcher, type Settlement, type SettlementBatcher } from '../../server/src/billing/settlement.ts';
+import { type CreditHold, reserveCharge } from '../../server/src/billing/paid-call/holds.ts';
+import { createSettlementBatcher, type SettlementBatcher } from '../../server/src/billing/paid-call/settlement-batcher.ts';
+import type { Settlement } from '../../server/src/billing/paid-call/settlement-sql.ts';
 import { openPostgres } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
 
@@ -42,7 +43,17 @@ if (batches.some((size) => !Number.isInteger(size) || size < 1 || size > 256) ||
 const migrations = args.migrations ? path.resolve(args.migrations) : undefined;
 if (migrations && args.compare) throw new Error('--compare measures two statements on one schema: it takes no --migrations');
 const compared: { createSettlementBatcher: typeof createSettlementBatcher } | null = args.compare
-  ? await import(pathToFileURL(path.resolve(args.compare, 'server/src/billing/settlement.ts')).href)
+  ? await import(
+      pathToFileURL(
+        path.resolve(
+          args.compare,
+          // The batcher's home since issue 56; a checkout from before it has it in billing/settlement.ts.
+          existsSync(path.resolve(args.compare, 'server/src/billing/paid-call/settlement-batcher.ts'))
+            ? 'server/src/billing/paid-call/settlement-batcher.ts'
+            : 'server/src/billing/settlement.ts',
+        ),
+      ).href
+    )
   : null;
 
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -5,7 +5,9 @@
 // - A feature's public modules are its services: `service.ts` and `*-service.ts` at the feature's
 //   root (they may re-export the types others need, as apps/service.ts does with AppRow), plus
 //   `auth/plugin.ts` (the authentication hook every route declares, and its AuthContext) and
-//   `billing/paid-calls.ts` (billing's one paid-call charging interface).
+//   `billing/paid-call/service.ts` (billing's one paid-call charging interface). A service in a
+//   feature's sub-folder (billing's rooms: paid-call/, payments/, payouts/, statements/) is the
+//   feature's own unless it is named here: only the composition roots reach the others.
 // - Type-only imports follow the same rule: a row type another feature needs is re-exported by the
 //   service, so the service decides what is public.
 // - Shared layers (db, http, crypto, providers, web-app, the top-level modules such as config.ts
@@ -26,7 +28,7 @@ const SRC = import.meta.dirname;
 const KNOWN_EXCEPTIONS: { from: string; to: string; why: string }[] = [];
 
 const COMPOSITION_ROOTS = new Set(['app.ts', 'main.ts']);
-const EXTRA_PUBLIC_MODULES = new Set(['auth/plugin.ts', 'billing/paid-calls.ts']);
+const EXTRA_PUBLIC_MODULES = new Set(['auth/plugin.ts', 'billing/paid-call/service.ts']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -158,12 +160,16 @@ describe('feature boundaries on the server', () => {
       { from: 'providers/registry.ts', to: 'apps/service.ts' },
       { from: 'config.ts', to: 'billing/service.ts' },
       { from: 'openai/service.ts', to: 'gateway/dify-api/service.ts' },
+      { from: 'gateway/service.ts', to: 'billing/paid-call/leases.ts' },
+      { from: 'profile/service.ts', to: 'billing/payouts/service.ts' },
     ];
     expect(ruleBreaks(refused)).toEqual(refused);
     expect(
       ruleBreaks([
         { from: 'keys/service.ts', to: 'auth/users-service.ts' },
-        { from: 'billing/payments-service.ts', to: 'apps/service.ts' },
+        { from: 'billing/payments/service.ts', to: 'apps/service.ts' },
+        { from: 'gateway/service.ts', to: 'billing/paid-call/service.ts' },
+        { from: 'billing/payments/webhook.ts', to: 'billing/payouts/ledger.ts' },
         { from: 'apps/routes.ts', to: 'auth/plugin.ts' },
         { from: 'gateway/dify-api/service.ts', to: 'gateway/call-target-cache.ts' },
         { from: 'app.ts', to: 'gateway/idempotency.ts' },

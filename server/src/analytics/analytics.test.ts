@@ -3,7 +3,7 @@
 // Rejected calls (the caller's mistakes: here a bad key and invalid inputs) count as invocations
 // but apart, by type: never in the success rate, the response times or the errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInvocation } from '../billing/invocations.ts';
+import { recordInvocation } from '../billing/paid-call/queries.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;

@@ -3,7 +3,7 @@
 // through recordInvocation (some concurrently), plus real calls through the gateway. Rejected
 // calls (the caller's mistakes) are counted apart and stay out of success rates and response times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInvocation } from '../billing/invocations.ts';
+import { recordInvocation } from '../billing/paid-call/queries.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';

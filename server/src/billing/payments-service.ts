@@ -25,7 +25,7 @@ import type { Database, Queryable } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { StripeClient } from '../providers/stripe/client.ts';
-import { rollFreePeriods } from './included-calls.ts';
+import { rollFreePeriods } from './paid-call/included-calls.ts';
 import { applyTopUpPayment } from './payments-ledger.ts';
 import { tryRecordTopUpReceipt } from './statements-records.ts';
 
@@ -217,7 +217,7 @@ export function createPaymentsService({
 
   /**
    * Free plans have no Stripe to renew or end them: a canceling one ends when its period does, the
-   * others move to the period that contains now (see included-calls.ts), before anyone reads them.
+   * others move to the period that contains now (see paid-call/included-calls.ts), before anyone reads them.
    */
   const endLapsedFreeSubscriptions = async (userId: string) => {
     await db.query(

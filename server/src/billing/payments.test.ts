@@ -8,7 +8,7 @@ import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
 import { watchedDatabase } from '../test-support/watched-database.ts';
-import { createIncludedCalls } from './included-calls.ts';
+import { createIncludedCalls } from './paid-call/included-calls.ts';
 
 let ctx: TestContext;
 let stripe: StripeFake;

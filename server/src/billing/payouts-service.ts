@@ -358,7 +358,7 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
       if (!account.transfers_active) throw new AppError('conflict', 'Your Stripe account cannot receive transfers yet; finish the onboarding Stripe asks for');
       const sending = await tx.query<{ id: string; currency: string }>("SELECT id, currency FROM payouts WHERE user_id = $1 AND status = 'sending'", [userId]);
       const started: { id: string; fresh: boolean }[] = sending.rows.map((row) => ({ id: row.id, fresh: false }));
-      // The earnings rows' locks: a model-cost reservation (billing/charges.ts reserveEarnings) waits
+      // The earnings rows' locks: a model-cost reservation (billing/paid-call/holds.ts reserveEarnings) waits
       // for this payout and then sees the lower balance, so held earnings are never paid out.
       await tx.query("SELECT 1 FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 ORDER BY id FOR UPDATE", [userId]);
       const below: string[] = [];

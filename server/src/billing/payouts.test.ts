@@ -8,7 +8,7 @@ import { createStripeClient } from '../providers/stripe/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
 import { callCompletions } from '../test-support/paid-call.ts';
-import { releaseCharge, reserveEarnings } from './charges.ts';
+import { releaseCharge, reserveEarnings } from './paid-call/holds.ts';
 import { createPayoutsService } from './payouts-service.ts';
 
 let ctx: PaidTestContext;

@@ -1,6 +1,6 @@
 // Billing reads for the signed-in user: balances and their own ledger entries, newest first.
 // They only ever see the user's own accounts (user_credits as "credits", creator_earnings as
-// "earnings"). The SQL is in queries.ts; paid calls are charged in paid-calls.ts, payments in
+// "earnings"). The SQL is in queries.ts; paid calls are charged in paid-call/service.ts, payments in
 // payments-service.ts.
 //
 // Also what other features may ask of billing besides those two: a new user's accounts and
@@ -13,7 +13,7 @@ import { takePage } from '../http/pagination.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction, readBalanceCents, type UserAccountKind } from './ledger.ts';
 import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances, signupGrantExists } from './queries.ts';
 
-export { type InvocationRecord, recordInvocation } from './invocations.ts';
+export { type InvocationRecord, recordInvocation } from './paid-call/queries.ts';
 
 const ACCOUNT_NAMES = { user_credits: 'credits', creator_earnings: 'earnings' } as const satisfies Record<UserAccountKind, string>;
 

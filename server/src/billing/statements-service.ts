@@ -19,7 +19,7 @@ import type { StripeClient } from '../providers/stripe/client.ts';
 import { tryRecordTopUpReceipt } from './statements-records.ts';
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
-/** A call's ledger transaction is written moments after the call (settlement.ts); two days cover any settlement, even a recovered one. */
+/** A call's ledger transaction is written moments after the call (paid-call/settlement-sql.ts); two days cover any settlement, even a recovered one. */
 const SETTLEMENT_SLACK = '2 days';
 const PAYOUT_KINDS = ['payout', 'payout_failed', 'payout_reversed'];
 const TOP_UP_ADJUSTMENTS: Record<string, string> = { top_up_refund: 'refund', top_up_dispute: 'dispute', top_up_dispute_won: 'dispute_won' };

@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import { centsCovering, type ModelPrice, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelUsage } from '../providers/types.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { type CreditHold, releaseCharge, reserveCharge } from './charges.ts';
+import { type CreditHold, releaseCharge, reserveCharge } from './paid-call/holds.ts';
 
 export interface TestRunRequest {
   userId: string;

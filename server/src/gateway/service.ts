@@ -21,7 +21,7 @@ import {
 import type { ValidateFunction } from 'ajv';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-calls.ts';
+import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';

@@ -1,4 +1,4 @@
-// Paid calls are answered before their settlement commit (billing/paid-calls.ts, decision 0024).
+// Paid calls are answered before their settlement commit (billing/paid-call/service.ts, decision 0024).
 // Every other request waits for the calls this process has answered so far, so what the API reads
 // (balances, key spend, earnings, analytics, invocations, conversations) includes them. Routes
 // that take a paid call mark themselves with `config: { paidCall: true }` and never wait.

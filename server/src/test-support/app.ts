@@ -22,7 +22,7 @@ export interface TestContext {
 
 /**
  * The database as a test reads it: each statement waits first for the settlements of calls the app
- * has already answered (billing/paid-calls.ts answers before the commit; the API's own reads wait
+ * has already answered (billing/paid-call/service.ts answers before the commit; the API's own reads wait
  * the same way, http/settled-reads.ts).
  */
 export function readingAfterSettlements(db: Database, written: () => Promise<unknown> | null): Database {

@@ -1,7 +1,7 @@
-// A paid call as the gateway reports it delivered (paid-calls.ts settle()), for tests that drive
+// A paid call as the gateway reports it delivered (billing/paid-call/service.ts settle()), for tests that drive
 // billing without a model: one completion of one token each way, with no model cost.
 import { randomUUID } from 'node:crypto';
-import type { DeliveredCall } from '../billing/paid-calls.ts';
+import type { DeliveredCall } from '../billing/paid-call/service.ts';
 
 export const deliveredCall = ({ appId, ownerId, callerId, name }: { appId: string; ownerId: string; callerId: string; name: string }): DeliveredCall => ({
   invocationId: randomUUID(),

@@ -1,20 +1,16 @@
-// Settles successful calls in batches. Calls that finish while a batch is being written queue up
-// and go into the next one, so under load many calls share one statement and one commit, and a
-// lone call is written at once. A batch is ONE SQL statement: the holds are taken away, the
-// caller credits, creator earnings and platform fee move, one balanced ledger transaction is written
-// for the batch's calls of each app, caller and description, which each call's invocation refers to
-// (decision 0062; each call's price comes off its hold, which may be a lease serving several calls),
-// key spend counters advance (the month's, and the day's for a key with a daily cap), the invocations and their rollups are recorded (the rollups by the
-// same SQL as a failed call's, invocations.ts) and chat turns are saved — all or nothing. Whether
-// a call's answer waits for its batch is paid-calls.ts's choice (the settlement window); a call
-// answered first is journaled first (below), so a process that dies before its batch commits
-// leaves holds that pay for its answered calls once they expire, and only the rest comes back to
-// the callers (decision 0039).
+// The settlement statement: ONE SQL statement settles a batch of calls (settlement-batcher.ts
+// gathers them). The holds are taken away, the caller credits, creator earnings and platform fee
+// move, one balanced ledger transaction is written for the batch's calls of each app, caller and
+// description, which each call's invocation refers to (decision 0062; each call's price comes off
+// its hold, which may be a lease serving several calls), key spend counters advance (the month's,
+// and the day's for a key with a daily cap), the invocations and their rollups are recorded (the
+// rollups by the same SQL as a failed call's, queries.ts) and chat turns are saved — all or nothing.
+// The statements that recover answered calls from the journal (settlement-recovery.ts) are here too.
 
-import type { Database } from '../db/client.ts';
-import type { CreditHold } from './charges.ts';
-import { currentSpendMonth } from './charges.ts';
-import { RECORD_ROLLUPS, RECORDED_COLUMNS } from './invocations.ts';
+import type { Database } from '../../db/client.ts';
+import type { CreditHold } from './holds.ts';
+import { currentSpendMonth } from './holds.ts';
+import { RECORD_ROLLUPS, RECORDED_COLUMNS } from './queries.ts';
 
 export interface Settlement {
   invocationId: string;
@@ -75,8 +71,8 @@ export interface SettledCall {
   drawnCents: number;
 }
 
-const MAX_BATCH = 256;
-const RETRYABLE = new Set(['40P01', '40001']);
+/** The most calls one statement settles (and the recovery reads at once). */
+export const MAX_BATCH = 256;
 
 // The money of a call (decision 0025): the caller pays the price from a hold; the platform fee goes
 // to platform_fees; the model cost goes to model_costs, in the cents by which the owner's running
@@ -85,7 +81,7 @@ const RETRYABLE = new Set(['40P01', '40001']);
 // reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
 const SETTLE_SQL = `
 WITH items AS (
-  -- One JSON array of the batch's calls (writeBatch): node-postgres escapes nothing per value.
+  -- One JSON array of the batch's calls (writeSettlements): node-postgres escapes nothing per value.
   SELECT * FROM json_to_recordset($1::json) AS t(
     id uuid, app_id uuid, caller_id uuid, api_key_id uuid, end_user text, mode text, latency_ms int, input_tokens int, output_tokens int,
     price_cents bigint, created_at timestamptz, hold_id uuid, owner_id uuid, fee_cents bigint, ledger_tx_id uuid, description text,
@@ -198,7 +194,7 @@ spend AS (
   ON CONFLICT (api_key_id, month) DO UPDATE SET
     spent_cents = s.spent_cents + EXCLUDED.spent_cents,
     held_cents = s.held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_month = s.month),
-    -- A daily cap's hold moves to the day's spend while the row still counts its day (charges.ts).
+    -- A daily cap's hold moves to the day's spend while the row still counts its day (holds.ts).
     day_spent_cents = s.day_spent_cents + (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_day = s.day),
     day_held_cents = s.day_held_cents - (SELECT coalesce(sum(r2.amount_cents), 0) FROM released r2 WHERE r2.api_key_id = s.api_key_id AND r2.spend_day = s.day)
 ),
@@ -258,7 +254,8 @@ function storableJson(value: unknown): string | null {
 const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
 export const storableJsonText = (text: string) => (text.includes('\\u') ? text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : text);
 
-async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCall[]> {
+/** Writes a batch of settlements in one statement: one JSON array of the calls, and the current spend month. */
+export async function writeSettlements(db: Database, batch: Settlement[]): Promise<SettledCall[]> {
   const items = batch.map((s, position) => ({
     id: s.invocationId,
     app_id: s.appId,
@@ -300,238 +297,32 @@ async function writeBatch(db: Database, batch: Settlement[]): Promise<SettledCal
   return batch.map((s) => byId.get(s.invocationId) ?? { postedCents: 0, drawnCents: 0 });
 }
 
-export interface SettlementBatcher {
-  /**
-   * Resolves once the call's settlement is committed, with the model cost it posted and drew. An
-   * urgent settlement (someone waits for its commit) goes out on the next turn, with every
-   * settlement gathered so far.
-   */
-  settle(settlement: Settlement, options?: { urgent?: boolean }): Promise<SettledCall>;
-  /** Writes what is gathered on the next turn instead of at the end of its gathering time (a read waits for it, or shutdown). */
-  hurry(): void;
-}
-
-export interface SettlementGathering {
-  /**
-   * How long a settlement nobody waits for may wait for others to share its statement (config
-   * SETTLEMENT_GATHER_MS; decision 0060). 0: it is written on the next turn of the event loop, and
-   * under load the calls answered while a batch is being written share the next one.
-   */
-  gatherMs?: number;
-  /** Once this many settlements are gathered, they are written on the next turn. */
-  gatherCalls?: number;
-}
-
-export function createSettlementBatcher(db: Database, { gatherMs = 0, gatherCalls = 32 }: SettlementGathering = {}): SettlementBatcher {
-  let queue: { settlement: Settlement; at: number; resolve: (settled: SettledCall) => void; reject: (error: unknown) => void }[] = [];
-  let flushing = false;
-  let scheduled = false;
-  /** Someone waits for a commit (an urgent settlement, a read, shutdown): what is queued goes at once. */
-  let urgent = false;
-  let timer: NodeJS.Timeout | null = null;
-
-  const writeWithRetry = async (batch: Settlement[]) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await writeBatch(db, batch);
-      } catch (error) {
-        if (attempt < 3 && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
-        throw error;
-      }
-    }
-  };
-
-  // Without gathering, a batch is due as soon as something is queued. With it, once the oldest
-  // settlement has waited gatherMs, or gatherCalls are queued, or someone waits. A timer may fire a
-  // little before performance.now() says the time is up, so its batch goes regardless (`forced`).
-  const due = () => urgent || gatherMs <= 0 || queue.length >= gatherCalls || performance.now() - queue[0]!.at >= gatherMs;
-
-  const flush = async (forced: boolean) => {
-    flushing = true;
-    try {
-      while (queue.length > 0 && (forced || due())) {
-        forced = false;
-        const pending = queue.slice(0, MAX_BATCH);
-        queue = queue.slice(MAX_BATCH);
-        if (queue.length === 0) urgent = false;
-        try {
-          const settled = await writeWithRetry(pending.map((entry) => entry.settlement));
-          for (const [index, entry] of pending.entries()) entry.resolve(settled[index]!);
-        } catch (error) {
-          if (pending.length === 1) {
-            pending[0]!.reject(error);
-            continue;
-          }
-          // One bad call must not fail the others: write them one by one.
-          for (const entry of pending) {
-            try {
-              const [settled] = await writeWithRetry([entry.settlement]);
-              entry.resolve(settled!);
-            } catch (single) {
-              entry.reject(single);
-            }
-          }
-        }
-      }
-    } finally {
-      flushing = false;
-      arm();
-    }
-  };
-
-  /** Written on the next turn of the event loop, not now: an answer that does not wait for its commit goes out first, and the calls answered in this turn share the batch. */
-  const arm = () => {
-    if (flushing || scheduled || queue.length === 0) return;
-    if (due()) {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        if (!flushing) void flush(false);
-      });
-    } else if (!timer) {
-      timer = setTimeout(
-        () => {
-          timer = null;
-          if (!flushing && !scheduled) void flush(true);
-        },
-        Math.max(0, queue[0]!.at + gatherMs - performance.now()),
-      );
-    }
-  };
-
-  return {
-    settle(settlement, options) {
-      return new Promise<SettledCall>((resolve, reject) => {
-        queue.push({ settlement, at: gatherMs > 0 ? performance.now() : 0, resolve, reject });
-        if (options?.urgent) urgent = true;
-        arm();
-      });
-    },
-    hurry() {
-      if (queue.length === 0) return;
-      urgent = true;
-      arm();
-    },
-  };
-}
-
-/**
- * Settles a call whose answer is (or is about to be) delivered. When recording its details fails,
- * the call is still charged from its hold, with the details that could not be stored left out
- * (end user, chat turn); the failure is reported through onDetailsFailed.
- */
-export async function settleOrChargeOnly(
-  batcher: SettlementBatcher,
-  settlement: Settlement,
-  onDetailsFailed: (error: unknown) => void,
-  options?: { urgent?: boolean },
-): Promise<SettledCall> {
-  try {
-    return await batcher.settle(settlement, options);
-  } catch (error) {
-    onDetailsFailed(error);
-    // Urgent: the first write failed, so whoever waits for this call (its answer, a read) has waited already.
-    return await batcher.settle({ ...settlement, endUser: '', turn: null }, { urgent: true });
-  }
-}
-
-/** Whether a settlement moves money from a hold, so a crash after its answer would leave it unpaid. */
-export const owesMoney = (settlement: Settlement) => settlement.charge !== null || settlement.cost !== null;
-
 /** Takes a call out of the journal: its settlement failed after its answer, so it goes free (decision 0024). */
 export async function forgetAnsweredCall(db: Database, invocationId: string): Promise<void> {
   await db.query('DELETE FROM answered_calls WHERE id = $1', [invocationId]);
 }
 
-export interface RecoveredCalls {
-  /** Answered calls of a dead process now charged. */
-  settled: number;
-  /** Journal rows dropped: the call was settled already, or its hold was gone (it went free). */
-  dropped: { id: string; reason: string }[];
-  /** Journal rows that could not be settled this time (they stay for the next sweep). */
-  failed: { id: string; error: unknown }[];
+/** Whether the call is recorded (its settlement committed). */
+export async function isCallRecorded(db: Database, invocationId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM invocations WHERE id = $1', [invocationId])).rows.length > 0;
 }
 
-const parseJournaled = (text: string): Settlement => {
-  const settlement = JSON.parse(text) as Settlement;
-  return { ...settlement, createdAt: new Date(settlement.createdAt) };
-};
-
 /**
- * Settles the answered calls of processes that died before their settlement committed (decision
- * 0039): every journal row one of whose holds has expired (its process stopped renewing it), or
- * with `all`, every row (an embedded database just opened: no other process can be using it).
- * Each is charged by the same statement as a live settlement, from the hold its process left, so
- * a call is charged once: the statement deletes the journal row and inserts the invocation, whose
- * id is unique. A row that can no longer be settled (its hold was released, or the call is already
- * recorded) is dropped and reported; one that fails for another reason stays for the next sweep.
- *
- * A recorded call is looked for first, not left to the unique id: a row copied after a late
- * settlement's statement began outlives that statement's delete, and drawing its price again from a
- * hold the lease used up fails the hold's check before the insert can say "already settled".
+ * Journal rows to settle, oldest first, a batch at most: every row with `all`, else those one of
+ * whose holds expired (its process stopped renewing it) or is gone; with how many of their holds
+ * still exist and whether the call is recorded already.
  */
-export async function recoverAnsweredCalls(db: Database, { all = false }: { all?: boolean } = {}): Promise<RecoveredCalls> {
-  const recovered: RecoveredCalls = { settled: 0, dropped: [], failed: [] };
-  const seen = new Set<string>();
-  const drop = async (id: string, reason: string) => {
-    await db.query('DELETE FROM answered_calls WHERE id = $1', [id]);
-    recovered.dropped.push({ id, reason });
-  };
-  const recorded = async (id: string) => (await db.query('SELECT 1 FROM invocations WHERE id = $1', [id])).rows.length > 0;
-  for (;;) {
-    const { rows } = await db.query<{ id: string; settlement: string; holds: number; recorded: boolean }>(
-      `SELECT a.id, a.settlement,
-              (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds,
-              EXISTS (SELECT 1 FROM invocations i WHERE i.id = a.id) AS recorded
-       FROM answered_calls a
-       WHERE $1::boolean
-          OR EXISTS (SELECT 1 FROM credit_holds h WHERE (h.id = a.hold_id OR h.id = a.cost_hold_id) AND h.expires_at < now())
-          OR NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)
-       ORDER BY a.created_at, a.id LIMIT ${MAX_BATCH}`,
-      [all],
-    );
-    const fresh = rows.filter((row) => !seen.has(row.id));
-    if (fresh.length === 0) return recovered;
-    for (const row of fresh) seen.add(row.id);
-    const settleable: Settlement[] = [];
-    for (const row of fresh) {
-      if (row.recorded) {
-        await drop(row.id, 'already settled');
-        continue;
-      }
-      const settlement = parseJournaled(row.settlement);
-      const needed = (settlement.charge ? 1 : 0) + (settlement.cost && settlement.cost.hold.id !== settlement.charge?.hold.id ? 1 : 0);
-      if (row.holds < needed) await drop(row.id, 'its hold was released before it settled: it goes free');
-      else settleable.push(settlement);
-    }
-    const settleOne = async (settlement: Settlement) => {
-      const id = settlement.invocationId;
-      try {
-        await writeBatch(db, [settlement]);
-        recovered.settled++;
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        // Recorded meanwhile (by a late settlement of its own process): charged once, by whoever recorded it.
-        if (code === '23505' || (await recorded(id))) await drop(id, 'already settled');
-        else if (code === 'P0001') await drop(id, `cannot be charged (${(error as Error).message}): it goes free`);
-        else {
-          // Its details could not be stored: it is charged without them, as a live settlement would be
-          // (settleOrChargeOnly); if that fails too, the row stays for the next sweep.
-          await writeBatch(db, [{ ...settlement, endUser: '', turn: null }]).then(
-            () => void recovered.settled++,
-            (retryError: unknown) => void recovered.failed.push({ id, error: retryError }),
-          );
-        }
-      }
-    };
-    if (settleable.length === 0) continue;
-    try {
-      await writeBatch(db, settleable);
-      recovered.settled += settleable.length;
-    } catch {
-      for (const settlement of settleable) await settleOne(settlement);
-    }
-  }
+export async function selectOwedAnsweredCalls(db: Database, all: boolean) {
+  const { rows } = await db.query<{ id: string; settlement: string; holds: number; recorded: boolean }>(
+    `SELECT a.id, a.settlement,
+            (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds,
+            EXISTS (SELECT 1 FROM invocations i WHERE i.id = a.id) AS recorded
+     FROM answered_calls a
+     WHERE $1::boolean
+        OR EXISTS (SELECT 1 FROM credit_holds h WHERE (h.id = a.hold_id OR h.id = a.cost_hold_id) AND h.expires_at < now())
+        OR NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)
+     ORDER BY a.created_at, a.id LIMIT ${MAX_BATCH}`,
+    [all],
+  );
+  return rows;
 }

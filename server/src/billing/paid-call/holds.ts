@@ -1,13 +1,24 @@
-// The holds behind a paid call's charge (the gateway reaches them through paid-calls.ts): reserve
-// before the upstream call, settle on success (settlement.ts, batched with the invocation
-// records), release on failure.
+// The holds behind a paid call's charge (the gateway reaches them through service.ts): reserve
+// before the upstream call, settle on success (settlement-sql.ts, batched with the invocation
+// records), release on failure. Their SQL is in queries.ts.
 // A reservation is a hold row plus held_cents on the caller's credits (and on the key's monthly
 // and daily spend counters, one row of api_key_spend); CHECK constraints make an over-reservation fail inside PostgreSQL, so no number
 // of concurrent calls or server processes can spend a cent twice. Settling deletes the hold, so a
 // hold is settled or released exactly once; holds of a crashed process expire and are released.
-import type { Database, Queryable } from '../db/client.ts';
-import { AppError } from '../errors.ts';
-import { findOrCreateUserAccount } from './ledger.ts';
+import type { Database, Queryable } from '../../db/client.ts';
+import { AppError } from '../../errors.ts';
+import { findOrCreateUserAccount } from '../ledger.ts';
+import {
+  CREDITS_ACCOUNT_EXISTS_SQL,
+  DAY_SPEND_SQL,
+  DELETE_HOLD_SQL,
+  EXPIRED_HOLDS_SQL,
+  RELEASE_HELD_CENTS_SQL,
+  RELEASE_KEY_SPEND_SQL,
+  RENEW_HOLDS_SQL,
+  RESERVE_CREDITS_SQL,
+  RESERVE_EARNINGS_SQL,
+} from './queries.ts';
 
 export interface CreditHold {
   id: string;
@@ -20,7 +31,7 @@ export interface CreditHold {
 }
 
 /**
- * A hold lives this long unless its process renews it (credit-leases.ts renews live holds every
+ * A hold lives this long unless its process renews it (leases.ts renews live holds every
  * third of it); a crashed process's holds are swept once expired. CLAIM_LIFETIME_SECONDS.
  */
 export const HOLD_LIFETIME_SECONDS = 90;
@@ -71,51 +82,19 @@ export async function reserveCharge(
   const spendDay = dailyLimited ? currentSpendDay(now) : null;
   const attempt = async () => {
     try {
-      const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(
-        `WITH size AS (
-           SELECT CASE
-             WHEN $8::bigint > $2::bigint
-               AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd') >= 2 * $8::bigint
-               AND (NOT $5::boolean OR $6::bigint - coalesce((SELECT spent_cents + held_cents FROM api_key_spend WHERE api_key_id = $3::uuid AND month = $4::date), 0) >= 2 * $8::bigint)
-               AND (NOT $10::boolean OR $11::bigint - coalesce((SELECT day_spent_cents + day_held_cents FROM api_key_spend WHERE api_key_id = $3::uuid AND month = $4::date AND day = $9::date), 0) >= 2 * $8::bigint)
-             THEN $8::bigint ELSE $2::bigint END AS amount
-         ), spend AS (
-           -- The month's row counts one day at a time: a hold on a new day starts that day at 0.
-           INSERT INTO api_key_spend AS s (api_key_id, month, held_cents, day, day_held_cents)
-           SELECT $3::uuid, $4::date, amount, CASE WHEN $10::boolean THEN $9::date END, CASE WHEN $10::boolean THEN amount ELSE 0 END FROM size
-           WHERE ($5::boolean OR $10::boolean) AND (NOT $5::boolean OR amount <= $6::bigint) AND (NOT $10::boolean OR amount <= $11::bigint)
-             AND EXISTS (SELECT 1 FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd')
-           ON CONFLICT (api_key_id, month) DO UPDATE SET
-             held_cents = s.held_cents + EXCLUDED.held_cents,
-             day = coalesce(EXCLUDED.day, s.day),
-             day_spent_cents = CASE WHEN EXCLUDED.day IS NULL OR s.day = EXCLUDED.day THEN s.day_spent_cents ELSE 0 END,
-             day_held_cents = CASE WHEN EXCLUDED.day IS NULL OR s.day = EXCLUDED.day THEN s.day_held_cents ELSE 0 END + EXCLUDED.day_held_cents
-             WHERE (NOT $5::boolean OR s.spent_cents + s.held_cents + EXCLUDED.held_cents <= $6::bigint)
-               AND (NOT $10::boolean OR CASE WHEN s.day = EXCLUDED.day THEN s.day_spent_cents + s.day_held_cents ELSE 0 END + EXCLUDED.held_cents <= $11::bigint)
-           RETURNING 1
-         ), account AS (
-           UPDATE ledger_accounts SET held_cents = held_cents + (SELECT amount FROM size)
-           WHERE kind = 'user_credits' AND user_id = $1::uuid AND currency = 'usd' AND (NOT ($5::boolean OR $10::boolean) OR EXISTS (SELECT 1 FROM spend))
-           RETURNING id
-         )
-         INSERT INTO credit_holds (account_id, api_key_id, spend_month, spend_day, amount_cents, expires_at)
-         SELECT id, $3::uuid, CASE WHEN $5::boolean OR $10::boolean THEN $4::date END, CASE WHEN $10::boolean THEN $9::date END, (SELECT amount FROM size),
-                now() + make_interval(secs => $7::double precision) FROM account
-         RETURNING id, account_id, amount_cents`,
-        [
-          request.userId,
-          request.amountCents,
-          request.apiKeyId,
-          spendMonth,
-          limited,
-          request.monthlySpendLimitCents,
-          request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
-          request.leaseCents ?? request.amountCents,
-          spendDay,
-          dailyLimited,
-          request.dailySpendLimitCents ?? null,
-        ],
-      );
+      const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(RESERVE_CREDITS_SQL, [
+        request.userId,
+        request.amountCents,
+        request.apiKeyId,
+        spendMonth,
+        limited,
+        request.monthlySpendLimitCents,
+        request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
+        request.leaseCents ?? request.amountCents,
+        spendDay,
+        dailyLimited,
+        request.dailySpendLimitCents ?? null,
+      ]);
       return rows[0] ?? null;
     } catch (error) {
       if (isCheckViolation(error)) throw new AppError('insufficient_credits', 'Insufficient credits for this call');
@@ -125,10 +104,7 @@ export async function reserveCharge(
   /** Which of the key's caps refused the price (the daily one when today's spend and holds leave less than it). */
   const capReached = async () => {
     if (dailyLimited) {
-      const { rows } = await db.query<{ used: number | string }>(
-        'SELECT day_spent_cents + day_held_cents AS used FROM api_key_spend WHERE api_key_id = $1 AND month = $2 AND day = $3',
-        [request.apiKeyId, spendMonth, spendDay],
-      );
+      const { rows } = await db.query<{ used: number | string }>(DAY_SPEND_SQL, [request.apiKeyId, spendMonth, spendDay]);
       if (Number(rows[0]?.used ?? 0) + request.amountCents > (request.dailySpendLimitCents as number)) {
         return new AppError('key_limit_exceeded', `This key has reached its daily spend limit (${dollars(request.dailySpendLimitCents as number)} a UTC day)`);
       }
@@ -138,7 +114,7 @@ export async function reserveCharge(
   let hold = await attempt();
   if (!hold) {
     // Either one of the key's caps refused it, or the caller has no credits account yet.
-    const { rows } = await db.query("SELECT 1 FROM ledger_accounts WHERE kind = $1 AND user_id = $2 AND currency = 'usd'", ['user_credits', request.userId]);
+    const { rows } = await db.query(CREDITS_ACCOUNT_EXISTS_SQL, ['user_credits', request.userId]);
     if (rows.length > 0) throw await capReached();
     await findOrCreateUserAccount(db, 'user_credits', request.userId);
     hold = await attempt();
@@ -161,30 +137,13 @@ export async function tryReserveEarnings(
   request: { userId: string; amountCents: number; leaseCents?: number; leaseOnly?: boolean; lifetimeSeconds?: number },
 ): Promise<CreditHold | null> {
   const leaseCents = request.leaseCents ?? request.amountCents;
-  const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(
-    `WITH size AS (
-       SELECT CASE
-         WHEN $3::bigint > $2::bigint
-           AND (SELECT balance_cents - held_cents FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1::uuid AND currency = 'usd') >= 2 * $3::bigint
-         THEN $3::bigint ELSE $2::bigint END AS amount
-     ), account AS (
-       UPDATE ledger_accounts SET held_cents = held_cents + (SELECT amount FROM size)
-       WHERE kind = 'creator_earnings' AND user_id = $1::uuid AND currency = 'usd'
-         AND balance_cents - held_cents >= (SELECT amount FROM size)
-         AND (NOT $5::boolean OR (SELECT amount FROM size) = $3::bigint)
-       RETURNING id
-     )
-     INSERT INTO credit_holds (account_id, amount_cents, expires_at)
-     SELECT id, (SELECT amount FROM size), now() + make_interval(secs => $4::double precision) FROM account
-     RETURNING id, account_id, amount_cents`,
-    [
-      request.userId,
-      request.amountCents,
-      leaseCents,
-      request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
-      request.leaseOnly === true && leaseCents > request.amountCents,
-    ],
-  );
+  const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number }>(RESERVE_EARNINGS_SQL, [
+    request.userId,
+    request.amountCents,
+    leaseCents,
+    request.lifetimeSeconds ?? HOLD_LIFETIME_SECONDS,
+    request.leaseOnly === true && leaseCents > request.amountCents,
+  ]);
   const hold = rows[0];
   if (!hold) {
     if (request.leaseOnly) return null;
@@ -200,23 +159,12 @@ export async function reserveEarnings(db: Database, request: { userId: string; a
 
 /** Takes the hold away with what is left of it; false when it was already released or swept. */
 async function removeHold(tx: Queryable, hold: Pick<CreditHold, 'id' | 'accountId' | 'apiKeyId'>): Promise<boolean> {
-  const removed = await tx.query<{ spend_month: string | null; spend_day: string | null; amount_cents: number }>(
-    'DELETE FROM credit_holds WHERE id = $1 RETURNING spend_month, spend_day, amount_cents',
-    [hold.id],
-  );
+  const removed = await tx.query<{ spend_month: string | null; spend_day: string | null; amount_cents: number }>(DELETE_HOLD_SQL, [hold.id]);
   const row = removed.rows[0];
   if (!row) return false;
   if (row.amount_cents > 0) {
-    await tx.query('UPDATE ledger_accounts SET held_cents = held_cents - $2 WHERE id = $1', [hold.accountId, row.amount_cents]);
-    if (row.spend_month) {
-      // The day's counter gives it back only while it still counts the hold's day.
-      await tx.query(
-        `UPDATE api_key_spend SET held_cents = held_cents - $3,
-           day_held_cents = day_held_cents - CASE WHEN day = $4::date THEN $3::bigint ELSE 0 END
-         WHERE api_key_id = $1 AND month = $2`,
-        [hold.apiKeyId, row.spend_month, row.amount_cents, row.spend_day],
-      );
-    }
+    await tx.query(RELEASE_HELD_CENTS_SQL, [hold.accountId, row.amount_cents]);
+    if (row.spend_month) await tx.query(RELEASE_KEY_SPEND_SQL, [hold.apiKeyId, row.spend_month, row.amount_cents, row.spend_day]);
   }
   return true;
 }
@@ -232,9 +180,7 @@ export async function releaseCharge(db: Database, hold: CreditHold): Promise<voi
  */
 export async function sweepExpiredHolds(db: Database): Promise<number> {
   const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number; api_key_id: string | null; spend_month: string | null }>(
-    `SELECT id, account_id, amount_cents, api_key_id, spend_month FROM credit_holds h
-     WHERE expires_at < now() AND NOT EXISTS (SELECT 1 FROM answered_calls a WHERE a.hold_id = h.id OR a.cost_hold_id = h.id)
-     LIMIT 1000`,
+    EXPIRED_HOLDS_SQL,
   );
   let released = 0;
   for (const row of rows) {
@@ -247,9 +193,6 @@ export async function sweepExpiredHolds(db: Database): Promise<number> {
 /** Pushes the expiry of holds a live process still uses; returns how many still exist. */
 export async function renewHolds(db: Database, holdIds: string[], lifetimeSeconds: number): Promise<number> {
   if (holdIds.length === 0) return 0;
-  const { rowCount } = await db.query('UPDATE credit_holds SET expires_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[])', [
-    holdIds,
-    lifetimeSeconds,
-  ]);
+  const { rowCount } = await db.query(RENEW_HOLDS_SQL, [holdIds, lifetimeSeconds]);
   return rowCount;
 }

@@ -6,10 +6,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
 let ctx: TestContext;
 let upstream: FakeProviderServer;

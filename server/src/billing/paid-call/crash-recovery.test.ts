@@ -5,11 +5,11 @@
 // CLAIM_LIFETIME_SECONDS is 6 here (90 by default): release takes at most the lifetime plus one
 // sweep (a sixth of it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess } from '../test-support/server-process.ts';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
+import { type ServerProcess, sendJson as send, startServerProcess } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = Number(process.env.CRASH_TEST_LIFETIME_SECONDS ?? 6);
 

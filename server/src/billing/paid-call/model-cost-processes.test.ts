@@ -4,12 +4,12 @@
 // are refused with 503 model_cost_not_covered before the model is asked, nothing is overdrawn and
 // the ledger sums to zero. PGlite is one process's embedded database, so this runs with DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
+import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
 describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation across two processes", () => {
   let database: TestDatabase;

@@ -21,9 +21,9 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
 import { answerJournalDirectory, createAnswerJournal } from './answer-journal.ts';
-import type { Settlement } from './settlement.ts';
+import type { Settlement } from './settlement-sql.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -1,7 +1,8 @@
 // A delivered call is charged even when recording its details fails: the second attempt leaves
 // out what could not be stored (end user, chat turn), and the failure is reported.
 import { describe, expect, it } from 'vitest';
-import { type Settlement, type SettlementBatcher, settleOrChargeOnly } from './settlement.ts';
+import { type SettlementBatcher, settleOrChargeOnly } from './settlement-batcher.ts';
+import type { Settlement } from './settlement-sql.ts';
 
 const settlement = {
   invocationId: 'i',

@@ -1,7 +1,7 @@
 // The settlement sends a batch as one JSON text (decision 0042); PostgreSQL's json refuses NUL and
 // unpaired surrogates when it reads them as text, so they become U+FFFD, and nothing else changes.
 import { describe, expect, it } from 'vitest';
-import { storableJsonText } from './settlement.ts';
+import { storableJsonText } from './settlement-sql.ts';
 
 const roundTrip = (value: unknown) => JSON.parse(storableJsonText(JSON.stringify(value)));
 

@@ -7,11 +7,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../db/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { deliveredCall } from '../test-support/delivered-call.ts';
-import { interceptedDatabase } from '../test-support/intercepted-database.ts';
-import { createPaidCalls } from './paid-calls.ts';
+import type { Database } from '../../db/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { deliveredCall } from '../../test-support/delivered-call.ts';
+import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
+import { createPaidCalls } from './service.ts';
 
 let ctx: PaidTestContext;
 let raw: Database;

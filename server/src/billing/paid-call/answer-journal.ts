@@ -10,7 +10,7 @@
 // The files of a process that died are read by the next sweep of any process on this machine that
 // shares the database (they live in one directory per database, shared by its processes here, or
 // ANSWER_JOURNAL_DIR), which copies their calls to answered_calls; from there the calls are charged
-// from the dead process's hold exactly as before (settlement.ts, recoverAnsweredCalls). A call
+// from the dead process's hold exactly as before (settlement-recovery.ts). A call
 // answered in its last COPY_AFTER_MS by a process whose journal directory is never read again
 // before its hold expires (its machine is gone) goes free: decision 0042 weighs this against the
 // round trip.
@@ -31,33 +31,15 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Database } from '../db/client.ts';
-import type { Settlement } from './settlement.ts';
+import type { Database } from '../../db/client.ts';
+import { COPY_ANSWERED_CALLS_SQL, DATABASE_IDENTITY_SQL, DELETE_ANSWERED_CALLS_SQL, EMBEDDED_COPY_ANSWERED_CALLS_SQL } from './queries.ts';
+import type { Settlement } from './settlement-sql.ts';
 
 /** How long an answered call waits for its settlement commit before it is copied to answered_calls (ANSWER_JOURNAL_COPY_AFTER_MS). */
 const COPY_AFTER_MS = 100;
 /** A journal file that grew past this is followed by a new one; the old goes once its calls are settled. */
 const ROTATE_BYTES = 8 * 1024 * 1024;
 const COPY_BATCH = 256;
-
-// Committed with synchronous_commit off: it waits for no WAL flush, and a crash of this process
-// loses nothing acknowledged (a PostgreSQL crash can lose the WAL writer's last ~600 ms). A call
-// recorded already (settled) is not copied.
-const COPY_SQL = `
-WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)
-INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
-SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
-FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement) CROSS JOIN relaxed
-WHERE NOT EXISTS (SELECT 1 FROM invocations i WHERE i.id = t.id)
-ON CONFLICT (id) DO NOTHING`;
-// PGlite has no WAL writer: an asynchronous commit would stay in its WAL buffers and die with the
-// process. Its synchronous commit costs no flush (it runs with fsync off).
-const EMBEDDED_COPY_SQL = `
-INSERT INTO answered_calls (id, hold_id, cost_hold_id, settlement)
-SELECT t.id, t.hold_id, t.cost_hold_id, t.settlement
-FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS t(id, hold_id, cost_hold_id, settlement)
-WHERE NOT EXISTS (SELECT 1 FROM invocations i WHERE i.id = t.id)
-ON CONFLICT (id) DO NOTHING`;
 
 interface JournalFile {
   name: string;
@@ -107,7 +89,7 @@ export async function answerJournalDirectory(
   },
 ): Promise<string> {
   const identity = await db
-    .query<{ id: string }>("SELECT d.id || '-' || current_database() AS id FROM database_identity d")
+    .query<{ id: string }>(DATABASE_IDENTITY_SQL)
     .then((result) => result.rows[0]?.id ?? null)
     .catch(() => null);
   const base = options.base ?? (options.dataDir ? path.join(options.dataDir, 'answered-calls') : temporaryBase(options.tmp ?? tmpdir()));
@@ -305,7 +287,7 @@ export function createAnswerJournal(
   const copy = async (batch: Entry[]) => {
     if (batch.length > 0) {
       try {
-        await db.query(db.kind === 'pglite' ? EMBEDDED_COPY_SQL : COPY_SQL, [
+        await db.query(db.kind === 'pglite' ? EMBEDDED_COPY_ANSWERED_CALLS_SQL : COPY_ANSWERED_CALLS_SQL, [
           batch.map((entry) => entry.settlement.invocationId),
           batch.map((entry) => entry.settlement.charge?.hold.id ?? null),
           batch.map((entry) => entry.settlement.cost?.hold.id ?? null),
@@ -323,7 +305,7 @@ export function createAnswerJournal(
     if (orphans.length > 0) {
       const ids = orphans;
       orphans = [];
-      await db.query('DELETE FROM answered_calls WHERE id = ANY($1::uuid[])', [ids]).catch((error: unknown) => {
+      await db.query(DELETE_ANSWERED_CALLS_SQL, [ids]).catch((error: unknown) => {
         orphans.push(...ids);
         onError(error, 'removing settled calls from answered_calls failed');
       });
@@ -439,7 +421,7 @@ export function createAnswerJournal(
         for (let index = 0; index < calls.length; index += COPY_BATCH) {
           const batch = calls.slice(index, index + COPY_BATCH);
           // Committed (not relaxed): the file goes right after.
-          await db.query(EMBEDDED_COPY_SQL, [
+          await db.query(EMBEDDED_COPY_ANSWERED_CALLS_SQL, [
             batch.map((settlement) => settlement.invocationId),
             batch.map((settlement) => settlement.charge?.hold.id ?? null),
             batch.map((settlement) => settlement.cost?.hold.id ?? null),

@@ -6,12 +6,12 @@
 // in flight, or left unbalanced. The stalled case is answer-first-stalled-crash.test.ts.
 // Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargedCalls } from '../test-support/call-charges.ts';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { chargedCalls } from '../../test-support/call-charges.ts';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
+import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;

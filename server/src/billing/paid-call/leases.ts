@@ -4,20 +4,20 @@
 //
 //   hold amount in the database = what the lease has left + what its calls in flight took
 //
-// A settled call takes its price off the hold (settlement.ts); a failed call gives its
+// A settled call takes its price off the hold (settlement-sql.ts); a failed call gives its
 // price back to the lease; an idle lease is released, returning what is left. A lease is only as
 // large as reserveCharge allows (a slice only when the caller has plenty, else exactly one call's
 // price), and it retires well before its hold would expire. When a slice is down to its last
 // quarter, the next one is reserved in the background, so a steady caller's calls do not wait for
 // a reservation round trip. If the process dies, the hold expires
 // and the sweeper returns it, with the price of any call answered but not yet settled (at most
-// SETTLEMENT_WINDOW_CALLS of them go free; paid-calls.ts, decision 0024). Holds live only
+// SETTLEMENT_WINDOW_CALLS of them go free; service.ts, decision 0024). Holds live only
 // HOLD_LIFETIME_SECONDS (90 s by default) unless renewed: this process renews every hold it still
 // uses every third of that, so a live call never loses its hold and a crashed process's holds
 // come back within the lifetime plus one sweep.
-import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
-import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge, tryReserveEarnings } from './charges.ts';
+import type { Database } from '../../db/client.ts';
+import { AppError } from '../../errors.ts';
+import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge, tryReserveEarnings } from './holds.ts';
 
 export const CALLS_PER_LEASE = 20;
 const IDLE_RELEASE_MS = 1000;
@@ -184,7 +184,7 @@ export function createCreditLeases(
     if (lease.remaining > Math.floor(lease.hold.amountCents / 4) || acquiring.has(key) || upcoming.has(key)) return;
     // A caller whose slices last under a second gets twice the last one ahead (up to 16 slices), so
     // a steady high rate costs a reservation and a release per few hundred calls, not per 20. The
-    // reservation still takes a large slice only when the money holds twice it (charges.ts).
+    // reservation still takes a large slice only when the money holds twice it (holds.ts).
     const now = Date.now();
     const last = growth.get(key);
     const factor = last && now - last.reservedAt < FAST_SLICE_MS ? Math.min(MAX_SLICE_GROWTH, last.factor * 2) : 1;

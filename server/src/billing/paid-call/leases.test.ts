@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { watchedDatabase } from '../test-support/watched-database.ts';
-import { createCreditLeases } from './credit-leases.ts';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import { watchedDatabase } from '../../test-support/watched-database.ts';
+import { createCreditLeases } from './leases.ts';
 
 let ctx: TestContext;
 let userId: string;

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { interceptedDatabase } from '../test-support/intercepted-database.ts';
+import type { Database } from '../../db/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
 
 let ctx: PaidTestContext;
 let raw: Database;

@@ -8,11 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../db/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { deliveredCall } from '../test-support/delivered-call.ts';
-import { interceptedDatabase } from '../test-support/intercepted-database.ts';
-import { type CallCharge, createPaidCalls, type PaidCallOptions } from './paid-calls.ts';
+import type { Database } from '../../db/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { deliveredCall } from '../../test-support/delivered-call.ts';
+import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
+import { type CallCharge, createPaidCalls, type PaidCallOptions } from './service.ts';
 
 const PRICE = 3;
 let ctx: PaidTestContext;

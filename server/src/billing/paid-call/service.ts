@@ -3,45 +3,38 @@
 // recordFailure). Everything in between is billing's:
 //   - an active subscription's included call covers the call before credits do (included-calls.ts);
 //   - otherwise the price comes out of this process's credit lease, a hold in PostgreSQL that
-//     serves several calls (credit-leases.ts over the holds of charges.ts);
-//   - settling computes the platform fee and writes the money, the ledger, the invocation and its
-//     rollups in one batched statement (settlement.ts); a failed call is recorded with the same
-//     rollups (invocations.ts) and costs nothing.
+//     serves several calls (leases.ts over the holds of holds.ts);
+//   - settling computes the platform fee (../platform-fee.ts) and writes the money, the ledger, the
+//     invocation and its rollups in one batched statement (settlement-batcher.ts, settlement-sql.ts);
+//     a failed call is recorded with the same rollups (queries.ts) and costs nothing.
 //   - the answer need not wait for that commit: the lease already holds the price, so while fewer
 //     than `settlementWindowCalls` answered calls are waiting for theirs, the gateway answers at
 //     once; `written()` lets this process's reads wait for them (read-your-writes). Such a call is
 //     journaled first (a line in this process's journal file, copied to answered_calls when its
 //     settlement is late: answer-journal.ts), so a crash of this process leaves it owed by its
 //     lease, not free, and nothing is charged twice (decisions 0024, 0039, 0042).
-// The sweeper started here copies the journal files of processes of this machine that died to
-// answered_calls, settles the journaled calls of a process that died, from its lease's hold, once
-// the hold expires (at once on an embedded database that opens), then releases holds whose process
-// died.
+// The sweeper started here (settlement-recovery.ts) copies the journal files of processes of this
+// machine that died to answered_calls, settles the journaled calls of a process that died, from its
+// lease's hold, once the hold expires (at once on an embedded database that opens), then releases
+// holds whose process died.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { outcomeOfErrorType } from '../call-outcomes.ts';
-import type { Database } from '../db/client.ts';
-import type { InvalidationBus } from '../db/invalidation.ts';
-import { AppError } from '../errors.ts';
-import { centsCovering } from '../providers/model-prices.ts';
+import { outcomeOfErrorType } from '../../call-outcomes.ts';
+import type { Database } from '../../db/client.ts';
+import type { InvalidationBus } from '../../db/invalidation.ts';
+import { AppError } from '../../errors.ts';
+import { centsCovering } from '../../providers/model-prices.ts';
+import { platformFeeOf } from '../platform-fee.ts';
 import { createAnswerJournal } from './answer-journal.ts';
-import { sweepExpiredHolds } from './charges.ts';
-import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './credit-leases.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
-import { recordInvocation } from './invocations.ts';
-import { platformFeeOf } from './platform-fee.ts';
-import {
-  createSettlementBatcher,
-  forgetAnsweredCall,
-  owesMoney,
-  recoverAnsweredCalls,
-  type SettledCall,
-  type Settlement,
-  settleOrChargeOnly,
-} from './settlement.ts';
+import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './leases.ts';
+import { recordInvocation } from './queries.ts';
+import { createSettlementBatcher, owesMoney, settleOrChargeOnly } from './settlement-batcher.ts';
+import { startRecoverySweeper } from './settlement-recovery.ts';
+import { forgetAnsweredCall, type SettledCall, type Settlement } from './settlement-sql.ts';
 
 /** Who pays: the caller, and the API key whose monthly spend limit (and a publishable key's daily cap) applies. */
 export interface Payer {
@@ -181,40 +174,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const unsettled = new Set<Promise<void>>();
   /** Answer-first calls whose journal line is being written (answer-journal.ts writes a turn's lines together): they count in the window too. */
   let journaling = 0;
-  let recovering: Promise<void> | null = null;
-  /** Charges the journaled calls of dead processes from their holds, then releases the holds of dead processes (decision 0039). */
-  const recoverAndSweep = (all = false): Promise<void> => {
-    recovering ??= (async () => {
-      try {
-        // First the calls a dead process of this machine journaled but did not copy (decision 0042).
-        const imported = await journal.importDead({ all });
-        if (imported > 0) options.log?.warn({ imported }, 'read the answer journal of a process that stopped');
-        const recovered = await recoverAnsweredCalls(db, { all });
-        if (recovered.settled > 0)
-          options.log?.warn({ settled: recovered.settled }, 'settled calls answered by a process that stopped before their settlement');
-        for (const dropped of recovered.dropped)
-          options.log?.error({ invocationId: dropped.id }, `an answered call left by a stopped process: ${dropped.reason}`);
-        for (const failed of recovered.failed)
-          options.log?.error(
-            { err: failed.error, invocationId: failed.id },
-            'settling an answered call left by a stopped process failed; the next sweep tries again',
-          );
-      } catch (error) {
-        options.log?.error({ err: error }, 'settling the answered calls of a stopped process failed');
-      }
-      await sweepExpiredHolds(db).catch((error: unknown) => options.log?.error({ err: error }, 'releasing expired credit holds failed'));
-    })().finally(() => {
-      recovering = null;
-    });
-    return recovering;
-  };
-  const sweeper = setInterval(() => void recoverAndSweep(), Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6));
-  sweeper.unref();
+  const sweeper = startRecoverySweeper(db, journal, { everyMs: Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6), log: options.log });
   // An embedded database is one process's: every call journaled in it was answered by a process that
   // is gone, so it is settled now, before this process's reads (which wait for `unsettled`). On a
   // shared database, the journal files of dead processes of this machine are read at once too, so
   // their calls are in answered_calls before any sweeper could release the holds that owe them.
-  const startup = recoverAndSweep(db.kind === 'pglite');
+  const startup = sweeper.sweep(db.kind === 'pglite');
   unsettled.add(startup);
   void startup.finally(() => unsettled.delete(startup));
 
@@ -259,6 +224,87 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     if (cost) leases.settled(cost, cost.amountCents - settled.drawnCents);
   };
 
+  /**
+   * A delivered call whose answer waits for its commit: it resolves once committed, and a failure
+   * throws (the gateway then gives the charge back and answers an error). Such a call is not
+   * gathered: it takes the gathered ones with it.
+   */
+  const settleBeforeAnswer = async (charge: CallCharge, call: DeliveredCall, settlement: Settlement): Promise<void> => {
+    const settled = await settleOrChargeOnly(
+      settlements,
+      settlement,
+      (error) => options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
+      { urgent: true },
+    );
+    // Settled: the price came off the hold, so a later failure must not give it back.
+    settledLeases(charge.lease, charge.cost, settled);
+    charge.lease = null;
+    charge.cost = null;
+  };
+
+  /**
+   * A delivered call answered before its commit: journaled first when it moves money, it resolves at
+   * once and the commit follows. Should the commit fail, the answered call goes free: its price goes
+   * back to the lease, and it is logged. A call whose journal line cannot be written waits for its
+   * commit instead (settleBeforeAnswer).
+   */
+  const settleAfterAnswer = async (charge: CallCharge, call: DeliveredCall, settlement: Settlement): Promise<void> => {
+    let journaled = false;
+    if (owesMoney(settlement)) {
+      // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decisions 0039, 0042).
+      journaling++;
+      try {
+        await journal.record(settlement);
+        journaled = true;
+      } catch (error) {
+        options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
+      } finally {
+        journaling--;
+      }
+      if (!journaled) return settleBeforeAnswer(charge, call, settlement);
+    }
+    const committed = settleOrChargeOnly(
+      settlements,
+      settlement,
+      (error) => options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
+      { urgent: false },
+    );
+    const commit = journaled
+      ? committed.then(
+          (settled) => {
+            journal.done(call.invocationId, 'settled');
+            return settled;
+          },
+          (error: unknown) => {
+            journal.done(call.invocationId, 'free');
+            throw error;
+          },
+        )
+      : committed;
+    // Answered first: from here the charge is the commit's to finish, not the gateway's to give back.
+    const { lease, included, cost } = charge;
+    charge.lease = null;
+    charge.included = null;
+    charge.cost = null;
+    const done = commit.then(
+      (settled) => settledLeases(lease, cost, settled),
+      async (error: unknown) => {
+        options.log?.error(
+          { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
+          'settling an answered call failed; it goes free',
+        );
+        await forgetAnsweredCall(db, call.invocationId).catch((forgetError: unknown) =>
+          options.log?.error({ err: forgetError, invocationId: call.invocationId }, 'taking a call that went free out of the journal failed'),
+        );
+        await giveBack({ priceCents: charge.priceCents, lease, included, cost }).catch((giveBackError: unknown) =>
+          options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
+        );
+      },
+    );
+    unsettled.add(done);
+    void done.finally(() => unsettled.delete(done));
+  };
+
   return {
     /**
      * Reserves a call's price (its list price, already checked against the caller's caps): an
@@ -300,13 +346,11 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
 
     /**
      * The answer is (about to be) delivered: charges it and records it. With `beforeAnswer` (a call
-     * with an Idempotency-Key), or while the window is full, this resolves once committed and a
-     * failure throws (the gateway then gives the charge back and answers an error). Otherwise it
-     * resolves at once and the commit follows: should it fail, the answered call goes free, its
-     * price goes back to the lease, and it is logged. If its details cannot be stored, the call is
-     * still charged without them (logged).
+     * with an Idempotency-Key), or while the window is full, it waits for the commit
+     * (settleBeforeAnswer); otherwise the answer goes first (settleAfterAnswer). If its details
+     * cannot be stored, the call is still charged without them (logged).
      */
-    async settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
+    settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
       if (charge.cost) {
         // The answer's model cost is known: the settlement draws at most what it posts beyond what
         // the price (less the fee) covers, and a call posts at most its own cost rounded up (the
@@ -323,70 +367,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         failure: undefined,
         turn: call.turn,
       });
-      let answerFirst = !beforeAnswer && unsettled.size + journaling < window;
-      let journaled = false;
-      if (answerFirst && owesMoney(settlement)) {
-        // Journaled before it is answered: if this process dies before the commit, its lease owes the call (decisions 0039, 0042).
-        journaling++;
-        try {
-          await journal.record(settlement);
-          journaled = true;
-        } catch (error) {
-          options.log?.error({ err: error, appId: call.appId }, 'journaling an answered call failed; its answer waits for its settlement');
-          answerFirst = false;
-        } finally {
-          journaling--;
-        }
-      }
-      // A call that waits for its commit is not gathered: it takes the gathered ones with it.
-      const committed = settleOrChargeOnly(
-        settlements,
-        settlement,
-        (error) => options.log?.error({ err: error, appId: call.appId }, 'recording a call failed; charged it without details'),
-        { urgent: !answerFirst },
-      );
-      const commit = journaled
-        ? committed.then(
-            (settled) => {
-              journal.done(call.invocationId, 'settled');
-              return settled;
-            },
-            (error: unknown) => {
-              journal.done(call.invocationId, 'free');
-              throw error;
-            },
-          )
-        : committed;
-      if (!answerFirst) {
-        const settled = await commit;
-        // Settled: the price came off the hold, so a later failure must not give it back.
-        settledLeases(charge.lease, charge.cost, settled);
-        charge.lease = null;
-        charge.cost = null;
-        return;
-      }
-      // Answered first: from here the charge is the commit's to finish, not the gateway's to give back.
-      const { lease, included, cost } = charge;
-      charge.lease = null;
-      charge.included = null;
-      charge.cost = null;
-      const done = commit.then(
-        (settled) => settledLeases(lease, cost, settled),
-        async (error: unknown) => {
-          options.log?.error(
-            { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
-            'settling an answered call failed; it goes free',
-          );
-          await forgetAnsweredCall(db, call.invocationId).catch((forgetError: unknown) =>
-            options.log?.error({ err: forgetError, invocationId: call.invocationId }, 'taking a call that went free out of the journal failed'),
-          );
-          await giveBack({ priceCents: charge.priceCents, lease, included, cost }).catch((giveBackError: unknown) =>
-            options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
-          );
-        },
-      );
-      unsettled.add(done);
-      void done.finally(() => unsettled.delete(done));
+      if (beforeAnswer || unsettled.size + journaling >= window) return settleBeforeAnswer(charge, call, settlement);
+      return settleAfterAnswer(charge, call, settlement);
     },
 
     /**
@@ -456,10 +438,10 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
 
     /** Stops the sweeper, waits for answered calls' settlements, and releases every lease (at shutdown, once calls are over). */
     async close(): Promise<void> {
-      clearInterval(sweeper);
+      const stopped = sweeper.stop();
       settlements.hurry();
       await Promise.all(unsettled);
-      await recovering;
+      await stopped;
       await journal.close();
       await leases.close();
     },
