@@ -1,6 +1,6 @@
 // The SQL of billing's reads: a user's balances, their own ledger entries, whether the sign-up
 // credits were granted. (The SQL that moves
-// money lives with its statement: paid-call/, ledger.ts, payments-ledger.ts.)
+// money lives with its statement: paid-call/, ledger.ts, payments/, payouts/.)
 import type { Queryable } from '../db/client.ts';
 import type { UserAccountKind } from './ledger.ts';
 

@@ -1,7 +1,7 @@
 // Billing reads for the signed-in user: balances and their own ledger entries, newest first.
 // They only ever see the user's own accounts (user_credits as "credits", creator_earnings as
 // "earnings"). The SQL is in queries.ts; paid calls are charged in paid-call/service.ts, payments in
-// payments-service.ts.
+// payments/service.ts.
 //
 // Also what other features may ask of billing besides those two: a new user's accounts and
 // sign-up credits (auth), the credits balance (profile), and recording a call that was refused

@@ -1,6 +1,8 @@
 // The Stripe client: the official `stripe` SDK, configured once. STRIPE_API_BASE sends its requests
 // elsewhere through the SDK's own host/port/protocol options (tests point it at the loopback fake in
-// test-support/fakes/stripe-fake.ts), so the code path under test is the production one.
+// test-support/fakes/stripe-fake.ts), so the code path under test is the production one. Billing
+// calls Stripe through the verbs beside this file (create-customer.ts, create-transfer.ts…), one
+// request each, never through the SDK itself.
 import Stripe from 'stripe';
 import type { Config } from '../../config.ts';
 
@@ -20,13 +22,4 @@ export function createStripeClient(config: Config['stripe']): Stripe | null {
     options.port = Number(base.port || (base.protocol === 'http:' ? 80 : 443));
   }
   return new Stripe(config.secretKey, options);
-}
-
-/**
- * Verifies a webhook delivery on its raw bytes (HMAC-SHA256 with the endpoint secret, 300 s
- * tolerance) and parses it; throws when the signature is missing, wrong or too old.
- */
-export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string): Stripe.Event {
-  if (!signature) throw new Error('No Stripe-Signature header');
-  return Stripe.webhooks.constructEvent(rawBody, signature, secret, 300);
 }

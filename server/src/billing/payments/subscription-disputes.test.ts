@@ -6,10 +6,10 @@
 import type { AddressInfo } from 'node:net';
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStripeClient } from '../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { callCompletion } from '../test-support/paid-call.ts';
+import { createStripeClient } from '../../providers/stripe/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../../test-support/paid-call.ts';
 
 let ctx: PaidTestContext;
 let stripe: StripeFake;

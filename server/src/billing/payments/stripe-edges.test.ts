@@ -3,10 +3,10 @@
 // a correctly signed event that does not match what was asked for.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { type StripeFake, startStripeFake, TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
 
 let ctx: TestContext;
 let stripe: StripeFake;

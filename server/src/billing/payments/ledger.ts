@@ -3,9 +3,18 @@
 // report the same payment, it is posted once.
 
 import { currencyDecimals } from '@tollbooth/contract';
-import type { Queryable } from '../db/client.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
-import { platformFeeOf } from './platform-fee.ts';
+import type { Queryable } from '../../db/client.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { platformFeeOf } from '../platform-fee.ts';
+import {
+  addSubscriptionRevenue,
+  allowOverdraft,
+  ledgerReferenceExists,
+  selectAmountTaken,
+  selectRefundedSoFar,
+  selectSubscriptionPayee,
+} from './ledger-queries.ts';
+import { lockSubscriptionByStripeId, lockTopUp, markTopUpSucceeded, updateTopUpRefunded, useUpIncludedCalls } from './queries.ts';
 
 /** A correctly signed Stripe object that does not match what we asked for: recorded, not applied. */
 export class PaymentMismatchError extends Error {
@@ -15,16 +24,12 @@ export class PaymentMismatchError extends Error {
 /** A succeeded top-up PaymentIntent: outside funding → the user's credits. True when this call credited it. */
 export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amount: number; currency: string; status: string }): Promise<boolean> {
   if (intent.status !== 'succeeded') return false;
-  const { rows } = await tx.query<{ user_id: string; amount_cents: string }>(
-    'SELECT user_id, amount_cents FROM credit_top_ups WHERE stripe_payment_intent_id = $1 FOR UPDATE',
-    [intent.id],
-  );
-  const topUp = rows[0];
+  const topUp = await lockTopUp(tx, intent.id);
   if (!topUp) return false;
   // Stripe's amount is what was paid; it must be what was asked for.
   if (Number(topUp.amount_cents) !== intent.amount || intent.currency !== 'usd')
     throw new PaymentMismatchError(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
-  await tx.query("UPDATE credit_top_ups SET status = 'succeeded' WHERE stripe_payment_intent_id = $1", [intent.id]);
+  await markTopUpSucceeded(tx, intent.id);
   const posted = await postLedgerTransaction(tx, {
     kind: 'credit_top_up',
     reference: `topup:${intent.id}`,
@@ -48,11 +53,7 @@ export async function applySubscriptionPayment(
   payment: { invoiceId: string; amountCents: number; currency: string; subscriptionId: string; feeBps: number; paidAt: Date },
 ): Promise<boolean> {
   if (payment.amountCents <= 0) return false;
-  const { rows } = await tx.query<{ app_id: string; owner_id: string; slug: string; package_name: string }>(
-    `SELECT s.app_id, a.owner_id, a.slug, p.name AS package_name FROM subscriptions s JOIN apps a ON a.id = s.app_id JOIN packages p ON p.id = s.package_id WHERE s.id = $1`,
-    [payment.subscriptionId],
-  );
-  const sub = rows[0];
+  const sub = await selectSubscriptionPayee(tx, payment.subscriptionId);
   if (!sub) return false;
   const currency = payment.currency.toLowerCase();
   if (currencyDecimals(currency) === null || !/^[a-z]{3}$/.test(currency))
@@ -69,30 +70,8 @@ export async function applySubscriptionPayment(
     ],
   });
   if (posted === null) return false;
-  const day = payment.paidAt.toISOString();
-  if (currency === 'usd') {
-    await tx.query(
-      `INSERT INTO app_daily_stats (app_id, day, revenue_cents) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3)
-       ON CONFLICT (app_id, day) DO UPDATE SET revenue_cents = app_daily_stats.revenue_cents + EXCLUDED.revenue_cents`,
-      [sub.app_id, day, payment.amountCents],
-    );
-  } else {
-    await tx.query(
-      `INSERT INTO app_daily_currency_revenue (app_id, day, currency, revenue_minor) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3, $4)
-       ON CONFLICT (app_id, day, currency) DO UPDATE SET revenue_minor = app_daily_currency_revenue.revenue_minor + EXCLUDED.revenue_minor`,
-      [sub.app_id, day, currency, payment.amountCents],
-    );
-  }
+  await addSubscriptionRevenue(tx, { appId: sub.app_id, paidAt: payment.paidAt.toISOString(), currency, amountMinor: payment.amountCents });
   return true;
-}
-
-/** The top-up paid by a PaymentIntent, locked; null when the PaymentIntent is not a top-up. */
-async function lockTopUp(tx: Queryable, paymentIntentId: string) {
-  const { rows } = await tx.query<{ id: string; user_id: string; amount_cents: string; refunded_cents: string; status: string }>(
-    'SELECT id, user_id, amount_cents, refunded_cents, status FROM credit_top_ups WHERE stripe_payment_intent_id = $1 FOR UPDATE',
-    [paymentIntentId],
-  );
-  return rows[0] ?? null;
 }
 
 /**
@@ -101,7 +80,7 @@ async function lockTopUp(tx: Queryable, paymentIntentId: string) {
  * tollbooth.overdraft, migration 0026); paid calls are then refused with 402 until they add credit.
  */
 async function takeBackCredits(tx: Queryable, userId: string, amount: number, movement: { kind: string; reference: string; description: string }) {
-  await tx.query("SELECT set_config('tollbooth.overdraft', 'on', true)");
+  await allowOverdraft(tx, true);
   const posted = await postLedgerTransaction(tx, {
     ...movement,
     entries: [
@@ -110,7 +89,7 @@ async function takeBackCredits(tx: Queryable, userId: string, amount: number, mo
     ],
   });
   // Only this movement may overdraw; the rest of the transaction is held to the usual rule.
-  await tx.query("SELECT set_config('tollbooth.overdraft', 'off', true)");
+  await allowOverdraft(tx, false);
   return posted;
 }
 
@@ -125,7 +104,7 @@ export async function applyTopUpRefund(tx: Queryable, charge: { id: string; paym
   const refunded = Math.min(charge.amount_refunded, Number(topUp.amount_cents));
   const delta = refunded - Number(topUp.refunded_cents);
   if (delta <= 0) return false;
-  await tx.query('UPDATE credit_top_ups SET refunded_cents = $2 WHERE id = $1', [topUp.id, refunded]);
+  await updateTopUpRefunded(tx, topUp.id, refunded);
   const posted = await takeBackCredits(tx, topUp.user_id, delta, {
     kind: 'top_up_refund',
     reference: `refund:${charge.id}:${refunded}`,
@@ -147,15 +126,11 @@ export async function applyTopUpDispute(
   if (!dispute.payment_intent) return false;
   const topUp = await lockTopUp(tx, dispute.payment_intent);
   if (topUp?.status !== 'succeeded') return false;
-  const taken = await tx.query<{ amount: string }>(
-    `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' AND a.currency = 'usd' WHERE t.reference = $1`,
-    [`dispute:${dispute.id}`],
-  );
-  if (phase === 'created' || taken.rows.length === 0) {
+  const taken = await selectAmountTaken(tx, `dispute:${dispute.id}`, 'user_credits');
+  if (phase === 'created' || taken === null) {
     // A closed event may come first: the dispute was opened all the same.
     const amount = Math.min(dispute.amount, Number(topUp.amount_cents) - Math.max(Number(topUp.refunded_cents), dispute.refunded));
-    if (taken.rows.length === 0 && amount > 0) {
+    if (taken === null && amount > 0) {
       await takeBackCredits(tx, topUp.user_id, amount, {
         kind: 'top_up_dispute',
         reference: `dispute:${dispute.id}`,
@@ -165,21 +140,15 @@ export async function applyTopUpDispute(
     if (phase === 'created') return amount > 0;
   }
   if (dispute.status !== 'won') return false;
-  const given = (
-    await tx.query<{ amount: string }>(
-      `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-       JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'user_credits' AND a.currency = 'usd' WHERE t.reference = $1`,
-      [`dispute:${dispute.id}`],
-    )
-  ).rows[0];
-  if (!given) return false;
+  const given = await selectAmountTaken(tx, `dispute:${dispute.id}`, 'user_credits');
+  if (given === null) return false;
   const posted = await postLedgerTransaction(tx, {
     kind: 'top_up_dispute_won',
     reference: `dispute-won:${dispute.id}`,
     description: `Dispute won (${dispute.id}): credits restored`,
     entries: [
-      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -Number(given.amount) },
-      { accountId: await findOrCreateUserAccount(tx, 'user_credits', topUp.user_id), amountCents: Number(given.amount) },
+      { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -given },
+      { accountId: await findOrCreateUserAccount(tx, 'user_credits', topUp.user_id), amountCents: given },
     ],
   });
   return posted !== null;
@@ -196,20 +165,10 @@ export async function applySubscriptionRefund(
   tx: Queryable,
   refund: { chargeId: string; amountRefunded: number; currency: string; invoiceId: string; stripeSubscriptionId: string; periodEnd: number | null },
 ): Promise<boolean> {
-  const { rows } = await tx.query<{ id: string; current_period_end: Date }>(
-    'SELECT id, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
-    [refund.stripeSubscriptionId],
-  );
-  const sub = rows[0];
+  const sub = await lockSubscriptionByStripeId(tx, refund.stripeSubscriptionId);
   if (!sub) return false;
-  if (refund.periodEnd === null || refund.periodEnd * 1000 >= sub.current_period_end.getTime()) {
-    await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);
-  }
-  const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
-    `refund:${refund.chargeId}:%`,
-  ]);
-  const already = Math.max(0, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
-  const delta = refund.amountRefunded - already;
+  await endPaidPeriod(tx, sub, refund.periodEnd);
+  const delta = refund.amountRefunded - (await selectRefundedSoFar(tx, refund.chargeId));
   if (delta <= 0) return false;
   const posted = await postLedgerTransaction(tx, {
     kind: 'subscription_refund',
@@ -256,22 +215,13 @@ export interface SubscriptionDispute {
  * under the subscription's row lock, however often and in whatever order the events arrive.
  */
 export async function applySubscriptionDispute(tx: Queryable, dispute: SubscriptionDispute, phase: 'created' | 'closed'): Promise<boolean> {
-  const { rows } = await tx.query<{ id: string; current_period_end: Date; currency: string }>(
-    'SELECT id, current_period_end, currency FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
-    [dispute.stripeSubscriptionId],
-  );
-  const sub = rows[0];
+  const sub = await lockSubscriptionByStripeId(tx, dispute.stripeSubscriptionId);
   if (!sub) return false;
   if (dispute.currency !== sub.currency)
     throw new PaymentMismatchError(`dispute ${dispute.id}: ${dispute.amount} ${dispute.currency} on a subscription in ${sub.currency}`);
   const opened = await openSubscriptionDispute(tx, dispute, sub);
   if (phase === 'created' || dispute.status !== 'won') return opened;
-  const taken = await tx.query<{ amount: string }>(
-    `SELECT -e.amount_cents AS amount FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'platform_fees' WHERE t.reference = $1`,
-    [`dispute:${dispute.id}`],
-  );
-  const amount = Number(taken.rows[0]?.amount ?? 0);
+  const amount = (await selectAmountTaken(tx, `dispute:${dispute.id}`, 'platform_fees')) ?? 0;
   if (amount <= 0) return opened;
   const posted = await postLedgerTransaction(tx, {
     kind: 'subscription_dispute_won',
@@ -287,16 +237,10 @@ export async function applySubscriptionDispute(tx: Queryable, dispute: Subscript
 
 /** Records a subscription payment's dispute once: its ledger movement, and the end of the period's included calls. True when this call recorded it. */
 async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispute, sub: { id: string; current_period_end: Date; currency: string }) {
-  const known = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`dispute:${dispute.id}`]);
-  if (known.rows.length > 0) return false;
-  const prior = await tx.query<{ reference: string }>("SELECT reference FROM ledger_transactions WHERE kind = 'subscription_refund' AND reference LIKE $1", [
-    `refund:${dispute.chargeId}:%`,
-  ]);
-  const refunded = Math.max(0, dispute.refunded, ...prior.rows.map((row) => Number(row.reference.split(':').pop())));
+  if (await ledgerReferenceExists(tx, `dispute:${dispute.id}`)) return false;
+  const refunded = Math.max(dispute.refunded, await selectRefundedSoFar(tx, dispute.chargeId));
   const amount = Math.min(dispute.amount, dispute.amountPaid - refunded);
-  if (dispute.periodEnd === null || dispute.periodEnd * 1000 >= sub.current_period_end.getTime()) {
-    await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [sub.id]);
-  }
+  await endPaidPeriod(tx, sub, dispute.periodEnd);
   if (amount <= 0) return false;
   const posted = await postLedgerTransaction(tx, {
     kind: 'subscription_dispute',
@@ -308,4 +252,9 @@ async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispu
     ],
   });
   return posted !== null;
+}
+
+/** The included calls of the period a refunded or disputed payment paid for end, when that period is still the current one (periodEnd null: Stripe did not say). */
+async function endPaidPeriod(tx: Queryable, sub: { id: string; current_period_end: Date }, periodEnd: number | null): Promise<void> {
+  if (periodEnd === null || periodEnd * 1000 >= sub.current_period_end.getTime()) await useUpIncludedCalls(tx, sub.id);
 }

@@ -2,13 +2,13 @@
 // (STRIPE_API_BASE), with webhooks signed by the fake and delivered over HTTP to the real endpoint.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvalidationBus } from '../db/invalidation.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../test-support/fakes/stripe-fake.ts';
-import { watchedDatabase } from '../test-support/watched-database.ts';
-import { createIncludedCalls } from './paid-call/included-calls.ts';
+import { createInvalidationBus } from '../../db/invalidation.ts';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
+import { watchedDatabase } from '../../test-support/watched-database.ts';
+import { createIncludedCalls } from '../paid-call/included-calls.ts';
 
 let ctx: TestContext;
 let stripe: StripeFake;

@@ -1,14 +1,19 @@
 // POST /api/billing/webhook/: Stripe's deliveries. The signature is checked on the raw bytes
-// (providers/stripe verifyWebhook: wrong, missing or older than 300 s → 400). Each event id is
+// (providers/stripe/verify-webhook.ts: wrong, missing or older than 300 s → 400). Each event id is
 // applied once: its row in stripe_events is written in the same transaction as its effects, so a
 // concurrent or later redelivery waits for it and then finds it done. Delivery may be out of
 // order, so state comes from the object and a subscription ignores events older than the newest
 // it has applied; canceled is final. Unknown event types are acknowledged and ignored.
 
 import type Stripe from 'stripe';
-import type { Config } from '../config.ts';
-import type { Database, Queryable } from '../db/client.ts';
-import type { StripeClient, StripeEvent } from '../providers/stripe/client.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { StripeClient, StripeEvent } from '../../providers/stripe/client.ts';
+import { findInvoiceOfPayment } from '../../providers/stripe/find-invoice.ts';
+import { readCharge } from '../../providers/stripe/read-charge.ts';
+import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from '../payouts-service.ts';
+import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from '../statements-records.ts';
+import { savePaymentMethod } from './customers.ts';
 import {
   applySubscriptionDispute,
   applySubscriptionPayment,
@@ -18,10 +23,18 @@ import {
   applyTopUpRefund,
   PaymentMismatchError,
   type SubscriptionDispute,
-} from './payments-ledger.ts';
-import { savePaymentMethod } from './payments-service.ts';
-import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from './payouts-service.ts';
-import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from './statements-records.ts';
+} from './ledger.ts';
+import {
+  insertEventProblem,
+  isTopUpPayment,
+  markEventHandled,
+  markSubscriptionPastDue,
+  markTopUpUnpaid,
+  reopenPaidSubscription,
+  selectSubscriptionByStripeId,
+  selectUserOfCustomer,
+  updateSubscriptionState,
+} from './queries.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -43,36 +56,6 @@ const periodOf = (sub: Loose): { start: number; end: number } | null => {
   return start && end ? { start, end } : null;
 };
 
-async function applySubscriptionState(
-  tx: Queryable,
-  stripeId: string,
-  state: { status?: string; cancelAtPeriodEnd?: boolean; period?: { start: number; end: number } | null },
-  at: number,
-  { paid = false }: { paid?: boolean } = {},
-) {
-  // A new period starts with all its included calls; an older event never moves anything back.
-  // Events of the same second arrive in any order: a failed renewal sends "updated" (active, the new
-  // period), "invoice.payment_failed" and "updated" (past_due). So within one second, "active" does
-  // not undo past_due unless it brings a newer period or the invoice was paid. And "incomplete" is
-  // only ever a subscription's first state: an event saying so (its creation, delivered last within
-  // the second it was paid in) changes nothing once the subscription has left it.
-  await tx.query(
-    `UPDATE subscriptions SET
-       status = CASE
-         WHEN status IN ('canceled', 'incomplete_expired') THEN status
-         WHEN status = 'past_due' AND $2 = 'active' AND NOT $7::boolean AND stripe_state_at = $6
-              AND NOT ($4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start) THEN status
-         ELSE coalesce($2, status) END,
-       cancel_at_period_end = coalesce($3, cancel_at_period_end),
-       included_used = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN 0 ELSE included_used END,
-       current_period_start = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN to_timestamp($4) ELSE current_period_start END,
-       current_period_end = CASE WHEN $5::double precision IS NOT NULL AND to_timestamp($4) >= current_period_start THEN greatest(current_period_end, to_timestamp($5)) ELSE current_period_end END,
-       stripe_state_at = greatest(stripe_state_at, $6)
-     WHERE stripe_subscription_id = $1 AND stripe_state_at <= $6 AND ($2::text IS DISTINCT FROM 'incomplete' OR status = 'incomplete')`,
-    [stripeId, state.status ?? null, state.cancelAtPeriodEnd ?? null, state.period?.start ?? null, state.period?.end ?? null, at, paid],
-  );
-}
-
 interface ProblemLog {
   error(details: object, message: string): void;
 }
@@ -87,14 +70,8 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     const objectId = String((event.data.object as unknown as Loose).id ?? '') || null;
     log?.error({ eventId: event.id, eventType: event.type, objectId, problem }, 'Stripe event does not match: recorded, not applied');
     return db.transaction(async (tx) => {
-      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
-      if (fresh.rows.length === 0) return false;
-      await tx.query('INSERT INTO stripe_event_problems (event_id, event_type, object_id, problem) VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING', [
-        event.id,
-        event.type,
-        objectId,
-        problem,
-      ]);
+      if (!(await markEventHandled(tx, event))) return false;
+      await insertEventProblem(tx, { eventId: event.id, eventType: event.type, objectId, problem });
       return true;
     });
   };
@@ -106,9 +83,25 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     const customer = typeof intent.customer === 'string' ? intent.customer : (intent.customer?.id ?? null);
     const pm = typeof intent.payment_method === 'string' ? intent.payment_method : (intent.payment_method?.id ?? null);
     if (!customer || !pm) return null;
-    const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM stripe_customers WHERE customer_id = $1', [customer]);
-    if (!rows[0]) return null;
-    return { userId: rows[0].user_id, customer, pm };
+    const userId = await selectUserOfCustomer(db, customer);
+    if (!userId) return null;
+    return { userId, customer, pm };
+  };
+
+  /**
+   * The subscription invoice a PaymentIntent paid, asked of Stripe before the transaction: the
+   * invoice, its Stripe subscription and the end of the period it paid for (its first line); null for
+   * a top-up's payment or one that paid no subscription's invoice.
+   */
+  const subscriptionInvoiceOf = async (client: StripeClient, paymentIntent: string) => {
+    if (await isTopUpPayment(db, paymentIntent)) return null;
+    const found = await findInvoiceOfPayment(client, paymentIntent);
+    if (!found) return null;
+    const invoice = found as unknown as Loose;
+    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
+    if (!stripeSubscriptionId) return null;
+    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    return { invoiceId: found.id, invoice, stripeSubscriptionId, periodEnd: period?.end ?? null };
   };
 
   /** A refunded charge that paid a subscription invoice: which invoice, subscription and period (asked of Stripe, before the transaction). */
@@ -117,22 +110,15 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     const charge = event.data.object as unknown as Loose;
     const paymentIntent = idOf(charge.payment_intent);
     if (!paymentIntent) return null;
-    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
-    if (topUp.rows[0]) return null;
-    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
-    const invoiceId = idOf(payments.data[0]?.invoice);
-    if (!invoiceId) return null;
-    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
-    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
-    if (!stripeSubscriptionId) return null;
-    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    const paid = await subscriptionInvoiceOf(stripe, paymentIntent);
+    if (!paid) return null;
     return {
       chargeId: String(charge.id),
       amountRefunded: Number(charge.amount_refunded ?? 0),
-      currency: String(charge.currency ?? invoice.currency ?? 'usd'),
-      invoiceId,
-      stripeSubscriptionId,
-      periodEnd: period?.end ?? null,
+      currency: String(charge.currency ?? paid.invoice.currency ?? 'usd'),
+      invoiceId: paid.invoiceId,
+      stripeSubscriptionId: paid.stripeSubscriptionId,
+      periodEnd: paid.periodEnd,
     };
   };
 
@@ -143,7 +129,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
   const disputedCharge = async (event: StripeEvent): Promise<Stripe.Charge | null> => {
     if ((event.type !== 'charge.dispute.created' && event.type !== 'charge.dispute.closed') || !stripe) return null;
     const chargeId = idOf((event.data.object as unknown as Loose).charge);
-    return chargeId ? await stripe.charges.retrieve(chargeId) : null;
+    return chargeId ? await readCharge(stripe, chargeId) : null;
   };
 
   /**
@@ -155,26 +141,19 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     const dispute = event.data.object as unknown as Loose;
     const paymentIntent = idOf(dispute.payment_intent) ?? idOf(charge.payment_intent);
     if (!paymentIntent) return null;
-    const topUp = await db.query('SELECT 1 FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [paymentIntent]);
-    if (topUp.rows[0]) return null;
-    const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, limit: 1 });
-    const invoiceId = idOf(payments.data[0]?.invoice);
-    if (!invoiceId) return null;
-    const invoice = (await stripe.invoices.retrieve(invoiceId)) as unknown as Loose;
-    const stripeSubscriptionId = subscriptionIdOfInvoice(invoice);
-    if (!stripeSubscriptionId) return null;
-    const period = (invoice.lines as { data?: { period?: { end: number } }[] } | undefined)?.data?.[0]?.period;
+    const paid = await subscriptionInvoiceOf(stripe, paymentIntent);
+    if (!paid) return null;
     return {
       id: String(dispute.id),
       chargeId: charge.id,
       amount: Number(dispute.amount ?? 0),
       currency: String(dispute.currency),
       status: String(dispute.status),
-      invoiceId,
-      amountPaid: Number(invoice.amount_paid ?? 0),
+      invoiceId: paid.invoiceId,
+      amountPaid: Number(paid.invoice.amount_paid ?? 0),
       refunded: Number(charge.amount_refunded ?? 0),
-      stripeSubscriptionId,
-      periodEnd: period?.end ?? null,
+      stripeSubscriptionId: paid.stripeSubscriptionId,
+      periodEnd: paid.periodEnd,
     };
   };
 
@@ -188,7 +167,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
         const applied = await apply(event, subscriptionRefund, subscriptionDispute, Number(charge?.amount_refunded ?? 0));
-        // The statement's receipt link (statements-records.ts); after the credits, never failing them.
+        // The statement's receipt link (statements/records.ts); after the credits, never failing them.
         if (event.type === 'payment_intent.succeeded') {
           await tryRecordTopUpReceipt(db, stripe, event.data.object, { warn: (details, message) => log?.error(details, message) });
         }
@@ -208,8 +187,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     refundedAtStripe = 0,
   ): Promise<boolean> {
     return db.transaction(async (tx) => {
-      const fresh = await tx.query('INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type]);
-      if (fresh.rows.length === 0) return false;
+      if (!(await markEventHandled(tx, event))) return false;
       const object = event.data.object as unknown as Loose;
       switch (event.type) {
         case 'payment_intent.succeeded':
@@ -217,64 +195,45 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           break;
         case 'payment_intent.payment_failed':
         case 'payment_intent.canceled':
-          await tx.query("UPDATE credit_top_ups SET status = $2 WHERE stripe_payment_intent_id = $1 AND status = 'pending'", [
-            object.id,
-            event.type === 'payment_intent.canceled' ? 'canceled' : 'failed',
-          ]);
+          await markTopUpUnpaid(tx, String(object.id), event.type === 'payment_intent.canceled' ? 'canceled' : 'failed');
           break;
         case 'invoice.paid': {
           const stripeSub = subscriptionIdOfInvoice(object);
           if (!stripeSub) break;
-          const { rows } = await tx.query<{ id: string; currency: string }>('SELECT id, currency FROM subscriptions WHERE stripe_subscription_id = $1', [
-            stripeSub,
-          ]);
-          if (!rows[0]) break;
+          const subscription = await selectSubscriptionByStripeId(tx, stripeSub);
+          if (!subscription) break;
           const line = (object.lines as { data?: { period?: { start: number; end: number } }[] } | undefined)?.data?.[0]?.period;
           // Paid after it was canceled (the subscriber canceled during the first payment): the
           // money is taken, so the period it paid for is given in full, its included calls
-          // unused, and the plan ends with it (docs/decisions/0027). A cancellation Stripe
-          // reported in the same second as this payment came before it.
-          if (Number(object.amount_paid ?? 0) > 0 && line) {
-            await tx.query(
-              `UPDATE subscriptions SET status = 'active', cancel_at_period_end = true, included_used = 0,
-                 current_period_start = to_timestamp($2), current_period_end = to_timestamp($3), stripe_state_at = $4 + 1
-               WHERE stripe_subscription_id = $1 AND status IN ('canceled', 'incomplete_expired') AND stripe_state_at <= $4 AND to_timestamp($3) > now()`,
-              [stripeSub, line.start, line.end, event.created],
-            );
-          }
-          await applySubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created, { paid: true });
+          // unused, and the plan ends with it (docs/decisions/0027).
+          if (Number(object.amount_paid ?? 0) > 0 && line) await reopenPaidSubscription(tx, stripeSub, line, event.created);
+          await updateSubscriptionState(tx, stripeSub, { status: 'active', period: line ?? null }, event.created, true);
           await applySubscriptionPayment(tx, {
             invoiceId: String(object.id),
             amountCents: Number(object.amount_paid ?? 0),
             // The invoice's own currency (the plan's): its amount is in that currency's minor unit.
-            currency: String(object.currency ?? rows[0].currency),
-            subscriptionId: rows[0].id,
+            currency: String(object.currency ?? subscription.currency),
+            subscriptionId: subscription.id,
             feeBps: config.platformFeeBps,
             paidAt: new Date(event.created * 1000),
           });
-          await recordSubscriptionInvoice(tx, { invoiceId: String(object.id), subscriptionId: rows[0].id, period: line ?? null });
+          await recordSubscriptionInvoice(tx, { invoiceId: String(object.id), subscriptionId: subscription.id, period: line ?? null });
           break;
         }
         case 'invoice.payment_failed': {
           const stripeSub = subscriptionIdOfInvoice(object);
-          // A failed renewal makes an active subscription past due; a failed first payment leaves it incomplete.
-          if (stripeSub) {
-            await tx.query(
-              `UPDATE subscriptions SET status = 'past_due', stripe_state_at = greatest(stripe_state_at, $2)
-                 WHERE stripe_subscription_id = $1 AND status IN ('active', 'trialing') AND stripe_state_at <= $2`,
-              [stripeSub, event.created],
-            );
-          }
+          if (stripeSub) await markSubscriptionPastDue(tx, stripeSub, event.created);
           break;
         }
         case 'customer.subscription.created':
         case 'customer.subscription.updated':
         case 'customer.subscription.deleted':
-          await applySubscriptionState(
+          await updateSubscriptionState(
             tx,
             String(object.id),
             { status: String(object.status), cancelAtPeriodEnd: Boolean(object.cancel_at_period_end), period: periodOf(object) },
             event.created,
+            false,
           );
           break;
         // ---- Connect (issue 23): connected accounts, transfers to creators, money taken back ----

@@ -21,10 +21,10 @@ import {
   TopUpResult,
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
-import { requireAuth } from '../auth/plugin.ts';
-import { AppError } from '../errors.ts';
-import { verifyWebhook } from '../providers/stripe/client.ts';
-import type { PaymentsService } from './payments-service.ts';
+import { requireAuth } from '../../auth/plugin.ts';
+import { AppError } from '../../errors.ts';
+import { verifyWebhook } from '../../providers/stripe/verify-webhook.ts';
+import type { PaymentsService } from './service.ts';
 import type { WebhookHandler } from './webhook.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 503: ErrorResponse };
