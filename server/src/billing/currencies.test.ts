@@ -10,7 +10,7 @@ import { createPaidTestContext, type PaidTestContext } from '../test-support/app
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
 import { callCompletions } from '../test-support/paid-call.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
-import { payoutMinimum } from './payouts-service.ts';
+import { payoutMinimum } from './payouts/service.ts';
 
 let ctx: PaidTestContext;
 let stripe: StripeFake;

@@ -11,7 +11,8 @@ import type { Database } from '../../db/client.ts';
 import type { StripeClient, StripeEvent } from '../../providers/stripe/client.ts';
 import { findInvoiceOfPayment } from '../../providers/stripe/find-invoice.ts';
 import { readCharge } from '../../providers/stripe/read-charge.ts';
-import { applyBankPayoutFailure, applyConnectAccount, applyTransferReversal, confirmPayout, type StripeAccountState } from '../payouts-service.ts';
+import { applyBankPayoutFailure, applyConnectAccount, type StripeAccountState } from '../payouts/connect-accounts.ts';
+import { applyTransferReversal, confirmPayout } from '../payouts/ledger.ts';
 import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from '../statements-records.ts';
 import { savePaymentMethod } from './customers.ts';
 import {

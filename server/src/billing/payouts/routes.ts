@@ -1,9 +1,9 @@
 // Creators get paid (issue 23): the connected Stripe account, earnings by state, Withdraw now and
-// the payout schedule. Thin: schema, auth, one service call (payouts-service.ts).
+// the payout schedule. Thin: schema, auth, one service call (service.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ConnectLink, ErrorResponse, PayoutSettings, PayoutsOverview, WithdrawResult } from '@tollbooth/contract';
-import { requireAuth } from '../auth/plugin.ts';
-import type { PayoutsService } from './payouts-service.ts';
+import { requireAuth } from '../../auth/plugin.ts';
+import type { PayoutsService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 502: ErrorResponse, 503: ErrorResponse };
 const security = [{ bearer: [] }];

@@ -3,12 +3,12 @@
 // to the ledger and asked Stripe, before Stripe's answer came back, leaves a payout that another
 // process finishes with that same transfer. PostgreSQL only (PGlite is one process's database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
+import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
+import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
 
 describe.runIf(process.env.DATABASE_URL)('payouts from several processes', () => {
   let database: TestDatabase;

@@ -4,12 +4,12 @@
 import type { AddressInfo } from 'node:net';
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStripeClient } from '../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { callCompletions } from '../test-support/paid-call.ts';
-import { releaseCharge, reserveEarnings } from './paid-call/holds.ts';
-import { createPayoutsService } from './payouts-service.ts';
+import { createStripeClient } from '../../providers/stripe/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
+import { callCompletions } from '../../test-support/paid-call.ts';
+import { releaseCharge, reserveEarnings } from '../paid-call/holds.ts';
+import { createPayoutsService } from './service.ts';
 
 let ctx: PaidTestContext;
 let stripe: StripeFake;
