@@ -40,7 +40,7 @@ import { setDefaultPaymentMethod } from '../../providers/stripe/update-customer.
 import { setCancelAtPeriodEnd as setStripeCancelAtPeriodEnd } from '../../providers/stripe/update-subscription.ts';
 import { readBalanceCents } from '../ledger.ts';
 import { rollFreePeriods } from '../paid-call/included-calls.ts';
-import { tryRecordTopUpReceipt } from '../statements-records.ts';
+import { tryRecordTopUpReceipt } from '../statements/receipts.ts';
 import { findOrCreateCustomer, savePaymentMethod } from './customers.ts';
 import { applyTopUpPayment } from './ledger.ts';
 import {

@@ -13,7 +13,8 @@ import { findInvoiceOfPayment } from '../../providers/stripe/find-invoice.ts';
 import { readCharge } from '../../providers/stripe/read-charge.ts';
 import { applyBankPayoutFailure, applyConnectAccount, type StripeAccountState } from '../payouts/connect-accounts.ts';
 import { applyTransferReversal, confirmPayout } from '../payouts/ledger.ts';
-import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice, tryRecordTopUpReceipt } from '../statements-records.ts';
+import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice } from '../statements/queries.ts';
+import { tryRecordTopUpReceipt } from '../statements/receipts.ts';
 import { savePaymentMethod } from './customers.ts';
 import {
   applySubscriptionDispute,
@@ -168,7 +169,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
       if (card && stripe) await savePaymentMethod(db, stripe, card.userId, card.customer, card.pm);
       try {
         const applied = await apply(event, subscriptionRefund, subscriptionDispute, Number(charge?.amount_refunded ?? 0));
-        // The statement's receipt link (statements/records.ts); after the credits, never failing them.
+        // The statement's receipt link (statements/receipts.ts); after the credits, never failing them.
         if (event.type === 'payment_intent.succeeded') {
           await tryRecordTopUpReceipt(db, stripe, event.data.object, { warn: (details, message) => log?.error(details, message) });
         }

@@ -1,9 +1,9 @@
-// A statement as CSV: RFC 4180 through the analytics export's cells (analytics/csv.ts: quoting,
+// A statement as CSV: RFC 4180 through the analytics export's cells (http/csv.ts: quoting,
 // CRLF, and a leading apostrophe on text a spreadsheet would run as a formula, = + - @). One line
 // per figure or detail, in a fixed column order; amounts in minor units and in the currency's
 // major unit, written as plain numbers (never prefixed: a number is not a formula).
 import { currencyDecimals, type Statement } from '@tollbooth/contract';
-import { type CsvCell, csvCell } from '../http/csv.ts';
+import { type CsvCell, csvCell } from '../../http/csv.ts';
 
 export const STATEMENT_CSV_COLUMNS = [
   'month',

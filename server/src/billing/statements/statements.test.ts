@@ -4,12 +4,12 @@
 // official SDK against the Stripe fake with signed webhooks, calls through the gateway, a payout.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStripeClient } from '../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
-import { callCompletion } from '../test-support/paid-call.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
-import { STATEMENT_CSV_COLUMNS } from './statements-csv.ts';
+import { createStripeClient } from '../../providers/stripe/client.ts';
+import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
+import { callCompletion } from '../../test-support/paid-call.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { STATEMENT_CSV_COLUMNS } from './csv.ts';
 
 let ctx: PaidTestContext;
 let stripe: StripeFake;

@@ -1,11 +1,11 @@
 // Monthly statements (issue 23 item 6): the months with activity, a month's statement as a
-// caller or a creator, and the same as CSV. Thin: schema, auth, one service call (statements-service.ts).
+// caller or a creator, and the same as CSV. Thin: schema, auth, one service call (service.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse, Statement, StatementMonths, StatementMonthsQuery, StatementParams, StatementQuery } from '@tollbooth/contract';
 import { Type } from 'typebox';
-import { requireAuth } from '../auth/plugin.ts';
-import { STATEMENT_CSV_COLUMNS, statementCsv } from './statements-csv.ts';
-import type { StatementsService } from './statements-service.ts';
+import { requireAuth } from '../../auth/plugin.ts';
+import { STATEMENT_CSV_COLUMNS, statementCsv } from './csv.ts';
+import type { StatementsService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse };
 const security = [{ bearer: [] }];
