@@ -1,6 +1,6 @@
-// The SQL of billing's reads: a user's balances, their own ledger entries, whether the sign-up
-// credits were granted. (The SQL that moves
-// money lives with its statement: paid-call/, ledger.ts, payments/, payouts/.)
+// The SQL of billing's reads (a user's balances, their own ledger entries, whether the sign-up
+// credits were granted) and of test runs. Each room has its own: paid-call/, payments/, payouts/,
+// statements/; the ledger's statements are in ledger.ts.
 import type { Queryable } from '../db/client.ts';
 import type { UserAccountKind } from './ledger.ts';
 
@@ -64,4 +64,89 @@ export async function selectLedgerEntries(db: Queryable, userId: string, limit: 
 export async function signupGrantExists(tx: Queryable, userId: string): Promise<boolean> {
   const { rows } = await tx.query('SELECT 1 FROM ledger_transactions WHERE reference = $1', [`signup:${userId}`]);
   return rows.length > 0;
+}
+
+// ---- test runs (test-runs-service.ts) ----
+
+// A succeeded test run's model cost (decision 0025): the cents by which the owner's running total of
+// model cost (micro-dollars, rounded up) grows with the run are posted from their credits to
+// model_costs, and the hold the run reserved goes; all in one statement.
+const POST_TEST_RUN_SQL = `
+WITH metered AS (
+  INSERT INTO model_cost_meters AS m (user_id, micros) VALUES ($1, $2::bigint)
+  ON CONFLICT (user_id) DO UPDATE SET micros = m.micros + EXCLUDED.micros
+  RETURNING (m.micros + 9999) / 10000 - (m.micros - $2::bigint + 9999) / 10000 AS posted
+),
+hold AS (
+  DELETE FROM credit_holds WHERE id = $3 RETURNING account_id, amount_cents
+),
+credits AS (
+  UPDATE ledger_accounts a SET balance_cents = a.balance_cents - (SELECT posted FROM metered), held_cents = a.held_cents - h.amount_cents
+  FROM hold h WHERE a.id = h.account_id RETURNING a.id
+),
+model_costs AS (
+  UPDATE ledger_accounts SET balance_cents = balance_cents + (SELECT posted FROM metered)
+  WHERE kind = 'model_costs' AND user_id IS NULL AND currency = 'usd' AND (SELECT posted FROM metered) > 0 RETURNING id
+),
+moved AS (
+  INSERT INTO ledger_transactions (id, kind, reference, description)
+  SELECT $4::uuid, 'test_run', 'test:' || $5, $6 FROM metered WHERE posted > 0
+),
+entries AS (
+  INSERT INTO ledger_entries (transaction_id, account_id, amount_cents)
+  SELECT $4::uuid, c.id, -(SELECT posted FROM metered) FROM credits c WHERE (SELECT posted FROM metered) > 0
+  UNION ALL
+  SELECT $4::uuid, m.id, (SELECT posted FROM metered) FROM model_costs m
+)
+SELECT tollbooth_assert((SELECT count(*) FROM credits) = 1, 'the test run''s hold was already released') AS ok, (SELECT posted FROM metered) AS posted`;
+
+const RECORD_TEST_RUN_SQL = `
+WITH recorded AS (
+  INSERT INTO test_runs (id, user_id, app_id, model, provider, status, error_type, input_tokens, output_tokens, model_cost_micros, demo, latency_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  RETURNING created_at, model, provider, model_cost_micros, demo, status
+)
+INSERT INTO platform_daily_model_stats AS p (day, provider, model, test_runs, model_cost_micros)
+SELECT (created_at AT TIME ZONE 'UTC')::date, provider, model, 1, model_cost_micros FROM recorded WHERE NOT demo AND status = 'success'
+ON CONFLICT (day, provider, model) DO UPDATE SET test_runs = p.test_runs + 1, model_cost_micros = p.model_cost_micros + EXCLUDED.model_cost_micros`;
+
+export async function postTestRunCost(
+  tx: Queryable,
+  run: { userId: string; micros: number; holdId: string; ledgerTransactionId: string; testRunId: string; description: string },
+): Promise<void> {
+  await tx.query(POST_TEST_RUN_SQL, [run.userId, run.micros, run.holdId, run.ledgerTransactionId, run.testRunId, run.description]);
+}
+
+/** A test run, and a succeeded one's model cost in the platform's daily model rollup (not the demo's). */
+export async function recordTestRun(
+  q: Queryable,
+  run: {
+    id: string;
+    userId: string;
+    appId: string | null;
+    model: string;
+    provider: string;
+    status: 'success' | 'error';
+    errorType: string;
+    inputTokens: number;
+    outputTokens: number;
+    modelCostMicros: number;
+    demo: boolean;
+    latencyMs: number;
+  },
+): Promise<void> {
+  await q.query(RECORD_TEST_RUN_SQL, [
+    run.id,
+    run.userId,
+    run.appId,
+    run.model,
+    run.provider,
+    run.status,
+    run.errorType,
+    run.inputTokens,
+    run.outputTokens,
+    run.modelCostMicros,
+    run.demo,
+    Math.round(run.latencyMs),
+  ]);
 }
