@@ -3,7 +3,7 @@
 # the embedded OpenID Connect provider and the built web app on $PORT, as a non-root user that
 # writes only under $DATA_DIR (a volume). Built in three stages: `build` compiles the web app and
 # the server with every dependency, `deps` installs the server's production dependencies only,
-# and the last stage copies just what runs. See docs/decisions/0080-the-image-and-compose-file.md.
+# and the last stage copies just what runs. See docs/decisions/0080-the-image-compose-file-and-production-mode.md.
 #
 #   docker build -t tollbooth .
 #   docker build --build-arg BASE_IMAGE=localhost/my-node-base -t tollbooth .   (a local base)
@@ -13,13 +13,17 @@
 # registry of images is reachable.
 ARG BASE_IMAGE=node:22-bookworm-slim
 
+# The workspace's package manifests alone, so `npm ci` layers are rebuilt only when they change.
+FROM scratch AS manifests
+COPY package.json package-lock.json /
+COPY contract/package.json /contract/
+COPY server/package.json /server/
+COPY web/package.json /web/
+COPY e2e/package.json /e2e/
+
 FROM ${BASE_IMAGE} AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
-COPY contract/package.json contract/
-COPY server/package.json server/
-COPY web/package.json web/
-COPY e2e/package.json e2e/
+COPY --from=manifests / ./
 RUN npm ci --workspace contract --workspace server --workspace web --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json ./
 COPY contract contract
@@ -29,11 +33,7 @@ RUN npm run build -w web && npm run build -w server
 
 FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
-COPY contract/package.json contract/
-COPY server/package.json server/
-COPY web/package.json web/
-COPY e2e/package.json e2e/
+COPY --from=manifests / ./
 # The server's runtime dependencies only (the contract package is bundled into dist/main.js).
 RUN npm ci --workspace server --omit=dev --no-audit --no-fund && npm cache clean --force
 

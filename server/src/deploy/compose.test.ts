@@ -69,7 +69,7 @@ describe('compose.yaml', () => {
       if (!['PUBLIC_URL', 'SECRET_KEY', 'DATABASE_URL'].includes(name)) expect(value, name).toBe(`\${${name}:-}`);
     }
     expect(tollbooth.environment!.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?/);
-    expect(tollbooth.environment!.DATABASE_URL).toBe('postgres://tollbooth:${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}@postgres:5432/tollbooth');
+    expect(tollbooth.environment!.DATABASE_URL).toBe(`postgres://tollbooth:\${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}@postgres:5432/tollbooth`);
     expect(compose.services.postgres!.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
   });
 
