@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPglite } from '../db/client.ts';
 import { chargedCalls } from '../test-support/call-charges.ts';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import { createTestDatabase, preparePgliteDataDir, type TestDatabase } from '../test-support/database.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
@@ -39,6 +39,7 @@ async function startWithApp(env: Record<string, string>) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-drain-'));
   const database = process.env.DATABASE_URL ? await createTestDatabase() : null;
   if (database) databases.push(database);
+  else await preparePgliteDataDir(dataDir);
   const server = await startServerProcess({
     DATA_DIR: dataDir,
     ...(database ? { DATABASE_URL: database.url! } : {}),

@@ -90,7 +90,8 @@ export async function startServerProcess(env: Record<string, string>, { port: fi
       try {
         if ((await fetch(`${base}/api/health`)).ok && child.pid !== undefined && listensOn(child.pid, port) !== false) return { base, child };
       } catch {}
-      if (attempt > 300) {
+      // A minute: a start on a machine whose two cores other test files keep busy.
+      if (attempt > 600) {
         child.kill('SIGKILL');
         throw new Error('server did not start');
       }
