@@ -58,5 +58,5 @@ describe.runIf(process.env.DATABASE_URL)('migrate from several processes at once
     } finally {
       await stopServerProcess(server);
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -174,7 +174,7 @@ describe('SIGTERM drains a server process', () => {
     } finally {
       await opened.close();
     }
-  }, 120_000);
+  }, 240_000);
 
   it('cuts what is still open at SHUTDOWN_TIMEOUT_SECONDS as a cut stream: charged once part of the answer was sent, free before', async () => {
     // A stream that sends its first words then stalls, and one whose model never starts.
@@ -209,5 +209,5 @@ describe('SIGTERM drains a server process', () => {
     } finally {
       await opened.close();
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -29,7 +29,7 @@ describe('production mode (NODE_ENV=production)', () => {
     expect(lines[0]).toMatch(/^Tollbooth did not start: SECRET_KEY is required in production mode/);
     expect(lines[1]).toMatch(/^Tollbooth did not start: PUBLIC_URL is required in production mode/);
     expect(existsSync(dataDir)).toBe(false);
-  });
+  }, 120_000);
 
   it('refuses a weak SECRET_KEY and Stripe without its webhook secret', async () => {
     const dataDir = freshDir();
@@ -49,7 +49,7 @@ describe('production mode (NODE_ENV=production)', () => {
       ),
     ]);
     expect(existsSync(dataDir)).toBe(false);
-  });
+  }, 120_000);
 
   it('is only on with NODE_ENV=production, and takes a random key', () => {
     const env = { DATA_DIR: freshDir(), MODEL_TABLE: '{}' };
@@ -73,7 +73,7 @@ describe('a database that cannot be used', () => {
     expect(lines[0]).toMatch(/^Tollbooth did not start: DATABASE_URL: cannot reach postgres:\/\/tollbooth:\*\*\*@127\.0\.0\.1:1\/tollbooth: .*ECONNREFUSED/);
     expect(stderr).not.toContain('hunter2');
     expect(existsSync(dataDir)).toBe(false);
-  });
+  }, 120_000);
 
   describe('on the suite database', () => {
     // The database a process of this test starts on: PostgreSQL's test database, or PGlite files in a DATA_DIR of the test's.
@@ -132,6 +132,6 @@ describe('a database that cannot be used', () => {
       await reopen();
       expect(await count()).toBe(before - 2);
       await release();
-    }, 120_000);
+    }, 300_000);
   });
 });

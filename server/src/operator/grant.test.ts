@@ -80,7 +80,8 @@ describe('npm run operator -- grant EMAIL', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('was already verified');
     expect(again.stdout).toContain('ADMIN_EMAILS does not list it: set ADMIN_EMAILS=Owner@Example.com');
-  }, 120_000);
+    // Two commands and two servers' worth of start-up: minutes on a machine other test files keep busy.
+  }, 300_000);
 
   it('refuses an email without an account, and an external identity provider', async () => {
     const unknown = await runServerCommand(['operator', 'grant', 'nobody@example.com'], commandEnv());
@@ -89,5 +90,5 @@ describe('npm run operator -- grant EMAIL', () => {
     const external = await runServerCommand(['operator', 'grant', EMAIL], { ...commandEnv(), OIDC_ISSUER: 'https://id.example.com' });
     expect(external.code).toBe(1);
     expect(external.stderr).toMatch(/^Tollbooth operator: refused: OIDC_ISSUER is set: accounts belong to your identity provider/);
-  }, 60_000);
+  }, 180_000);
 });
