@@ -26,6 +26,8 @@ const env = {
   SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
   // Workflow apps call the Dify fake on loopback.
   ALLOW_PRIVATE_PROVIDER_URLS: 'on',
+  // No load balancer in front: stopping drains without the grace period.
+  SHUTDOWN_GRACE_SECONDS: '0',
 };
 delete env.OIDC_ISSUER;
 

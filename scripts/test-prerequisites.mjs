@@ -4,6 +4,9 @@
 // - Node.js: the version package.json's engines names.
 // - Chromium for the end-to-end suite (CHROMIUM_PATH or /usr/bin/chromium): installed from Debian
 //   with apt-get when running as root with apt available; otherwise stop with the exact command.
+// - With DATABASE_URL (the PostgreSQL pass): HAProxy for the rolling restart
+//   (server/src/deploy/rolling-restart.test.ts) and pg_dump/pg_restore for the backup test, from
+//   Debian the same way.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 
@@ -47,3 +50,25 @@ if (!runs(chromium)) {
   }
 }
 console.log(`== ${execFileSync(chromium, ['--version'], { encoding: 'utf8' }).trim()}, Node.js ${process.version}`);
+
+/** A Debian package's program for the PostgreSQL pass: installed as Chromium is when missing, else stop with the command. */
+function ensureProgram(program, versionFlag, debianPackage, why) {
+  if (runsQuietly(program, versionFlag)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !hasCommand('apt-get')) fail(`${why} needs ${program}. Install it with:\n\n    sudo apt-get install -y ${debianPackage}\n`);
+  console.log(`== ${program} (${why}) is missing: installing Debian ${debianPackage} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', debianPackage], { stdio: 'inherit', env });
+  if (!runsQuietly(program, versionFlag)) fail(`apt-get installed ${debianPackage}, but ${program} does not run.`);
+}
+
+function runsQuietly(program, versionFlag) {
+  return spawnSync(program, [versionFlag], { stdio: 'ignore', timeout: 60_000 }).status === 0;
+}
+
+if (process.env.DATABASE_URL) {
+  ensureProgram('/usr/sbin/haproxy', '-v', 'haproxy', 'the rolling-restart test');
+  ensureProgram('pg_dump', '--version', 'postgresql-client', 'the backup test');
+  ensureProgram('pg_restore', '--version', 'postgresql-client', 'the backup test');
+}

@@ -38,6 +38,22 @@ export type HealthUnavailable = Static<typeof HealthUnavailable>;
 
 export type Health = HealthOk | HealthUnavailable;
 
+/** GET /livez: the process answers (nothing else is asked). */
+export const Live = Type.Object({ status: Type.Literal('live') });
+export type Live = Static<typeof Live>;
+
+/** GET /readyz 200: this process takes calls (database reachable, every migration applied, not draining). */
+export const Ready = Type.Object({ status: Type.Literal('ready'), database: Type.String() });
+export type Ready = Static<typeof Ready>;
+
+/** GET /readyz 503: why this process should get no calls now. */
+export const NotReady = Type.Object({
+  status: Type.Literal('unavailable'),
+  reason: Type.Union([Type.Literal('draining'), Type.Literal('database_unreachable'), Type.Literal('migrations_pending')]),
+  message: Type.String(),
+});
+export type NotReady = Static<typeof NotReady>;
+
 /** The model providers a model name can be served by. */
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini'] as const;
 export const ProviderKind = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]);

@@ -42,6 +42,7 @@ import { sweepExpiredUploads } from './gateway/files.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
 import { createGatewayService } from './gateway/service.ts';
+import { createReadiness, probeRoutes } from './health/probes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHealthService } from './health/service.ts';
 import { registerCallChain } from './http/call-chain.ts';
@@ -55,6 +56,7 @@ import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
 import { registerSettledReads } from './http/settled-reads.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
+import { createLifecycle, trackHandlers } from './lifecycle/drain.ts';
 import { serializeRequest } from './logging.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
@@ -84,6 +86,8 @@ export interface AppDependencies {
   config: Config;
   db: Database;
   logger?: FastifyServerOptions['logger'];
+  /** The process's drain state (main.ts drains it on SIGTERM); a fresh one when not given. */
+  lifecycle?: ReturnType<typeof createLifecycle>;
 }
 
 export type App = FastifyInstance;
@@ -91,7 +95,7 @@ export type App = FastifyInstance;
 /** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export async function buildApp({ config, db, logger }: AppDependencies) {
+export async function buildApp({ config, db, logger, lifecycle = createLifecycle() }: AppDependencies) {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
@@ -105,6 +109,8 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // First, so every route's handler is counted while it runs (the drain waits for them).
+  trackHandlers(app, lifecycle);
   registerRequestIdHeader(app);
   const routeTable = registerRouteTable(app);
   registerErrorHandling(app);
@@ -167,6 +173,9 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
     await registerCompression(scope);
     scope.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('Cache-Control', 'public, max-age=300').send(app.swagger()));
   });
+
+  // /livez and /readyz for orchestrators and load balancers (health/probes.ts).
+  await app.register(probeRoutes, { readiness: createReadiness({ db, lifecycle }) });
 
   // Per-process caches on the paid call's path hear of changes from every process (migration 0018).
   const invalidation = await createInvalidationBus(db);

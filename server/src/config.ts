@@ -14,6 +14,11 @@ export const CALL_TARGET_TTL_MS = 1000;
 const DEFAULT_SETTLEMENT_GATHER_MS = 12;
 
 export interface Config {
+  /**
+   * NODE_ENV=production: secrets and the public URL must be given (never generated or defaulted),
+   * checked at start before anything is written (productionProblems).
+   */
+  production: boolean;
   port: number;
   host: string;
   /** Directory for embedded data: PGlite files, generated secret key, uploads. */
@@ -113,6 +118,14 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** Directory holding the built single-page app (index.html), or null when it is not built. */
   webDistDir: string | null;
+  /** MIGRATE_ON_START: apply pending migrations at start (under the advisory lock), or only check that none is pending. */
+  migrateOnStart: boolean;
+  /**
+   * The drain on SIGTERM (lifecycle/drain.ts): /readyz answers 503 at once, new connections are
+   * still taken for graceSeconds, then in-flight calls and streams may finish until timeoutSeconds
+   * after the signal, when what is still open is cut (decision 0082).
+   */
+  shutdown: { graceSeconds: number; timeoutSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -220,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitPerMinute = integer('RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000);
   const answerJournalCopyAfterMs = integer('ANSWER_JOURNAL_COPY_AFTER_MS', 100, 10, 3_600_000);
   const config: Config = {
+    production: text('NODE_ENV') === 'production',
     port,
     host: text('HOST') ?? '0.0.0.0',
     dataDir,
@@ -279,6 +293,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webDistDir: resolveWebDist(text('WEB_DIST_DIR')),
     trustProxy: parseTrustProxy(text('TRUST_PROXY'), problems),
+    migrateOnStart: flag('MIGRATE_ON_START', true),
+    shutdown: {
+      graceSeconds: integer('SHUTDOWN_GRACE_SECONDS', 5, 0, 600),
+      timeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600),
+    },
   };
   const modelTable = text('MODEL_TABLE');
   if (modelTable !== null) {
@@ -297,9 +316,42 @@ export function loadConfig(env: Env = process.env): Config {
       `SETTLEMENT_GATHER_MS must be below ANSWER_JOURNAL_COPY_AFTER_MS (${answerJournalCopyAfterMs} ms): every call gathered longer would also be copied to the database (got "${settlementGatherMs}")`,
     );
   }
+  if (config.shutdown.timeoutSeconds <= config.shutdown.graceSeconds) {
+    problems.push(
+      `SHUTDOWN_TIMEOUT_SECONDS must be longer than SHUTDOWN_GRACE_SECONDS (${config.shutdown.graceSeconds}): both count from the signal (got "${config.shutdown.timeoutSeconds}")`,
+    );
+  }
+  if (config.production) problems.push(...productionProblems(env, config));
   if (problems.length > 0) throw new ConfigError(problems);
-  if (secretKey === null) config.secretKey = loadOrCreateSecretKey(dataDir);
+  // Without SECRET_KEY, the key kept in DATA_DIR by an earlier start; none yet, keepSecretKey makes it.
+  if (secretKey === null) config.secretKey = readSecretKeyFile(dataDir) ?? Buffer.alloc(0);
   return config;
+}
+
+/** What production mode (NODE_ENV=production) requires beyond valid values, one line per problem, naming the variable. */
+function productionProblems(env: Env, config: Config): string[] {
+  const problems: string[] = [];
+  const mode = 'in production mode (NODE_ENV=production)';
+  const rawSecret = env.SECRET_KEY?.trim();
+  if (!rawSecret) {
+    problems.push(`SECRET_KEY is required ${mode}: 64 hex characters, e.g. from \`openssl rand -hex 32\`; every process of one database needs the same`);
+  } else if (config.secretKey.length === 32 && isWeakSecretKey(config.secretKey)) {
+    problems.push(`SECRET_KEY is too weak ${mode}: it repeats a few byte values; use 32 random bytes, e.g. from \`openssl rand -hex 32\``);
+  }
+  if (!env.PUBLIC_URL?.trim()) problems.push(`PUBLIC_URL is required ${mode}: the URL users reach Tollbooth at, e.g. https://tollbooth.example.com`);
+  if (config.stripe.secretKey && !config.stripe.webhookSecret) {
+    problems.push(`STRIPE_WEBHOOK_SECRET is required ${mode} when STRIPE_SECRET_KEY is set: without it no payment is ever credited`);
+  }
+  return problems;
+}
+
+/**
+ * A key whose 32 bytes take fewer than 16 distinct values was not drawn at random ("aaaa…",
+ * "0123456789abcdef" repeated, a word typed twice): 32 random bytes take ~30 distinct values, and
+ * fewer than 16 about once in 10^9 draws.
+ */
+export function isWeakSecretKey(key: Buffer): boolean {
+  return new Set(key).size < 16;
 }
 
 function parseSecretKey(raw: string): Buffer | null {
@@ -308,18 +360,26 @@ function parseSecretKey(raw: string): Buffer | null {
   return decoded.length === 32 ? decoded : null;
 }
 
-/** Without SECRET_KEY, one is generated on first start and kept under DATA_DIR so restarts can still decrypt. */
-function loadOrCreateSecretKey(dataDir: string): Buffer {
+/** The key an earlier start generated into DATA_DIR (SECRET_KEY unset), or null when there is none. */
+function readSecretKeyFile(dataDir: string): Buffer | null {
   const file = path.join(dataDir, 'secret-key');
-  if (existsSync(file)) {
-    const key = parseSecretKey(readFileSync(file, 'utf8').trim());
-    if (key) return key;
-    throw new ConfigError([`${file} does not hold a valid key; remove it or set SECRET_KEY`]);
-  }
-  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(file)) return null;
+  const key = parseSecretKey(readFileSync(file, 'utf8').trim());
+  if (key) return key;
+  throw new ConfigError([`${file} does not hold a valid key; remove it or set SECRET_KEY`]);
+}
+
+/**
+ * Without SECRET_KEY, one is generated on the first start and kept under DATA_DIR so restarts can
+ * still decrypt. main.ts calls this once the database is reachable and on a schema this code knows,
+ * so a start that is refused writes nothing.
+ */
+export function keepSecretKey(config: Config): void {
+  if (config.secretKey.length > 0) return;
+  mkdirSync(config.dataDir, { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
-  return key;
+  writeFileSync(path.join(config.dataDir, 'secret-key'), key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  config.secretKey = key;
 }
 
 function resolveWebDist(explicit: string | null): string | null {

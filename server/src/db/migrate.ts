@@ -1,8 +1,11 @@
 // Applies the ordered SQL files in ./migrations once each, under an advisory lock so several
-// processes starting together against one PostgreSQL apply each file exactly once.
+// processes starting together against one PostgreSQL apply each file exactly once: the first to
+// take the lock applies every pending file in one transaction, the others wait for its commit and
+// find nothing to do. A database that recorded a migration this code does not know (a newer
+// version ran on it) is refused before anything is written (decision 0081).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from './client.ts';
+import type { Database, Queryable } from './client.ts';
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, 'migrations');
 const MIGRATION_LOCK = 7_243_001;
@@ -21,7 +24,38 @@ export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: strin
     .map((name) => ({ name, sql: readFileSync(path.join(dir, name), 'utf8') }));
 }
 
-/** Returns the names of the migrations applied by this call. */
+/** The database is on a schema this code does not know: a newer version migrated it. */
+export class NewerSchemaError extends Error {
+  constructor(public readonly unknown: string[]) {
+    super(
+      `the database's schema is newer than this version of Tollbooth: it has ${unknown.length === 1 ? 'migration' : 'migrations'} ${unknown.join(', ')}, which this version does not know; run the version that applied ${unknown.length === 1 ? 'it' : 'them'}, or restore a backup taken before`,
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+/** Names a database may have recorded that this code does not know (a newer version's migrations). */
+function unknownMigrations(applied: Iterable<string>, migrations: { name: string }[]): string[] {
+  const known = new Set([...migrations.map((migration) => migration.name), ...Object.values(RENAMED)]);
+  return [...applied].filter((name) => !known.has(name)).sort();
+}
+
+/** What the database lacks and what it has that this code does not know, read without the lock and without writing. */
+export async function readSchemaState(db: Queryable, dir = MIGRATIONS_DIR): Promise<{ pending: string[]; unknown: string[] }> {
+  const migrations = listMigrations(dir);
+  const { rows: table } = await db.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  const applied = table[0]?.present
+    ? new Set((await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name))
+    : new Set<string>();
+  const pending = migrations.filter(({ name }) => !applied.has(name) && !(RENAMED[name] && applied.has(RENAMED[name]))).map(({ name }) => name);
+  return { pending, unknown: unknownMigrations(applied, migrations) };
+}
+
+/**
+ * Applies every pending migration and returns the names of those this call applied (none when
+ * another process applied them while this one waited for the lock). Throws NewerSchemaError, having
+ * written nothing, when the database recorded a migration this code does not know.
+ */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = listMigrations(dir);
   return db.transaction(async (tx) => {
@@ -32,6 +66,9 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
     )`);
     const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migrations');
     const applied = new Set(rows.map((row) => row.name));
+    const unknown = unknownMigrations(applied, migrations);
+    // Thrown inside the transaction: the table created above is rolled back with it.
+    if (unknown.length > 0) throw new NewerSchemaError(unknown);
     const done: string[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.name)) continue;

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
-import { listMigrations, migrate } from '../db/migrate.ts';
+import type { Database } from '../db/client.ts';
+import { listMigrations, migrate, NewerSchemaError } from '../db/migrate.ts';
+import { createLifecycle } from '../lifecycle/drain.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createReadiness } from './probes.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -14,6 +17,39 @@ describe('system endpoints', () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/api/health' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ok', database: ctx.database.db.kind });
+  });
+
+  it('GET /livez answers without asking anything; GET /readyz checks the database and its migrations', async () => {
+    const live = await ctx.app.inject({ method: 'GET', url: '/livez' });
+    expect(live.statusCode).toBe(200);
+    expect(live.json()).toEqual({ status: 'live' });
+    const ready = await ctx.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', database: ctx.database.db.kind });
+    expect(ready.headers['cache-control']).toBe('no-store');
+  });
+
+  it('GET /readyz answers 503 with the reason: draining, a migration missing, a database that does not answer', async () => {
+    const lifecycle = createLifecycle();
+    const { db } = ctx.database;
+    const migrations = listMigrations().map(({ name }) => name);
+    const readiness = createReadiness({ db, lifecycle, migrations: [...migrations, '9998_not_applied_yet.sql'] });
+    expect(await readiness()).toEqual({ status: 'unavailable', reason: 'migrations_pending', message: 'Migrations not applied: 9998_not_applied_yet.sql.' });
+    expect(await createReadiness({ db, lifecycle, migrations })()).toEqual({ status: 'ready', database: db.kind });
+    lifecycle.startDraining();
+    expect(await createReadiness({ db, lifecycle, migrations })()).toEqual({
+      status: 'unavailable',
+      reason: 'draining',
+      message: 'This process is shutting down.',
+    });
+    const silent = { ...db, query: () => new Promise<never>(() => undefined) } as unknown as Database;
+    const started = performance.now();
+    expect(await createReadiness({ db: silent, lifecycle: createLifecycle(), migrations })()).toEqual({
+      status: 'unavailable',
+      reason: 'database_unreachable',
+      message: 'The database does not answer: no answer within 2000 ms.',
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('GET /api/config exposes only public settings', async () => {
@@ -64,6 +100,18 @@ describe('migrations', () => {
     expect(await migrate(db)).toEqual([]);
     const { rows } = await db.query<{ name: string }>("SELECT name FROM schema_migrations WHERE name LIKE '%demo_calls.sql' ORDER BY name");
     expect(rows.map((row) => row.name)).toEqual(['0015_demo_calls.sql', '0017_demo_calls.sql']);
+  });
+
+  it('refuse a database on a newer schema, writing nothing', async () => {
+    const { db } = ctx.database;
+    await db.query("INSERT INTO schema_migrations (name) VALUES ('9999_newer.sql')");
+    try {
+      await expect(migrate(db)).rejects.toThrow(NewerSchemaError);
+      await expect(migrate(db)).rejects.toThrow(/it has migration 9999_newer\.sql, which this version does not know/);
+    } finally {
+      await db.query("DELETE FROM schema_migrations WHERE name = '9999_newer.sql'");
+    }
+    expect(await migrate(db)).toEqual([]);
   });
 
   it('run once each when several processes start together', async () => {

@@ -113,3 +113,25 @@ export async function selectTopAccounts(db: Queryable, start: string, end: strin
   );
   return rows;
 }
+
+export interface LocalAccountRow {
+  id: string;
+  email: string;
+  display_name: string;
+  created_at: Date;
+  verified: boolean;
+}
+
+/** The embedded provider's local account of an email (any case), if there is one. */
+export async function selectLocalAccountByEmail(db: Queryable, email: string): Promise<LocalAccountRow | null> {
+  const { rows } = await db.query<LocalAccountRow>(
+    `SELECT id, email, display_name, created_at, email_verified_at IS NOT NULL AS verified FROM oidc_accounts WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  return rows[0] ?? null;
+}
+
+/** Marks a local account's email verified (kept when it already was). */
+export async function markEmailVerified(db: Queryable, accountId: string): Promise<void> {
+  await db.query('UPDATE oidc_accounts SET email_verified_at = coalesce(email_verified_at, now()) WHERE id = $1', [accountId]);
+}

@@ -1,7 +1,9 @@
 // A fresh, migrated database per test file: in-memory PGlite by default, or a new database on
 // the PostgreSQL server named by DATABASE_URL (dropped afterwards), so files never share state.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../db/client.ts';
@@ -46,4 +48,18 @@ export async function createTestDatabase({ migrationsDir }: { migrationsDir?: st
       await dropper.end();
     },
   };
+}
+
+/**
+ * A migrated embedded database in `dataDir` (where a server process started with DATA_DIR=dataDir
+ * opens it), made from the run's template: a process then skips initdb and the migrations, seconds
+ * of CPU that a busy machine stretches past a start's deadline.
+ */
+export async function preparePgliteDataDir(dataDir: string): Promise<void> {
+  const template = inject('pgliteTemplate');
+  if (!template) return;
+  mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(path.join(dataDir, 'pglite'), { loadDataDir: new Blob([readFileSync(template)]) });
+  await pglite.query('UPDATE database_identity SET id = gen_random_uuid()');
+  await pglite.close();
 }

@@ -11,7 +11,7 @@ export interface ServerProcess {
   child: ChildProcess;
 }
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
@@ -65,9 +65,10 @@ function listensOn(pid: number, port: number): boolean | null {
  * may take it before this one listens, and would answer the health check in its place, so the
  * check counts only once this process holds the port; a start that lost its port is tried again on another.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, { port: fixedPort }: { port?: number } = {}): Promise<ServerProcess> {
   for (let start = 1; ; start++) {
-    const port = await freePort();
+    // A fixed port (a process restarted behind a load balancer) is not traded for another.
+    const port = fixedPort ?? (await freePort());
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: {
@@ -77,6 +78,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
         // TEST_SERVER_LOG_LEVEL=warn shows what the processes log while a test runs.
         LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? 'error',
+        // No load balancer to wait for: SIGTERM drains without the grace period (lifecycle/drain.ts).
+        SHUTDOWN_GRACE_SECONDS: '0',
         ...env,
       },
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -87,14 +90,35 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       try {
         if ((await fetch(`${base}/api/health`)).ok && child.pid !== undefined && listensOn(child.pid, port) !== false) return { base, child };
       } catch {}
-      if (attempt > 300) {
+      // A minute: a start on a machine whose two cores other test files keep busy.
+      if (attempt > 600) {
         child.kill('SIGKILL');
         throw new Error('server did not start');
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    if (start >= 3) throw new Error(`the server exited (${child.exitCode ?? child.signalCode})`);
+    if (start >= 3 || fixedPort !== undefined) throw new Error(`the server exited (${child.exitCode ?? child.signalCode})`);
   }
+}
+
+/**
+ * Runs a command of src/main.ts (`migrate`, `operator grant …`, or a start that should be refused)
+ * with env over the test's environment (none of its DATABASE_URL unless given), and resolves with
+ * its exit code and output once it exits.
+ */
+export function runServerCommand(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const childEnv: Record<string, string | undefined> = { ...process.env, DATABASE_URL: undefined, LOG_LEVEL: 'error', ...env };
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: path.resolve(import.meta.dirname, '../..'), env: childEnv });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** Stops a server process gracefully (SIGTERM) and resolves once it has exited. */

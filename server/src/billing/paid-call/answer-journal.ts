@@ -17,7 +17,6 @@
 import {
   chmodSync,
   closeSync,
-  existsSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -32,6 +31,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../../db/client.ts';
+import { processAlive, processStart } from '../../lifecycle/processes.ts';
 import { COPY_ANSWERED_CALLS_SQL, DATABASE_IDENTITY_SQL, DELETE_ANSWERED_CALLS_SQL, EMBEDDED_COPY_ANSWERED_CALLS_SQL } from './queries.ts';
 import type { Settlement } from './settlement-sql.ts';
 
@@ -122,34 +122,6 @@ function temporaryBase(tmp: string): string {
   const mine = `${shared}-${uid ?? 'user'}`;
   if (own(mine)) return mine;
   throw new Error(`neither ${shared} nor ${mine} is a directory of this user's: set ANSWER_JOURNAL_DIR to one`);
-}
-
-const processAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/**
- * Linux: when the process `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat),
- * 'gone' when no live process has the pid (a zombie is gone), null where /proc cannot say.
- */
-function processStart(pid: number | 'self'): string | 'gone' | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ESRCH' ? (existsSync('/proc/self/stat') ? 'gone' : null) : null;
-  }
-  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so the fields start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (fields[0] === 'Z' || fields[0] === 'X') return 'gone';
-  const ticks = Number(fields[19]);
-  return Number.isSafeInteger(ticks) ? ticks.toString(36) : null;
 }
 
 /** This machine's name as it goes into a file name. */
