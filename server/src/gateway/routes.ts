@@ -14,7 +14,7 @@ import { openEventStream } from '../http/event-stream.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
-import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, malformedMultipart } from './files.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, malformedMultipart, refuseUnreadableMultipartType } from './files.ts';
 import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
 import { RateLimitedError } from './service.ts';
 
@@ -99,6 +99,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
             415: ErrorResponse,
           },
         },
+        onRequest: refuseUnreadableMultipartType,
         preHandler: app.authenticateCaller,
       },
       async (request, reply) => {
