@@ -5,20 +5,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CallAnswer, CallHeaders, CallRequest, ErrorResponse, InvokeRequest, SlugParams, StreamEvent, UploadedFile } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/plugin.ts';
-import { answerPriceCents } from '../dify-compat.ts';
-import { AppError } from '../errors.ts';
 import { refuseUnacceptable } from '../http/accept.ts';
-import { hopHeaderOf } from '../http/call-chain.ts';
-import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
+import type { CallerConnection } from '../http/caller-connection.ts';
 import { openEventStream } from '../http/event-stream.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { toCallerEvent } from '../workflows/service.ts';
 import { type RunningTasks, stoppedMessageEnd } from './dify-api/tasks.ts';
+import { type Authenticate, endStream, identifyPayer, openCall, preparePaidCall, replayHeaders, startPings, streamFailure } from './door-service.ts';
 import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES, malformedMultipart, refuseUnreadableMultipartType } from './files.ts';
-import type { CallerIdentity, CallMode, GatewayService, PreparedCall } from './service.ts';
-import { RateLimitedError } from './service.ts';
-
-const PING_INTERVAL_MS = 10_000;
+import type { CallMode, GatewayService, PreparedCall } from './service.ts';
 
 const callErrors = {
   400: ErrorResponse,
@@ -61,11 +56,6 @@ const callAnswerContent = {
     'text/event-stream': { schema: StreamEvent },
   },
 };
-
-function setRateLimitHeaders(reply: FastifyReply, call: Pick<PreparedCall, 'rateLimit'>) {
-  const { limit, remaining, resetSeconds } = call.rateLimit;
-  reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
-}
 
 /** The embed widget's caller: a publishable key checked against its frame, apps, visitor and caps (embed/service.ts). */
 export type AuthenticateEmbedCaller = (request: FastifyRequest, slug: string, visitor: unknown) => Promise<AuthContext>;
@@ -114,58 +104,19 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
       },
     );
 
-  /**
-   * preHandler of the call routes: authenticates the caller. A failure is kept for the service,
-   * which reports it once the app is known (a call to an unknown app is a 404 whatever its
-   * credentials, and a refused caller is recorded against the app it called).
-   */
-  const callers = new WeakMap<FastifyRequest, { caller: CallerIdentity; startedAt: number }>();
-  const identifyCaller = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** Runs one call for any of the call routes, paid by the payer its route authenticates. */
+  const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest, authenticate: Authenticate) => {
     const startedAt = performance.now();
-    try {
-      await app.authenticateCaller(request, reply);
-      callers.set(request, { caller: { auth: request.auth }, startedAt });
-    } catch (failure) {
-      callers.set(request, { caller: { failure }, startedAt });
-    }
-  };
-
-  /** Runs one call for any of the call routes. */
-  const handle = async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest) => {
-    const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
-    const maxPrice = request.headers['x-max-price-cents'];
-    const { caller, startedAt } = callers.get(request) ?? { caller: { auth: null }, startedAt: performance.now() };
-    let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
-    try {
-      preparation = await gateway.prepare({
-        slug,
-        mode,
-        caller,
-        body,
-        idempotencyKey,
-        maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
-        startedAt,
-        hop: () => hopHeaderOf(request),
-        onRateLimit: (rateLimit) => setRateLimitHeaders(reply, { rateLimit }),
-      });
-    } catch (error) {
-      if (error instanceof RateLimitedError) {
-        reply.header('Retry-After', error.decision.resetSeconds);
-        setRateLimitHeaders(reply, { rateLimit: error.decision });
-      }
-      throw error;
-    }
+    const payer = await identifyPayer(request, reply, authenticate);
+    const preparation = await preparePaidCall(gateway, request, reply, slug, mode, payer, body, startedAt);
     const streaming = body.response_mode === 'streaming';
     if (preparation.kind === 'replay') {
-      reply.header('Idempotent-Replayed', 'true').header('X-Price-Cents', answerPriceCents(preparation.body));
+      replayHeaders(reply, preparation.body);
       if (!streaming) return reply.status(preparation.status).send(preparation.body);
       return replayAsStream(reply, preparation.body);
     }
     const call = preparation.call;
-    setRateLimitHeaders(reply, call);
-    reply.header('X-Price-Cents', call.charge.priceCents);
-    // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
-    const connection = watchCaller(reply);
+    const connection = openCall(reply, call);
     if (!streaming) {
       try {
         return await gateway.complete(call, connection.signal);
@@ -211,7 +162,7 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
 
   const streamCall = async (reply: FastifyReply, call: PreparedCall, connection: CallerConnection, task?: { stopped: boolean; done(): void }) => {
     const send = openStream(reply);
-    const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
+    const pings = startPings(reply, 'event: ping\n\n');
     const createdAt = Math.floor(Date.now() / 1000);
     // Workflow providers' other events (agent thoughts, workflow nodes, files…) pass through with our ids.
     const sendEvent = (event: Record<string, unknown>) =>
@@ -238,29 +189,18 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
     } catch (error) {
       if (task?.stopped) send(stoppedMessageEnd(call));
       else if (!connection.signal.aborted) {
-        const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
-        if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
-        send({ event: 'error', task_id: call.taskId, message_id: call.messageId, status: appError.status, code: appError.code, message: appError.message });
+        const failure = streamFailure(reply, error);
+        send({ event: 'error', task_id: call.taskId, message_id: call.messageId, status: failure.status, code: failure.code, message: failure.message });
       }
     } finally {
       task?.done();
-      clearInterval(ping);
-      connection.release();
-      reply.raw.end();
+      endStream(reply, connection, pings);
     }
   };
 
   // The embed widget's calls: the same call, paid by a publishable key that only works from its frame.
-  const identifyEmbedCaller = async (request: FastifyRequest) => {
-    const startedAt = performance.now();
-    const { slug } = request.params as { slug: string };
-    try {
-      const auth = await authenticateEmbedCaller!(request, slug, (request.body as CallRequest | undefined)?.user);
-      request.auth = auth;
-      callers.set(request, { caller: { auth }, startedAt });
-    } catch (failure) {
-      callers.set(request, { caller: { failure }, startedAt });
-    }
+  const authenticateWidget: Authenticate = async (request) => {
+    request.auth = await authenticateEmbedCaller!(request, (request.params as { slug: string }).slug, (request.body as CallRequest | undefined)?.user);
   };
   if (authenticateEmbedCaller) {
     for (const mode of ['completion', 'chat'] as const) {
@@ -283,9 +223,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
           },
           config: PAID_CALL_ROUTE,
           onRequest: refuseUnacceptable,
-          preHandler: identifyEmbedCaller,
         },
-        async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
+        async (request, reply) => handle(request, reply, request.params.slug, mode, request.body, authenticateWidget),
       );
     }
   }
@@ -306,9 +245,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
         },
         config: PAID_CALL_ROUTE,
         onRequest: refuseUnacceptable,
-        preHandler: identifyCaller,
       },
-      async (request, reply) => handle(request, reply, request.params.slug, mode, request.body),
+      async (request, reply) => handle(request, reply, request.params.slug, mode, request.body, app.authenticateCaller),
     );
   }
 
@@ -327,8 +265,8 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox<{
       },
       config: PAID_CALL_ROUTE,
       onRequest: refuseUnacceptable,
-      preHandler: identifyCaller,
     },
-    async (request, reply) => handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }),
+    async (request, reply) =>
+      handle(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }, app.authenticateCaller),
   );
 };

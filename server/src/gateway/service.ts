@@ -146,7 +146,10 @@ export interface CallRequestContext {
   startedAt: number;
   /** The Tollbooth-Hop header of the caller's request, sent to a workflow app's provider (http/call-chain.ts); made only when asked for (it hashes the credentials). */
   hop: () => string;
-  /** Told the rate-limit decision once the call is counted, so a call refused after that (402, 400…) still carries the RateLimit headers. */
+  /**
+   * Told the rate-limit decision once the call is counted, so a call refused after that (402, 400…)
+   * still carries the RateLimit headers; and the refusing decision of a call a limit refuses (429).
+   */
   onRateLimit?: (decision: RateLimitDecision) => void;
 }
 
@@ -478,6 +481,8 @@ export function createGatewayService({
       });
       return { kind: 'call', call: prepared };
     } catch (error) {
+      // A limit refused it: the caller's, or the embed widget's per-visitor one (its authentication).
+      if (error instanceof RateLimitedError) request.onRateLimit?.(error.decision);
       if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
       await recordFailure(app, mode, auth, endUser, startedAt, error);
       throw error;
