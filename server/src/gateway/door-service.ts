@@ -11,7 +11,7 @@
 // measures it): plain functions, the two closures the routes made already (the call chain, the rate
 // limit callback), and no await of their own: a route awaits the gateway's prepare() itself.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerPriceCents } from '../dify-compat.ts';
+import { answerPriceCents } from '../dify/compat-service.ts';
 import { AppError } from '../errors.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';

@@ -100,6 +100,25 @@ describe('malformed multipart uploads', () => {
       expect(otherType.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
     });
   }
+
+  it('stay on the upload routes: a paid call takes JSON, and a multipart body is 415 there as on every JSON route', async () => {
+    const part = '--XYZ\r\ncontent-disposition: form-data; name="query"\r\n\r\nhello\r\n--XYZ--\r\n';
+    for (const url of [
+      `/api/app/${liveSlug}/completion-messages`,
+      `/api/app/${liveSlug}/chat-messages`,
+      `/v1/invoke/${liveSlug}`,
+      `/api/embed/${liveSlug}/chat-messages`,
+    ]) {
+      const answer = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+        payload: part,
+      });
+      expect(answer.statusCode, url).toBe(415);
+      expect(answer.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+    }
+  });
 });
 
 describe("Dify's info, parameters and site of an app that is not live", () => {

@@ -24,7 +24,7 @@ import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-calls.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
+import { checkAppMode, priceFields, withOptionalInputs } from '../dify/compat-service.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { CallerSignal } from '../providers/abort-hook.ts';
@@ -56,6 +56,8 @@ import { selectConversationOwner, selectRecentMessages, selectUploadedFile } fro
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** The per-process cache of call targets the gateway fills, for the other caller protocols (openai/). */
 export type { CallTargetCache } from './call-target-cache.ts';
+/** What may be uploaded, and how large (Dify's parameters answer says so). */
+export { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 /** The body of a call; the route schema and the service read the same declaration. */
 export type CallBody = CallRequest;
 

@@ -4,7 +4,7 @@
 // optional input left blank takes its default, else an empty value (withOptionalInputs).
 import { declareTemplateVariables, detectVariables, type IoSchema } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
-import { withOptionalInputs } from '../dify-compat.ts';
+import { withOptionalInputs } from '../dify/compat-service.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
 

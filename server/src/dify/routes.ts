@@ -1,9 +1,12 @@
-// Dify's Service API endpoints besides the call itself, per app at /api/app/{slug} (the base URL a
-// Dify client is given): parameters, info, meta, site; conversations, messages, feedbacks,
-// suggested questions; stopping a stream; workflow runs. See docs/decisions/0009.
+// Dify's caller protocol, per app at /api/app/{slug} (the base URL a Dify client is given). The call
+// itself: completion-messages and chat-messages (messages-service.ts answers them, as it answers the
+// embed widget's), and /v1/invoke, the same completion with the inputs as the whole body. Around it,
+// Dify's Service API: parameters, info, meta, site; conversations, messages, feedbacks, suggested
+// questions; stopping a stream; workflow runs. See docs/decisions/0009.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
+  CallAnswer,
   CallHeaders,
   DifyAppInfo,
   DifyAppMeta,
@@ -29,14 +32,16 @@ import {
   DifyWorkflowRunParams,
   DifyWorkflowRunRequest,
   ErrorResponse,
+  InvokeRequest,
   SlugParams,
 } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.ts';
-import { refuseUnacceptable } from '../../http/accept.ts';
-import { PAID_CALL_ROUTE } from '../../http/settled-reads.ts';
-import type { GatewayService } from '../service.ts';
+import { AppError } from '../errors.ts';
+import type { GatewayService } from '../gateway/service.ts';
+import { refuseUnacceptable } from '../http/accept.ts';
+import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
+import { callErrors, createMessageDoor, messageCallSchema } from './messages-service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
 import { runWorkflow } from './workflow-run.ts';
@@ -47,10 +52,67 @@ const BASE = 'Base URL for Dify clients: `{PUBLIC_URL}/api/app/{slug}` (what a D
 const PUBLIC_READ = `${BASE} Readable without a key for a live public or embed app (so a public page can show its inputs); with a key or token, as the caller may call the app (owners: any status).`;
 const OWN_DATA = `${BASE} Needs \`Authorization: Bearer <API key>\`; only the caller's own conversations and messages exist (another caller's id is 404). \`user\` is accepted as Dify clients send it.`;
 
-export const difyApiRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; gateway: GatewayService; tasks: RunningTasks }> = async (
+const CALL_DESCRIPTION = `Calls the application. Authenticate with \`Authorization: Bearer <API key>\` (or an access token).
+A call to another user's live public or embed app costs its price_cents, charged only when the call succeeds;
+the owner's own calls are free. With \`response_mode: "streaming"\` the answer is Server-Sent Events:
+\`message\` chunks, then \`message_end\` with usage, or \`error\`; an \`event: ping\` every 10 s. A workflow app's stream also carries
+Dify's other events (agent_thought, message_file, message_replace, tts_message, workflow_started, node_started, node_finished,
+workflow_finished) in order, with this call's task_id, message_id and conversation_id in place of Dify's.
+Streaming charge rule: a stream is charged once the caller has been sent any part of the answer (a text chunk, or an event that
+carries answer content: node outputs, files, a moderation replacement, speech, agent thoughts), whether or not it stays
+to the end; a call cut before that is free and its upstream call is aborted; a provider failure at any point is free.
+An app with an output schema sends its answer only once it passed the schema, as one \`message\` chunk of the validated JSON.
+Prices: a price increase reaches callers only after a notice period (the app shows the upcoming price and its date);
+decreases apply at once. Cap what a call may cost with the API key's max_price_cents or an \`X-Max-Price-Cents\` header:
+a call above the cap answers 402 price_above_limit and is not charged.
+Text that cannot be stored (NUL characters, unpaired UTF-16 surrogates) is refused with 400 invalid_param naming the field.
+Send an \`Idempotency-Key\` header to make retries safe: the same key and body within 24 h returns the stored answer
+without a second charge; the same key with a different body is a 409.
+Errors: invalid_param 400, unauthorized 401, insufficient_credits / key_limit_exceeded / price_above_limit 402, app_unavailable 403,
+not_found 404, rate_limited 429 (with Retry-After), provider_error 502, provider_timeout 504.`;
+
+export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; gateway: GatewayService; tasks: RunningTasks }> = async (
   app,
   { difyApi, gateway, tasks },
 ) => {
+  const answerMessage = createMessageDoor(gateway, tasks);
+
+  for (const mode of ['completion', 'chat'] as const) {
+    app.post(
+      `/api/app/:slug/${mode}-messages`,
+      {
+        schema: messageCallSchema(
+          'gateway',
+          mode === 'completion' ? 'Run a completion (Dify-compatible)' : 'Send a chat message (Dify-compatible)',
+          CALL_DESCRIPTION,
+        ),
+        config: PAID_CALL_ROUTE,
+        onRequest: refuseUnacceptable,
+      },
+      async (request, reply) => answerMessage(request, reply, request.params.slug, mode, request.body, app.authenticateCaller),
+    );
+  }
+
+  app.post(
+    '/v1/invoke/:slug',
+    {
+      schema: {
+        tags: ['gateway'],
+        summary: 'Invoke a prompt with a JSON body of its input fields',
+        description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
+        security: [{ bearer: [] }],
+        params: SlugParams,
+        headers: CallHeaders,
+        body: InvokeRequest,
+        response: { 200: CallAnswer, ...callErrors },
+      },
+      config: PAID_CALL_ROUTE,
+      onRequest: refuseUnacceptable,
+    },
+    async (request, reply) =>
+      answerMessage(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }, app.authenticateCaller),
+  );
+
   const caller = async (request: FastifyRequest, reply: FastifyReply) => {
     await app.authenticateCaller(request, reply);
     return request.auth;

@@ -3,15 +3,15 @@
 // Reading an app's description needs no key for a live public or embed app; everything about
 // conversations and messages is the caller's own: another caller's ids answer 404.
 import type { IoSchema } from '@tollbooth/contract';
-import type { AppRow, AppsService } from '../../apps/service.ts';
-import type { AuthContext } from '../../auth/plugin.ts';
-import type { Database } from '../../db/client.ts';
-import { AppError, invalidParam } from '../../errors.ts';
-import type { PromptsService } from '../../prompts/service.ts';
-import { isChatMode } from '../../providers/workflows/dify.ts';
-import type { InputFormEntry } from '../../providers/workflows/types.ts';
-import type { WorkflowsService } from '../../workflows/service.ts';
-import type { CallTargetCache } from '../call-target-cache.ts';
+import type { AppRow, AppsService } from '../apps/service.ts';
+import type { AuthContext } from '../auth/plugin.ts';
+import type { Database } from '../db/client.ts';
+import { AppError, invalidParam } from '../errors.ts';
+import type { CallTargetCache } from '../gateway/service.ts';
+import type { PromptsService } from '../prompts/service.ts';
+import { isChatMode } from '../providers/workflows/dify.ts';
+import type { InputFormEntry } from '../providers/workflows/types.ts';
+import type { WorkflowsService } from '../workflows/service.ts';
 import { inputFormFromSchema, parametersAnswer } from './input-form.ts';
 import {
   type ConversationListRow,
