@@ -16,7 +16,7 @@ import { AppError } from '../errors.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import type { RateLimitDecision } from '../rate-limit.ts';
-import type { CallAnswer, CallBody, CallerIdentity, CallMode, GatewayService, Preparation, PreparedCall } from './service.ts';
+import type { CallAnswer, CallBody, CallMode, CallPayer, GatewayService, Preparation, PreparedCall } from './service.ts';
 
 /** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
 export const PRICE_HEADER = 'X-Price-Cents';
@@ -32,7 +32,7 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * gateway reports it once the app is known (a call to an unknown app is a 404 whatever its
  * credentials, and a refused caller is recorded against the app it called).
  */
-export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<CallerIdentity> {
+export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<CallPayer> {
   try {
     await authenticate(request, reply);
     return { auth: request.auth };
@@ -52,7 +52,7 @@ export function preparePaidCall(
   reply: FastifyReply,
   slug: string,
   mode: CallMode,
-  payer: CallerIdentity,
+  payer: CallPayer,
   body: CallBody,
   /** performance.now() when the call began. */
   startedAt: number,
@@ -62,7 +62,7 @@ export function preparePaidCall(
   return gateway.prepare({
     slug,
     mode,
-    caller: payer,
+    payer,
     body,
     idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
     maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,

@@ -1,4 +1,4 @@
-// The values a prompt test renders with, by the rules a real call applies (gateway/service.ts's
+// The values a prompt test renders with, by the rules a real call applies (gateway/prompt-calls.ts's
 // validate step): every {{variable}} is a declared input (declareTemplateVariables), the inputs are
 // checked against the schema (a required input left blank is refused, as a call refuses it), and an
 // optional input left blank takes its default, else an empty value (withOptionalInputs).
