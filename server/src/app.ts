@@ -323,10 +323,10 @@ export async function buildApp({ config, db, logger }: AppDependencies) {
   const tasks = createRunningTasks();
   await app.register(gatewayRoutes, { gateway });
   await app.register(embedRoutes, { embed, gateway, tasks });
-  await app.register(difyRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
+  await app.register(difyRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, workflows, findTarget: gateway.findTarget }) });
   await app.register(openaiRoutes, {
     gateway,
-    openai: createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
+    openai: createOpenAIService({ db, workflows, findTarget: gateway.findTarget, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
   });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));

@@ -5,7 +5,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { CallAnswer, CallMode, CallRequest, IoSchema } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CallCharge } from '../billing/paid-calls.ts';
+import type { CallCharge, Payer } from '../billing/paid-calls.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { EveryKey, PreparedModelRequest } from '../providers/types.ts';
 import type { RateLimitDecision } from '../rate-limit.ts';
@@ -94,6 +94,16 @@ export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay
  * (billing/paid-calls.ts) is taken from it when the price is reserved.
  */
 export type CallPayer = { auth: AuthContext | null; failure?: undefined } | { auth?: undefined; failure: unknown };
+
+/** Who pays, as billing takes the charge: the caller, and its key's spend limits (a publishable key's daily cap too). */
+export function payerOf(auth: AuthContext): Payer {
+  return {
+    userId: auth.user.id,
+    apiKeyId: auth.apiKey?.id ?? null,
+    monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
+    dailySpendLimitCents: auth.apiKey?.dailySpendLimitCents ?? null,
+  };
+}
 
 /** One call as its door hands it over (door-service.ts's preparePaidCall). */
 export interface CallRequestContext {

@@ -26,7 +26,7 @@ import { type ModelUsage, withDeadline } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
-import type { CallTargetCache } from './call-target-cache.ts';
+import type { CallTarget, CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
@@ -37,6 +37,7 @@ import {
   type CallRequestContext,
   type Preparation,
   type PreparedCall,
+  payerOf,
   preparedCall,
   type UploadBody,
 } from './prepared-call.ts';
@@ -44,8 +45,8 @@ import { checkPriceCap } from './price-cap.ts';
 import { createPromptCalls, modelCostBound, usageForCost } from './prompt-calls.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
-/** The per-process cache of call targets the gateway fills, for the other caller protocols (openai/). */
-export type { CallTargetCache } from './call-target-cache.ts';
+/** An app as a call finds it (findTarget). */
+export type { CallTarget } from './call-target-cache.ts';
 /** What may be uploaded, and how large (Dify's parameters answer says so). */
 export { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 export type { CallBody, CallPayer, CallRequestContext, Preparation, PreparedCall, UploadBody } from './prepared-call.ts';
@@ -87,6 +88,12 @@ export function createGatewayService({
 }: GatewayDependencies) {
   const { validate, buildModelRequest, checkOutput } = createPromptCalls({ db, models });
 
+  /** The callable app of a slug and its active prompt configuration, read on a miss of the call target cache. */
+  const loadTarget = async (slug: string): Promise<CallTarget | null> => {
+    const found = await apps.findCallableApp(slug);
+    return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
+  };
+
   const recordFailure = (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) =>
     paidCalls.recordFailure({
       appId: app.id,
@@ -104,10 +111,7 @@ export function createGatewayService({
 
   /** 1. Resolve the target: the callable app and its active prompt configuration (cached per process). */
   const resolveTarget = async (slug: string) => {
-    const target = await callTargets.get(slug, async () => {
-      const found = await apps.findCallableApp(slug);
-      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
-    });
+    const target = await callTargets.get(slug, loadTarget);
     if (!target) throw new AppError('not_found', 'Application not found');
     return target;
   };
@@ -152,15 +156,7 @@ export function createGatewayService({
     const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
     try {
-      return await paidCalls.take(
-        {
-          userId: auth.user.id,
-          apiKeyId: auth.apiKey?.id ?? null,
-          monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
-          dailySpendLimitCents: auth.apiKey?.dailySpendLimitCents ?? null,
-        },
-        { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
-      );
+      return await paidCalls.take(payerOf(auth), { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost });
     } catch (error) {
       // A caller out of credit for the price is told where to add some (issue 25); the owner's own
       // call short of its model cost already says so (billing/paid-calls.ts).
@@ -351,6 +347,13 @@ export function createGatewayService({
 
   return {
     prepare,
+
+    /**
+     * The callable app of a slug and its active prompt configuration, or null: the gateway's own entry
+     * of the call target cache, so a door that reads the app first (the OpenAI planner, Dify's
+     * Service API) and the call it prepares look it up once.
+     */
+    findTarget: (slug: string): Promise<CallTarget | null> => callTargets.get(slug, loadTarget),
 
     /** Stores a file the caller may reference in a later call to the app; the body is read only once access is checked. */
     async upload(slug: string, auth: AuthContext | null, body: UploadBody): Promise<UploadedFile> {

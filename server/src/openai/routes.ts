@@ -30,8 +30,9 @@ import { openEventStream } from '../http/event-stream.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
+import { type ToolCallCapture, withConversation } from './plan-call.ts';
 import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';
-import { chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
+import { chunkWriter, type OpenAIService, toChatCompletion } from './service.ts';
 
 const errors = {
   400: OpenAIError,
