@@ -38,9 +38,8 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
+import { paidCallRoute } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
-import { refuseUnacceptable } from '../http/accept.ts';
-import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { callErrors, createMessageDoor, messageCallSchema } from './messages-service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
@@ -80,35 +79,25 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
   for (const mode of ['completion', 'chat'] as const) {
     app.post(
       `/api/app/:slug/${mode}-messages`,
-      {
-        schema: messageCallSchema(
-          'gateway',
-          mode === 'completion' ? 'Run a completion (Dify-compatible)' : 'Send a chat message (Dify-compatible)',
-          CALL_DESCRIPTION,
-        ),
-        config: PAID_CALL_ROUTE,
-        onRequest: refuseUnacceptable,
-      },
+      paidCallRoute(
+        messageCallSchema('gateway', mode === 'completion' ? 'Run a completion (Dify-compatible)' : 'Send a chat message (Dify-compatible)', CALL_DESCRIPTION),
+      ),
       async (request, reply) => answerMessage(request, reply, request.params.slug, mode, request.body, app.authenticateCaller),
     );
   }
 
   app.post(
     '/v1/invoke/:slug',
-    {
-      schema: {
-        tags: ['gateway'],
-        summary: 'Invoke a prompt with a JSON body of its input fields',
-        description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
-        security: [{ bearer: [] }],
-        params: SlugParams,
-        headers: CallHeaders,
-        body: InvokeRequest,
-        response: { 200: CallAnswer, ...callErrors },
-      },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    paidCallRoute({
+      tags: ['gateway'],
+      summary: 'Invoke a prompt with a JSON body of its input fields',
+      description: `The body is the inputs object itself, e.g. {"topic": "owls"}; the answer is the completion-messages answer.\n\n${CALL_DESCRIPTION}`,
+      security: [{ bearer: [] }],
+      params: SlugParams,
+      headers: CallHeaders,
+      body: InvokeRequest,
+      response: { 200: CallAnswer, ...callErrors },
+    }),
     async (request, reply) =>
       answerMessage(request, reply, request.params.slug, 'completion', { inputs: request.body, response_mode: 'blocking' }, app.authenticateCaller),
   );
@@ -118,67 +107,36 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
     return request.auth;
   };
 
-  app.get(
-    '/api/app/:slug/parameters',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "The app's input form and upload settings (Dify's GET /parameters)",
-        description: `user_input_form has one entry per input of the app's input schema (text-input, paragraph, select, number, checkbox, json_object with label, variable, required, default, options, max_length); a workflow app answers its provider's own form. ${PUBLIC_READ}`,
-        security: [{}, { bearer: [] }],
-        params: SlugParams,
-        querystring: DifyUserQuery,
-        response: { 200: DifyParameters, ...errors },
+  // What a Dify client reads about an app: its input form, its name and mode, tool icons, its web settings.
+  for (const [name, summary, description, querystring, answer, read] of [
+    [
+      'parameters',
+      "The app's input form and upload settings (Dify's GET /parameters)",
+      `user_input_form has one entry per input of the app's input schema (text-input, paragraph, select, number, checkbox, json_object with label, variable, required, default, options, max_length); a workflow app answers its provider's own form. ${PUBLIC_READ}`,
+      DifyUserQuery,
+      DifyParameters,
+      difyApi.parameters,
+    ],
+    ['info', "The app's name, description, mode and author (Dify's GET /info)", PUBLIC_READ, DifyUserQuery, DifyAppInfo, difyApi.info],
+    ['meta', "Tool icons (Dify's GET /meta; none for Tollbooth apps)", PUBLIC_READ, null, DifyAppMeta, difyApi.meta],
+    ['site', "The app's web settings (Dify's GET /site)", PUBLIC_READ, null, DifyAppSite, difyApi.site],
+  ] as const) {
+    app.get(
+      `/api/app/:slug/${name}`,
+      {
+        schema: {
+          tags: [TAG],
+          summary,
+          description,
+          security: [{}, { bearer: [] }],
+          params: SlugParams,
+          ...(querystring ? { querystring } : {}),
+          response: { 200: answer, ...errors },
+        },
       },
-    },
-    async (request, reply) => difyApi.parameters(request.params.slug, await caller(request, reply)),
-  );
-
-  app.get(
-    '/api/app/:slug/info',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "The app's name, description, mode and author (Dify's GET /info)",
-        description: PUBLIC_READ,
-        security: [{}, { bearer: [] }],
-        params: SlugParams,
-        querystring: DifyUserQuery,
-        response: { 200: DifyAppInfo, ...errors },
-      },
-    },
-    async (request, reply) => difyApi.info(request.params.slug, await caller(request, reply)),
-  );
-
-  app.get(
-    '/api/app/:slug/meta',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "Tool icons (Dify's GET /meta; none for Tollbooth apps)",
-        description: PUBLIC_READ,
-        security: [{}, { bearer: [] }],
-        params: SlugParams,
-        response: { 200: DifyAppMeta, ...errors },
-      },
-    },
-    async (request, reply) => difyApi.meta(request.params.slug, await caller(request, reply)),
-  );
-
-  app.get(
-    '/api/app/:slug/site',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "The app's web settings (Dify's GET /site)",
-        description: PUBLIC_READ,
-        security: [{}, { bearer: [] }],
-        params: SlugParams,
-        response: { 200: DifyAppSite, ...errors },
-      },
-    },
-    async (request, reply) => difyApi.site(request.params.slug, await caller(request, reply)),
-  );
+      async (request, reply) => read(request.params.slug, await caller(request, reply)),
+    );
+  }
 
   app.get(
     '/api/app/:slug/conversations',
@@ -278,14 +236,29 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
     async (request, reply) => difyApi.suggested(request.params.slug, await caller(request, reply), request.params.message_id),
   );
 
-  for (const mode of ['completion', 'chat'] as const) {
+  // Stopping a stream, by its task id: a chat or completion answer, or a workflow run.
+  for (const [path, summary, description] of [
+    ...(['completion', 'chat'] as const).map(
+      (mode) =>
+        [
+          `${mode}-messages/:task_id/stop`,
+          `Stop a streaming ${mode} answer`,
+          `task_id is the stream's task_id. The upstream call is aborted and the stream ends with message_end. Charged by the streaming rule: free when stopped before any answer chunk was sent (message_end then shows total_price "0.0000000"), the app's price once any chunk was sent. Answers {"result": "success"} as Dify does, also for a task that already ended; another caller's task is not stopped. ${OWN_DATA}`,
+        ] as const,
+    ),
+    [
+      'workflows/tasks/:task_id/stop',
+      'Stop a streaming workflow run',
+      `task_id is the run's task_id. As the chat and completion stop: the upstream run is aborted and the stream ends with workflow_finished (status "stopped"); free when stopped before any output was sent. Answers {"result": "success"} as Dify does. ${OWN_DATA}`,
+    ] as const,
+  ]) {
     app.post(
-      `/api/app/:slug/${mode}-messages/:task_id/stop`,
+      `/api/app/:slug/${path}`,
       {
         schema: {
           tags: [TAG],
-          summary: `Stop a streaming ${mode} answer`,
-          description: `task_id is the stream's task_id. The upstream call is aborted and the stream ends with message_end. Charged by the streaming rule: free when stopped before any answer chunk was sent (message_end then shows total_price "0.0000000"), the app's price once any chunk was sent. Answers {"result": "success"} as Dify does, also for a task that already ended; another caller's task is not stopped. ${OWN_DATA}`,
+          summary,
+          description,
           security: [{ bearer: [] }],
           params: DifyTaskParams,
           response: { 200: DifyResult, ...errors },
@@ -298,25 +271,6 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
       },
     );
   }
-
-  app.post(
-    '/api/app/:slug/workflows/tasks/:task_id/stop',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Stop a streaming workflow run',
-        description: `task_id is the run's task_id. As the chat and completion stop: the upstream run is aborted and the stream ends with workflow_finished (status "stopped"); free when stopped before any output was sent. Answers {"result": "success"} as Dify does. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: DifyTaskParams,
-        response: { 200: DifyResult, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const { app: target, auth } = await difyApi.callableApp(request.params.slug, await caller(request, reply));
-      tasks.stop(request.params.task_id, auth.user.id, target.id);
-      return { result: 'success' };
-    },
-  );
 
   app.get(
     '/api/app/:slug/workflows/run/:workflow_run_id',
@@ -377,37 +331,33 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
 
   app.post(
     '/api/app/:slug/workflows/run',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Run a workflow app (Dify workflow mode)',
-        description: `For workflow apps whose Dify app is in workflow mode (others: 400 not_workflow_app). Charged exactly like completion-messages (the same path, price, idempotency, rate limit and streaming rule). Blocking answers the run with its outputs; streaming sends workflow_started, text_chunk events, then workflow_finished (or error). ${BASE}`,
-        security: [{ bearer: [] }],
-        params: SlugParams,
-        headers: CallHeaders,
-        body: DifyWorkflowRunRequest,
-        response: {
-          200: {
-            description:
-              'Blocking: the run. Streaming (response_mode "streaming"): text/event-stream of workflow_started, text_chunk, workflow_finished or error events.',
-            content: {
-              'application/json': { schema: DifyWorkflowRunAnswer },
-              'text/event-stream': {
-                schema: { type: 'string', description: 'data: {"event": "workflow_started" | "text_chunk" | "workflow_finished" | "error", ...}' },
-              },
+    paidCallRoute({
+      tags: [TAG],
+      summary: 'Run a workflow app (Dify workflow mode)',
+      description: `For workflow apps whose Dify app is in workflow mode (others: 400 not_workflow_app). Charged exactly like completion-messages (the same path, price, idempotency, rate limit and streaming rule). Blocking answers the run with its outputs; streaming sends workflow_started, text_chunk events, then workflow_finished (or error). ${BASE}`,
+      security: [{ bearer: [] }],
+      params: SlugParams,
+      headers: CallHeaders,
+      body: DifyWorkflowRunRequest,
+      response: {
+        200: {
+          description:
+            'Blocking: the run. Streaming (response_mode "streaming"): text/event-stream of workflow_started, text_chunk, workflow_finished or error events.',
+          content: {
+            'application/json': { schema: DifyWorkflowRunAnswer },
+            'text/event-stream': {
+              schema: { type: 'string', description: 'data: {"event": "workflow_started" | "text_chunk" | "workflow_finished" | "error", ...}' },
             },
           },
-          ...errors,
-          402: ErrorResponse,
-          409: ErrorResponse,
-          429: ErrorResponse,
-          502: ErrorResponse,
-          504: ErrorResponse,
         },
+        ...errors,
+        402: ErrorResponse,
+        409: ErrorResponse,
+        429: ErrorResponse,
+        502: ErrorResponse,
+        504: ErrorResponse,
       },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    }),
     async (request, reply) =>
       runWorkflow({ request, reply, gateway, difyApi, tasks, body: request.body, slug: request.params.slug, authenticate: () => caller(request, reply) }),
   );

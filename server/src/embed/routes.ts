@@ -6,10 +6,8 @@ import { type CallRequest, SlugParams } from '@tollbooth/contract';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { createMessageDoor, messageCallSchema, type RunningTasks } from '../dify/messages-service.ts';
-import type { Authenticate } from '../gateway/door-service.ts';
+import { type Authenticate, paidCallRoute } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
-import { refuseUnacceptable } from '../http/accept.ts';
-import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { EMBED_TOKEN_HEADER, type EmbedService } from './service.ts';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -71,8 +69,8 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gatew
   for (const mode of ['completion', 'chat'] as const) {
     app.post(
       `/api/embed/:slug/${mode}-messages`,
-      {
-        schema: messageCallSchema(
+      paidCallRoute(
+        messageCallSchema(
           'embed',
           mode === 'completion' ? "The embed widget's completion call" : "The embed widget's chat message",
           'Called by the embed widget only (`/embed/{slug}`): `Authorization: Bearer <publishable key>`, the frame token in X-Embed-Token, the ' +
@@ -80,9 +78,7 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gatew
             'Refused, and not charged: another origin or none (403 forbidden), a revoked key (401), an app the key may not call (403), a visitor over ' +
             "the key's per-minute limit (429), the daily or monthly spend cap reached (402 key_limit_exceeded).",
         ),
-        config: PAID_CALL_ROUTE,
-        onRequest: refuseUnacceptable,
-      },
+      ),
       async (request, reply) => answerMessage(request, reply, request.params.slug, mode, request.body, authenticateWidget),
     );
   }

@@ -13,8 +13,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerPriceCents } from '../dify/compat-service.ts';
 import { AppError } from '../errors.ts';
+import { refuseUnacceptable } from '../http/accept.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
+import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import type { RateLimitDecision } from '../rate-limit.ts';
 import type { CallAnswer, CallBody, CallMode, CallPayer, GatewayService, Preparation, PreparedCall } from './service.ts';
 
@@ -23,6 +25,15 @@ export const PRICE_HEADER = 'X-Price-Cents';
 
 /** How often an open stream sends its keep-alive (Dify's `event: ping`, OpenAI's `: ping` comment). */
 const PING_INTERVAL_MS = 10_000;
+
+/**
+ * The options of a route that takes a paid call: its schema; a paid call does not wait for earlier
+ * calls' settlements (http/settled-reads.ts); a caller that accepts neither JSON nor an event stream
+ * is answered 406 before anything else (http/accept.ts).
+ */
+export function paidCallRoute<Schema>(schema: Schema) {
+  return { schema, config: PAID_CALL_ROUTE, onRequest: refuseUnacceptable };
+}
 
 /** A door's way to authenticate its payer: sets request.auth, or throws why it cannot. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

@@ -21,13 +21,11 @@ import {
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge } from '../error-handler.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import { endStream, identifyPayer, openCall, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
+import { endStream, identifyPayer, openCall, paidCallRoute, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
 import type { CallAnswer, GatewayService, PreparedCall } from '../gateway/service.ts';
-import { refuseUnacceptable } from '../http/accept.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import type { CallerConnection } from '../http/caller-connection.ts';
 import { openEventStream } from '../http/event-stream.ts';
-import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
 import { type ToolCallCapture, withConversation } from './plan-call.ts';
@@ -218,19 +216,15 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
 
   app.post(
     '/v1/chat/completions',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'Call an app with OpenAI Chat Completions',
-        description: DESCRIPTION,
-        security: [{ bearer: [] }],
-        headers: CallHeaders,
-        body: ChatCompletionRequest,
-        response: { 200: ChatCompletion, ...errors },
-      },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    paidCallRoute({
+      tags: ['openai'],
+      summary: 'Call an app with OpenAI Chat Completions',
+      description: DESCRIPTION,
+      security: [{ bearer: [] }],
+      headers: CallHeaders,
+      body: ChatCompletionRequest,
+      response: { 200: ChatCompletion, ...errors },
+    }),
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
@@ -243,7 +237,8 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       if (preparation.kind === 'replay') {
         const answer = preparation.body;
         replayHeaders(reply, answer);
-        if (!stream) return reply.status(preparation.status).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
+        // Only answers are stored for replays (gateway/service.ts's finish): the status is 200's.
+        if (!stream) return reply.status(preparation.status as 200).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
         const write = openStream(reply);
         const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
         write(chunks.role());
@@ -270,19 +265,15 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
 
   app.post(
     '/v1/responses',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: "Call an app with OpenAI's Responses API",
-        description: RESPONSES_DESCRIPTION,
-        security: [{ bearer: [] }],
-        headers: CallHeaders,
-        body: ResponsesRequest,
-        response: { 200: ResponseObject, ...errors },
-      },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    paidCallRoute({
+      tags: ['openai'],
+      summary: "Call an app with OpenAI's Responses API",
+      description: RESPONSES_DESCRIPTION,
+      security: [{ bearer: [] }],
+      headers: CallHeaders,
+      body: ResponsesRequest,
+      response: { 200: ResponseObject, ...errors },
+    }),
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
@@ -310,7 +301,8 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         const answer = preparation.body;
         replayHeaders(reply, answer);
         const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
-        if (!stream) return reply.status(preparation.status).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
+        if (!stream)
+          return reply.status(preparation.status as 200).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
         const events = responseEventWriter(context, openResponseEvents(reply));
         events.start();
         events.text(answer.answer);
