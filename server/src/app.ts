@@ -29,15 +29,15 @@ import type { Config } from './config.ts';
 import { registerCallerCors } from './cors.ts';
 import type { Database } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
+import { difyRoutes } from './dify/routes.ts';
+import { createDifyApiService } from './dify/service.ts';
+import { createRunningTasks } from './dify/tasks.ts';
 import { downloadsRoutes } from './downloads/routes.ts';
 import { createDownloadsService } from './downloads/service.ts';
 import { embedRoutes } from './embed/routes.ts';
-import { createEmbedService, EMBED_TOKEN_HEADER } from './embed/service.ts';
+import { createEmbedService } from './embed/service.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import { createCallTargetCache } from './gateway/call-target-cache.ts';
-import { difyApiRoutes } from './gateway/dify-api/routes.ts';
-import { createDifyApiService } from './gateway/dify-api/service.ts';
-import { createRunningTasks } from './gateway/dify-api/tasks.ts';
 import { sweepExpiredUploads } from './gateway/files.ts';
 import { createIdempotencyStore } from './gateway/idempotency.ts';
 import { gatewayRoutes } from './gateway/routes.ts';
@@ -326,25 +326,16 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
     catalog,
     visitorLimiter,
   });
-  await app.register(embedRoutes, { embed });
-  // Dify's Service API around the call (gateway/dify-api): stop finds running streams in `tasks`.
+  // One door per caller protocol (gateway/door-service.ts): the uploads are the gateway's own; Dify's
+  // routes (dify/) and the embed widget's calls answer Dify's messages, whose streams `tasks` keeps for
+  // Dify's stop endpoint; then OpenAI's.
   const tasks = createRunningTasks();
-  await app.register(gatewayRoutes, {
-    gateway,
-    tasks,
-    authenticateEmbedCaller: (request, slug, visitor) =>
-      embed.authenticateCall({
-        slug,
-        visitor,
-        authorization: request.headers.authorization,
-        token: request.headers[EMBED_TOKEN_HEADER] as string | undefined,
-        origin: request.headers.origin,
-      }),
-  });
-  await app.register(difyApiRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, apps, prompts, workflows, callTargets }) });
+  await app.register(gatewayRoutes, { gateway });
+  await app.register(embedRoutes, { embed, gateway, tasks });
+  await app.register(difyRoutes, { gateway, tasks, difyApi: createDifyApiService({ db, workflows, findTarget: gateway.findTarget }) });
   await app.register(openaiRoutes, {
     gateway,
-    openai: createOpenAIService({ db, apps, prompts, workflows, callTargets, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
+    openai: createOpenAIService({ db, workflows, findTarget: gateway.findTarget, apiKeys: keys, rateLimitPerMinute: config.gateway.rateLimitPerMinute }),
   });
   const uploadSweeper = setInterval(() => {
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));

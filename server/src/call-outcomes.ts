@@ -18,7 +18,7 @@ export type CallOutcome = 'success' | 'failed' | 'rejected';
 export const REJECTED_ERROR_TYPES: ReadonlySet<string> = new Set([
   ...(Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] < 500),
   'client_disconnected',
-  // A call to the other mode's endpoint (chat-messages to a completion app, or the reverse): dify-compat.ts.
+  // A call to the other mode's endpoint (chat-messages to a completion app, or the reverse): dify/compat-service.ts.
   'wrong_route',
 ]);
 

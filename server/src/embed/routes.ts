@@ -1,13 +1,21 @@
-// GET /embed/{slug}: the embed widget's page (service.ts has the rules). Its calls go through the
-// gateway's /api/embed/{slug}/…-messages routes, which authenticate with embed's authenticateCall.
+// The embed widget's door: GET /embed/{slug}, the widget's page (service.ts has the rules), and its
+// calls, POST /api/embed/{slug}/…-messages: Dify's message call and answer (dify/messages-service.ts),
+// paid by a publishable key that only works from its frame (embed's authenticateCall).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { SlugParams } from '@tollbooth/contract';
+import { type CallRequest, SlugParams } from '@tollbooth/contract';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { EmbedService } from './service.ts';
+import { createMessageDoor, messageCallSchema, type RunningTasks } from '../dify/messages-service.ts';
+import { type Authenticate, paidCallRoute } from '../gateway/door-service.ts';
+import type { GatewayService } from '../gateway/service.ts';
+import { EMBED_TOKEN_HEADER, type EmbedService } from './service.ts';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService }> = async (app, { embed }) => {
+export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gateway: GatewayService; tasks: RunningTasks }> = async (
+  app,
+  { embed, gateway, tasks },
+) => {
   app.get(
     '/embed/:slug',
     {
@@ -46,4 +54,32 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService }> = a
       );
     },
   );
+
+  // The widget's calls: the same call, paid by the widget's publishable key.
+  const answerMessage = createMessageDoor(gateway, tasks);
+  const authenticateWidget: Authenticate = async (request: FastifyRequest) => {
+    request.auth = await embed.authenticateCall({
+      slug: (request.params as { slug: string }).slug,
+      visitor: (request.body as CallRequest | undefined)?.user,
+      authorization: request.headers.authorization,
+      token: request.headers[EMBED_TOKEN_HEADER] as string | undefined,
+      origin: request.headers.origin,
+    });
+  };
+  for (const mode of ['completion', 'chat'] as const) {
+    app.post(
+      `/api/embed/:slug/${mode}-messages`,
+      paidCallRoute(
+        messageCallSchema(
+          'embed',
+          mode === 'completion' ? "The embed widget's completion call" : "The embed widget's chat message",
+          'Called by the embed widget only (`/embed/{slug}`): `Authorization: Bearer <publishable key>`, the frame token in X-Embed-Token, the ' +
+            'visitor id in `user`, and the browser Origin of the widget frame itself. The body and answers are those of the app call. ' +
+            'Refused, and not charged: another origin or none (403 forbidden), a revoked key (401), an app the key may not call (403), a visitor over ' +
+            "the key's per-minute limit (429), the daily or monthly spend cap reached (402 key_limit_exceeded).",
+        ),
+      ),
+      async (request, reply) => answerMessage(request, reply, request.params.slug, mode, request.body, authenticateWidget),
+    );
+  }
 };

@@ -27,9 +27,9 @@ export function createCallTargetCache(ttlMs = CALL_TARGET_TTL_MS, clock: () => n
   /** The load under way per slug; an invalidation drops it, so what it read is not kept. */
   const loading = new Map<string, Promise<CallTarget | null>>();
 
-  const startLoad = (slug: string, load: () => Promise<CallTarget | null>) => {
+  const startLoad = (slug: string, load: (slug: string) => Promise<CallTarget | null>) => {
     const startedAt = clock();
-    const pending = load().then(
+    const pending = load(slug).then(
       (target) => {
         // Invalidated (or replaced) while it read: answer the calls that waited for it, keep nothing.
         if (loading.get(slug) !== pending) return target;
@@ -50,7 +50,8 @@ export function createCallTargetCache(ttlMs = CALL_TARGET_TTL_MS, clock: () => n
   };
 
   return {
-    async get(slug: string, load: () => Promise<CallTarget | null>): Promise<CallTarget | null> {
+    /** `load` reads the slug's target on a miss: one function for every slug, not one per call. */
+    async get(slug: string, load: (slug: string) => Promise<CallTarget | null>): Promise<CallTarget | null> {
       const now = clock();
       const cached = entries.get(slug);
       if (cached && cached.expiresAt > now) {

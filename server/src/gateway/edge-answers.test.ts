@@ -65,7 +65,60 @@ describe('malformed multipart uploads', () => {
       expect(garbage.statusCode).toBe(400);
       expect(garbage.json()).toMatchObject({ code: 'invalid_param', params: 'file' });
     });
+
+    it(`answers 400, not 415, on ${route} when the multipart Content-Type itself is broken (its boundary not after a ";")`, async () => {
+      const url = `/api/app/${liveSlug}/${route}`;
+      const part = '--XYZ\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhello\r\n--XYZ--\r\n';
+      for (const contentType of ['multipart/form-data boundary=XYZ', 'multipart/form-data, boundary=XYZ', 'Multipart/Form-Data boundary=XYZ; charset=utf-8']) {
+        const broken = await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${stranger}`, 'content-type': contentType },
+          payload: part,
+        });
+        expect(broken.statusCode, contentType).toBe(400);
+        const body = broken.json();
+        // The one error shape: {code, message, status}, the message naming the field and what is wrong.
+        expect(body).toMatchObject({ code: 'invalid_param', status: 400, params: 'file' });
+        expect(body.message).toMatch(/^file: the multipart\/form-data body is malformed \(.*Content-Type.*\)$/);
+      }
+      // The same body with its Content-Type well formed is an upload; another media type is still 415.
+      const wellFormed = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+        payload: part,
+      });
+      expect(wellFormed.statusCode).toBe(201);
+      const otherType = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/mixed; boundary=XYZ' },
+        payload: part,
+      });
+      expect(otherType.statusCode).toBe(415);
+      expect(otherType.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+    });
   }
+
+  it('stay on the upload routes: a paid call takes JSON, and a multipart body is 415 there as on every JSON route', async () => {
+    const part = '--XYZ\r\ncontent-disposition: form-data; name="query"\r\n\r\nhello\r\n--XYZ--\r\n';
+    for (const url of [
+      `/api/app/${liveSlug}/completion-messages`,
+      `/api/app/${liveSlug}/chat-messages`,
+      `/v1/invoke/${liveSlug}`,
+      `/api/embed/${liveSlug}/chat-messages`,
+    ]) {
+      const answer = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
+        payload: part,
+      });
+      expect(answer.statusCode, url).toBe(415);
+      expect(answer.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+    }
+  });
 });
 
 describe("Dify's info, parameters and site of an app that is not live", () => {

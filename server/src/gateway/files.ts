@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { UploadedFile } from '@tollbooth/contract';
+import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { deleteExpiredUploads, insertUploadedFile, sumUploadedBytes } from './queries.ts';
@@ -41,6 +42,24 @@ export function malformedMultipart(error: unknown): unknown {
   if (status === 413) return error;
   const reason = error instanceof Error ? error.message.replace(/^Multipart:\s*/i, '') : 'unreadable';
   return new AppError('invalid_param', `file: the multipart/form-data body is malformed (${reason.slice(0, 100)})`, 'file');
+}
+
+/** A media type's name ends where a token character does not follow (RFC 9110's tchar). */
+const NAMES_MULTIPART_FORM_DATA = /^\s*multipart\/form-data(?![\w!#$%&'*+.^`|~-])/i;
+/** What Fastify reads as multipart/form-data: the type alone, or its parameters after a ";". */
+const READABLE_MULTIPART_FORM_DATA = /^\s*multipart\/form-data\s*(?:;|$)/i;
+
+/**
+ * onRequest of the upload routes: a Content-Type that names multipart/form-data but cannot be read
+ * ("multipart/form-data boundary=x", without the ";") is a malformed multipart body like the others,
+ * 400 naming the file field. Fastify finds no parser for a type it cannot read and would answer 415,
+ * which tells the caller to send another type when the one it sent is the right one, badly written.
+ */
+export async function refuseUnreadableMultipartType(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'];
+  if (type !== undefined && NAMES_MULTIPART_FORM_DATA.test(type) && !READABLE_MULTIPART_FORM_DATA.test(type)) {
+    throw malformedMultipart(new Error('its Content-Type cannot be read: the boundary goes after "multipart/form-data;"'));
+  }
 }
 
 export async function storeUpload(

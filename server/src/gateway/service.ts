@@ -3,168 +3,55 @@
 // reserve; complete() or stream() then call the model, and billing settles the charge and records
 // the call, or gives it back. Every failure once the app is known is recorded as a failed
 // invocation with its type, and nothing is charged for it. Charging is billing's
-// (billing/paid-calls.ts); the SQL of conversations and files is in queries.ts.
+// (billing/paid-calls.ts). A prompt app's steps 6 and 7 are in prompt-calls.ts, the call's shape
+// (what a door hands over, the prepared call) in prepared-call.ts; every caller protocol's door
+// reaches prepare() through door-service.ts. Protocol-neutral but for the answer itself: it is the
+// contract's CallAnswer, Dify's message (dify/compat-service.ts's price fields), which each door
+// answers in its own protocol.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import type { MultipartFile } from '@fastify/multipart';
-import {
-  type CallAnswer,
-  type CallMode,
-  type CallRequest,
-  declareTemplateVariables,
-  type FileReference,
-  type IoSchema,
-  type PromptConfig,
-  type PromptVersion,
-  renderTemplate,
-} from '@tollbooth/contract';
-import type { ValidateFunction } from 'ajv';
+import type { CallAnswer, CallMode } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { checkAppMode, priceFields, withOptionalInputs } from '../dify-compat.ts';
+import { checkAppMode, priceFields } from '../dify/compat-service.ts';
 import { AppError } from '../errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { CallerSignal } from '../providers/abort-hook.ts';
-import { IMAGE_TOKENS_BOUND, inputTokensBound, type ModelUsageForCost, modelCostMicros } from '../providers/model-prices.ts';
+import { modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
-import {
-  type ChatImage,
-  type ChatMessage,
-  type EveryKey,
-  type ModelRequest,
-  type ModelUsage,
-  type PreparedModelRequest,
-  withDeadline,
-} from '../providers/types.ts';
+import { type ModelUsage, withDeadline } from '../providers/types.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import { toStorableText } from '../request-guards.ts';
-import { linearRegExp } from '../safe-regex.ts';
-import { createAjv, describeSchemaError } from '../validation.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
-import type { CallTargetCache } from './call-target-cache.ts';
+import type { CallTarget, CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { errorTypeOf } from './outcomes.ts';
+import {
+  type CallCommon,
+  type CallPayer,
+  type CallRequestContext,
+  type Preparation,
+  type PreparedCall,
+  payerOf,
+  preparedCall,
+  type UploadBody,
+} from './prepared-call.ts';
 import { checkPriceCap } from './price-cap.ts';
-import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
+import { createPromptCalls, modelCostBound, usageForCost } from './prompt-calls.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
-/** The per-process cache of call targets the gateway fills, for the other caller protocols (openai/). */
-export type { CallTargetCache } from './call-target-cache.ts';
-/** The body of a call; the route schema and the service read the same declaration. */
-export type CallBody = CallRequest;
+/** An app as a call finds it (findTarget). */
+export type { CallTarget } from './call-target-cache.ts';
+/** What may be uploaded, and how large (Dify's parameters answer says so). */
+export { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
+export type { CallBody, CallPayer, CallRequestContext, Preparation, PreparedCall, UploadBody } from './prepared-call.ts';
 
-/** A call that passed every check and holds its charge; run it with complete() or stream(). */
-export interface PreparedCall {
-  app: AppRow;
-  mode: CallMode;
-  auth: AuthContext;
-  endUser: string;
-  /** The call's reservation (billing/paid-calls.ts); settled on success, given back on failure. */
-  charge: CallCharge;
-  modelRequest: PreparedModelRequest;
-  resolved: ReturnType<ModelRouter['resolve']>;
-  /** The prompt app's model name (the model table's key); '' for workflow calls. */
-  modelName: string;
-  outputSchema: IoSchema | null;
-  conversationId: string | null;
-  /** True when this call starts its conversation (its id is chosen before the call, so every stream event carries it). */
-  newConversation?: boolean;
-  query: string | null;
-  taskId: string;
-  /** The answer's message id (and its invocation's id), the same in every stream event. */
-  messageId: string;
-  /** The caller's inputs, kept with a chat turn (GET messages). */
-  inputs?: Record<string, unknown>;
-  startedAt: number;
-  rateLimit: RateLimitDecision;
-  /** Set when the call runs under an Idempotency-Key: its answer is stored for replays. */
-  idempotency: { userId: string; key: string } | null;
-  /** False when the app keeps no log of its turns (a workflow app with logging off). */
-  keepTurn?: boolean;
-  /**
-   * Set by a caller protocol that sent part of the answer outside the text deltas (the OpenAI
-   * routes' streamed tool-call pieces): the stream is then charged like one whose text went out.
-   */
-  answerSent?: boolean;
-}
-
-/** What every prepared call has, whatever its app's type. */
-type CallCommon = Pick<PreparedCall, 'idempotency' | 'app' | 'mode' | 'auth' | 'endUser' | 'taskId' | 'messageId' | 'inputs' | 'startedAt' | 'rateLimit'>;
-
-/**
- * A prepared call, every key spelt out in one order whatever the app's type, so that all calls share
- * one hidden class: built as `{ ...call, charge, … }`, each call's got a class of its own in V8, and
- * every function reading it went megamorphic (decision 0058).
- */
-function preparedCall(common: CallCommon, part: EveryKey<Omit<PreparedCall, keyof CallCommon | 'answerSent'>>): PreparedCall {
-  const prepared: EveryKey<PreparedCall> = {
-    idempotency: common.idempotency,
-    app: common.app,
-    mode: common.mode,
-    auth: common.auth,
-    endUser: common.endUser,
-    taskId: common.taskId,
-    messageId: common.messageId,
-    inputs: common.inputs,
-    startedAt: common.startedAt,
-    rateLimit: common.rateLimit,
-    charge: part.charge,
-    resolved: part.resolved,
-    modelName: part.modelName,
-    outputSchema: part.outputSchema,
-    conversationId: part.conversationId,
-    newConversation: part.newConversation,
-    query: part.query,
-    keepTurn: part.keepTurn,
-    modelRequest: part.modelRequest,
-    answerSent: undefined,
-  };
-  return prepared;
-}
-
-export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay'; status: number; body: CallAnswer };
-
-/** Who is calling, as the route's preHandler found out (routes.ts); a failure is reported once the app is known. */
-export type CallerIdentity = { auth: AuthContext | null; failure?: undefined } | { auth?: undefined; failure: unknown };
-
-/** One call as the route hands it over. */
-export interface CallRequestContext {
-  slug: string;
-  mode: CallMode;
-  caller: CallerIdentity;
-  body: CallBody;
-  idempotencyKey: string | null;
-  /** The X-Max-Price-Cents header. */
-  maxPriceCents: number | null;
-  /** performance.now() when the call began (before its caller was authenticated). */
-  startedAt: number;
-  /** The Tollbooth-Hop header of the caller's request, sent to a workflow app's provider (http/call-chain.ts); made only when asked for (it hashes the credentials). */
-  hop: () => string;
-  /** Told the rate-limit decision once the call is counted, so a call refused after that (402, 400…) still carries the RateLimit headers. */
-  onRateLimit?: (decision: RateLimitDecision) => void;
-}
-
-/** The multipart body of an upload, read only once the caller may upload to the app. */
-export interface UploadBody {
-  isMultipart: boolean;
-  file: () => Promise<MultipartFile | undefined>;
-}
-
-const MAX_HISTORY_MESSAGES = 20;
-const MAX_QUERY_LENGTH = 100_000;
-/** With the query's cap, keeps validating inputs against any saved schema under 10 ms. */
-const MAX_INPUTS_CHARACTERS = 64 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_CREDENTIALS = 'Authentication credentials were not provided: send Authorization: Bearer <API key>';
-
-// Patterns run on a linear-time engine: no schema can make validation stall the process.
-const inputValidator = createAjv({ coerceTypes: false, code: { regExp: linearRegExp } });
 
 export interface GatewayDependencies {
   db: Database;
@@ -185,16 +72,6 @@ export interface GatewayDependencies {
   workflowCalls: WorkflowCallTarget;
 }
 
-/** A prompt app's call once its inputs are checked: the rendered prompt and what the model must see with it. */
-interface ValidatedPromptCall {
-  query: string | undefined;
-  renderedText: string;
-  conversationId: string | null;
-  newConversation: boolean;
-  history: ChatMessage[];
-  images: ChatImage[];
-}
-
 export function createGatewayService({
   db,
   config,
@@ -209,32 +86,12 @@ export function createGatewayService({
   paidCalls,
   workflowCalls,
 }: GatewayDependencies) {
-  // Compiled once per prompt version; versions never change, so entries never go stale.
-  const compiledSchemas = new Map<string, ValidateFunction>();
-  const validatorFor = (key: string, schema: IoSchema) => {
-    let validate = compiledSchemas.get(key);
-    if (!validate) {
-      try {
-        validate = inputValidator.compile(schema);
-      } catch (error) {
-        // A schema saved before today's limits (e.g. a pattern RE2 cannot run): the app's fault, not a crash.
-        throw new AppError('app_unavailable', `This app's schema cannot be used: ${(error as Error).message}`, undefined, undefined, 'invalid_schema');
-      }
-      if (compiledSchemas.size > 10_000) compiledSchemas.clear();
-      compiledSchemas.set(key, validate);
-    }
-    return validate;
-  };
+  const { validate, buildModelRequest, checkOutput } = createPromptCalls({ db, models });
 
-  // A version's schema with its template's variables declared, found once per version object (the call target cache keeps it).
-  const declaredSchemas = new WeakMap<PromptVersion, PromptVersion['input_schema']>();
-  const declaredSchemaOf = (version: PromptVersion) => {
-    let schema = declaredSchemas.get(version);
-    if (!schema) {
-      schema = declareTemplateVariables(version.prompt_template, version.input_schema);
-      declaredSchemas.set(version, schema);
-    }
-    return schema;
+  /** The callable app of a slug and its active prompt configuration, read on a miss of the call target cache. */
+  const loadTarget = async (slug: string): Promise<CallTarget | null> => {
+    const found = await apps.findCallableApp(slug);
+    return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
   };
 
   const recordFailure = (app: AppRow, mode: CallMode, auth: AuthContext | null, endUser: string, startedAt: number, error: unknown, demo = false) =>
@@ -254,19 +111,16 @@ export function createGatewayService({
 
   /** 1. Resolve the target: the callable app and its active prompt configuration (cached per process). */
   const resolveTarget = async (slug: string) => {
-    const target = await callTargets.get(slug, async () => {
-      const found = await apps.findCallableApp(slug);
-      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
-    });
+    const target = await callTargets.get(slug, loadTarget);
     if (!target) throw new AppError('not_found', 'Application not found');
     return target;
   };
 
-  /** 2. Authenticate: the caller the route's preHandler identified, or why it could not. */
-  const authenticate = (caller: CallerIdentity): AuthContext => {
-    if (caller.failure !== undefined) throw caller.failure;
-    if (!caller.auth) throw new AppError('unauthorized', NO_CREDENTIALS);
-    return caller.auth;
+  /** 2. Authenticate: the payer its door identified, or why it could not. */
+  const authenticate = (payer: CallPayer): AuthContext => {
+    if (payer.failure !== undefined) throw payer.failure;
+    if (!payer.auth) throw new AppError('unauthorized', NO_CREDENTIALS);
+    return payer.auth;
   };
 
   /** 3. Authorize: the caller may call this app (checkCallAccess). */
@@ -288,93 +142,6 @@ export function createGatewayService({
     return decision;
   };
 
-  /** 6. Validate a prompt app's call: query, inputs against the version's schema, the rendered template, conversation and files. */
-  const validate = async (app: AppRow, version: PromptVersion, mode: CallMode, body: CallBody, auth: AuthContext): Promise<ValidatedPromptCall> => {
-    const query = mode === 'chat' ? body.query : undefined;
-    if (mode === 'chat' && (typeof query !== 'string' || query.trim() === '')) throw new AppError('invalid_param', 'query: is required', 'query');
-    if (query && query.length > MAX_QUERY_LENGTH) throw new AppError('invalid_param', `query: must be at most ${MAX_QUERY_LENGTH} characters`, 'query');
-    if (body.inputs && JSON.stringify(body.inputs).length > MAX_INPUTS_CHARACTERS) {
-      throw new AppError('invalid_param', `inputs: must be at most ${MAX_INPUTS_CHARACTERS} characters of JSON`, 'inputs');
-    }
-    const inputs: Record<string, unknown> = { ...(body.inputs ?? {}) };
-    // Every {{variable}} is a declared input, also in versions saved before saving declared them.
-    const inputSchema = declaredSchemaOf(version);
-    // A chat query fills the {{query}} variable when the inputs do not.
-    if (query !== undefined && inputs.query === undefined && inputSchema.properties.query) inputs.query = query;
-    const validateInputs = validatorFor(`${app.id}:${version.version}`, inputSchema);
-    if (!validateInputs(inputs)) {
-      const first = validateInputs.errors?.[0];
-      const { path: parts, message: reason } = first ? describeSchemaError(first, 'is not a known input') : { path: [], message: 'is invalid' };
-      const path = ['inputs', ...parts].join('.');
-      throw new AppError('invalid_param', `${path}: ${reason}`, path);
-    }
-    const rendered = renderTemplate(version.prompt_template, withOptionalInputs(inputSchema, inputs));
-    if (!rendered.ok) throw new AppError('invalid_param', `inputs: ${rendered.error}`, 'inputs');
-
-    const continued = mode === 'chat' && body.conversation_id ? body.conversation_id : null;
-    if (continued && !UUID.test(continued)) throw new AppError('invalid_param', 'conversation_id: must be a UUID', 'conversation_id');
-    const history = continued ? await loadHistory(continued, app, auth) : [];
-    // A new chat's id is chosen now, so the stream's first chunk already carries it.
-    const conversationId = mode === 'chat' ? (continued ?? randomUUID()) : null;
-    const images = await loadImages(body.files ?? undefined, auth);
-    return { query, renderedText: rendered.text, conversationId, newConversation: mode === 'chat' && continued === null, history, images };
-  };
-
-  const loadHistory = async (conversationId: string, app: AppRow, auth: AuthContext): Promise<ChatMessage[]> => {
-    const conversation = await selectConversationOwner(db, conversationId);
-    if (!conversation || conversation.app_id !== app.id || conversation.caller_id !== auth.user.id) {
-      throw new AppError('not_found', 'Conversation Not Exists.', 'conversation_id');
-    }
-    const history = await selectRecentMessages(db, conversationId, MAX_HISTORY_MESSAGES);
-    return history.map((row) => ({ role: row.role, content: row.content }));
-  };
-
-  const loadImages = async (files: FileReference[] | undefined, auth: AuthContext): Promise<ChatImage[]> => {
-    if (!files || files.length === 0) return [];
-    if (files.length > 10) throw new AppError('invalid_param', 'files: at most 10 files per call', 'files');
-    const images: ChatImage[] = [];
-    for (const [index, file] of files.entries()) {
-      if (file.transfer_method !== 'local_file' || !file.upload_file_id) {
-        throw new AppError('invalid_param', `files.${index}: only transfer_method local_file with an upload_file_id is supported`, `files.${index}`);
-      }
-      if (!UUID.test(file.upload_file_id))
-        throw new AppError('invalid_param', `files.${index}.upload_file_id: must be an uploaded file id`, `files.${index}.upload_file_id`);
-      const row = await selectUploadedFile(db, file.upload_file_id);
-      if (!row || row.user_id !== auth.user.id)
-        throw new AppError('invalid_param', `files.${index}.upload_file_id: no such uploaded file`, `files.${index}.upload_file_id`);
-      if (!row.mime_type.startsWith('image/')) throw new AppError('invalid_param', `files.${index}: only images can be sent to the model`, `files.${index}`);
-      images.push({ mimeType: row.mime_type, data: await readFile(row.storage_path) });
-    }
-    return images;
-  };
-
-  /**
-   * 7. Build the model request: the model to call (on the platform's keys, or on the app owner's own
-   * credential: bring your own key) and the messages (system prompt, history, the rendered turn with its images).
-   */
-  const buildModelRequest = (config: PromptConfig, mode: CallMode, validated: ValidatedPromptCall, own: OwnCredentials | null) => {
-    const version = config.active_version;
-    const resolved = own ? models.resolveWith(config.model, own) : models.resolve(config.model);
-    const userContent =
-      mode === 'chat' && !version.prompt_template.includes('query') ? `${validated.renderedText}\n\n${validated.query}` : validated.renderedText;
-    const messages: ChatMessage[] = [
-      ...(version.system_prompt ? [{ role: 'system' as const, content: version.system_prompt }] : []),
-      ...validated.history,
-      { role: 'user', content: userContent, ...(validated.images.length > 0 ? { images: validated.images } : {}) },
-    ];
-    const modelRequest: PreparedCall['modelRequest'] = {
-      model: resolved.upstreamModel,
-      messages,
-      temperature: config.temperature,
-      maxTokens: config.max_tokens,
-      topP: config.top_p,
-      frequencyPenalty: config.frequency_penalty,
-      presencePenalty: config.presence_penalty,
-      ...(version.output_schema ? { jsonSchema: version.output_schema } : {}),
-    };
-    return { resolved, modelRequest };
-  };
-
   /**
    * 8. Reserve, last, so nothing after it can fail: the caller's price cap is checked against the
    * app's price (the owner's own calls and demo answers are free, demo-calls.ts), then billing takes the charge.
@@ -389,15 +156,7 @@ export function createGatewayService({
     const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
     checkPriceCap(listPriceCents, auth, maxPriceCents);
     try {
-      return await paidCalls.take(
-        {
-          userId: auth.user.id,
-          apiKeyId: auth.apiKey?.id ?? null,
-          monthlySpendLimitCents: auth.apiKey?.monthlySpendLimitCents ?? null,
-          dailySpendLimitCents: auth.apiKey?.dailySpendLimitCents ?? null,
-        },
-        { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost },
-      );
+      return await paidCalls.take(payerOf(auth), { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost });
     } catch (error) {
       // A caller out of credit for the price is told where to add some (issue 25); the owner's own
       // call short of its model cost already says so (billing/paid-calls.ts).
@@ -415,7 +174,7 @@ export function createGatewayService({
     let endUser = typeof body.user === 'string' ? toStorableText(body.user.slice(0, 200)) : '';
     let claimedKey: { userId: string; key: string } | null = null;
     try {
-      auth = authenticate(request.caller);
+      auth = authenticate(request.payer);
       endUser ||= auth.user.id;
       authorize(app, auth);
       if (app.type === 'prompt') checkAppMode(app.interaction_mode === 'chat', mode);
@@ -478,29 +237,11 @@ export function createGatewayService({
       });
       return { kind: 'call', call: prepared };
     } catch (error) {
+      // A limit refused it: the caller's, or the embed widget's per-visitor one (its authentication).
+      if (error instanceof RateLimitedError) request.onRateLimit?.(error.decision);
       if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
       await recordFailure(app, mode, auth, endUser, startedAt, error);
       throw error;
-    }
-  };
-
-  const checkOutput = (call: PreparedCall, text: string) => {
-    if (!call.outputSchema) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new AppError('provider_error', 'The model answer is not JSON, but the app has an output schema', undefined, undefined, 'output_schema_mismatch');
-    }
-    const validate = validatorFor(`output:${call.app.id}:${JSON.stringify(call.outputSchema)}`, call.outputSchema);
-    if (!validate(parsed)) {
-      throw new AppError(
-        'provider_error',
-        `The model answer does not match the output schema: ${inputValidator.errorsText(validate.errors)}`,
-        undefined,
-        undefined,
-        'output_schema_mismatch',
-      );
     }
   };
 
@@ -607,6 +348,13 @@ export function createGatewayService({
   return {
     prepare,
 
+    /**
+     * The callable app of a slug and its active prompt configuration, or null: the gateway's own entry
+     * of the call target cache, so a door that reads the app first (the OpenAI planner, Dify's
+     * Service API) and the call it prepares look it up once.
+     */
+    findTarget: (slug: string): Promise<CallTarget | null> => callTargets.get(slug, loadTarget),
+
     /** Stores a file the caller may reference in a later call to the app; the body is read only once access is checked. */
     async upload(slug: string, auth: AuthContext | null, body: UploadBody): Promise<UploadedFile> {
       const target = await apps.findCallableApp(slug);
@@ -703,37 +451,6 @@ export function createGatewayService({
         throw error;
       }
     },
-  };
-}
-
-const imageCount = (request: Pick<ModelRequest, 'messages'>) => request.messages.reduce((count, message) => count + (message.images?.length ?? 0), 0);
-/** The usage a call's model cost is priced by (a literal, not a spread: decision 0058). */
-const usageForCost = (usage: ModelUsage, call: PreparedCall): ModelUsageForCost => ({
-  inputTokens: usage.inputTokens,
-  outputTokens: usage.outputTokens,
-  images: imageCount(call.modelRequest),
-});
-
-/**
- * The most a prompt call can cost on the operator's key (null when it costs the operator nothing:
- * the demo model, the creator's own key). Output is bounded by max_tokens; input by the prompt's
- * bytes (quick), or its tokens with a margin for other providers' tokenizers (precise).
- */
-function modelCostBound(resolved: ReturnType<ModelRouter['resolve']>, request: PreparedCall['modelRequest']): ModelCostBound | null {
-  const price = resolved.price;
-  if (!price || resolved.demo || resolved.ownKey) return null;
-  const images = imageCount(request);
-  const outputTokens = request.maxTokens ?? 4096;
-  let bytes = 0;
-  for (const message of request.messages) bytes += Buffer.byteLength(message.content);
-  return {
-    quickMicros: modelCostMicros(price, { inputTokens: inputTokensBound(bytes, images), outputTokens }),
-    preciseMicros: () =>
-      modelCostMicros(price, {
-        inputTokens: Math.ceil(countPromptTokens(request.messages) * 1.25) + 8 * request.messages.length + 64 + images * IMAGE_TOKENS_BOUND,
-        outputTokens,
-        images,
-      }),
   };
 }
 

@@ -1,7 +1,7 @@
 // Response headers in the OpenAPI document: X-Request-Id on every answer (request-id.ts), RateLimit-*
 // on the management API's signed-in answers (management-rate-limit.ts), and on
 // the paid call operations the rate-limit headers, Retry-After on 429 and Idempotent-Replayed on a
-// replayed answer, as gateway/routes.ts, gateway/dify-api/workflow-run.ts and openai/routes.ts send them.
+// replayed answer, as every caller protocol's door sends them (gateway/door-service.ts).
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });

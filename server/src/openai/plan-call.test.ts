@@ -2,7 +2,8 @@
 import type { IoSchema } from '@tollbooth/contract';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
-import { MAX_CONVERSATION_CHARACTERS, planCall, priceInDollars, promptAppShape, workflowAppShape } from './service.ts';
+import { MAX_CONVERSATION_CHARACTERS, planCall, promptAppShape, workflowAppShape } from './plan-call.ts';
+import { priceInDollars } from './service.ts';
 
 const schema = (properties: IoSchema['properties']): IoSchema => ({ type: 'object', properties, additionalProperties: false });
 const completionApp = (properties: IoSchema['properties'], required: string[] = [], template = '') =>

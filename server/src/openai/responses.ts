@@ -8,10 +8,11 @@
 // conversation without a lookup that could miss a turn still being settled; the gateway checks that
 // the conversation is the caller's. Decision 0029.
 import type { ChatCompletionMessage, ChatCompletionRequest } from '@tollbooth/contract';
+import { answerPriceCents } from '../dify/compat-service.ts';
 import { invalidParam } from '../errors.ts';
 import type { CallAnswer } from '../gateway/service.ts';
 import type { ToolCall, ToolCallDelta } from '../providers/types.ts';
-import { chargedCents, usageWithCost } from './service.ts';
+import { usageWithCost } from './service.ts';
 
 export type ResponsesRequest = Record<string, unknown> & { model: string };
 
@@ -181,7 +182,7 @@ function responseUsage(answer: CallAnswer) {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.total_tokens,
     cost: usage.cost,
-    cost_cents: chargedCents(answer),
+    cost_cents: answerPriceCents(answer),
   };
 }
 

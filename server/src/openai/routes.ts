@@ -21,21 +21,16 @@ import {
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge } from '../error-handler.ts';
 import { AppError, invalidParam } from '../errors.ts';
-import { type CallAnswer, type CallerIdentity, type GatewayService, type PreparedCall, RateLimitedError } from '../gateway/service.ts';
-import { refuseUnacceptable } from '../http/accept.ts';
+import { endStream, identifyPayer, openCall, paidCallRoute, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
+import type { CallAnswer, GatewayService, PreparedCall } from '../gateway/service.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
-import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
+import type { CallerConnection } from '../http/caller-connection.ts';
 import { openEventStream } from '../http/event-stream.ts';
-import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { describeSchemaError } from '../validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
+import { type ToolCallCapture, withConversation } from './plan-call.ts';
 import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';
-import { chargedCents, chunkWriter, type OpenAIService, type ToolCallCapture, toChatCompletion, withConversation } from './service.ts';
-
-/** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
-export const PRICE_HEADER = 'X-Price-Cents';
-
-const PING_INTERVAL_MS = 10_000;
+import { chunkWriter, type OpenAIService, toChatCompletion } from './service.ts';
 
 const errors = {
   400: OpenAIError,
@@ -145,7 +140,6 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     const { status, body } = toOpenAIError(error);
     if (status >= 500) reply.log.error({ err: error }, 'OpenAI-compatible call failed');
     if (status === 401) reply.header('WWW-Authenticate', bearerChallenge(_request.headers.authorization));
-    if (error instanceof RateLimitedError) reply.header('Retry-After', error.decision.resetSeconds);
     return reply.status(status).send(body);
   });
 
@@ -222,61 +216,29 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
 
   app.post(
     '/v1/chat/completions',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'Call an app with OpenAI Chat Completions',
-        description: DESCRIPTION,
-        security: [{ bearer: [] }],
-        headers: CallHeaders,
-        body: ChatCompletionRequest,
-        response: { 200: ChatCompletion, ...errors },
-      },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    paidCallRoute({
+      tags: ['openai'],
+      summary: 'Call an app with OpenAI Chat Completions',
+      description: DESCRIPTION,
+      security: [{ bearer: [] }],
+      headers: CallHeaders,
+      body: ChatCompletionRequest,
+      response: { 200: ChatCompletion, ...errors },
+    }),
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
       // As on the Dify endpoints: a refused key is reported (and recorded) once the app is known.
-      let caller: CallerIdentity;
-      try {
-        await app.authenticateCaller(request, reply);
-        caller = { auth: request.auth };
-      } catch (failure) {
-        caller = { failure };
-      }
-      const plan = await openai.plan(body, caller.auth ?? null, () => hopHeaderOf(request));
-      const idempotencyKey = request.headers['idempotency-key'] ?? null;
-      const maxPrice = request.headers['x-max-price-cents'];
-      let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
-      try {
-        preparation = await gateway.prepare({
-          slug: plan.slug,
-          mode: plan.mode,
-          caller,
-          body: plan.body,
-          idempotencyKey,
-          maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
-          startedAt,
-          hop: () => hopHeaderOf(request),
-          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
-        });
-      } catch (error) {
-        if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
-        throw error;
-      }
+      const payer = await identifyPayer(request, reply, app.authenticateCaller);
+      const plan = await openai.plan(body, payer.auth ?? null, () => hopHeaderOf(request));
+      const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, plan.body, startedAt);
       const stream = body.stream === true;
       const includeUsage = body.stream_options?.include_usage === true;
       if (preparation.kind === 'replay') {
-        reply.header('Idempotent-Replayed', 'true');
         const answer = preparation.body;
-        if (!stream)
-          return reply
-            .status(preparation.status)
-            .header(PRICE_HEADER, chargedCents(answer))
-            .send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
-        reply.header(PRICE_HEADER, chargedCents(answer));
+        replayHeaders(reply, answer);
+        // Only answers are stored for replays (gateway/service.ts's finish): the status is 200's.
+        if (!stream) return reply.status(preparation.status as 200).send(toChatCompletion(answer, body.model, plan.chatWithConversationId));
         const write = openStream(reply);
         const chunks = chunkWriter(answer.id, body.model, includeUsage, plan.chatWithConversationId ? answer.conversation_id || null : null);
         write(chunks.role());
@@ -288,10 +250,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       }
       const call = preparation.call;
       const capture = withConversation(call, plan);
-      setRateLimitHeaders(reply, call.rateLimit);
-      reply.header(PRICE_HEADER, call.charge.priceCents);
-      // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
-      const connection = watchCaller(reply);
+      const connection = openCall(reply, call);
       if (!stream) {
         try {
           return toChatCompletion(await gateway.complete(call, connection.signal), body.model, plan.chatWithConversationId, capture.calls);
@@ -306,58 +265,31 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
 
   app.post(
     '/v1/responses',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: "Call an app with OpenAI's Responses API",
-        description: RESPONSES_DESCRIPTION,
-        security: [{ bearer: [] }],
-        headers: CallHeaders,
-        body: ResponsesRequest,
-        response: { 200: ResponseObject, ...errors },
-      },
-      config: PAID_CALL_ROUTE,
-      onRequest: refuseUnacceptable,
-    },
+    paidCallRoute({
+      tags: ['openai'],
+      summary: "Call an app with OpenAI's Responses API",
+      description: RESPONSES_DESCRIPTION,
+      security: [{ bearer: [] }],
+      headers: CallHeaders,
+      body: ResponsesRequest,
+      response: { 200: ResponseObject, ...errors },
+    }),
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
-      let caller: CallerIdentity;
-      try {
-        await app.authenticateCaller(request, reply);
-        caller = { auth: request.auth };
-      } catch (failure) {
-        caller = { failure };
-      }
+      const payer = await identifyPayer(request, reply, app.authenticateCaller);
       const chatRequest = toChatRequest(body);
       const previous = body.previous_response_id ? parseResponseId(body.previous_response_id) : null;
       if (body.previous_response_id && !previous?.conversationId) {
         throw invalidParam('previous_response_id', 'is not a response of a chat app (only chat apps keep a conversation)');
       }
-      const plan = await openai.plan(chatRequest, caller.auth ?? null, () => hopHeaderOf(request));
+      const plan = await openai.plan(chatRequest, payer.auth ?? null, () => hopHeaderOf(request));
       if (previous?.conversationId) {
         if (plan.mode !== 'chat') throw invalidParam('previous_response_id', 'only chat apps keep a conversation');
         // Object.assign, not a spread followed by a key: one hidden class for every body (decision 0058).
         plan.body = Object.assign({}, plan.body, { conversation_id: previous.conversationId });
       }
-      const maxPrice = request.headers['x-max-price-cents'];
-      let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
-      try {
-        preparation = await gateway.prepare({
-          slug: plan.slug,
-          mode: plan.mode,
-          caller,
-          body: Object.assign({}, plan.body, RESPONSES_MARK),
-          idempotencyKey: request.headers['idempotency-key'] ?? null,
-          maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
-          startedAt,
-          hop: () => hopHeaderOf(request),
-          onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
-        });
-      } catch (error) {
-        if (error instanceof RateLimitedError) setRateLimitHeaders(reply, error.decision);
-        throw error;
-      }
+      const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, Object.assign({}, plan.body, RESPONSES_MARK), startedAt);
       const stream = body.stream === true;
       const contextOf = (answerId: string, conversationId: string | null, createdAt: number) => ({
         request: body,
@@ -367,9 +299,10 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       });
       if (preparation.kind === 'replay') {
         const answer = preparation.body;
-        reply.header('Idempotent-Replayed', 'true').header(PRICE_HEADER, chargedCents(answer));
+        replayHeaders(reply, answer);
         const context = contextOf(answer.id, answer.conversation_id || null, answer.created_at);
-        if (!stream) return reply.status(preparation.status).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
+        if (!stream)
+          return reply.status(preparation.status as 200).send(responseObject(context, 'completed', outputItems(answer.id, answer.answer, []), answer));
         const events = responseEventWriter(context, openResponseEvents(reply));
         events.start();
         events.text(answer.answer);
@@ -379,10 +312,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       }
       const call = preparation.call;
       const capture = withConversation(call, plan, body.store !== false);
-      setRateLimitHeaders(reply, call.rateLimit);
-      reply.header(PRICE_HEADER, call.charge.priceCents);
-      // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
-      const connection = watchCaller(reply);
+      const connection = openCall(reply, call);
       if (!stream) {
         try {
           const answer = await gateway.complete(call, connection.signal);
@@ -393,20 +323,15 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         }
       }
       const events = responseEventWriter(contextOf(call.messageId, call.conversationId, Math.floor(Date.now() / 1000)), openResponseEvents(reply));
-      const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
+      const pings = startPings(reply, ': ping\n\n');
       try {
         events.start();
         capture.onDelta = (delta) => events.toolCall(delta, capture.calls[delta.index]!);
         events.complete(await gateway.stream(call, connection.signal, (text) => events.text(text)));
       } catch (error) {
-        if (!connection.signal.aborted) {
-          if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
-          events.fail(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body.error);
-        }
+        if (!connection.signal.aborted) events.fail(toOpenAIError(streamFailure(reply, error)).body.error);
       } finally {
-        clearInterval(ping);
-        connection.release();
-        reply.raw.end();
+        endStream(reply, connection, pings);
       }
       return reply;
     },
@@ -435,7 +360,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     const write = openStream(reply);
     const chunks = chunkWriter(call.taskId, model, includeUsage, withConversationId ? call.conversationId : null);
     capture.onDelta = (delta) => write(chunks.toolCall(delta));
-    const ping = setInterval(() => reply.raw.write(': ping\n\n'), PING_INTERVAL_MS);
+    const pings = startPings(reply, ': ping\n\n');
     let answer: CallAnswer | null = null;
     try {
       // The role chunk is not part of the answer: a caller leaving after it is not charged.
@@ -445,18 +370,9 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       if (includeUsage) write(chunks.usage(answer));
       reply.raw.write('data: [DONE]\n\n');
     } catch (error) {
-      if (!connection.signal.aborted) {
-        if (!(error instanceof AppError)) reply.log.error({ err: error }, 'stream failed');
-        write(toOpenAIError(error instanceof AppError ? error : new AppError('internal_error', 'Internal server error')).body);
-      }
+      if (!connection.signal.aborted) write(toOpenAIError(streamFailure(reply, error)).body);
     } finally {
-      clearInterval(ping);
-      connection.release();
-      reply.raw.end();
+      endStream(reply, connection, pings);
     }
   };
 };
-
-function setRateLimitHeaders(reply: FastifyReply, decision: PreparedCall['rateLimit']) {
-  reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
-}

@@ -18,7 +18,7 @@ import { selectTypicalModelCost } from './queries.ts';
 /** A model's price (providers/model-prices.ts: the dataset's, or its MODEL_TABLE override), or null when it has none. */
 export type PriceOfModel = (model: string) => ModelPrice | null;
 
-/** The gateway's limit on a call's inputs, in characters of JSON (gateway/service.ts MAX_INPUTS_CHARACTERS). */
+/** The gateway's limit on a call's inputs, in characters of JSON (gateway/prompt-calls.ts MAX_INPUTS_CHARACTERS). */
 export const MAX_INPUTS_CHARACTERS = 64 * 1024;
 /** UTF-8 bytes per JSON character at most (a UTF-16 unit of the JSON text is at most 3 bytes). */
 const BYTES_PER_JSON_CHARACTER = 3;

@@ -1,10 +1,10 @@
-// The values a prompt test renders with, by the rules a real call applies (gateway/service.ts's
+// The values a prompt test renders with, by the rules a real call applies (gateway/prompt-calls.ts's
 // validate step): every {{variable}} is a declared input (declareTemplateVariables), the inputs are
 // checked against the schema (a required input left blank is refused, as a call refuses it), and an
 // optional input left blank takes its default, else an empty value (withOptionalInputs).
 import { declareTemplateVariables, detectVariables, type IoSchema } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
-import { withOptionalInputs } from '../dify-compat.ts';
+import { withOptionalInputs } from '../dify/compat-service.ts';
 import { linearRegExp } from '../safe-regex.ts';
 import { createAjv, describeSchemaError } from '../validation.ts';
 

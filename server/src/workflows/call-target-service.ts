@@ -13,7 +13,7 @@ import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { checkAppMode } from '../dify-compat.ts';
+import { checkAppMode } from '../dify/compat-service.ts';
 import { AppError, invalidParam } from '../errors.ts';
 import type { CallerSignal } from '../providers/abort-hook.ts';
 import type { ModelProvider, ModelStreamEvent } from '../providers/types.ts';

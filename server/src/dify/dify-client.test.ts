@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient, DifyClient } from 'dify-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 
 let ctx: TestContext;
 let upstream: FakeProviderServer;

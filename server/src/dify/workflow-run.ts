@@ -5,17 +5,13 @@
 
 import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/plugin.ts';
-import { answerPriceCents } from '../../dify-compat.ts';
-import { AppError } from '../../errors.ts';
-import { hopHeaderOf } from '../../http/call-chain.ts';
-import { watchCaller } from '../../http/caller-connection.ts';
-import { openEventStream } from '../../http/event-stream.ts';
-import { type GatewayService, RateLimitedError } from '../service.ts';
+import type { AuthContext } from '../auth/plugin.ts';
+import { AppError } from '../errors.ts';
+import { endStream, openCall, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
+import type { GatewayService } from '../gateway/service.ts';
+import { openEventStream } from '../http/event-stream.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
-
-const PING_INTERVAL_MS = 10_000;
 
 function outputsOf(answer: string): Record<string, unknown> {
   try {
@@ -77,37 +73,10 @@ export async function runWorkflow({
     ...(body.user !== undefined ? { user: body.user } : {}),
     ...(body.files ? { files: body.files as CallRequest['files'] } : {}),
   };
-  const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null;
-  const maxPrice = (request.headers as { 'x-max-price-cents'?: unknown })['x-max-price-cents'];
-  let preparation: Awaited<ReturnType<GatewayService['prepare']>>;
-  try {
-    preparation = await gateway.prepare({
-      slug,
-      mode: 'completion',
-      caller: { auth },
-      body: callBody,
-      idempotencyKey,
-      maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
-      startedAt: performance.now(),
-      hop: () => hopHeaderOf(request),
-      onRateLimit: ({ limit, remaining, resetSeconds }) => {
-        reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
-      },
-    });
-  } catch (error) {
-    if (error instanceof RateLimitedError) {
-      const { limit, remaining, resetSeconds } = error.decision;
-      reply
-        .header('Retry-After', resetSeconds)
-        .header('RateLimit-Limit', limit)
-        .header('RateLimit-Remaining', remaining)
-        .header('RateLimit-Reset', resetSeconds);
-    }
-    throw error;
-  }
+  const preparation = await preparePaidCall(gateway, request, reply, slug, 'completion', { auth }, callBody, performance.now());
   const streaming = callBody.response_mode === 'streaming';
   if (preparation.kind === 'replay') {
-    reply.header('Idempotent-Replayed', 'true').header('X-Price-Cents', answerPriceCents(preparation.body));
+    replayHeaders(reply, preparation.body);
     const run = runAnswer(preparation.body, workflowId, startedAt);
     if (!streaming) return reply.status(preparation.status).send(run);
     const send = openStream(reply);
@@ -123,11 +92,7 @@ export async function runWorkflow({
     return reply;
   }
   const call = preparation.call;
-  const { limit, remaining, resetSeconds } = call.rateLimit;
-  reply.header('RateLimit-Limit', limit).header('RateLimit-Remaining', remaining).header('RateLimit-Reset', resetSeconds);
-  reply.header('X-Price-Cents', call.charge.priceCents);
-  // Aborts the upstream call when the client goes away (or went away already) before the answer is complete.
-  const connection = watchCaller(reply);
+  const connection = openCall(reply, call);
   if (!streaming) {
     try {
       return runAnswer(await gateway.complete(call, connection.signal), workflowId, startedAt);
@@ -137,7 +102,7 @@ export async function runWorkflow({
   }
   const task = tasks.track(call.taskId, call.auth.user.id, call.app.id, connection.signal);
   const send = openStream(reply);
-  const ping = setInterval(() => reply.raw.write('event: ping\n\n'), PING_INTERVAL_MS);
+  const pings = startPings(reply, 'event: ping\n\n');
   const runId = call.messageId;
   send({ event: 'workflow_started', task_id: call.taskId, workflow_run_id: runId, data: { id: runId, workflow_id: workflowId, created_at: startedAt } });
   try {
@@ -165,15 +130,12 @@ export async function runWorkflow({
         },
       });
     } else if (!connection.signal.aborted) {
-      const appError = error instanceof AppError ? error : new AppError('internal_error', 'Internal server error');
-      if (!(error instanceof AppError)) reply.log.error({ err: error }, 'workflow stream failed');
-      send({ event: 'error', task_id: call.taskId, workflow_run_id: runId, status: appError.status, code: appError.code, message: appError.message });
+      const failure = streamFailure(reply, error, 'workflow stream failed');
+      send({ event: 'error', task_id: call.taskId, workflow_run_id: runId, status: failure.status, code: failure.code, message: failure.message });
     }
   } finally {
     task.done();
-    clearInterval(ping);
-    connection.release();
-    reply.raw.end();
+    endStream(reply, connection, pings);
   }
   return reply;
 }

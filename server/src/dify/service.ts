@@ -3,15 +3,14 @@
 // Reading an app's description needs no key for a live public or embed app; everything about
 // conversations and messages is the caller's own: another caller's ids answer 404.
 import type { IoSchema } from '@tollbooth/contract';
-import type { AppRow, AppsService } from '../../apps/service.ts';
-import type { AuthContext } from '../../auth/plugin.ts';
-import type { Database } from '../../db/client.ts';
-import { AppError, invalidParam } from '../../errors.ts';
-import type { PromptsService } from '../../prompts/service.ts';
-import { isChatMode } from '../../providers/workflows/dify.ts';
-import type { InputFormEntry } from '../../providers/workflows/types.ts';
-import type { WorkflowsService } from '../../workflows/service.ts';
-import type { CallTargetCache } from '../call-target-cache.ts';
+import type { AppRow } from '../apps/service.ts';
+import type { AuthContext } from '../auth/plugin.ts';
+import type { Database } from '../db/client.ts';
+import { AppError, invalidParam } from '../errors.ts';
+import type { GatewayService } from '../gateway/service.ts';
+import { isChatMode } from '../providers/workflows/dify.ts';
+import type { InputFormEntry } from '../providers/workflows/types.ts';
+import type { WorkflowsService } from '../workflows/service.ts';
 import { inputFormFromSchema, parametersAnswer } from './input-form.ts';
 import {
   type ConversationListRow,
@@ -51,18 +50,14 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export interface DifyApiDependencies {
   db: Database;
-  apps: AppsService;
-  prompts: PromptsService;
   workflows: WorkflowsService;
-  callTargets: CallTargetCache;
+  /** The gateway's lookup of a callable app (gateway/service.ts), cached per process. */
+  findTarget: GatewayService['findTarget'];
 }
 
-export function createDifyApiService({ db, apps, prompts, workflows, callTargets }: DifyApiDependencies) {
+export function createDifyApiService({ db, workflows, findTarget: findCallTarget }: DifyApiDependencies) {
   const findTarget = async (slug: string) => {
-    const target = await callTargets.get(slug, async () => {
-      const found = await apps.findCallableApp(slug);
-      return found ? { app: found, config: found.type === 'prompt' ? await prompts.readActivePromptConfig(found.id) : null } : null;
-    });
+    const target = await findCallTarget(slug);
     if (!target) throw new AppError('not_found', 'Application not found');
     return target;
   };

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient } from 'dify-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import { type DifyFake, type DifyFakeApp, startDifyFake } from '../../test-support/fakes/dify-fake.ts';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { type DifyFake, type DifyFakeApp, startDifyFake } from '../test-support/fakes/dify-fake.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 9;

@@ -2,8 +2,8 @@
 // app's input schema, or a workflow app's own form as its provider reported it, with the upload
 // settings Tollbooth accepts.
 import { detectVariables, type IoSchema } from '@tollbooth/contract';
-import type { InputFormEntry } from '../../providers/workflows/types.ts';
-import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from '../files.ts';
+import { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from '../gateway/service.ts';
+import type { InputFormEntry } from '../providers/workflows/types.ts';
 
 /** A string input longer than this (or unbounded) is a paragraph, shorter a text-input. */
 const TEXT_INPUT_MAX = 256;

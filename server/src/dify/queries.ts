@@ -1,6 +1,6 @@
 // SQL of Dify's conversation endpoints: a caller's conversations of an app, their messages (one
 // per answered turn, identified by the invocation id), names and feedbacks.
-import type { Database, Queryable } from '../../db/client.ts';
+import type { Database, Queryable } from '../db/client.ts';
 
 export interface ConversationListRow {
   id: string;
