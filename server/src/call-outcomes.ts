@@ -8,7 +8,7 @@
 // Success rate is success / (success + failed); rejected calls are counted apart, by error type.
 // The outcome is a function of the recorded error type alone, so the per-type rollups carry it and
 // the backfill of migration 0017_outcomes.sql classifies old calls the same way (a test checks).
-// Billing records it with every call (billing/invocations.ts); the gateway names the error type of
+// Billing records it with every call (billing/paid-call/queries.ts); the gateway names the error type of
 // whatever ended a call (gateway/outcomes.ts).
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 

@@ -54,7 +54,7 @@ export interface Config {
   platformFeeBps: number;
   /** ADMIN_EMAILS, lower-cased: accounts whose verified email is listed see the operator's view. */
   adminEmails: string[];
-  /** Creator payouts (billing/payouts.ts): hold before earnings are available, smallest transfer, how often the scheduler runs (0: never). */
+  /** Creator payouts (billing/payouts/service.ts): hold before earnings are available, smallest transfer, how often the scheduler runs (0: never). */
   payouts: {
     holdDays: number;
     /** The smallest US-dollar transfer, in cents. */

@@ -8,7 +8,7 @@
 //      another site's script, or the key pasted into curl without the token, is refused;
 //   3. the key calls only its apps, each visitor (the anonymous id the frame keeps, sent as `user`)
 //      at most visitor_rate_limit_per_minute, and within the daily and monthly caps: both are
-//      billing's hold on the key's spend counters (charges.ts), taken with the call's price in one
+//      billing's hold on the key's spend counters (billing/paid-call/holds.ts), taken with the call's price in one
 //      statement, so no number of concurrent calls or processes passes either cap.
 // Every refusal happens before anything is charged, so it costs nothing; the gateway records it.
 import { createHmac, timingSafeEqual } from 'node:crypto';

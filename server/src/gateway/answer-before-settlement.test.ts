@@ -1,5 +1,5 @@
 // A paid call is answered before its settlement commits while fewer than SETTLEMENT_WINDOW_CALLS
-// answered calls wait for theirs (billing/paid-calls.ts, decision 0024). Here the app's database
+// answered calls wait for theirs (billing/paid-call/service.ts, decision 0024). Here the app's database
 // holds every settlement statement until the test lets it through (or fails it), so what must
 // wait and what must not is seen directly, with no timing assumption: a request that must wait
 // cannot finish while the statement is held.
@@ -9,7 +9,7 @@ import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { interceptedDatabase } from '../test-support/intercepted-database.ts';
 
-/** The settlement batch (billing/settlement.ts) is the one statement that starts with this. */
+/** The settlement batch (billing/paid-call/settlement-sql.ts) is the one statement that starts with this. */
 const isSettlement = (sql: string) => sql.trimStart().startsWith('WITH items AS');
 
 /** Holds settlement statements while closed; fails them while failing. */

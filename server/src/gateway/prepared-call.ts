@@ -5,7 +5,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { CallAnswer, CallMode, CallRequest, IoSchema } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CallCharge, Payer } from '../billing/paid-calls.ts';
+import type { CallCharge, Payer } from '../billing/paid-call/service.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { EveryKey, PreparedModelRequest } from '../providers/types.ts';
 import type { RateLimitDecision } from '../rate-limit.ts';
@@ -19,7 +19,7 @@ export interface PreparedCall {
   mode: CallMode;
   auth: AuthContext;
   endUser: string;
-  /** The call's reservation (billing/paid-calls.ts); settled on success, given back on failure. */
+  /** The call's reservation (billing/paid-call/service.ts); settled on success, given back on failure. */
   charge: CallCharge;
   modelRequest: PreparedModelRequest;
   resolved: ReturnType<ModelRouter['resolve']>;
@@ -91,7 +91,7 @@ export type Preparation = { kind: 'call'; call: PreparedCall } | { kind: 'replay
  * Who pays for a call, as its door authenticated it (door-service.ts's identifyPayer): the caller of
  * an API key or access token, or of the embed widget's publishable key; null when it sent no
  * credentials; or why its credentials were refused, reported once the app is known. Billing's Payer
- * (billing/paid-calls.ts) is taken from it when the price is reserved.
+ * (billing/paid-call/service.ts) is taken from it when the price is reserved.
  */
 export type CallPayer = { auth: AuthContext | null; failure?: undefined } | { auth?: undefined; failure: unknown };
 

@@ -17,7 +17,7 @@ import {
 import type { ValidateFunction } from 'ajv';
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { ModelCostBound } from '../billing/paid-calls.ts';
+import type { ModelCostBound } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
 import { withOptionalInputs } from '../dify/compat-service.ts';
 import { AppError } from '../errors.ts';

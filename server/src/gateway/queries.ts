@@ -1,5 +1,5 @@
 // The SQL of the gateway: conversations it reads back for chat history, and the files callers
-// upload to reference in calls. A call's charge and record are billing's (billing/paid-calls.ts).
+// upload to reference in calls. A call's charge and record are billing's (billing/paid-call/service.ts).
 import type { Database } from '../db/client.ts';
 
 export async function selectConversationOwner(db: Database, conversationId: string): Promise<{ app_id: string; caller_id: string } | undefined> {

@@ -3,7 +3,7 @@
 // reserve; complete() or stream() then call the model, and billing settles the charge and records
 // the call, or gives it back. Every failure once the app is known is recorded as a failed
 // invocation with its type, and nothing is charged for it. Charging is billing's
-// (billing/paid-calls.ts). A prompt app's steps 6 and 7 are in prompt-calls.ts, the call's shape
+// (billing/paid-call/service.ts). A prompt app's steps 6 and 7 are in prompt-calls.ts, the call's shape
 // (what a door hands over, the prepared call) in prepared-call.ts; every caller protocol's door
 // reaches prepare() through door-service.ts. Protocol-neutral but for the answer itself: it is the
 // contract's CallAnswer, Dify's message (dify/compat-service.ts's price fields), which each door
@@ -66,7 +66,7 @@ export interface GatewayDependencies {
   userRateLimiter?: RateLimiter;
   idempotency: IdempotencyStore;
   callTargets: CallTargetCache;
-  /** Charges, settles, gives back and records paid calls (billing/paid-calls.ts). */
+  /** Charges, settles, gives back and records paid calls (billing/paid-call/service.ts). */
   paidCalls: PaidCalls;
   /** Workflow apps: prepares their upstream call (workflows/call-target-service.ts). */
   workflowCalls: WorkflowCallTarget;
@@ -159,7 +159,7 @@ export function createGatewayService({
       return await paidCalls.take(payerOf(auth), { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost });
     } catch (error) {
       // A caller out of credit for the price is told where to add some (issue 25); the owner's own
-      // call short of its model cost already says so (billing/paid-calls.ts).
+      // call short of its model cost already says so (billing/paid-call/service.ts).
       if (error instanceof AppError && error.code === 'insufficient_credits' && listPriceCents > 0) throw insufficientCredits(listPriceCents, config.publicUrl);
       throw error;
     }
@@ -178,7 +178,7 @@ export function createGatewayService({
       endUser ||= auth.user.id;
       authorize(app, auth);
       if (app.type === 'prompt') checkAppMode(app.interaction_mode === 'chat', mode);
-      // A conversation's last turn may have been answered before its commit (billing/paid-calls.ts).
+      // A conversation's last turn may have been answered before its commit (billing/paid-call/service.ts).
       if (mode === 'chat' && body.conversation_id) await paidCalls.written();
       if (request.idempotencyKey !== null) {
         const claim = await claimIdempotencyKey(auth, request.idempotencyKey, request);
