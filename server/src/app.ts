@@ -74,7 +74,7 @@ import { createStripeClient } from './providers/stripe/client.ts';
 import { createWorkflowProviderRegistry } from './providers/workflows/registry.ts';
 import { forgetOwnServer, registerOwnServer } from './providers/workflows/safe-http.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { registerRequestGuards } from './request-guards.ts';
+import { refuseMultipartBodies, registerRequestGuards } from './request-guards.ts';
 import { validatorCompiler } from './validation.ts';
 import { registerCompression } from './web-app/compression.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
@@ -115,6 +115,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   const routeTable = registerRouteTable(app);
   registerErrorHandling(app);
   registerRequestGuards(app);
+  refuseMultipartBodies(app);
   registerCallerCors(app);
   // Calls that come back through a chain of Tollbooth calls, and provider URLs that are this server (issue 24).
   registerCallChain(app, { secret: config.secretKey, publicUrl: config.publicUrl });

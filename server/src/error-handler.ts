@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { refusedMultipartBody } from './request-guards.ts';
 import { describeSchemaError } from './validation.ts';
 
 interface ErrorBody {
@@ -22,7 +23,8 @@ function describeValidation(error: FastifyError): { field: string; message: stri
 }
 
 export function registerErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    const error: FastifyError = refusedMultipartBody(thrown, request.headers['content-type']) ?? thrown;
     let body: Omit<ErrorBody, 'request_id'>;
     if (error instanceof AppError) {
       body = { code: error.code, message: error.message, status: error.status, ...(error.params ? { params: error.params } : {}) };

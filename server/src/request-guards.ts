@@ -55,6 +55,33 @@ export function registerRequestGuards(app: FastifyInstance) {
   });
 }
 
+/**
+ * A multipart body where JSON is taken (every route but the two uploads, whose scope registers the
+ * multipart parser itself) is refused with a 400 naming the body, whether or not its framing can be
+ * read, rather than Fastify's 415 for a type it has no parser for: only the uploads take files, and
+ * a malformed multipart body is the caller's mistake like any other (issue 56). The parser runs only
+ * for such a body, so it costs the JSON calls nothing.
+ */
+export function refuseMultipartBodies(app: FastifyInstance) {
+  app.addContentTypeParser(MULTIPART_FORM_DATA, (_request, _payload, done) => done(multipartWhereJsonIsTaken(), undefined));
+}
+
+const MULTIPART_FORM_DATA = /^\s*multipart\/form-data/i;
+
+const multipartWhereJsonIsTaken = () =>
+  new AppError('invalid_param', 'body: must be JSON (Content-Type: application/json); only the file upload routes take multipart/form-data', 'body');
+
+/**
+ * The same refusal for a multipart Content-Type Fastify cannot even read ("multipart/form-data
+ * boundary=x", without the ";"), which it refuses as an unknown media type (415) before any parser:
+ * the error handlers ask this first. Null for any other error.
+ */
+export function refusedMultipartBody(error: { code?: string }, contentType: string | undefined): AppError | null {
+  return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && contentType !== undefined && MULTIPART_FORM_DATA.test(contentType)
+    ? multipartWhereJsonIsTaken()
+    : null;
+}
+
 /** Text from outside callers' reach (model answers) made storable: NULs and unpaired surrogates become U+FFFD. */
 export function toStorableText(text: string): string {
   if (!text.includes('\u0000') && !ANY_SURROGATE.test(text)) return text;

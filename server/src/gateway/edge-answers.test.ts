@@ -101,22 +101,28 @@ describe('malformed multipart uploads', () => {
     });
   }
 
-  it('stay on the upload routes: a paid call takes JSON, and a multipart body is 415 there as on every JSON route', async () => {
+  it('stay on the upload routes: a paid call takes JSON, and a multipart body there is a 400 naming the body, well formed or not', async () => {
     const part = '--XYZ\r\ncontent-disposition: form-data; name="query"\r\n\r\nhello\r\n--XYZ--\r\n';
     for (const url of [
       `/api/app/${liveSlug}/completion-messages`,
       `/api/app/${liveSlug}/chat-messages`,
+      `/api/app/${liveSlug}/workflows/run`,
       `/v1/invoke/${liveSlug}`,
       `/api/embed/${liveSlug}/chat-messages`,
+      '/v1/chat/completions',
+      '/v1/responses',
     ]) {
-      const answer = await ctx.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
-        payload: part,
-      });
-      expect(answer.statusCode, url).toBe(415);
-      expect(answer.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+      for (const contentType of ['multipart/form-data; boundary=XYZ', 'multipart/form-data boundary=XYZ', 'multipart/form-data']) {
+        const answer = await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${stranger}`, 'content-type': contentType },
+          payload: part,
+        });
+        expect(answer.statusCode, `${url} ${contentType}`).toBe(400);
+        expect(answer.body, url).toMatch(/invalid_param/);
+        expect(answer.body, url).toMatch(/multipart/);
+      }
     }
   });
 });

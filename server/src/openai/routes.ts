@@ -26,6 +26,7 @@ import type { CallAnswer, GatewayService, PreparedCall } from '../gateway/servic
 import { hopHeaderOf } from '../http/call-chain.ts';
 import type { CallerConnection } from '../http/caller-connection.ts';
 import { openEventStream } from '../http/event-stream.ts';
+import { refusedMultipartBody } from '../request-guards.ts';
 import { describeSchemaError } from '../validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
 import { type ToolCallCapture, withConversation } from './plan-call.ts';
@@ -136,10 +137,10 @@ response.output_text.delta, response.function_call_arguments.delta, … response
 \`usage.cost\` and the \`X-Price-Cents\` header give the price charged.`;
 
 export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; gateway: GatewayService }> = async (app, { openai, gateway }) => {
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    const { status, body } = toOpenAIError(error);
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, body } = toOpenAIError(refusedMultipartBody(error, request.headers['content-type']) ?? error);
     if (status >= 500) reply.log.error({ err: error }, 'OpenAI-compatible call failed');
-    if (status === 401) reply.header('WWW-Authenticate', bearerChallenge(_request.headers.authorization));
+    if (status === 401) reply.header('WWW-Authenticate', bearerChallenge(request.headers.authorization));
     return reply.status(status).send(body);
   });
 
