@@ -22,9 +22,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { buildApp } from '../../server/src/app.ts';
 import { type InvocationRecord, recordInvocation } from '../../server/src/billing/paid-call/queries.ts';
-import { loadConfig } from '../../server/src/config.ts';
 import { type Database, openPostgres, type Queryable } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
+import { loadConfig } from '../../server/src/platform/config.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
 
 const { values: args } = parseArgs({

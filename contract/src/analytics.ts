@@ -3,7 +3,7 @@
 // in UTC. Every series has one entry per day of the period, oldest first, zero-filled. The period
 // query (days = 7, 30 or 90) is PeriodQuery in apps.ts.
 //
-// Every call has an outcome (design.md): success; failed (the app or its provider failed); or
+// Every call has an outcome (docs/design.md): success; failed (the app or its provider failed); or
 // rejected (the caller's own mistake: a bad or missing key, a private app, invalid inputs, no
 // credit, a rate limit…). Success rates are success / (success + failed); rejected calls are
 // counted apart, by error type, and response times are those of answered and failed calls.

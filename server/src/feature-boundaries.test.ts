@@ -159,7 +159,7 @@ describe('feature boundaries on the server', () => {
       { from: 'keys/queries.ts', to: 'auth/queries.ts' },
       { from: 'providers/registry.ts', to: 'apps/service.ts' },
       { from: 'config.ts', to: 'billing/service.ts' },
-      { from: 'openai/service.ts', to: 'gateway/dify-api/service.ts' },
+      { from: 'openai/service.ts', to: 'dify/service.ts' },
       { from: 'gateway/service.ts', to: 'billing/paid-call/leases.ts' },
       { from: 'profile/service.ts', to: 'billing/payouts/service.ts' },
     ];
@@ -171,7 +171,7 @@ describe('feature boundaries on the server', () => {
         { from: 'gateway/service.ts', to: 'billing/paid-call/service.ts' },
         { from: 'billing/payments/webhook.ts', to: 'billing/payouts/ledger.ts' },
         { from: 'apps/routes.ts', to: 'auth/plugin.ts' },
-        { from: 'gateway/dify-api/service.ts', to: 'gateway/call-target-cache.ts' },
+        { from: 'dify/service.ts', to: 'gateway/call-target-cache.ts' },
         { from: 'app.ts', to: 'gateway/idempotency.ts' },
         { from: 'apps/service.ts', to: 'providers/workflows/safe-http.ts' },
       ]),
@@ -201,6 +201,28 @@ describe('feature boundaries on the server', () => {
       ]),
     ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     expect(importCycles(edges)).toEqual([]);
+  });
+
+  it('has no cycle between folders either: the folders stand in layers, each using only those below it', () => {
+    // A folder (or a file at the src root) is one node: db/ and crypto/ at the bottom, then platform/,
+    // providers/, http/, the features, app.ts, lifecycle/ and main.ts (docs/README.md draws them).
+    // A cycle here is an import that points up a layer, such as a shared layer using a feature.
+    const folderOf = (relative: string) => relative.split('/')[0]!;
+    const folderEdges = edges.map(({ from, to }) => ({ from: folderOf(from), to: folderOf(to) })).filter(({ from, to }) => from !== to);
+    expect(
+      importCycles([
+        { from: 'auth', to: 'keys' },
+        { from: 'keys', to: 'auth' },
+      ]),
+    ).toEqual([['auth', 'keys']]);
+    expect(folderEdges.map(key)).toEqual(expect.arrayContaining(['gateway -> billing', 'providers -> platform', 'app.ts -> http']));
+    expect(importCycles(folderEdges)).toEqual([]);
+    for (const shared of ['platform', 'db', 'crypto', 'providers']) {
+      expect(
+        folderEdges.filter(({ from, to }) => from === shared && !['platform', 'db', 'crypto'].includes(to)).map(key),
+        `${shared}/ uses only the layers below it`,
+      ).toEqual([]);
+    }
   });
 
   it('routes receive services, never the database', () => {

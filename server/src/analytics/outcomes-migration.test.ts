@@ -5,8 +5,8 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REJECTED_ERROR_TYPES } from '../call-outcomes.ts';
 import { listMigrations, migrate } from '../db/migrate.ts';
+import { REJECTED_ERROR_TYPES } from '../platform/call-outcomes.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import { expectRollupsToMatchInvocations } from '../test-support/rollup-checks.ts';
 

@@ -11,11 +11,11 @@ import {
   firstFreeSlug,
   slugify,
 } from '@tollbooth/contract';
-import type { Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { AppError, invalidParam } from '../errors.ts';
 import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';

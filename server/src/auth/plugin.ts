@@ -2,13 +2,13 @@
 // bearer-token verification, and the request.user / app.authenticate decorations.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
-import { type ApiKeysService, looksLikeApiKey, looksLikePublishableKey } from '../keys/service.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError } from '../platform/errors.ts';
+import { looksLikeApiKey, looksLikePublishableKey } from '../platform/key-formats.ts';
 import type { EmbeddedOidc } from './oidc/index.ts';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
-import { findOrCreateUser, type UserRow } from './users-service.ts';
+import { findOrCreateUser, type UserAccounts, type UserRow } from './users-service.ts';
 
 export interface AuthContext {
   user: UserRow;
@@ -18,6 +18,20 @@ export interface AuthContext {
   apiKey: { id: string; monthlySpendLimitCents: number | null; maxPriceCents?: number | null; dailySpendLimitCents?: number | null } | null;
   /** The access token's email, lower-cased, when the token says it is verified (email_verified: true); else null. */
   verifiedEmail?: string | null;
+}
+
+/**
+ * How authentication finds the live API key a raw key names, or null (malformed, unknown, revoked, or
+ * its user inactive): the keys feature's service is one, given by app.ts, so authentication, which
+ * every feature uses, uses none of them.
+ */
+export interface ApiKeyAuthenticator {
+  authenticateApiKey(rawKey: string): Promise<{
+    keyId: string;
+    monthlySpendLimitCents: number | null;
+    maxPriceCents: number | null;
+    user: UserRow;
+  } | null>;
 }
 
 declare module 'fastify' {
@@ -42,10 +56,13 @@ export function readBearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { config: Config; db: Database; apiKeys: ApiKeysService }) {
+async function authPlugin(
+  app: FastifyInstance,
+  { config, db, apiKeys, accounts }: { config: Config; db: Database; apiKeys: ApiKeyAuthenticator; accounts: UserAccounts },
+) {
   // Loaded only when mounted: the provider and the password checker take ~0.6 s to import, which a
   // server with an external issuer (and every test of one) need not pay.
-  const embedded = config.oidc.embedded ? await (await import('./oidc/index.ts')).mountEmbeddedOidc(app, { config, db }) : null;
+  const embedded = config.oidc.embedded ? await (await import('./oidc/index.ts')).mountEmbeddedOidc(app, { config, db, userAccounts: accounts }) : null;
   const verifyToken: TokenVerifier = createTokenVerifier({
     issuer: config.oidc.issuer,
     audience: config.oidc.audience,
@@ -71,6 +88,7 @@ async function authPlugin(app: FastifyInstance, { config, db, apiKeys }: { confi
         preferredUsername: str(claims.preferred_username) ?? str(claims.username),
       },
       signupCreditsFor(config, claims.email_verified === true),
+      accounts,
     );
     if (!user.is_active) throw new AppError('forbidden', 'This account is inactive');
     const verifiedEmail = claims.email_verified === true ? (str(claims.email)?.toLowerCase() ?? null) : null;

@@ -3,7 +3,7 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse, LogoutResult, Roles, SignInStart } from '@tollbooth/contract';
-import type { Config } from '../config.ts';
+import type { Config } from '../platform/config.ts';
 import { requireAuth } from './plugin.ts';
 import type { UsersService } from './users-service.ts';
 

@@ -2,7 +2,7 @@
 // public keys over directly; an external issuer's keys come from its discovery document's jwks_uri
 // through jose's remote key set with the spec's timeout, cooldown and cache age.
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 export const JWKS_TIMEOUT_MS = 5000;
 export const JWKS_COOLDOWN_MS = 30_000;

@@ -1,8 +1,7 @@
 // A user row and its creator profile are created the first time a token's subject is seen,
 // together with the sign-up credit grant, in one transaction. The SQL is in queries.ts.
 
-import { grantSignupCredits, openUserAccounts } from '../billing/service.ts';
-import type { Database } from '../db/client.ts';
+import type { Database, Queryable } from '../db/client.ts';
 import { insertCreator, insertUser, isCreator, lockUser, selectUserBySubject, selectUsernamesStartingWith, type UserRow } from './queries.ts';
 
 export type { UserRow } from './queries.ts';
@@ -27,14 +26,25 @@ export function usernameCandidate(claims: IdentityClaims): string {
   return cleaned || 'user';
 }
 
-export async function findOrCreateUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
+/**
+ * What a new user gets from billing, in the transaction that creates them: their money accounts, and
+ * the sign-up credits. Billing's service is it (app.ts passes it), so authentication, which every
+ * feature uses, imports no feature.
+ */
+export interface UserAccounts {
+  openUserAccounts(tx: Queryable, userId: string): Promise<void>;
+  /** Grants the sign-up credits unless already granted; false when they were. */
+  grantSignupCredits(tx: Queryable, userId: string, cents: number): Promise<boolean>;
+}
+
+export async function findOrCreateUser(db: Database, claims: IdentityClaims, signupCreditsCents: number, accounts: UserAccounts): Promise<UserRow> {
   const existing = await selectUserBySubject(db, claims.issuer, claims.subject);
   if (existing) return existing;
   // Two new users whose e-mails share a local part may pick the same username at the same
   // instant: the unique index refuses the second, which then picks again.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await createUser(db, claims, signupCreditsCents);
+      return await createUser(db, claims, signupCreditsCents, accounts);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (attempt < 5 && code === '23505' && constraint === 'users_username_unique') continue;
@@ -43,7 +53,7 @@ export async function findOrCreateUser(db: Database, claims: IdentityClaims, sig
   }
 }
 
-async function createUser(db: Database, claims: IdentityClaims, signupCreditsCents: number): Promise<UserRow> {
+async function createUser(db: Database, claims: IdentityClaims, signupCreditsCents: number, accounts: UserAccounts): Promise<UserRow> {
   return db.transaction(async (tx) => {
     const base = usernameCandidate(claims);
     // A taken username gets a short suffix; the unique index decides races.
@@ -67,19 +77,19 @@ async function createUser(db: Database, claims: IdentityClaims, signupCreditsCen
       return raced;
     }
     await insertCreator(tx, user.id, displayName);
-    await openUserAccounts(tx, user.id);
-    if (signupCreditsCents > 0) await grantSignupCredits(tx, user.id, signupCreditsCents);
+    await accounts.openUserAccounts(tx, user.id);
+    if (signupCreditsCents > 0) await accounts.grantSignupCredits(tx, user.id, signupCreditsCents);
     return user;
   });
 }
 
 /** Grants the sign-up credits once (a verified email, after the user row was made without them); false if already granted. */
-export async function grantSignupCreditsOnce(db: Database, userId: string, cents: number): Promise<boolean> {
+export async function grantSignupCreditsOnce(db: Database, userId: string, cents: number, accounts: UserAccounts): Promise<boolean> {
   if (cents <= 0) return false;
   return db.transaction(async (tx) => {
     // The user row is locked so two verifications of one account cannot both grant.
     await lockUser(tx, userId);
-    return grantSignupCredits(tx, userId, cents);
+    return accounts.grantSignupCredits(tx, userId, cents);
   });
 }
 

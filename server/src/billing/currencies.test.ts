@@ -5,7 +5,7 @@
 // the official SDK against the Stripe fake, webhooks signed and delivered over HTTP.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../platform/config.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
 import { callCompletions } from '../test-support/paid-call.ts';

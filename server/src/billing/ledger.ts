@@ -4,7 +4,7 @@
 // anything else, migration 0032), written in the same database transaction as the balances it
 // changes. Callers open the transaction and pass it in.
 import type { Queryable } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 export type UserAccountKind = 'user_credits' | 'creator_earnings';
 export type SystemAccountKind = 'platform_fees' | 'outside_funding' | 'model_costs' | 'creator_payouts';

@@ -8,8 +8,8 @@
 // before any charge (openai). They go through this file, never billing's internals.
 import type { BillingBalance, LedgerPage } from '@tollbooth/contract';
 import type { Database, Queryable } from '../db/client.ts';
-import { invalidParam } from '../errors.ts';
 import { takePage } from '../http/pagination.ts';
+import { invalidParam } from '../platform/errors.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction, readBalanceCents, type UserAccountKind } from './ledger.ts';
 import { isOwnLedgerEntry, selectLedgerEntries, selectUserBalances, signupGrantExists } from './queries.ts';
 

@@ -5,10 +5,10 @@
 // key cost nothing, and are recorded too. The SQL is in queries.ts.
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 import { centsCovering, type ModelPrice, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelUsage } from '../providers/types.ts';
-import type { RateLimiter } from '../rate-limit.ts';
 import { type CreditHold, releaseCharge, reserveCharge } from './paid-call/holds.ts';
 import { postTestRunCost, recordTestRun } from './queries.ts';
 

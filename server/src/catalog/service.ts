@@ -18,7 +18,7 @@ import {
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, invalidParam } from '../errors.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { type AppOpenApiDocument, buildAppOpenApi } from './openapi.ts';
 import { type CatalogRow, SORT_KEYS, selectActivePlans, selectCatalogApp, selectCatalogPage, selectWorkflowAppInfo } from './queries.ts';

@@ -37,9 +37,9 @@ import {
 } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../errors.ts';
 import { paidCallRoute } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
+import { AppError } from '../platform/errors.ts';
 import { callErrors, createMessageDoor, messageCallSchema } from './messages-service.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';

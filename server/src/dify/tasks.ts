@@ -3,7 +3,7 @@
 // an unknown task answers success like Dify. A stop reaching another process than the stream's
 // finds nothing there (see docs/decisions/0009): the caller can still hang up, with the same charge rule.
 import type { StreamEvent } from '@tollbooth/contract';
-import { priceFields } from './compat-service.ts';
+import { priceFields } from '../platform/call-rules.ts';
 
 interface RunningTask {
   callerId: string;

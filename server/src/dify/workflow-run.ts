@@ -6,10 +6,10 @@
 import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/plugin.ts';
-import { AppError } from '../errors.ts';
 import { endStream, openCall, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
 import { openEventStream } from '../http/event-stream.ts';
+import { AppError } from '../platform/errors.ts';
 import type { DifyApiService } from './service.ts';
 import type { RunningTasks } from './tasks.ts';
 

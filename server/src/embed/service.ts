@@ -15,11 +15,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CatalogService } from '../catalog/service.ts';
-import type { Config } from '../config.ts';
-import { AppError, invalidParam } from '../errors.ts';
 import { RateLimitedError } from '../gateway/service.ts';
 import type { ApiKeysService, PublishableKeyLookupRow } from '../keys/service.ts';
-import type { RateLimiter } from '../rate-limit.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 import { renderRefusalPage, renderWidgetPage, type WidgetSettings } from './widget-page.ts';
 
 /** How long one page load may call: a visitor who keeps the tab open longer reloads it. */

@@ -11,7 +11,7 @@
 // An entry is never served after its TTL (docs/decisions/0040-half-the-cpu-per-paid-call.md).
 import type { PromptConfig } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
-import { CALL_TARGET_TTL_MS } from '../config.ts';
+import { CALL_TARGET_TTL_MS } from '../platform/config.ts';
 
 const MAX_ENTRIES = 10_000;
 

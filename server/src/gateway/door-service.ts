@@ -11,13 +11,13 @@
 // measures it): plain functions, the two closures the routes made already (the call chain, the rate
 // limit callback), and no await of their own: a route awaits the gateway's prepare() itself.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerPriceCents } from '../dify/compat-service.ts';
-import { AppError } from '../errors.ts';
 import { refuseUnacceptable } from '../http/accept.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import { type CallerConnection, watchCaller } from '../http/caller-connection.ts';
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
-import type { RateLimitDecision } from '../rate-limit.ts';
+import { answerPriceCents } from '../platform/call-rules.ts';
+import { AppError } from '../platform/errors.ts';
+import type { RateLimitDecision } from '../platform/rate-limit.ts';
 import type { CallAnswer, CallBody, CallMode, CallPayer, GatewayService, Preparation, PreparedCall } from './service.ts';
 
 /** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */

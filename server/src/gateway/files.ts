@@ -10,7 +10,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { UploadedFile } from '@tollbooth/contract';
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { deleteExpiredUploads, insertUploadedFile, sumUploadedBytes } from './queries.ts';
 
 export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;

@@ -8,7 +8,7 @@ export const CLAIM_LIFETIME_SECONDS = 90;
 
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 const MAX_KEY_LENGTH = 255;

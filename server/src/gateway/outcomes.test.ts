@@ -3,7 +3,7 @@
 // many callers send bad keys or bad inputs; rejected calls are shown apart, by type; Recent
 // Invocations show the user the caller sent, never an account id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { errorTypeOf } from './outcomes.ts';
 

@@ -6,9 +6,9 @@ import type { CallAnswer, CallMode, CallRequest, IoSchema } from '@tollbooth/con
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, Payer } from '../billing/paid-call/service.ts';
+import type { RateLimitDecision } from '../platform/rate-limit.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { EveryKey, PreparedModelRequest } from '../providers/types.ts';
-import type { RateLimitDecision } from '../rate-limit.ts';
 
 /** The body of a call; the route schema and the service read the same declaration. */
 export type CallBody = CallRequest;

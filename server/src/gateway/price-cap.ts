@@ -2,7 +2,7 @@
 // (X-Max-Price-Cents). The lower cap wins; a call priced above it is refused before anything is
 // reserved, so it is never charged.
 import type { AuthContext } from '../auth/plugin.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 export function checkPriceCap(priceCents: number, auth: AuthContext, headerCapCents: number | null) {
   const caps = [auth.apiKey?.maxPriceCents ?? null, headerCapCents].filter((cap): cap is number => cap !== null);

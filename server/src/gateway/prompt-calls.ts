@@ -19,14 +19,14 @@ import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { ModelCostBound } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
-import { withOptionalInputs } from '../dify/compat-service.ts';
-import { AppError } from '../errors.ts';
+import { withOptionalInputs } from '../platform/call-rules.ts';
+import { AppError } from '../platform/errors.ts';
+import { linearRegExp } from '../platform/safe-regex.ts';
+import { createAjv, describeSchemaError } from '../platform/validation.ts';
 import { IMAGE_TOKENS_BOUND, inputTokensBound, type ModelUsageForCost, modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens } from '../providers/tokens.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
-import { linearRegExp } from '../safe-regex.ts';
-import { createAjv, describeSchemaError } from '../validation.ts';
 import type { CallBody, PreparedCall } from './prepared-call.ts';
 import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
 

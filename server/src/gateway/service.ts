@@ -1,4 +1,4 @@
-// The paid gateway, in design.md's order: prepare() runs the named steps resolve target →
+// The paid gateway, in docs/design.md's order: prepare() runs the named steps resolve target →
 // authenticate → authorize → (idempotency key) → rate limit → validate → build the model request →
 // reserve; complete() or stream() then call the model, and billing settles the charge and records
 // the call, or gives it back. Every failure once the app is known is recorded as a failed
@@ -6,25 +6,25 @@
 // (billing/paid-call/service.ts). A prompt app's steps 6 and 7 are in prompt-calls.ts, the call's shape
 // (what a door hands over, the prepared call) in prepared-call.ts; every caller protocol's door
 // reaches prepare() through door-service.ts. Protocol-neutral but for the answer itself: it is the
-// contract's CallAnswer, Dify's message (dify/compat-service.ts's price fields), which each door
+// contract's CallAnswer, Dify's message (platform/call-rules.ts's price fields), which each door
 // answers in its own protocol.
 import { randomUUID } from 'node:crypto';
 import type { CallAnswer, CallMode } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { checkAppMode, priceFields } from '../dify/compat-service.ts';
-import { AppError } from '../errors.ts';
+import { toStorableText } from '../http/request-guards.ts';
+import { checkAppMode, priceFields } from '../platform/call-rules.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError } from '../platform/errors.ts';
+import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { CallerSignal } from '../providers/abort-hook.ts';
 import { modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import { type ModelUsage, withDeadline } from '../providers/types.ts';
-import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
-import { toStorableText } from '../request-guards.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
 import type { CallTarget, CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';

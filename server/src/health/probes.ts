@@ -1,13 +1,13 @@
 // The orchestrator's probes (issue 57): GET /livez answers while the process can answer at all,
 // asking nothing else (a failing database must not get every process restarted); GET /readyz says
-// whether this process should get calls now: not draining (lifecycle/drain.ts), the database
+// whether this process should get calls now: not draining (http/drain.ts), the database
 // answering within a deadline, and every migration this code knows applied. 503 names the reason.
 // Served at the root, outside /api, so no management rate limit or sign-in applies.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse, Live, NotReady, Ready } from '@tollbooth/contract';
 import type { Database } from '../db/client.ts';
 import { listMigrations } from '../db/migrate.ts';
-import type { Lifecycle } from '../lifecycle/drain.ts';
+import type { Lifecycle } from '../http/drain.ts';
 
 /** How long /readyz waits for the database before it answers 503. */
 const DATABASE_DEADLINE_MS = 2000;

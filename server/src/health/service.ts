@@ -2,8 +2,8 @@
 // settings the web app may see (the browser sees nothing else of the configuration), with the
 // models the built-in demo answers.
 import type { HealthOk, HealthUnavailable, RuntimeConfig } from '@tollbooth/contract';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import type { Config } from '../platform/config.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 
 export function createHealthService({ config, db, models }: { config: Config; db: Database; models: ModelRouter }) {

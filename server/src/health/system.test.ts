@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { listMigrations, migrate, NewerSchemaError } from '../db/migrate.ts';
-import { createLifecycle } from '../lifecycle/drain.ts';
+import { createLifecycle } from '../http/drain.ts';
+import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { createReadiness } from './probes.ts';
 

@@ -2,7 +2,7 @@
 // ones): they answer JSON or an event stream, nothing else, so a caller that accepts neither
 // (Accept: application/xml) gets 406 before any paid call is made.
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 const ACCEPTABLE = new Set(['*/*', 'application/*', 'application/json', 'text/*', 'text/event-stream']);
 

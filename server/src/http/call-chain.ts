@@ -14,9 +14,11 @@
 // one run() turns on promise hooks for every promise of the process, about 6 % of a paid call.
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
+import { HOP_HEADER } from '../providers/upstream.ts';
 
-export const HOP_HEADER = 'tollbooth-hop';
+export { HOP_HEADER };
+
 /** The longest chain accepted: a Tollbooth app may resell another Tollbooth's app, a few levels deep. */
 export const MAX_CALL_DEPTH = 3;
 

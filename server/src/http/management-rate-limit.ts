@@ -5,8 +5,8 @@
 // (MANAGEMENT_RATE_LIMIT_PER_MINUTE, default 1200). Anonymous reads (catalog, config, health) and
 // webhooks are not counted here: they have no user, and the catalog is cacheable (decision 0029).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { AppError } from '../errors.ts';
-import type { RateLimiter } from '../rate-limit.ts';
+import { AppError } from '../platform/errors.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 
 /** Adds the limit, after the route's own authentication, to every route registered in `scope` from now on. */
 export function limitManagementRequests(scope: FastifyInstance, limiter: RateLimiter) {

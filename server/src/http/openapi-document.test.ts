@@ -11,9 +11,9 @@ import type { CatalogField } from '@tollbooth/contract';
 import * as contract from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAppOpenApi } from '../catalog/openapi.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../platform/errors.ts';
+import { createAjv } from '../platform/validation.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { createAjv } from '../validation.ts';
 import { SCHEMAS_PATH } from './openapi-components.ts';
 import { SCHEMA_EXAMPLES } from './openapi-examples.ts';
 

@@ -5,7 +5,7 @@
 // swagger's "Default Response". openapi-document.test.ts checks every example against its
 // contract schema with the server's own validator.
 import { STATUS_CODES } from 'node:http';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../platform/errors.ts';
 import { SCHEMAS_PATH } from './openapi-components.ts';
 
 const UUID = '0f8c5a52-3a35-4c1e-9a53-6d3b2a1f7e40';

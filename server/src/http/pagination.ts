@@ -18,7 +18,7 @@
 // row's timestamp as PostgreSQL text (microseconds; a JS Date would drop them and skip rows).
 import type { FastifyReply } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import { invalidParam } from '../errors.ts';
+import { invalidParam } from '../platform/errors.ts';
 
 export interface PageOptions {
   /** Items on a page when the caller gives no limit. */

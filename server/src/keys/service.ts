@@ -7,8 +7,9 @@ import type { AppsService } from '../apps/service.ts';
 import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
-import { AppError, invalidParam } from '../errors.ts';
 import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
+import { looksLikeApiKey, looksLikePublishableKey } from '../platform/key-formats.ts';
 import {
   type ApiKeyRow,
   countLiveApiKeysForUpdate,
@@ -30,7 +31,6 @@ export type { PublishableKeyLookupRow } from './queries.ts';
 export const API_KEY_PREFIX = 'tb_';
 /** Publishable keys (the embed widget's): public by design, bound to origins, apps and caps. */
 export const PUBLISHABLE_KEY_PREFIX = 'pk_';
-const PUBLISHABLE_KEY_PATTERN = /^pk_[0-9A-Za-z]{43}$/;
 /** A widget visitor's calls per minute when the key does not say. */
 export const DEFAULT_VISITOR_RATE_LIMIT_PER_MINUTE = 10;
 /** Unrevoked keys one user may hold. */
@@ -41,7 +41,6 @@ const KEY_BODY_LENGTH = 43;
 const KEY_RANDOM_BYTES = 32;
 /** Characters after tb_ that stay visible in lists. */
 const VISIBLE_PREFIX_LENGTH = 8;
-const API_KEY_PATTERN = /^tb_[0-9A-Za-z]{43}$/;
 /** last_used_at is written at most this often per key, to keep authentication read-only almost always. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** A cached key is read again at least this often, whatever the notifications say. */
@@ -92,11 +91,6 @@ export function generateApiKey(prefix = API_KEY_PREFIX): string {
   return prefix + encodeBase62(randomBytes(KEY_RANDOM_BYTES), KEY_BODY_LENGTH);
 }
 
-/** Whether a token has the shape of a publishable key (pk_…). */
-export function looksLikePublishableKey(token: string): boolean {
-  return PUBLISHABLE_KEY_PATTERN.test(token);
-}
-
 /** An allowed origin as the browser sends it (scheme://host[:port]), or an invalid_param naming the entry. */
 export function normalizeOrigin(value: string, index: number): string {
   const field = `allowed_origins.${index}`;
@@ -113,10 +107,7 @@ export function normalizeOrigin(value: string, index: number): string {
   return url.origin;
 }
 
-/** Whether a bearer token has the shape of a Tollbooth API key (rather than an access token). */
-export function looksLikeApiKey(token: string): boolean {
-  return API_KEY_PATTERN.test(token);
-}
+export { looksLikeApiKey, looksLikePublishableKey };
 
 export function hashApiKey(rawKey: string): string {
   return hash('sha256', rawKey, 'hex');

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isWeakSecretKey, loadConfig } from '../config.ts';
 import { type Database, openPglite } from '../db/client.ts';
 import { listMigrations, migrate } from '../db/migrate.ts';
+import { isWeakSecretKey, loadConfig } from '../platform/config.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import { runServerCommand } from '../test-support/server-process.ts';
 

@@ -6,11 +6,11 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../app.ts';
-import { type Config, ConfigError, keepSecretKey, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/client.ts';
 import { migrate, NewerSchemaError, readSchemaState } from '../db/migrate.ts';
-import { createLifecycle, drain } from './drain.ts';
-import { processAlive, processStart } from './processes.ts';
+import { createLifecycle, drain } from '../http/drain.ts';
+import { type Config, ConfigError, keepSecretKey, loadConfig } from '../platform/config.ts';
+import { processAlive, processStart } from '../platform/processes.ts';
 
 /** A start refused before anything was written: each line names the variable to fix. */
 export class StartRefused extends Error {

@@ -1,7 +1,7 @@
 // The mapping of an OpenAI request onto the gateway's call, without a server.
 import type { IoSchema } from '@tollbooth/contract';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { MAX_CONVERSATION_CHARACTERS, planCall, promptAppShape, workflowAppShape } from './plan-call.ts';
 import { priceInDollars } from './service.ts';
 

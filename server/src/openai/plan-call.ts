@@ -22,8 +22,8 @@ import {
 } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
 import { textInputOf } from '../catalog/service.ts';
-import { invalidParam } from '../errors.ts';
 import type { CallBody, CallMode, PreparedCall } from '../gateway/service.ts';
+import { invalidParam } from '../platform/errors.ts';
 import type { ChatMessage, ModelRequest, ModelResult, ToolCall, ToolCallDelta } from '../providers/types.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 

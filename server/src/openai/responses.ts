@@ -8,9 +8,9 @@
 // conversation without a lookup that could miss a turn still being settled; the gateway checks that
 // the conversation is the caller's. Decision 0029.
 import type { ChatCompletionMessage, ChatCompletionRequest } from '@tollbooth/contract';
-import { answerPriceCents } from '../dify/compat-service.ts';
-import { invalidParam } from '../errors.ts';
 import type { CallAnswer } from '../gateway/service.ts';
+import { answerPriceCents } from '../platform/call-rules.ts';
+import { invalidParam } from '../platform/errors.ts';
 import type { ToolCall, ToolCallDelta } from '../providers/types.ts';
 import { usageWithCost } from './service.ts';
 

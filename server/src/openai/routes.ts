@@ -19,15 +19,15 @@ import {
   ResponsesRequest,
 } from '@tollbooth/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerChallenge } from '../error-handler.ts';
-import { AppError, invalidParam } from '../errors.ts';
 import { endStream, identifyPayer, openCall, paidCallRoute, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
 import type { CallAnswer, GatewayService, PreparedCall } from '../gateway/service.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
 import type { CallerConnection } from '../http/caller-connection.ts';
+import { bearerChallenge } from '../http/error-handler.ts';
 import { openEventStream } from '../http/event-stream.ts';
-import { refusedMultipartBody } from '../request-guards.ts';
-import { describeSchemaError } from '../validation.ts';
+import { refusedMultipartBody } from '../http/request-guards.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
+import { describeSchemaError } from '../platform/validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
 import { type ToolCallCapture, withConversation } from './plan-call.ts';
 import { outputItems, parseResponseId, responseEventWriter, responseId, responseObject, toChatRequest } from './responses.ts';

@@ -18,10 +18,10 @@ import {
 import type { AuthContext } from '../auth/plugin.ts';
 import { readCreditsCents, recordInvocation } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
-import { answerPriceCents } from '../dify/compat-service.ts';
-import { AppError } from '../errors.ts';
 import { type CallAnswer, type CallMode, type CallTarget, checkCallAccess, type GatewayService } from '../gateway/service.ts';
 import type { ApiKeysService } from '../keys/service.ts';
+import { answerPriceCents } from '../platform/call-rules.ts';
+import { AppError } from '../platform/errors.ts';
 import type { ToolCall, ToolCallDelta } from '../providers/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
 import { type AppShape, type PlannedCall, planCall, promptAppShape, workflowAppShape } from './plan-call.ts';

@@ -1,5 +1,5 @@
 // A stream whose answer is a tool call (OpenAI-compatible route, caller-supplied tools): a caller who
-// hangs up after a tool-call piece was sent pays, as for text (design.md's streaming rule, issue
+// hangs up after a tool-call piece was sent pays, as for text (docs/design.md's streaming rule, issue
 // 24); one who hangs up before any piece of the answer does not.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
 // zero-filled series, net = paid − fee − model cost in micro-dollars, the top accounts counting
 // their test runs, deleted apps included.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../platform/config.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;

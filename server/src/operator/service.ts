@@ -6,7 +6,7 @@
 import type { OperatorAccess, OperatorOverview, OperatorTopCosts } from '@tollbooth/contract';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { Queryable } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { type ModelDayRow, selectCurrencyRevenue, selectPlatformModelDays, selectTopAccounts, selectTopApps } from './queries.ts';
 
 export interface OperatorDependencies {

@@ -15,7 +15,7 @@ import type {
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
-import { AppError, invalidParam } from '../errors.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
 import type { ModelRouter, OwnCredential, OwnCredentials } from '../providers/registry.ts';
 import { BlockedAddressError, checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { type CredentialRow, deleteCredential, selectCredential, selectCredentials, upsertCredential } from './own-keys-queries.ts';

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CreatorList, CreatorMe, CreatorUpdate, ErrorResponse, Profile, ProfileUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
-import { invalidParam } from '../errors.ts';
 import { CursorParam, sendPageHeaders } from '../http/pagination.ts';
+import { invalidParam } from '../platform/errors.ts';
 import type { ProfileService } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

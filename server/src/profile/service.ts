@@ -4,8 +4,8 @@ import type { CreatorMe, Profile, ProfileUpdate } from '@tollbooth/contract';
 import type { UserRow } from '../auth/users-service.ts';
 import { readCreditsCents } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
-import { AppError, invalidParam } from '../errors.ts';
 import { decodeKeysetCursor, takeKeysetPage } from '../http/pagination.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
 import { selectCreator, selectCreatorPage, selectProfileUser, updateCreatorDisplayName, updateUserNames } from './queries.ts';
 
 const centsToDollars = (cents: number) => Math.round(cents) / 100;

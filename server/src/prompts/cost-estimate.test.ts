@@ -5,7 +5,7 @@
 // for the owner only.
 import type { CostEstimateRequest } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseModelTable } from '../providers/model-table.ts';
+import { parseModelTable } from '../platform/model-table.ts';
 import { createModelRouter } from '../providers/registry.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { createCostEstimator, MAX_INPUTS_CHARACTERS, worstCaseInputTokens } from './cost-estimate.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linearRegExp } from '../safe-regex.ts';
+import { linearRegExp } from '../platform/safe-regex.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;

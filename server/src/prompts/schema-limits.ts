@@ -2,8 +2,8 @@
 // properties, and every regular expression anywhere in them (pattern, patternProperties keys)
 // must run on the linear-time engine. With them, validating any input against any saved schema is
 // fast, and nothing recursive meets a structure deep enough to overflow the stack.
-import { invalidParam } from '../errors.ts';
-import { unsupportedPatternReason } from '../safe-regex.ts';
+import { invalidParam } from '../platform/errors.ts';
+import { unsupportedPatternReason } from '../platform/safe-regex.ts';
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 export const MAX_SCHEMA_DEPTH = 16;

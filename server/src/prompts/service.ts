@@ -20,10 +20,10 @@ import {
 import type { Static } from 'typebox';
 import type { TestRunBilling } from '../billing/test-runs-service.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { AppError, invalidParam } from '../errors.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
+import { linearRegExp } from '../platform/safe-regex.ts';
+import { createAjv } from '../platform/validation.ts';
 import { type ModelRouter, type OwnCredentials, type ResolvedModel, unpricedMessage } from '../providers/registry.ts';
-import { linearRegExp } from '../safe-regex.ts';
-import { createAjv } from '../validation.ts';
 import {
   type ConfigRow,
   copyPromptRows,

@@ -4,9 +4,9 @@
 // optional input left blank takes its default, else an empty value (withOptionalInputs).
 import { declareTemplateVariables, detectVariables, type IoSchema } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
-import { withOptionalInputs } from '../dify/compat-service.ts';
-import { linearRegExp } from '../safe-regex.ts';
-import { createAjv, describeSchemaError } from '../validation.ts';
+import { withOptionalInputs } from '../platform/call-rules.ts';
+import { linearRegExp } from '../platform/safe-regex.ts';
+import { createAjv, describeSchemaError } from '../platform/validation.ts';
 
 export interface FilledTestInputs {
   inputs: Record<string, unknown>;

@@ -4,7 +4,7 @@
 // (cumulative output usage), message_stop; ping is a keep-alive and error reports a failure.
 // There is no native JSON-schema mode on this API version, so a schema is asked for by instruction.
 
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { systemPrompt } from './json-output.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';

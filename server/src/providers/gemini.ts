@@ -5,7 +5,7 @@
 // usageMetadata: promptTokenCount, candidatesTokenCount, thoughtsTokenCount (billed as output).
 
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { systemPrompt } from './json-output.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';

@@ -3,7 +3,7 @@
 // it was saved; here every connection is checked again on the address its name resolves to at that
 // moment (DNS rebinding), and an IP literal before connecting. ALLOW_PRIVATE_PROVIDER_URLS turns it off.
 import { isIP } from 'node:net';
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { createPooledFetch } from './pooled-fetch.ts';
 import type { FetchFunction } from './types.ts';
 import { BlockedAddressError, guardedLookup, isPrivateAddress } from './workflows/safe-http.ts';

@@ -3,7 +3,7 @@
 // ending with "data: [DONE]"; with stream_options.include_usage the last chunk before [DONE] has
 // empty choices and the usage for the whole request.
 
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { pooledFetch } from './pooled-fetch.ts';
 import { readServerSentEvents } from './sse.ts';
 import { countPromptTokens, countTokens } from './tokens.ts';

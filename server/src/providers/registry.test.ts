@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError } from '../platform/errors.ts';
 import { startAnthropicFake } from '../test-support/fakes/anthropic-fake.ts';
 import { startGeminiFake } from '../test-support/fakes/gemini-fake.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';

@@ -2,20 +2,20 @@
 // (model-table.ts), falling back to the demo model when that provider has no key and DEMO_MODEL is on.
 import { createHash } from 'node:crypto';
 import type { ProviderKind } from '@tollbooth/contract';
-import type { Config } from '../config.ts';
-import { AppError, invalidParam } from '../errors.ts';
+import type { Config } from '../platform/config.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
+import { DEFAULT_MODEL_TABLE, type ModelTable } from '../platform/model-table.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createDemoProvider } from './demo.ts';
 import { createGeminiProvider } from './gemini.ts';
 import { guardedFetch } from './guarded-fetch.ts';
 import { type ModelPrice, priceOfEntry } from './model-prices.ts';
-import { DEFAULT_MODEL_TABLE, type ModelTable } from './model-table.ts';
 import { createOpenAICompatibleProvider, OPENAI_DEFAULT_BASE_URL } from './openai-compatible.ts';
 import type { FetchFunction, ModelProvider } from './types.ts';
 import { trimBaseUrl } from './upstream.ts';
 
 export { type ModelTableEntry, PROVIDER_KINDS, type ProviderKind } from '@tollbooth/contract';
-export { DEFAULT_MODEL_TABLE, KNOWN_MODELS, type KnownModel, type ModelTable, parseModelTable } from './model-table.ts';
+export { DEFAULT_MODEL_TABLE, KNOWN_MODELS, type KnownModel, type ModelTable, parseModelTable } from '../platform/model-table.ts';
 
 export interface ResolvedModel {
   provider: ModelProvider;

@@ -1,8 +1,11 @@
 // What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
 // reading a JSON answer, and turning every failure into the error the gateway expects.
-import { AppError } from '../errors.ts';
+import { AppError } from '../platform/errors.ts';
 import { type AbortHook, type CallerSignal, UPSTREAM_ABORT } from './abort-hook.ts';
 import type { FetchFunction, ModelRequest } from './types.ts';
+
+/** The header that carries a call's chain of Tollbooth hops to an upstream that may be another Tollbooth (http/call-chain.ts reads it). */
+export const HOP_HEADER = 'tollbooth-hop';
 
 /** Thrown when the caller's signal aborts; its name is 'AbortError' like fetch's own. */
 export class ProviderAbortError extends Error {

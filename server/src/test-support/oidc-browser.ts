@@ -3,7 +3,7 @@
 // embedded provider's real pages and get real tokens. Not used by the server itself.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../platform/config.ts';
 
 export interface BrowserResponse {
   status: number;

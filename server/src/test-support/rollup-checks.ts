@@ -3,8 +3,8 @@
 // end users, failed and rejected calls by type per app and per owner (deleted apps excluded), and
 // the last-day tables. Each call's outcome must follow from its status and error type.
 import { expect } from 'vitest';
-import { outcomeOfErrorType } from '../call-outcomes.ts';
 import type { Queryable } from '../db/client.ts';
+import { outcomeOfErrorType } from '../platform/call-outcomes.ts';
 
 const DAY = "(i.created_at AT TIME ZONE 'UTC')::date";
 

@@ -78,7 +78,7 @@ export async function startServerProcess(env: Record<string, string>, { port: fi
         DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-proc-')),
         // TEST_SERVER_LOG_LEVEL=warn shows what the processes log while a test runs.
         LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? 'error',
-        // No load balancer to wait for: SIGTERM drains without the grace period (lifecycle/drain.ts).
+        // No load balancer to wait for: SIGTERM drains without the grace period (http/drain.ts).
         SHUTDOWN_GRACE_SECONDS: '0',
         ...env,
       },

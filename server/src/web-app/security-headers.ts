@@ -3,7 +3,7 @@
 // it its own policy, framed only on a publishable key's origins), and a referrer that never leaks paths to
 // other origins. See docs/decisions/0010-http-conventions-and-csp.md for each source's reason.
 import type { FastifyReply } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../platform/config.ts';
 
 const STRIPE_JS = 'https://js.stripe.com';
 const STRIPE_API = 'https://api.stripe.com';

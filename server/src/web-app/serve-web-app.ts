@@ -7,8 +7,8 @@ import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
 import type { RouteTable } from '../http/method-not-allowed.ts';
+import type { Config } from '../platform/config.ts';
 import { contentSecurityPolicy, setHtmlSecurityHeaders } from './security-headers.ts';
 
 const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];

@@ -13,8 +13,8 @@ import {
 import { Type } from 'typebox';
 import type { AppsService } from '../apps/service.ts';
 import { requireAuth } from '../auth/plugin.ts';
-import { AppError } from '../errors.ts';
 import { hopHeaderOf } from '../http/call-chain.ts';
+import { AppError } from '../platform/errors.ts';
 import { type WorkflowsService, workflowNotFound } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

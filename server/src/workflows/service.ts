@@ -12,10 +12,10 @@ import type {
   WorkflowVersionList,
 } from '@tollbooth/contract';
 import type { AppRow } from '../apps/service.ts';
-import { CALL_TARGET_TTL_MS, type Config } from '../config.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { AppError, invalidParam } from '../errors.ts';
+import { CALL_TARGET_TTL_MS, type Config } from '../platform/config.ts';
+import { AppError, invalidParam } from '../platform/errors.ts';
 import { DEFAULT_WORKFLOW_PROVIDER, type WorkflowProviderRegistry } from '../providers/workflows/registry.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import type { ProviderSettings, WorkflowAppInfo, WorkflowProvider } from '../providers/workflows/types.ts';

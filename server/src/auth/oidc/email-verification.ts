@@ -3,8 +3,8 @@
 // sign-up credits once the link is opened, once. New accounts are verified when they are created
 // (pending-sign-ups.ts), so no new links are made; the ones already mailed keep working.
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config.ts';
 import type { Queryable } from '../../db/client.ts';
+import type { Config } from '../../platform/config.ts';
 
 export const VERIFY_EMAIL_PATH = '/oidc/verify-email';
 

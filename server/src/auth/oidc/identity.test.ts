@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../../app.ts';
-import { type Config, loadConfig } from '../../config.ts';
+import { type Config, loadConfig } from '../../platform/config.ts';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
 import { redirectUri, TestBrowser } from '../../test-support/oidc-browser.ts';
 import { GRANT_CHECK_MAX_AGE_MS } from './grant-check.ts';

@@ -12,9 +12,9 @@ import type { IncomingMessage } from 'node:http';
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
-import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import { findOrCreateUser, grantSignupCreditsOnce } from '../users-service.ts';
+import type { Config } from '../../platform/config.ts';
+import { findOrCreateUser, grantSignupCreditsOnce, type UserAccounts } from '../users-service.ts';
 import { createAccountStore } from './accounts.ts';
 import { createEmailVerifier } from './email-verification.ts';
 import { createGrantCheck } from './grant-check.ts';
@@ -37,7 +37,10 @@ export interface EmbeddedOidc {
 
 const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
 
-export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { config: Config; db: Database }): Promise<EmbeddedOidc> {
+export async function mountEmbeddedOidc(
+  app: FastifyInstance,
+  { config, db, userAccounts }: { config: Config; db: Database; userAccounts: UserAccounts },
+): Promise<EmbeddedOidc> {
   const log = app.log.child({ module: 'oidc' });
   const signingKeys = await loadOrCreateSigningKeys(db, config.secretKey);
   const accounts = createAccountStore(db);
@@ -88,8 +91,9 @@ export async function mountEmbeddedOidc(app: FastifyInstance, { config, db }: { 
           db,
           { issuer: config.oidc.issuer, subject: account.id, email: account.email, name: account.displayName },
           config.signupCreditsCents,
+          userAccounts,
         );
-        await grantSignupCreditsOnce(db, user.id, config.signupCreditsCents);
+        await grantSignupCreditsOnce(db, user.id, config.signupCreditsCents, userAccounts);
       },
     });
 

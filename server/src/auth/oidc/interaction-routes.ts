@@ -10,7 +10,7 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../platform/config.ts';
 import { type AccountStore, checkSignUp, MESSAGES } from './accounts.ts';
 import { type EmailVerifier, VERIFY_EMAIL_PATH } from './email-verification.ts';
 import { checkEmailCard, finishSignUpCard, messageCard, renderPage, signInCard, signUpCard } from './pages.ts';

@@ -6,9 +6,10 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Config, loadConfig } from '../../config.ts';
+import { grantSignupCredits, openUserAccounts } from '../../billing/service.ts';
 import { type Database, openPglite } from '../../db/client.ts';
 import { migrate } from '../../db/migrate.ts';
+import { type Config, loadConfig } from '../../platform/config.ts';
 import { authorizationUrl, createPkce, exchangeCode, redirectUri, requestTokens, signInThroughProvider, TestBrowser } from '../../test-support/oidc-browser.ts';
 import { type EmbeddedOidc, mountEmbeddedOidc } from './index.ts';
 
@@ -20,10 +21,11 @@ let config: Config;
 let db: Database;
 let app: FastifyInstance;
 let oidc: EmbeddedOidc;
+const userAccounts = { openUserAccounts, grantSignupCredits };
 
 async function mountApp(database: Database): Promise<{ app: FastifyInstance; oidc: EmbeddedOidc }> {
   const instance = Fastify({ logger: false, trustProxy: true });
-  const mounted = await mountEmbeddedOidc(instance, { config, db: database });
+  const mounted = await mountEmbeddedOidc(instance, { config, db: database, userAccounts });
   await instance.ready();
   return { app: instance, oidc: mounted };
 }
@@ -480,7 +482,7 @@ describe('tokens after sign-in', () => {
   it('hands real socket requests and their bodies to the provider', async () => {
     const tokens = await signInThroughProvider(app, config, { email: uniqueEmail(), password: 'Violet-Harbor-42-kiln', displayName: 'Socket' });
     const server = Fastify({ logger: false, trustProxy: true });
-    await mountEmbeddedOidc(server, { config, db });
+    await mountEmbeddedOidc(server, { config, db, userAccounts });
     const address = await server.listen({ port: 0, host: '127.0.0.1' });
     try {
       const discovery = await fetch(`${address}/oidc/.well-known/openid-configuration`);

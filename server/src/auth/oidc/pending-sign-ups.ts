@@ -7,8 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
-import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { Config } from '../../platform/config.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 
 export const FINISH_SIGN_UP_PATH = '/oidc/finish-sign-up';

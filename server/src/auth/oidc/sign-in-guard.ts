@@ -8,7 +8,7 @@
 // in this process only when neither is given.
 import { Redis } from 'ioredis';
 import type { Queryable } from '../../db/client.ts';
-import { hitDatabaseCounter, sweepDatabaseCounters } from '../../rate-limit.ts';
+import { hitDatabaseCounter, sweepDatabaseCounters } from '../../platform/rate-limit.ts';
 
 export const FAILURES_PER_ADDRESS = 20;
 export const FAILURES_PER_EMAIL = 10;

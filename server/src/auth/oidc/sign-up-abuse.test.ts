@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../../app.ts';
-import { type Config, loadConfig } from '../../config.ts';
+import { type Config, loadConfig } from '../../platform/config.ts';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
 import { mailText, type SmtpFake, startSmtpFake } from '../../test-support/fakes/smtp-fake.ts';
 import { authorizationUrl, createPkce, redirectUri, signInThroughProvider, TestBrowser } from '../../test-support/oidc-browser.ts';

@@ -31,7 +31,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../../db/client.ts';
-import { processAlive, processStart } from '../../lifecycle/processes.ts';
+import { processAlive, processStart } from '../../platform/processes.ts';
 import { COPY_ANSWERED_CALLS_SQL, DATABASE_IDENTITY_SQL, DELETE_ANSWERED_CALLS_SQL, EMBEDDED_COPY_ANSWERED_CALLS_SQL } from './queries.ts';
 import type { Settlement } from './settlement-sql.ts';
 

@@ -6,7 +6,7 @@
 // of concurrent calls or server processes can spend a cent twice. Settling deletes the hold, so a
 // hold is settled or released exactly once; holds of a crashed process expire and are released.
 import type { Database, Queryable } from '../../db/client.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import { findOrCreateUserAccount } from '../ledger.ts';
 import {
   CREDITS_ACCOUNT_EXISTS_SQL,

@@ -16,7 +16,7 @@
 // uses every third of that, so a live call never loses its hold and a crashed process's holds
 // come back within the lifetime plus one sweep.
 import type { Database } from '../../db/client.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge, tryReserveEarnings } from './holds.ts';
 
 export const CALLS_PER_LEASE = 20;

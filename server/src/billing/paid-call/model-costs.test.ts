@@ -3,7 +3,7 @@
 // price − fee − model cost (drawn from their credits when negative), the owner's own calls and test
 // runs pay the model cost from their credits, and an account without credit gets no model answer.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
 import { createTestContext, type TestContext } from '../../test-support/app.ts';

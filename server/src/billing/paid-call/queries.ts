@@ -3,8 +3,9 @@
 // answered_calls (answer-journal.ts), and every call's invocation row with its rollups. The
 // statements a paid call runs are constants its module hands to db.query itself, so no wrapper adds
 // a promise or a closure on the call path (decision 0040); the others are functions.
-import { outcomeOfErrorType } from '../../call-outcomes.ts';
+
 import type { Queryable } from '../../db/client.ts';
+import { outcomeOfErrorType } from '../../platform/call-outcomes.ts';
 
 // ---- invocations ----
 

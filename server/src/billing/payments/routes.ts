@@ -22,7 +22,7 @@ import {
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../../auth/plugin.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import { verifyWebhook } from '../../providers/stripe/verify-webhook.ts';
 import type { PaymentsService } from './service.ts';
 import type { WebhookHandler } from './webhook.ts';

@@ -24,7 +24,7 @@ import {
 import type { AppRow, AppsService } from '../../apps/service.ts';
 import type { Database } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
-import { AppError, invalidParam } from '../../errors.ts';
+import { AppError, invalidParam } from '../../platform/errors.ts';
 import { cancelSubscription } from '../../providers/stripe/cancel-subscription.ts';
 import type { StripeClient } from '../../providers/stripe/client.ts';
 import { createTopUpPayment } from '../../providers/stripe/create-payment-intent.ts';

@@ -6,8 +6,8 @@
 // it has applied; canceled is final. Unknown event types are acknowledged and ignored.
 
 import type Stripe from 'stripe';
-import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { Config } from '../../platform/config.ts';
 import type { StripeClient, StripeEvent } from '../../providers/stripe/client.ts';
 import { findInvoiceOfPayment } from '../../providers/stripe/find-invoice.ts';
 import { readCharge } from '../../providers/stripe/read-charge.ts';

@@ -13,9 +13,9 @@
 // the SQL is in queries.ts, Stripe's requests in providers/stripe/).
 import { randomUUID } from 'node:crypto';
 import type { ConnectAccount, EarningsBalance, Payout, PayoutSchedule, PayoutsOverview, WithdrawResult } from '@tollbooth/contract';
-import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/client.ts';
-import { AppError } from '../../errors.ts';
+import type { Config } from '../../platform/config.ts';
+import { AppError } from '../../platform/errors.ts';
 import type { StripeClient } from '../../providers/stripe/client.ts';
 import { createConnectedAccount } from '../../providers/stripe/create-connected-account.ts';
 import { createOnboardingLink } from '../../providers/stripe/create-onboarding-link.ts';

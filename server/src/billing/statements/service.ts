@@ -15,7 +15,7 @@ import type {
   StatementRole,
 } from '@tollbooth/contract';
 import type { Database } from '../../db/client.ts';
-import { invalidParam } from '../../errors.ts';
+import { invalidParam } from '../../platform/errors.ts';
 import type { StripeClient } from '../../providers/stripe/client.ts';
 import {
   type Account,

@@ -4,7 +4,7 @@
 // calls Stripe through the verbs beside this file (create-customer.ts, create-transfer.ts…), one
 // request each, never through the SDK itself.
 import Stripe from 'stripe';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../platform/config.ts';
 
 export type StripeClient = Stripe;
 export type StripeEvent = Stripe.Event;

@@ -1,4 +1,4 @@
-// Which of Dify's stream events carry part of the answer (design.md's streaming rule: a stream is
+// Which of Dify's stream events carry part of the answer (docs/design.md's streaming rule: a stream is
 // charged once the caller has been sent any part of the answer). Text chunks are not the only
 // carriers: an LLM node's node_finished holds its whole output, an agent's message_file a
 // generated image, message_replace the moderated answer, tts_message the answer as speech,

@@ -8,7 +8,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../platform/errors.ts';
 
 const blocked = new BlockList();
 for (const [network, prefix] of [

@@ -1,7 +1,7 @@
 // The behaviour every HTTP model provider must show against its fake, as one vitest suite: the
 // answer and usage blocking and streaming, and each failure mapped to the gateway's errors.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../providers/types.ts';
 import type { FakeProviderServer } from './http-fake.ts';
 

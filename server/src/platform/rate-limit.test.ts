@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInGuard, FAILURES_PER_ADDRESS } from './auth/oidc/sign-in-guard.ts';
-import { createSignUpGuard } from './auth/oidc/sign-up-guard.ts';
+import { createSignInGuard, FAILURES_PER_ADDRESS } from '../auth/oidc/sign-in-guard.ts';
+import { createSignUpGuard } from '../auth/oidc/sign-up-guard.ts';
+import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
 import { createMemoryRateLimiter, createRateLimiter, createRedisRateLimiter, hitDatabaseCounter } from './rate-limit.ts';
-import { createTestDatabase, type TestDatabase } from './test-support/database.ts';
 
 describe('memory rate limiter', () => {
   it('allows the limit per minute, then refuses with the time to reset', async () => {

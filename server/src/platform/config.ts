@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './providers/model-table.ts';
+import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './model-table.ts';
 
 /**
  * How long a process may answer from its copy of an app's call configuration (the gateway's call
@@ -121,7 +121,7 @@ export interface Config {
   /** MIGRATE_ON_START: apply pending migrations at start (under the advisory lock), or only check that none is pending. */
   migrateOnStart: boolean;
   /**
-   * The drain on SIGTERM (lifecycle/drain.ts): /readyz answers 503 at once, new connections are
+   * The drain on SIGTERM (http/drain.ts): /readyz answers 503 at once, new connections are
    * still taken for graceSeconds, then in-flight calls and streams may finish until timeoutSeconds
    * after the signal, when what is still open is cut (decision 0082).
    */
@@ -197,7 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = integer('PORT', 3000, 0, 65535);
   // Unset, it is ./data at the repository root, wherever `npm start` runs the server from.
-  const dataDir = text('DATA_DIR') ? path.resolve(text('DATA_DIR')!) : path.resolve(import.meta.dirname, '../../data');
+  const dataDir = text('DATA_DIR') ? path.resolve(text('DATA_DIR')!) : path.resolve(import.meta.dirname, '../../../data');
   const databaseUrl = url('DATABASE_URL', null);
   const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
 
@@ -383,7 +383,7 @@ export function keepSecretKey(config: Config): void {
 }
 
 function resolveWebDist(explicit: string | null): string | null {
-  const candidates = explicit ? [path.resolve(explicit)] : [path.resolve(import.meta.dirname, '../../web/dist')];
+  const candidates = explicit ? [path.resolve(explicit)] : [path.resolve(import.meta.dirname, '../../../web/dist')];
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
 }
 

@@ -2,7 +2,6 @@
 // options) maps to a provider and the upstream model id it is served by. Its shape is the
 // contract's ModelTable; config.ts parses MODEL_TABLE with parseModelTable once, at start.
 import { MODEL_NAMES, type ModelTable, type ModelTableEntry, PROVIDER_KINDS, type ProviderKind } from '@tollbooth/contract';
-import { isRecord } from './upstream.ts';
 
 export type { ModelTable, ModelTableEntry } from '@tollbooth/contract';
 
@@ -84,4 +83,8 @@ export function parseModelTable(json: string, base: ModelTable = DEFAULT_MODEL_T
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
   return table;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,11 +1,11 @@
 // Dify Service API details the paid call path needs (see docs/decisions/0009): the app's mode
 // checked the way Dify checks it, optional inputs rendered as Dify renders them, and Dify's price
 // fields in usage (the gateway's answer is Dify's message). Pure functions, so the gateway's steps
-// only call them. Public (a "-service" module of dify/) because the gateway, the workflow call
-// target and the prompt tests apply the same rules; it imports no feature, so none of them cycles
-// through Dify's routes.
+// only call them. In platform/, below the features, because the gateway, the workflow call target,
+// the OpenAI door and the prompt tests apply the same rules, and Dify's door (dify/) uses the gateway:
+// kept in dify/, the folders would import each other.
 import type { CallMode, IoSchema } from '@tollbooth/contract';
-import { AppError } from '../errors.ts';
+import { AppError } from './errors.ts';
 
 /** The error type a call to the other mode's endpoint is recorded under (a caller's mistake, not "App not live"). */
 export const WRONG_ROUTE = 'wrong_route';

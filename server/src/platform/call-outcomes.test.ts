@@ -1,4 +1,4 @@
-// The outcome rule alone (design.md's analytics): the app's faults fail, the caller's mistakes are
+// The outcome rule alone (docs/design.md's analytics): the app's faults fail, the caller's mistakes are
 // rejected, by error type. gateway/outcomes.test.ts checks it through the gateway and analytics.
 import { describe, expect, it } from 'vitest';
 import { outcomeOfErrorType } from './call-outcomes.ts';

@@ -3,7 +3,7 @@
 // without it, in the database (rate_limit_counters, migration 0022), which every process on it
 // shares too; in this process only when neither is given (unit tests).
 import { Redis } from 'ioredis';
-import type { Queryable } from './db/client.ts';
+import type { Queryable } from '../db/client.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;

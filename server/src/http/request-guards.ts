@@ -4,7 +4,7 @@
 // come after the answer went out), and JSON nested deeper than MAX_JSON_DEPTH (recursive code on
 // it, our own or a library's, could overflow the stack).
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError } from '../platform/errors.ts';
 
 export const MAX_JSON_DEPTH = 64;
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,13 +1,13 @@
 // Writes the API's OpenAPI document, as the real app serves it at /api/docs/json, to a file:
 // `npm run lint:openapi` lints what it writes with Redocly (redocly.yaml at the repository root).
-// Usage: node --import tsx src/http/write-openapi-document.ts <file>
+// Usage: node --import tsx src/lifecycle/write-openapi-document.ts <file>
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
 import { openPglite } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
+import { loadConfig } from '../platform/config.ts';
 
 const file = process.argv[2];
 if (!file) {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../platform/errors.ts';
+import { describeSchemaError } from '../platform/validation.ts';
 import { refusedMultipartBody } from './request-guards.ts';
-import { describeSchemaError } from './validation.ts';
 
 interface ErrorBody {
   code: string;

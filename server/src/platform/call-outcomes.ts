@@ -1,4 +1,4 @@
-// The outcome of every call, as design.md's analytics section defines it:
+// The outcome of every call, as docs/design.md's analytics section defines it:
 // - success: answered;
 // - rejected: the caller's own mistake (authentication, access, validation, credits, price cap,
 //   rate limit, an idempotency conflict, the wrong endpoint for the app's mode, or leaving before any
@@ -18,7 +18,7 @@ export type CallOutcome = 'success' | 'failed' | 'rejected';
 export const REJECTED_ERROR_TYPES: ReadonlySet<string> = new Set([
   ...(Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] < 500),
   'client_disconnected',
-  // A call to the other mode's endpoint (chat-messages to a completion app, or the reverse): dify/compat-service.ts.
+  // A call to the other mode's endpoint (chat-messages to a completion app, or the reverse): call-rules.ts.
   'wrong_route',
 ]);
 
