@@ -3,7 +3,7 @@
 import { type Static, Type } from 'typebox';
 import type { ProviderKind } from './system.ts';
 
-/** The environment variables that configure each provider kind (docs/configuration.md). */
+/** The environment variables that configure each provider kind (README.md, Configuration). */
 export const PROVIDER_SETUP: Readonly<Record<ProviderKind, string>> = {
   openai: 'OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama, vLLM or OpenRouter)',
   anthropic: 'ANTHROPIC_API_KEY',

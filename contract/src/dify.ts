@@ -1,6 +1,6 @@
 // Dify's Service API around the paid call, per app at /api/app/{slug}: the app's parameters
 // (input form), info, meta and site; the caller's conversations and messages, feedbacks,
-// stopping a stream and workflow runs. Field names are Dify's (shared/providers/dify-api.md).
+// stopping a stream and workflow runs. Field names are Dify's (../shared/providers/dify-api.md).
 import { type Static, Type } from 'typebox';
 
 /** One field of an input form; the entry's single key is its kind. */

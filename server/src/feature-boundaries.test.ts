@@ -1,4 +1,4 @@
-// The server's import rule (shared/style.md, issue 9): a feature folder (one with a routes.ts) may
+// The server's import rule (../shared/style.md, issue 9): a feature folder (one with a routes.ts) may
 // use another feature only through its public modules, so a feature's queries, caches and helpers
 // can change without reading the rest of the server. The rule, read from the import graph:
 //
@@ -158,8 +158,8 @@ describe('feature boundaries on the server', () => {
       { from: 'catalog/service.ts', to: 'downloads/app-description.ts' },
       { from: 'keys/queries.ts', to: 'auth/queries.ts' },
       { from: 'providers/registry.ts', to: 'apps/service.ts' },
-      { from: 'config.ts', to: 'billing/service.ts' },
-      { from: 'openai/service.ts', to: 'dify/service.ts' },
+      { from: 'platform/config.ts', to: 'billing/service.ts' },
+      { from: 'openai/service.ts', to: 'dify/queries.ts' },
       { from: 'gateway/service.ts', to: 'billing/paid-call/leases.ts' },
       { from: 'profile/service.ts', to: 'billing/payouts/service.ts' },
     ];
@@ -171,7 +171,7 @@ describe('feature boundaries on the server', () => {
         { from: 'gateway/service.ts', to: 'billing/paid-call/service.ts' },
         { from: 'billing/payments/webhook.ts', to: 'billing/payouts/ledger.ts' },
         { from: 'apps/routes.ts', to: 'auth/plugin.ts' },
-        { from: 'dify/service.ts', to: 'gateway/call-target-cache.ts' },
+        { from: 'openai/service.ts', to: 'gateway/service.ts' },
         { from: 'app.ts', to: 'gateway/idempotency.ts' },
         { from: 'apps/service.ts', to: 'providers/workflows/safe-http.ts' },
       ]),

@@ -2,7 +2,7 @@
 // model cost per day, by provider and by model, and the accounts and apps that cost the most.
 // Only accounts whose verified email ADMIN_EMAILS lists may read it; for anyone else (signed in
 // or not) every endpoint is the 404 of a route that does not exist, so the view is not even seen
-// to exist. See docs/decisions/0033-operator-view.md.
+// to exist. See docs/decisions/0033-operator-view-and-margins.md.
 import type { OperatorAccess, OperatorOverview, OperatorTopCosts } from '@tollbooth/contract';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { Queryable } from '../db/client.ts';

@@ -31,7 +31,7 @@ export interface ResolvedModel {
   ownKey?: boolean;
 }
 
-/** A creator's own credential for one provider kind (profile/provider-credentials.ts), decrypted. */
+/** A creator's own credential for one provider kind (profile/own-keys-service.ts), decrypted. */
 export interface OwnCredential {
   kind: ProviderKind;
   /** The OpenAI-compatible server's base URL (kind openai); null for anthropic and gemini. */

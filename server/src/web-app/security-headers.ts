@@ -1,7 +1,7 @@
 // Security headers for the web app's HTML: a Content-Security-Policy the app passes, no MIME
 // sniffing, no framing (the embed widget at /embed/{slug} is not the app: embed/service.ts gives
 // it its own policy, framed only on a publishable key's origins), and a referrer that never leaks paths to
-// other origins. See docs/decisions/0010-http-conventions-and-csp.md for each source's reason.
+// other origins. See docs/decisions/0010-http-conventions-identity-and-csp.md for each source's reason.
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../platform/config.ts';
 

@@ -1,6 +1,6 @@
 // The SQL of statements (decision 0036): a user's ledger accounts, their entries of a month and
 // the balances around it, the calls and subscriptions those entries paid, and what statements
-// record beside the ledger (records.ts: receipts, which invoice a movement paid). Every amount is
+// record beside the ledger (receipts.ts: receipts, which invoice a movement paid). Every amount is
 // read from the ledger; each statement takes the database explicitly.
 import type { Queryable } from '../../db/client.ts';
 
