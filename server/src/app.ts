@@ -99,6 +99,9 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
+    // Avvio's 10 s default fails a start on a busy machine (the embedded provider makes its signing keys
+    // at start; load averages of 25-40 made that take longer): /readyz says when a process serves.
+    pluginTimeout: 60_000,
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Slugs and ids never need case-folding; keep paths exact. The spec's paths end in a slash;
     // every route answers the same with or without it (/api/keys and /api/keys/).
