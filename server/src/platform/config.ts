@@ -49,6 +49,8 @@ export interface Config {
   /** Local accounts created per client address per hour, and overall per hour. */
   signupLimits: { perAddressPerHour: number; perHour: number };
   uploads: { quotaBytes: number; retentionDays: number };
+  /** RETENTION_DAYS: call detail (invocations, test runs) older than this is dropped, whole month partitions at a time; null keeps everything. */
+  historyRetentionDays: number | null;
   /** Days a price increase waits before it reaches callers; decreases apply at once. */
   priceIncreaseNoticeDays: number;
   platformFeeBps: number;
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       quotaBytes: integer('UPLOAD_QUOTA_MB', 200, 1, 1_000_000) * 1024 * 1024,
       retentionDays: integer('UPLOAD_RETENTION_DAYS', 30, 1, 3650),
     },
+    historyRetentionDays: text('RETENTION_DAYS') === null ? null : integer('RETENTION_DAYS', 0, 1, 36_500),
     claimLifetimeSeconds: integer('CLAIM_LIFETIME_SECONDS', 90, 3, 3600),
     priceIncreaseNoticeDays: integer('PRICE_INCREASE_NOTICE_DAYS', 7, 0, 365),
     payouts: {
