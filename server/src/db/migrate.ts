@@ -35,7 +35,7 @@ const PARTITIONING = '0043_partitioned_history.sql';
  * days ahead (UTC midnight): rows recorded until then still go to the old table. Done once; a table
  * already partitioned, or a database where PARTITIONING ran, is left alone.
  */
-async function prepareToPartition(db: Database): Promise<void> {
+export async function prepareToPartition(db: Database): Promise<void> {
   for (const table of ['invocations', 'test_runs']) {
     const { rows } = await db.query<{ kind: string | null }>(`SELECT (SELECT c.relkind::text FROM pg_class c WHERE c.oid = to_regclass($1)) AS kind`, [table]);
     if (rows[0]?.kind !== 'r') continue;

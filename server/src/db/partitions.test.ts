@@ -25,8 +25,8 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir: before });
   const { db } = database;
   ownerId = (await db.query<{ id: string }>("INSERT INTO users (issuer, subject) VALUES ('https://issuer.test', 'part-owner') RETURNING id")).rows[0]!.id;
-  appId = (await db.query<{ id: string }>("INSERT INTO apps (owner_id, name, slug, type) VALUES ($1, 'Part', 'part', 'prompt') RETURNING id", [ownerId])).rows[0]!
-    .id;
+  appId = (await db.query<{ id: string }>("INSERT INTO apps (owner_id, name, slug, type) VALUES ($1, 'Part', 'part', 'prompt') RETURNING id", [ownerId]))
+    .rows[0]!.id;
   // Calls recorded before the migration: a year ago, a month ago, today.
   for (const daysAgo of [400, 30, 0]) {
     const { rows } = await db.query<{ id: string }>(
@@ -35,10 +35,10 @@ beforeAll(async () => {
     );
     oldIds.push(rows[0]!.id);
   }
-  await db.query(`INSERT INTO test_runs (user_id, app_id, model, provider, status, created_at) VALUES ($1, $2, 'm', 'p', 'success', now() - interval '400 days')`, [
-    ownerId,
-    appId,
-  ]);
+  await db.query(
+    `INSERT INTO test_runs (user_id, app_id, model, provider, status, created_at) VALUES ($1, $2, 'm', 'p', 'success', now() - interval '400 days')`,
+    [ownerId, appId],
+  );
   await db.query("INSERT INTO app_daily_stats (app_id, day, invocations) VALUES ($1, (now() - interval '400 days')::date, 1)", [appId]);
   expect(await migrate(database.db)).toEqual([UNDER_TEST]);
 });

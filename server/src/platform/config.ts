@@ -25,6 +25,14 @@ export interface Config {
   dataDir: string;
   /** node-postgres connection string; null means embedded PGlite under dataDir. */
   databaseUrl: string | null;
+  /**
+   * DATABASE_POOL_MODE: `session` (default: DATABASE_URL is PostgreSQL itself or a session pooler) or
+   * `transaction` (DATABASE_URL is a transaction pooler such as PgBouncer's pool_mode=transaction:
+   * no named prepared statements, and LISTEN on DATABASE_LISTEN_URL, a direct connection).
+   */
+  databasePoolMode: 'session' | 'transaction';
+  /** DATABASE_LISTEN_URL: where the cache-invalidation LISTEN connects; null is DATABASE_URL. */
+  databaseListenUrl: string | null;
   /** Externally visible base URL of this server, without a trailing slash. */
   publicUrl: string;
   /** 32-byte key for encrypting secrets at rest and signing cookies. */
@@ -201,6 +209,17 @@ export function loadConfig(env: Env = process.env): Config {
   // Unset, it is ./data at the repository root, wherever `npm start` runs the server from.
   const dataDir = text('DATA_DIR') ? path.resolve(text('DATA_DIR')!) : path.resolve(import.meta.dirname, '../../../data');
   const databaseUrl = url('DATABASE_URL', null);
+  const databaseListenUrl = url('DATABASE_LISTEN_URL', null);
+  const poolModeRaw = text('DATABASE_POOL_MODE')?.toLowerCase() ?? 'session';
+  const databasePoolMode = poolModeRaw === 'transaction' ? 'transaction' : 'session';
+  if (poolModeRaw !== 'session' && poolModeRaw !== 'transaction') problems.push(`DATABASE_POOL_MODE must be session or transaction (got "${poolModeRaw}")`);
+  if (databasePoolMode === 'transaction' && databaseUrl === null)
+    problems.push('DATABASE_POOL_MODE=transaction needs DATABASE_URL (a transaction pooler in front of PostgreSQL)');
+  if (databasePoolMode === 'transaction' && databaseUrl !== null && databaseListenUrl === null) {
+    problems.push(
+      'DATABASE_POOL_MODE=transaction needs DATABASE_LISTEN_URL: a direct PostgreSQL connection for LISTEN, which a transaction pooler cannot hold',
+    );
+  }
   const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
 
   // The issuer is compared byte for byte with each token's iss claim, so it is kept as given
@@ -240,6 +259,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: text('HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl,
+    databasePoolMode,
+    databaseListenUrl,
     publicUrl,
     secretKey: secretKey ?? Buffer.alloc(0),
     productName: 'Tollbooth',
