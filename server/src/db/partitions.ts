@@ -17,8 +17,9 @@ export interface KeptPartitions {
 
 /**
  * Creates the month partitions up to MONTHS_AHEAD months past `now` and, with retentionDays, drops
- * those that ended before now − retentionDays. Waits at most a few seconds for a table's lock (a
- * long analytics read holds it): what it could not do it does at the next run.
+ * those that ended before now − retentionDays. Waits at most a second for a table's lock (dropping a
+ * partition locks its parent, and calls queue behind a lock that waits for a long read): what it
+ * could not do it does at the next run.
  */
 export async function keepHistoryPartitions(
   db: Database,
@@ -29,7 +30,7 @@ export async function keepHistoryPartitions(
   until.setUTCMonth(until.getUTCMonth() + MONTHS_AHEAD);
   for (const table of HISTORY_TABLES) {
     await db.transaction(async (tx) => {
-      if (db.kind === 'postgres') await tx.query(`SET LOCAL lock_timeout = '5s'`);
+      if (db.kind === 'postgres') await tx.query(`SET LOCAL lock_timeout = '1s'`);
       const { rows } = await tx.query<{ made: number }>('SELECT history_keep_partitions($1, $2::timestamptz) AS made', [table, until.toISOString()]);
       kept.created += Number(rows[0]?.made ?? 0);
       if (retentionDays !== null) {
