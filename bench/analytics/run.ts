@@ -152,7 +152,7 @@ async function seed(ownerId: string): Promise<number> {
             (SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - interval '1 day' * ($4::int - 1)) AT TIME ZONE 'UTC' AS start) p`,
       [N, APPS, USERS, DAYS, ownerId],
     );
-    await step('primary key', 'ALTER TABLE invocations ADD PRIMARY KEY (id)');
+    await step('primary key', 'ALTER TABLE invocations ADD CONSTRAINT invocations_pkey PRIMARY KEY (id, created_at)');
     await step('index invocations_app_created', 'CREATE INDEX invocations_app_created ON invocations (app_id, created_at DESC, id DESC)');
     const day = "(created_at AT TIME ZONE 'UTC')::date";
     await step(

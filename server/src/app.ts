@@ -27,6 +27,7 @@ import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';
 import type { Database } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
+import { startHistoryKeeper } from './db/partitions.ts';
 import { difyRoutes } from './dify/routes.ts';
 import { createDifyApiService } from './dify/service.ts';
 import { createRunningTasks } from './dify/tasks.ts';
@@ -345,6 +346,8 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
     sweepExpiredUploads(db, config.uploads.retentionDays).catch((error: unknown) => app.log.error({ err: error }, 'removing expired uploads failed'));
   }, 60 * 60_000);
   uploadSweeper.unref();
+  // Month partitions of call detail made ahead, and with RETENTION_DAYS old ones dropped: now and daily.
+  const historyKeeper = startHistoryKeeper(db, { retentionDays: config.historyRetentionDays, log: app.log });
   // Creator payouts: retries of unanswered transfers and the weekly/daily schedule (PAYOUT_SWEEP_SECONDS, 0: off).
   const payoutSweeper =
     stripe && config.payouts.sweepSeconds > 0
@@ -356,6 +359,8 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
 
   app.addHook('onClose', async () => {
     clearInterval(uploadSweeper);
+    historyKeeper.stop();
+    await historyKeeper.ran;
     if (payoutSweeper) clearInterval(payoutSweeper);
     await paidCalls.close();
     idempotency.close();

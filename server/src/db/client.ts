@@ -114,7 +114,22 @@ function statementName(sql: string): string {
   return name;
 }
 
-export async function openPostgres(connectionString: string, max = 30): Promise<Database> {
+export interface PostgresOptions {
+  /**
+   * Named prepared statements (default). Off behind a transaction pooler (PgBouncer before 1.21 has
+   * no prepared statements in pool_mode=transaction: a name prepared on one server connection is
+   * unknown on the next): every query is then parsed and planned each time, unnamed.
+   */
+  prepare?: boolean;
+  /** Where LISTEN connects (a dedicated session): default connectionString; behind a transaction pooler, PostgreSQL itself. */
+  listenUrl?: string;
+}
+
+export async function openPostgres(
+  connectionString: string,
+  max = 30,
+  { prepare = true, listenUrl = connectionString }: PostgresOptions = {},
+): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -127,7 +142,12 @@ export async function openPostgres(connectionString: string, max = 30): Promise<
   });
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      const result = params.length > 0 ? await q.query({ name: statementName(sql), text: sql, values: params as unknown[] }) : await q.query(sql);
+      const result =
+        params.length === 0
+          ? await q.query(sql)
+          : prepare
+            ? await q.query({ name: statementName(sql), text: sql, values: params as unknown[] })
+            : await q.query(sql, params as unknown[]);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(sql: string) {
@@ -151,7 +171,7 @@ export async function openPostgres(connectionString: string, max = 30): Promise<
         client.release();
       }
     },
-    listen: (channel, handlers) => listenPostgres(connectionString, channel, handlers),
+    listen: (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
     close: () => pool.end(),
   };
 }
@@ -221,6 +241,15 @@ async function listenPostgres(
   };
 }
 
-export function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+export function openDatabase(options: {
+  databaseUrl: string | null;
+  dataDir: string;
+  databasePoolMode?: 'session' | 'transaction';
+  databaseListenUrl?: string | null;
+}): Promise<Database> {
+  if (!options.databaseUrl) return openPglite(options.dataDir);
+  return openPostgres(options.databaseUrl, 30, {
+    prepare: options.databasePoolMode !== 'transaction',
+    listenUrl: options.databaseListenUrl ?? options.databaseUrl,
+  });
 }

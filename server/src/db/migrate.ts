@@ -24,6 +24,40 @@ export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: strin
     .map((name) => ({ name, sql: readFileSync(path.join(dir, name), 'utf8') }));
 }
 
+/** The migration that partitions the call history (decision 0105). */
+const PARTITIONING = '0043_partitioned_history.sql';
+
+/**
+ * Before PARTITIONING's transaction, on PostgreSQL: what lets it attach each old table as a
+ * partition at once, made without blocking the calls being recorded meanwhile. A CHECK that every
+ * row is older than the cut-over (added NOT VALID, an instant; then validated, a scan that lets
+ * writes go on) and a unique index on (id, created_at), built CONCURRENTLY. The cut-over is two
+ * days ahead (UTC midnight): rows recorded until then still go to the old table. Done once; a table
+ * already partitioned, or a database where PARTITIONING ran, is left alone.
+ */
+export async function prepareToPartition(db: Database): Promise<void> {
+  for (const table of ['invocations', 'test_runs']) {
+    const { rows } = await db.query<{ kind: string | null }>(`SELECT (SELECT c.relkind::text FROM pg_class c WHERE c.oid = to_regclass($1)) AS kind`, [table]);
+    if (rows[0]?.kind !== 'r') continue;
+    const check = `${table}_before_partitioning`;
+    const index = `${table}_id_created_at`;
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const { rows: present } = await tx.query('SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2', [table, check]);
+      if (present.length > 0) return;
+      const { rows: cut } = await tx.query<{ at: string }>(
+        `SELECT to_char((date_trunc('day', now() AT TIME ZONE 'UTC') + interval '2 days'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at`,
+      );
+      await tx.query(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (created_at < '${cut[0]!.at}'::timestamptz) NOT VALID`);
+    });
+    await db.query(`ALTER TABLE ${table} VALIDATE CONSTRAINT ${check}`);
+    const { rows: invalid } = await db.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`, [index]);
+    // Left half-built by a process that stopped: built again.
+    if (invalid.length > 0) await db.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+    await db.query(`CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS ${index} ON ${table} (id, created_at)`);
+  }
+}
+
 /** The database is on a schema this code does not know: a newer version migrated it. */
 export class NewerSchemaError extends Error {
   constructor(public readonly unknown: string[]) {
@@ -58,6 +92,7 @@ export async function readSchemaState(db: Queryable, dir = MIGRATIONS_DIR): Prom
  */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = listMigrations(dir);
+  if (db.kind === 'postgres' && migrations.some((migration) => migration.name === PARTITIONING)) await prepareToPartition(db);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -54,3 +54,21 @@ describe('SETTLEMENT_GATHER_MS', () => {
     expect(() => loadConfig({ ...base(), SETTLEMENT_GATHER_MS: '-1' })).toThrow(/SETTLEMENT_GATHER_MS must be an integer/);
   });
 });
+
+describe('RETENTION_DAYS and DATABASE_POOL_MODE (issue 59)', () => {
+  const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-config-')), SECRET_KEY: 'a'.repeat(64) });
+  it('keeps every call unless RETENTION_DAYS is set to a number of days, naming it when it is not one', () => {
+    expect(loadConfig(base()).historyRetentionDays).toBeNull();
+    expect(loadConfig({ ...base(), RETENTION_DAYS: '400' }).historyRetentionDays).toBe(400);
+    for (const bad of ['0', '-3', 'forever', '1.5']) expect(() => loadConfig({ ...base(), RETENTION_DAYS: bad })).toThrow(/RETENTION_DAYS must be an integer/);
+  });
+  it('pools by session unless told; transaction pooling needs DATABASE_URL and a direct DATABASE_LISTEN_URL', () => {
+    const url = 'postgres://u@pgbouncer:6432/tb';
+    expect(loadConfig({ ...base(), DATABASE_URL: url }).databasePoolMode).toBe('session');
+    expect(() => loadConfig({ ...base(), DATABASE_URL: url, DATABASE_POOL_MODE: 'statement' })).toThrow(/DATABASE_POOL_MODE must be session or transaction/);
+    expect(() => loadConfig({ ...base(), DATABASE_POOL_MODE: 'transaction' })).toThrow(/DATABASE_POOL_MODE=transaction needs DATABASE_URL/);
+    expect(() => loadConfig({ ...base(), DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction' })).toThrow(/needs DATABASE_LISTEN_URL/);
+    const config = loadConfig({ ...base(), DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction', DATABASE_LISTEN_URL: 'postgres://u@db:5432/tb' });
+    expect(config).toMatchObject({ databasePoolMode: 'transaction', databaseListenUrl: 'postgres://u@db:5432/tb' });
+  });
+});

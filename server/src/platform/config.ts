@@ -25,6 +25,14 @@ export interface Config {
   dataDir: string;
   /** node-postgres connection string; null means embedded PGlite under dataDir. */
   databaseUrl: string | null;
+  /**
+   * DATABASE_POOL_MODE: `session` (default: DATABASE_URL is PostgreSQL itself or a session pooler) or
+   * `transaction` (DATABASE_URL is a transaction pooler such as PgBouncer's pool_mode=transaction:
+   * no named prepared statements, and LISTEN on DATABASE_LISTEN_URL, a direct connection).
+   */
+  databasePoolMode: 'session' | 'transaction';
+  /** DATABASE_LISTEN_URL: where the cache-invalidation LISTEN connects; null is DATABASE_URL. */
+  databaseListenUrl: string | null;
   /** Externally visible base URL of this server, without a trailing slash. */
   publicUrl: string;
   /** 32-byte key for encrypting secrets at rest and signing cookies. */
@@ -49,6 +57,8 @@ export interface Config {
   /** Local accounts created per client address per hour, and overall per hour. */
   signupLimits: { perAddressPerHour: number; perHour: number };
   uploads: { quotaBytes: number; retentionDays: number };
+  /** RETENTION_DAYS: call detail (invocations, test runs) older than this is dropped, whole month partitions at a time; null keeps everything. */
+  historyRetentionDays: number | null;
   /** Days a price increase waits before it reaches callers; decreases apply at once. */
   priceIncreaseNoticeDays: number;
   platformFeeBps: number;
@@ -199,6 +209,17 @@ export function loadConfig(env: Env = process.env): Config {
   // Unset, it is ./data at the repository root, wherever `npm start` runs the server from.
   const dataDir = text('DATA_DIR') ? path.resolve(text('DATA_DIR')!) : path.resolve(import.meta.dirname, '../../../data');
   const databaseUrl = url('DATABASE_URL', null);
+  const databaseListenUrl = url('DATABASE_LISTEN_URL', null);
+  const poolModeRaw = text('DATABASE_POOL_MODE')?.toLowerCase() ?? 'session';
+  const databasePoolMode = poolModeRaw === 'transaction' ? 'transaction' : 'session';
+  if (poolModeRaw !== 'session' && poolModeRaw !== 'transaction') problems.push(`DATABASE_POOL_MODE must be session or transaction (got "${poolModeRaw}")`);
+  if (databasePoolMode === 'transaction' && databaseUrl === null)
+    problems.push('DATABASE_POOL_MODE=transaction needs DATABASE_URL (a transaction pooler in front of PostgreSQL)');
+  if (databasePoolMode === 'transaction' && databaseUrl !== null && databaseListenUrl === null) {
+    problems.push(
+      'DATABASE_POOL_MODE=transaction needs DATABASE_LISTEN_URL: a direct PostgreSQL connection for LISTEN, which a transaction pooler cannot hold',
+    );
+  }
   const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
 
   // The issuer is compared byte for byte with each token's iss claim, so it is kept as given
@@ -238,6 +259,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: text('HOST') ?? '0.0.0.0',
     dataDir,
     databaseUrl,
+    databasePoolMode,
+    databaseListenUrl,
     publicUrl,
     secretKey: secretKey ?? Buffer.alloc(0),
     productName: 'Tollbooth',
@@ -254,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
       quotaBytes: integer('UPLOAD_QUOTA_MB', 200, 1, 1_000_000) * 1024 * 1024,
       retentionDays: integer('UPLOAD_RETENTION_DAYS', 30, 1, 3650),
     },
+    historyRetentionDays: text('RETENTION_DAYS') === null ? null : integer('RETENTION_DAYS', 0, 1, 36_500),
     claimLifetimeSeconds: integer('CLAIM_LIFETIME_SECONDS', 90, 3, 3600),
     priceIncreaseNoticeDays: integer('PRICE_INCREASE_NOTICE_DAYS', 7, 0, 365),
     payouts: {
