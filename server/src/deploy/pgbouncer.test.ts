@@ -1,4 +1,4 @@
-// Eight server processes through one PgBouncer in transaction mode (issue 59.4, decision 0107):
+// Eight server processes through one PgBouncer in transaction mode (issue 59.4, decision 0106):
 // PgBouncer hands each transaction whichever of its few server connections is free, so a statement
 // prepared by name on one is unknown on the next. With DATABASE_POOL_MODE=transaction the processes
 // prepare nothing by name and LISTEN on DATABASE_LISTEN_URL (PostgreSQL itself); paid calls stay
