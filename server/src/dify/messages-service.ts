@@ -60,7 +60,7 @@ export function createMessageDoor(gateway: GatewayService, tasks: RunningTasks) 
   /** Runs one call, paid by the payer the route's `authenticate` finds. */
   return async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest, authenticate: Authenticate) => {
     const startedAt = performance.now();
-    const payer = await identifyPayer(request, reply, authenticate);
+    const payer = await identifyPayer(request, reply, authenticate, gateway);
     const preparation = await preparePaidCall(gateway, request, reply, slug, mode, payer, body, startedAt);
     const streaming = body.response_mode === 'streaming';
     if (preparation.kind === 'replay') {

@@ -230,7 +230,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       const body = request.body;
       const startedAt = performance.now();
       // As on the Dify endpoints: a refused key is reported (and recorded) once the app is known.
-      const payer = await identifyPayer(request, reply, app.authenticateCaller);
+      const payer = await identifyPayer(request, reply, app.authenticateCaller, gateway);
       const plan = await openai.plan(body, payer.auth ?? null, () => hopHeaderOf(request));
       const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, plan.body, startedAt);
       const stream = body.stream === true;
@@ -278,7 +278,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
-      const payer = await identifyPayer(request, reply, app.authenticateCaller);
+      const payer = await identifyPayer(request, reply, app.authenticateCaller, gateway);
       const chatRequest = toChatRequest(body);
       const previous = body.previous_response_id ? parseResponseId(body.previous_response_id) : null;
       if (body.previous_response_id && !previous?.conversationId) {
