@@ -30,7 +30,7 @@ export interface ObservabilityOptions {
 export function registerObservability(app: FastifyInstance, { config, db, metrics, tracing, journal, healthEveryMs = 60_000 }: ObservabilityOptions) {
   app.decorateRequest('callSpan', null);
   if (tracing) {
-    app.addHook('onRequest', (request, _reply, done) => {
+    app.addHook('onRequest', (request, reply, done) => {
       const route = request.routeOptions.url;
       if (route !== undefined && !UNTRACED.has(route)) {
         const span = tracing.startRequest(`${request.method} ${route}`, request.headers);
@@ -39,7 +39,10 @@ export function registerObservability(app: FastifyInstance, { config, db, metric
         span.setAttribute('tollbooth.request_id', request.id);
         request.callSpan = span;
         const context = span.spanContext();
-        request.log = request.log.child({ trace_id: context.traceId, span_id: context.spanId });
+        // The request's log lines (the route's and Fastify's own "request completed") carry its trace.
+        const log = request.log.child({ trace_id: context.traceId, span_id: context.spanId });
+        request.log = log;
+        reply.log = log;
       }
       done();
     });
