@@ -46,7 +46,13 @@ afterAll(async () => {
 
 let counter = 0;
 async function liveApp(mode: 'completion' | 'chat' = 'completion') {
-  const created = await api('POST', '/api/app/', ownerToken, { name: `Traced ${++counter}`, type: 'prompt', visibility: 'public', price_cents: 7, interaction_mode: mode });
+  const created = await api('POST', '/api/app/', ownerToken, {
+    name: `Traced ${++counter}`,
+    type: 'prompt',
+    visibility: 'public',
+    price_cents: 7,
+    interaction_mode: mode,
+  });
   expect(created.statusCode, created.body).toBe(201);
   const slug = created.json().slug as string;
   await api('PATCH', `/api/app/${slug}/update_status/`, ownerToken, { status: 'live' });
@@ -186,7 +192,12 @@ describe('traces of paid calls', () => {
       });
       expect(created.statusCode, created.body).toBe(201);
       const slug = created.json().slug as string;
-      await offline.app.inject({ method: 'PATCH', url: `/api/app/${slug}/update_status/`, headers: { authorization: `Bearer ${owner}` }, payload: { status: 'live' } });
+      await offline.app.inject({
+        method: 'PATCH',
+        url: `/api/app/${slug}/update_status/`,
+        headers: { authorization: `Bearer ${owner}` },
+        payload: { status: 'live' },
+      });
       for (let i = 0; i < 3; i++) {
         const answer = await offline.app.inject({
           method: 'POST',

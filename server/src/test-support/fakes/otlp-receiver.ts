@@ -112,7 +112,13 @@ export function decodeTraceRequest(buffer: Buffer): ReceivedSpan[] {
   for (const resourceSpans of fields(buffer).filter((field) => field.number === 1)) {
     const parts = fields(bytes(resourceSpans));
     const resource = parts.find((field) => field.number === 1);
-    const resourceAttributes = resource ? keyValues(fields(bytes(resource)).filter((f) => f.number === 1).map(bytes)) : {};
+    const resourceAttributes = resource
+      ? keyValues(
+          fields(bytes(resource))
+            .filter((f) => f.number === 1)
+            .map(bytes),
+        )
+      : {};
     const serviceName = String(resourceAttributes['service.name'] ?? '');
     for (const scopeSpans of parts.filter((field) => field.number === 2)) {
       for (const span of fields(bytes(scopeSpans)).filter((field) => field.number === 2)) spans.push(decodeSpan(bytes(span), serviceName));
