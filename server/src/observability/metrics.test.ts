@@ -5,7 +5,7 @@
 // read 0. Also: the token is required on the main port, nothing secret is ever shown, the series do
 // not grow with apps or keys unless METRICS_PER_APP is on, and METRICS_PORT serves it on loopback.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -379,10 +379,80 @@ describe('a real Prometheus scraping the server', () => {
       // The dashboard's added-latency panel: a p50 from the histogram.
       const p50 = await query('histogram_quantile(0.5, sum by (le) (tollbooth_gateway_added_seconds_bucket))');
       expect(p50).toBeGreaterThan(0);
+
+      // Every query of the Grafana dashboard is valid PromQL here, and every series it reads is served.
+      const dashboard = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../deploy/grafana/tollbooth-dashboard.json'), 'utf8')) as {
+        panels: { title: string; targets?: { expr: string }[] }[];
+      };
+      const served = (await scrape()).body;
+      const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr })));
+      expect(expressions.length).toBeGreaterThan(20);
+      for (const { title, expr } of expressions) {
+        const promql = expr.replaceAll('$__rate_interval', '1m');
+        const response = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(promql)}`);
+        expect(response.status, `${title}: ${promql}: ${await response.clone().text()}`).toBe(200);
+        for (const name of promql.match(/\b(?:tollbooth|nodejs|process)_[a-z0-9_]+/g) ?? []) {
+          const family = name.replace(/_(bucket|count|sum)$/, '');
+          expect(served, `${title} reads ${name}`).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
+        }
+      }
+      if (process.env.TOLLBOOTH_SCREENSHOTS)
+        await screenshots(process.env.TOLLBOOTH_SCREENSHOTS, promPort, () => callEveryDoor(screenshotKey(), completionSlug, chatSlug));
     } finally {
       prometheus.kill('SIGTERM');
       await new Promise((resolve) => prometheus.once('exit', resolve));
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 600_000);
 });
+
+/** Keys for the screenshots' load: each serves 2 rounds of 4 calls in turn (the rate limit here is 8 a minute). */
+let screenshotKeys: string[] = [];
+let screenshotCalls = 0;
+function screenshotKey(): string {
+  return screenshotKeys[Math.floor(screenshotCalls++ / 2) % screenshotKeys.length]!;
+}
+
+/**
+ * Not part of the suite: with TOLLBOOTH_SCREENSHOTS=<dir>, paid calls run for a few minutes while
+ * Prometheus scrapes, then headless Chromium photographs Prometheus' graph of the added latency and
+ * the dashboard's main queries (docs/screenshots/, README "Metrics and traces").
+ */
+async function screenshots(dir: string, promPort: number, call: () => Promise<void>) {
+  screenshotKeys = await Promise.all(Array.from({ length: 40 }, async (_, i) => newKey(await ctx.tokenFor(`screenshot-caller-${i}`))));
+  const until = Date.now() + 150_000;
+  while (Date.now() < until) await call();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const graph = (panels: string[]) =>
+      `http://127.0.0.1:${promPort}/graph?${panels.map((expr, i) => `g${i}.expr=${encodeURIComponent(expr)}&g${i}.tab=0&g${i}.range_input=5m`).join('&')}`;
+    await page.goto(
+      graph([
+        'histogram_quantile(0.5, sum by (le) (rate(tollbooth_gateway_added_seconds_bucket[1m])))',
+        'histogram_quantile(0.99, sum by (le) (rate(tollbooth_gateway_added_seconds_bucket[1m])))',
+      ]),
+    );
+    await page.waitForTimeout(4000);
+    await page.screenshot({ path: path.join(dir, 'prometheus-added-latency.png'), fullPage: true });
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.goto(
+      graph([
+        'sum by (path, outcome) (rate(tollbooth_paid_calls_total[1m]))',
+        'sum by (model, direction) (rate(tollbooth_tokens_total[1m]))',
+        'sum(rate(tollbooth_caller_payments_micros_total[1m])) * 3600 / 1e6',
+        'sum(tollbooth_uncharged_answers_total) + sum(abs(tollbooth_ledger_imbalance_cents))',
+        'sum(tollbooth_answer_journal_calls)',
+      ]),
+    );
+    await page.waitForTimeout(5000);
+    await page.screenshot({ path: path.join(dir, 'prometheus-dashboard-queries.png'), fullPage: true });
+  } finally {
+    await browser.close();
+  }
+}
