@@ -58,15 +58,6 @@ export async function identifyPayer(request: FastifyRequest, reply: FastifyReply
   }
 }
 
-/** The caller protocol of a paid call's route (metrics' path label): Dify's (its routes and /v1/invoke), OpenAI's two, or the embed widget's. */
-export function callPathOf(route: string | undefined): CallPath {
-  if (route === undefined) return 'dify';
-  if (route.startsWith('/v1/chat/')) return 'openai';
-  if (route.startsWith('/v1/responses')) return 'responses';
-  if (route.startsWith('/api/embed/')) return 'embed';
-  return 'dify';
-}
-
 /**
  * The gateway's prepare() for the call a door's request asks for: checks everything that can be
  * checked before money moves, then reserves the price (gateway/service.ts). The RateLimit headers go
@@ -82,6 +73,8 @@ export function preparePaidCall(
   body: CallBody,
   /** performance.now() when the call began. */
   startedAt: number,
+  /** The door (metrics' path label): Dify's routes and /v1/invoke, OpenAI's Chat Completions, the Responses API, the embed widget. */
+  path: CallPath,
 ): Promise<Preparation> {
   const idempotencyKey = request.headers['idempotency-key'];
   const maxPrice = request.headers['x-max-price-cents'];
@@ -95,7 +88,7 @@ export function preparePaidCall(
     startedAt,
     hop: () => hopHeaderOf(request),
     onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
-    path: callPathOf(request.routeOptions.url),
+    path,
     span: request.callSpan,
   });
 }

@@ -5,7 +5,7 @@
 // billing's (platform/metrics.ts, platform/tracing.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { Metrics } from '../platform/metrics.ts';
@@ -29,49 +29,59 @@ export interface ObservabilityOptions {
 /** Registers the hooks and /metrics; returns what must be started and stopped with the server. */
 export function registerObservability(app: FastifyInstance, { config, db, metrics, tracing, journal, healthEveryMs = 60_000 }: ObservabilityOptions) {
   app.decorateRequest('callSpan', null);
-  if (tracing) {
-    app.addHook('onRequest', (request, reply, done) => {
-      const route = request.routeOptions.url;
-      if (route !== undefined && !UNTRACED.has(route)) {
-        const span = tracing.startRequest(`${request.method} ${route}`, request.headers);
-        span.setAttribute('http.request.method', request.method);
-        span.setAttribute('http.route', route);
-        span.setAttribute('tollbooth.request_id', request.id);
-        request.callSpan = span;
-        const context = span.spanContext();
-        // The request's log lines (the route's and Fastify's own "request completed") carry its trace.
-        const log = request.log.child({ trace_id: context.traceId, span_id: context.spanId });
-        request.log = log;
-        reply.log = log;
-      }
-      done();
-    });
-  }
+  // Per route, with its template known when the route is added: Fastify's request.routeOptions builds
+  // an object at each read, which a paid call should not pay for. Routes added after this (all of
+  // them: app.ts registers it first) get the hooks; a request no route matched is not counted.
+  const startSpanOf = (route: string): onRequestHookHandler | null =>
+    tracing
+      ? (request, reply, done) => {
+          const span = tracing.startRequest(`${request.method} ${route}`, request.headers);
+          span.setAttribute('http.request.method', request.method);
+          span.setAttribute('http.route', route);
+          span.setAttribute('tollbooth.request_id', request.id);
+          request.callSpan = span;
+          const context = span.spanContext();
+          // The request's log lines (the route's and Fastify's own "request completed") carry its trace.
+          const log = request.log.child({ trace_id: context.traceId, span_id: context.spanId });
+          request.log = log;
+          reply.log = log;
+          done();
+        }
+      : null;
+  const endSpan = (request: FastifyRequest, status: number) => {
+    const span = request.callSpan;
+    if (!span) return;
+    span.setAttribute('http.response.status_code', status);
+    if (status >= 500) endFailed(span, String(status));
+    else span.end();
+  };
   if (metrics || tracing) {
-    app.addHook('onResponse', (request, reply, done) => {
-      const status = reply.statusCode;
-      metrics?.request(request.method, request.routeOptions.url, status, reply.elapsedTime / 1000);
-      const span = request.callSpan;
-      if (span) {
-        span.setAttribute('http.response.status_code', status);
-        if (status >= 500) endFailed(span, String(status));
-        else span.end();
-      }
-      done();
+    app.addHook('onRoute', (route) => {
+      const url = route.url;
+      const record = metrics?.route(url) ?? null;
+      const observe: onResponseHookHandler = (request, reply, done) => {
+        const status = reply.statusCode;
+        record?.(request.method, status, reply.elapsedTime / 1000);
+        endSpan(request, status);
+        done();
+      };
+      route.onResponse = route.onResponse ? [...[route.onResponse].flat(), observe] : [observe];
+      const startSpan = UNTRACED.has(url) ? null : startSpanOf(url);
+      if (startSpan) route.onRequest = route.onRequest ? [startSpan, ...[route.onRequest].flat()] : [startSpan];
     });
   }
   if (!metrics) return { start: async () => {}, stop: async () => {} };
 
   registerMoneyHealth(metrics, db, journal, healthEveryMs);
-  if (db.poolStats) {
-    const stats = db.poolStats;
-    metrics.gauge('tollbooth_db_pool_connections', 'PostgreSQL pool connections in use and idle, and queries waiting for one', ['state'], (gauge) => {
-      const { total, idle, waiting } = stats();
-      gauge.set({ state: 'in_use' }, total - idle);
-      gauge.set({ state: 'idle' }, idle);
-      gauge.set({ state: 'waiting' }, waiting);
-    });
-  }
+  // PostgreSQL's pool (DATABASE_URL); the embedded database has none, and the family no samples.
+  const poolStats = db.poolStats?.bind(db) ?? null;
+  metrics.gauge('tollbooth_db_pool_connections', 'PostgreSQL pool connections in use and idle, and queries waiting for one', ['state'], (gauge) => {
+    if (!poolStats) return;
+    const { total, idle, waiting } = poolStats();
+    gauge.set({ state: 'in_use' }, total - idle);
+    gauge.set({ state: 'idle' }, idle);
+    gauge.set({ state: 'waiting' }, waiting);
+  });
 
   const token = config.metrics.token;
   const authorized = (header: string | string[] | undefined): boolean => {

@@ -157,7 +157,6 @@ export function createMetrics({ perApp, processMetrics = true }: MetricsOptions)
   const addedChildren: (HistogramChild | undefined)[] = new Array(KINDS.length * PATHS.length);
   const perAppCalls = new Map<string, Child>();
   const byProvider = new Map<string, { upstream: HistogramChild; firstToken: HistogramChild; models: Map<string, ModelChildren> }>();
-  const statusChildren = new Map<string, (HistogramChild | undefined)[]>();
   const usd = { payments: payments.labels('usd'), fees: fees.labels('usd'), net: creatorNet.labels('usd') };
   interface ModelChildren {
     input: Child;
@@ -192,21 +191,23 @@ export function createMetrics({ perApp, processMetrics = true }: MetricsOptions)
   return {
     registry,
 
-    /** One HTTP request answered: its route template ('unmatched' for none), status and time. */
-    request(method: string, route: string | undefined, status: number, seconds: number): void {
-      const key = route === undefined ? 'unmatched' : route;
-      let children = statusChildren.get(method + key);
-      if (!children) {
-        children = new Array(STATUS_CLASSES.length);
-        statusChildren.set(method + key, children);
-      }
-      const cls = Math.min(4, Math.max(0, Math.floor(status / 100) - 1));
-      let child = children[cls];
-      if (!child) {
-        child = httpDuration.labels(method, key, STATUS_CLASSES[cls]!);
-        children[cls] = child;
-      }
-      child.observe(seconds);
+    /** The recorder of one route template's answered requests (observability/observe.ts makes one per route). */
+    route(template: string): (method: string, status: number, seconds: number) => void {
+      const byMethod = new Map<string, (HistogramChild | undefined)[]>();
+      return (method, status, seconds) => {
+        let children = byMethod.get(method);
+        if (!children) {
+          children = new Array(STATUS_CLASSES.length);
+          byMethod.set(method, children);
+        }
+        const cls = Math.min(4, Math.max(0, Math.floor(status / 100) - 1));
+        let child = children[cls];
+        if (!child) {
+          child = httpDuration.labels(method, template, STATUS_CLASSES[cls]!);
+          children[cls] = child;
+        }
+        child.observe(seconds);
+      };
     },
 
     /** A paid call ended with its outcome; `app` is its slug (used with METRICS_PER_APP only). */
