@@ -23,7 +23,7 @@ const OUTCOMES: readonly CallOutcomeLabel[] = ['success', 'failed', 'rejected'];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 /** Seconds. The gateway's own added time is sub-millisecond when all is well. */
-const ADDED_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.1, 0.5];
+const ADDED_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.1, 0.5, 2.5];
 const UPSTREAM_BUCKETS = [0.05, 0.25, 1, 2.5, 5, 10, 30, 60];
 const HTTP_BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5, 10];
 const BATCH_CALLS_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
