@@ -67,6 +67,9 @@ function runsQuietly(program, versionFlag) {
   return spawnSync(program, [versionFlag], { stdio: 'ignore', timeout: 60_000 }).status === 0;
 }
 
+// Both passes: the metrics test scrapes a real server with Debian's Prometheus (issue 58).
+ensureProgram('/usr/bin/prometheus', '--version', 'prometheus', 'the metrics test');
+
 if (process.env.DATABASE_URL) {
   ensureProgram('/usr/sbin/haproxy', '-v', 'haproxy', 'the rolling-restart test');
   ensureProgram('pg_dump', '--version', 'postgresql-client', 'the backup test');

@@ -13,7 +13,8 @@ export type Part = (typeof PARTS)[number];
 const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
        node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]
-       node --import tsx bench/gateway/run.ts --tails [--quick] [--only ${PARTS.join('|')}]`;
+       node --import tsx bench/gateway/run.ts --tails [--quick] [--only ${PARTS.join('|')}]
+       node --import tsx bench/gateway/run.ts --observability [--rounds N] [--only ${PARTS.join('|')}]`;
 
 function parseArguments(args: string[]) {
   const options = {
@@ -26,6 +27,7 @@ function parseArguments(args: string[]) {
     compare: null as string | null,
     rounds: 6,
     tails: false,
+    observability: false,
   };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -39,6 +41,7 @@ function parseArguments(args: string[]) {
     else if (flag === '--no-readme') options.readme = false;
     else if (flag === '--memory') options.memory = true;
     else if (flag === '--tails') options.tails = true;
+    else if (flag === '--observability') options.observability = true;
     else if (flag === '--only') {
       const part = value();
       if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only takes ${PARTS.join(', ')}, not ${part}\n${USAGE}`);
@@ -64,6 +67,8 @@ function parseArguments(args: string[]) {
   if (options.memory && options.only) throw new Error(`--memory runs on its own; leave out --only\n${USAGE}`);
   if (options.memory && options.compare) throw new Error(`--memory and --compare are separate runs\n${USAGE}`);
   if (options.tails && (options.memory || options.compare)) throw new Error(`--tails runs on its own: leave out --memory and --compare\n${USAGE}`);
+  if (options.observability && (options.memory || options.compare || options.tails))
+    throw new Error(`--observability runs on its own: leave out --memory, --compare and --tails\n${USAGE}`);
   return options;
 }
 export const OPTIONS = (() => {
@@ -75,10 +80,16 @@ export const OPTIONS = (() => {
   }
 })();
 export const QUICK = OPTIONS.quick;
-export const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails;
+export const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails && !OPTIONS.observability;
 /** Only a full run writes its block: a quick or partial run would replace the quiet figures. */
 export const WRITE_README =
-  OPTIONS.readme && !QUICK && !OPTIONS.only && !OPTIONS.compare && !OPTIONS.tails && (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
+  OPTIONS.readme &&
+  !QUICK &&
+  !OPTIONS.only &&
+  !OPTIONS.compare &&
+  !OPTIONS.tails &&
+  !OPTIONS.observability &&
+  (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;

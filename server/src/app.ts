@@ -58,12 +58,15 @@ import { registerRequestIdHeader, requestIdOf } from './http/request-id.ts';
 import { registerSettledReads } from './http/settled-reads.ts';
 import { keysRoutes } from './keys/routes.ts';
 import { createApiKeysService } from './keys/service.ts';
+import { registerObservability } from './observability/observe.ts';
+import { startTracing } from './observability/tracing.ts';
 import { openaiRoutes } from './openai/routes.ts';
 import { createOpenAIService } from './openai/service.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { createOperatorService } from './operator/service.ts';
 import type { Config } from './platform/config.ts';
 import { serializeRequest } from './platform/logging.ts';
+import { createMetrics } from './platform/metrics.ts';
 import { createRateLimiter } from './platform/rate-limit.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { ownKeysRoutes } from './profile/own-keys-routes.ts';
@@ -89,6 +92,8 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   /** The process's drain state (main.ts drains it on SIGTERM); a fresh one when not given. */
   lifecycle?: ReturnType<typeof createLifecycle>;
+  /** Observability's knobs that are not settings: how often the money's health is read (default a minute), Node's process metrics (default on). */
+  observability?: { healthEveryMs?: number; processMetrics?: boolean };
 }
 
 export type App = FastifyInstance;
@@ -96,7 +101,7 @@ export type App = FastifyInstance;
 /** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export async function buildApp({ config, db, logger, lifecycle = createLifecycle() }: AppDependencies) {
+export async function buildApp({ config, db, logger, lifecycle = createLifecycle(), observability = {} }: AppDependencies) {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
@@ -116,6 +121,19 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   // First, so every route's handler is counted while it runs (the drain waits for them).
   trackHandlers(app, lifecycle);
   registerRequestIdHeader(app);
+  // Metrics and traces (issue 58): null when off (no METRICS_TOKEN or METRICS_PORT; no OTLP endpoint).
+  const metrics = config.metrics.enabled ? createMetrics({ perApp: config.metrics.perApp, processMetrics: observability.processMetrics }) : null;
+  const tracer = startTracing(config, metrics);
+  // The answered calls' journal is billing's, made below; read only when /metrics is scraped.
+  let journalFigures = () => ({ calls: 0, oldestAt: null as number | null });
+  const observed = registerObservability(app, {
+    config,
+    db,
+    metrics,
+    tracing: tracer?.tracing ?? null,
+    journal: () => journalFigures(),
+    healthEveryMs: observability.healthEveryMs,
+  });
   const routeTable = registerRouteTable(app);
   registerErrorHandling(app);
   registerRequestGuards(app);
@@ -201,7 +219,9 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       dataDir: db.kind === 'pglite' && config.databaseUrl === null ? config.dataDir : null,
     }),
     journalCopyAfterMs: config.gateway.answerJournalCopyAfterMs,
+    metrics,
   });
+  journalFigures = paidCalls.journalFigures;
   registerSettledReads(app, paidCalls.written);
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
   const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
@@ -321,6 +341,8 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
     callTargets,
     idempotency,
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
+    metrics,
+    tracing: tracer?.tracing ?? null,
   });
   // The embed widget (embed/): its page, and its calls paid by a publishable key (decision 0030).
   const visitorLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: 10 });
@@ -357,7 +379,9 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       : null;
   payoutSweeper?.unref();
 
+  await observed.start();
   app.addHook('onClose', async () => {
+    await observed.stop();
     clearInterval(uploadSweeper);
     historyKeeper.stop();
     await historyKeeper.ran;
@@ -369,6 +393,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
     await visitorLimiter.close();
     await managementLimiter.close();
     await invalidation.close();
+    await tracer?.shutdown();
   });
 
   await serveWebApp(app, config, routeTable);

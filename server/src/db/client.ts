@@ -28,6 +28,8 @@ export interface Database extends Queryable {
    */
   listen(channel: string, handlers: { onNotify: (payload: string) => void; onReset: () => void }): Promise<Subscription>;
   close(): Promise<void>;
+  /** node-postgres only: the pool's connections (all, idle) and the queries waiting for one (metrics, issue 58). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export interface Subscription {
@@ -173,6 +175,7 @@ export async function openPostgres(
     },
     listen: (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
 

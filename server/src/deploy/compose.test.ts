@@ -79,11 +79,15 @@ describe('compose.yaml', () => {
     expect(Number.parseInt(tollbooth.stop_grace_period!, 10)).toBeGreaterThan(30);
     expect(tollbooth.read_only).toBe(true);
     expect(compose.services.redis!.profiles).toEqual(['redis']);
-    const named = Object.values(compose.services)
+    const mounted = Object.values(compose.services)
       .flatMap((service) => service.volumes ?? [])
       .map((volume) => volume.split(':')[0]!);
-    expect(named.sort()).toEqual(['postgres-data', 'tollbooth-data']);
+    // Data in named volumes; the one bind mount is the metrics profile's read-only Prometheus configuration (issue 58).
+    const named = mounted.filter((source) => !source.startsWith('./'));
+    expect(mounted.filter((source) => source.startsWith('./'))).toEqual(['./deploy/prometheus/prometheus.yml']);
+    expect(named.sort()).toEqual(['postgres-data', 'prometheus-data', 'tollbooth-data']);
     expect(Object.keys(compose.volumes).sort()).toEqual(named.sort());
+    expect(compose.services.prometheus!.profiles).toEqual(['metrics']);
   });
 });
 

@@ -56,12 +56,12 @@ export function messageCallSchema(tag: string, summary: string, description: str
 }
 
 /** Answers Dify message calls on the gateway; `tasks` holds the running streams, for Dify's stop endpoint. */
-export function createMessageDoor(gateway: GatewayService, tasks: RunningTasks) {
+export function createMessageDoor(gateway: GatewayService, tasks: RunningTasks, path: 'dify' | 'embed' = 'dify') {
   /** Runs one call, paid by the payer the route's `authenticate` finds. */
   return async (request: FastifyRequest, reply: FastifyReply, slug: string, mode: CallMode, body: CallRequest, authenticate: Authenticate) => {
     const startedAt = performance.now();
-    const payer = await identifyPayer(request, reply, authenticate);
-    const preparation = await preparePaidCall(gateway, request, reply, slug, mode, payer, body, startedAt);
+    const payer = await identifyPayer(request, reply, authenticate, gateway);
+    const preparation = await preparePaidCall(gateway, request, reply, slug, mode, payer, body, startedAt, path);
     const streaming = body.response_mode === 'streaming';
     if (preparation.kind === 'replay') {
       replayHeaders(reply, preparation.body);

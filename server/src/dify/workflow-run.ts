@@ -73,7 +73,7 @@ export async function runWorkflow({
     ...(body.user !== undefined ? { user: body.user } : {}),
     ...(body.files ? { files: body.files as CallRequest['files'] } : {}),
   };
-  const preparation = await preparePaidCall(gateway, request, reply, slug, 'completion', { auth }, callBody, performance.now());
+  const preparation = await preparePaidCall(gateway, request, reply, slug, 'completion', { auth }, callBody, performance.now(), 'dify');
   const streaming = callBody.response_mode === 'streaming';
   if (preparation.kind === 'replay') {
     replayHeaders(reply, preparation.body);

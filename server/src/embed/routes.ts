@@ -56,7 +56,7 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gatew
   );
 
   // The widget's calls: the same call, paid by the widget's publishable key.
-  const answerMessage = createMessageDoor(gateway, tasks);
+  const answerMessage = createMessageDoor(gateway, tasks, 'embed');
   const authenticateWidget: Authenticate = async (request: FastifyRequest) => {
     request.auth = await embed.authenticateCall({
       slug: (request.params as { slug: string }).slug,

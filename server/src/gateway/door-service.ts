@@ -17,7 +17,9 @@ import { type CallerConnection, watchCaller } from '../http/caller-connection.ts
 import { PAID_CALL_ROUTE } from '../http/settled-reads.ts';
 import { answerPriceCents } from '../platform/call-rules.ts';
 import { AppError } from '../platform/errors.ts';
+import type { CallPath } from '../platform/metrics.ts';
 import type { RateLimitDecision } from '../platform/rate-limit.ts';
+import { endFailed } from '../platform/tracing.ts';
 import type { CallAnswer, CallBody, CallMode, CallPayer, GatewayService, Preparation, PreparedCall } from './service.ts';
 
 /** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
@@ -43,11 +45,15 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * gateway reports it once the app is known (a call to an unknown app is a 404 whatever its
  * credentials, and a refused caller is recorded against the app it called).
  */
-export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<CallPayer> {
+export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate, gateway?: GatewayService): Promise<CallPayer> {
+  // Traced: the authenticate span of the call's trace (observability/, platform/tracing.ts).
+  const span = request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
   try {
     await authenticate(request, reply);
+    span?.end();
     return { auth: request.auth };
   } catch (failure) {
+    if (span) endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
     return { failure };
   }
 }
@@ -67,6 +73,8 @@ export function preparePaidCall(
   body: CallBody,
   /** performance.now() when the call began. */
   startedAt: number,
+  /** The door (metrics' path label): Dify's routes and /v1/invoke, OpenAI's Chat Completions, the Responses API, the embed widget. */
+  path: CallPath,
 ): Promise<Preparation> {
   const idempotencyKey = request.headers['idempotency-key'];
   const maxPrice = request.headers['x-max-price-cents'];
@@ -80,6 +88,8 @@ export function preparePaidCall(
     startedAt,
     hop: () => hopHeaderOf(request),
     onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
+    path,
+    span: request.callSpan,
   });
 }
 

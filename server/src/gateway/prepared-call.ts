@@ -6,7 +6,9 @@ import type { CallAnswer, CallMode, CallRequest, IoSchema } from '@tollbooth/con
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, Payer } from '../billing/paid-call/service.ts';
+import type { CallPath } from '../platform/metrics.ts';
 import type { RateLimitDecision } from '../platform/rate-limit.ts';
+import type { Span } from '../platform/tracing.ts';
 import type { ModelRouter } from '../providers/registry.ts';
 import type { EveryKey, PreparedModelRequest } from '../providers/types.ts';
 
@@ -46,12 +48,16 @@ export interface PreparedCall {
    * routes' streamed tool-call pieces): the stream is then charged like one whose text went out.
    */
   answerSent?: boolean;
+  /** The caller protocol it came through (metrics' path label). */
+  path: CallPath;
+  /** Its request's server span when tracing is on; the call's own spans are its children. */
+  span: Span | null;
 }
 
 /** What every prepared call has, whatever its app's type. */
 export type CallCommon = Pick<
   PreparedCall,
-  'idempotency' | 'app' | 'mode' | 'auth' | 'endUser' | 'taskId' | 'messageId' | 'inputs' | 'startedAt' | 'rateLimit'
+  'idempotency' | 'app' | 'mode' | 'auth' | 'endUser' | 'taskId' | 'messageId' | 'inputs' | 'startedAt' | 'rateLimit' | 'path' | 'span'
 >;
 
 /**
@@ -71,6 +77,8 @@ export function preparedCall(common: CallCommon, part: EveryKey<Omit<PreparedCal
     inputs: common.inputs,
     startedAt: common.startedAt,
     rateLimit: common.rateLimit,
+    path: common.path,
+    span: common.span,
     charge: part.charge,
     resolved: part.resolved,
     modelName: part.modelName,
@@ -123,6 +131,10 @@ export interface CallRequestContext {
    * still carries the RateLimit headers; and the refusing decision of a call a limit refuses (429).
    */
   onRateLimit?: (decision: RateLimitDecision) => void;
+  /** The caller protocol (door-service.ts names it from the route). */
+  path: CallPath;
+  /** The request's server span when tracing is on. */
+  span: Span | null;
 }
 
 /** The multipart body of an upload, read only once the caller may upload to the app. */

@@ -9,16 +9,20 @@
 // contract's CallAnswer, Dify's message (platform/call-rules.ts's price fields), which each door
 // answers in its own protocol.
 import { randomUUID } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import type { CallAnswer, CallMode } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
 import { toStorableText } from '../http/request-guards.ts';
+import { outcomeOfErrorType } from '../platform/call-outcomes.ts';
 import { checkAppMode, priceFields } from '../platform/call-rules.ts';
 import type { Config } from '../platform/config.ts';
 import { AppError } from '../platform/errors.ts';
+import { type AppKind, type CallPath, type Metrics, SPEND_REFUSALS } from '../platform/metrics.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit.ts';
+import { endFailed, type Span, type Tracing } from '../platform/tracing.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import type { CallerSignal } from '../providers/abort-hook.ts';
 import { modelCostMicros } from '../providers/model-prices.ts';
@@ -70,6 +74,10 @@ export interface GatewayDependencies {
   paidCalls: PaidCalls;
   /** Workflow apps: prepares their upstream call (workflows/call-target-service.ts). */
   workflowCalls: WorkflowCallTarget;
+  /** The paid call's metrics (platform/metrics.ts); null when metrics are off. */
+  metrics?: Metrics | null;
+  /** The paid call's spans (platform/tracing.ts); null when tracing is off. */
+  tracing?: Tracing | null;
 }
 
 export function createGatewayService({
@@ -85,8 +93,28 @@ export function createGatewayService({
   callTargets,
   paidCalls,
   workflowCalls,
+  metrics = null,
+  tracing = null,
 }: GatewayDependencies) {
   const { validate, buildModelRequest, checkOutput } = createPromptCalls({ db, models });
+
+  // --- What a call shows of itself: metrics and spans (issue 58; nothing when both are off) -----
+
+  /** A call that ended without an answer: counted by outcome, its refusal or upstream error too, and its trace marked. */
+  const observeFailure = (app: AppRow, path: CallPath, span: Span | null, provider: string | null, error: unknown) => {
+    const errorType = errorTypeOf(error);
+    const outcome = outcomeOfErrorType(errorType);
+    if (metrics) {
+      metrics.call(app.type as AppKind, path, outcome, app.slug);
+      if (error instanceof RateLimitedError) metrics.rateLimited(path);
+      else if (error instanceof AppError && SPEND_REFUSALS.has(error.code)) metrics.spendRefused(error.code);
+      else if (provider !== null && errorType.startsWith('provider_')) metrics.upstreamError(provider, errorType);
+    }
+    if (span) {
+      span.setAttribute('tollbooth.outcome', outcome);
+      span.setAttribute('error.type', errorType);
+    }
+  };
 
   /** The callable app of a slug and its active prompt configuration, read on a miss of the call target cache. */
   const loadTarget = async (slug: string): Promise<CallTarget | null> => {
@@ -168,8 +196,17 @@ export function createGatewayService({
   /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
   const prepare = async (request: CallRequestContext): Promise<Preparation> => {
     const { mode, body, startedAt } = request;
-    const target = await resolveTarget(request.slug);
+    // The plan/reserve span: resolve, authorize, limits, validation, the model request and the reservation.
+    const planSpan = request.span && tracing ? tracing.child(request.span, 'plan/reserve') : null;
+    let target: CallTarget;
+    try {
+      target = await resolveTarget(request.slug);
+    } catch (error) {
+      if (planSpan) endFailed(planSpan, errorTypeOf(error));
+      throw error;
+    }
     const app = target.app;
+    if (planSpan) planSpan.setAttribute('tollbooth.app_kind', app.type);
     let auth: AuthContext | null = null;
     let endUser = typeof body.user === 'string' ? toStorableText(body.user.slice(0, 200)) : '';
     let claimedKey: { userId: string; key: string } | null = null;
@@ -182,7 +219,10 @@ export function createGatewayService({
       if (mode === 'chat' && body.conversation_id) await paidCalls.written();
       if (request.idempotencyKey !== null) {
         const claim = await claimIdempotencyKey(auth, request.idempotencyKey, request);
-        if (claim.kind === 'replay') return claim;
+        if (claim.kind === 'replay') {
+          planSpan?.end();
+          return claim;
+        }
         claimedKey = claim.claim;
       }
       const rateLimit = await checkRateLimits(auth);
@@ -198,6 +238,8 @@ export function createGatewayService({
         inputs: body.inputs ?? {},
         startedAt,
         rateLimit,
+        path: request.path,
+        span: request.span,
       };
 
       if (app.type === 'workflow') {
@@ -215,6 +257,7 @@ export function createGatewayService({
           keepTurn: upstream.keepTurn,
           modelRequest: { model: upstream.provider.name, messages: [{ role: 'user', content: upstream.query ?? '' }] },
         });
+        if (planSpan) endPlan(planSpan, prepared);
         return { kind: 'call', call: prepared };
       }
 
@@ -235,8 +278,11 @@ export function createGatewayService({
         keepTurn: undefined,
         modelRequest,
       });
+      if (planSpan) endPlan(planSpan, prepared);
       return { kind: 'call', call: prepared };
     } catch (error) {
+      if (planSpan) endFailed(planSpan, errorTypeOf(error));
+      observeFailure(app, request.path, request.span, null, error);
       // A limit refused it: the caller's, or the embed widget's per-visitor one (its authentication).
       if (error instanceof RateLimitedError) request.onRateLimit?.(error.decision);
       if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
@@ -246,11 +292,13 @@ export function createGatewayService({
   };
 
   /** Has billing settle the charge and record the success (batched with other calls); returns the answer. */
-  const finish = async (call: PreparedCall, answer: string, usage: ModelUsage): Promise<CallAnswer> => {
+  const finish = async (call: PreparedCall, answer: string, usage: ModelUsage, upstreamMs: number): Promise<CallAnswer> => {
     const latencyMs = performance.now() - call.startedAt;
     const invocationId = call.messageId;
     const createdAt = new Date();
     const conversationId = call.mode === 'chat' ? (call.conversationId ?? randomUUID()) : null;
+    const modelCost = call.resolved.price ? modelCostMicros(call.resolved.price, usageForCost(usage, call)) : 0;
+    const settleSpan = call.span && tracing ? tracing.child(call.span, 'settlement') : null;
     // Answered before the settlement commit unless the caller asked for exactly-once (an Idempotency-Key): its stored answer and its charge are then both written before it goes out.
     await paidCalls.settle(
       call.charge,
@@ -269,7 +317,7 @@ export function createGatewayService({
         demo: call.resolved.demo,
         model: call.app.type === 'prompt' ? call.modelName : '',
         provider: call.resolved.providerKind ?? '',
-        modelCostMicros: call.resolved.price ? modelCostMicros(call.resolved.price, usageForCost(usage, call)) : 0,
+        modelCostMicros: modelCost,
         createdAt,
         turn:
           conversationId && call.keepTurn !== false
@@ -285,6 +333,36 @@ export function createGatewayService({
       },
       { beforeAnswer: call.idempotency !== null },
     );
+    if (metrics) {
+      // The gateway's own time: the whole call so far (its settlement's share included) less the upstream's.
+      const totalMs = performance.now() - call.startedAt;
+      metrics.call(call.app.type as AppKind, call.path, 'success', call.app.slug);
+      metrics.answered(
+        call.app.type as AppKind,
+        call.path,
+        providerLabel(call),
+        call.modelName || 'none',
+        call.app.slug,
+        Math.max(0, totalMs - upstreamMs) / 1000,
+        upstreamMs / 1000,
+        usage.inputTokens,
+        usage.outputTokens,
+        modelCost,
+      );
+    }
+    if (settleSpan) {
+      settleSpan.setAttribute('tollbooth.price_cents', call.charge.priceCents);
+      settleSpan.setAttribute('tollbooth.model_cost_micros', modelCost);
+      settleSpan.end();
+      const span = call.span!;
+      span.setAttribute('gen_ai.operation.name', operationOf(call));
+      span.setAttribute('gen_ai.request.model', call.resolved.upstreamModel);
+      span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
+      span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
+      span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
+      span.setAttribute('tollbooth.model_cost_micros', modelCost);
+      span.setAttribute('tollbooth.outcome', 'success');
+    }
     const result: CallAnswer = {
       event: 'message',
       task_id: call.taskId,
@@ -316,6 +394,7 @@ export function createGatewayService({
    * incurred) but the call is not charged; the app's owner then bears the model cost (decision 0037).
    */
   const fail = async (call: PreparedCall, error: unknown, usage: ModelUsage | null = null) => {
+    observeFailure(call.app, call.path, call.span, providerLabel(call), error);
     const micros = usage && call.resolved.price ? modelCostMicros(call.resolved.price, usageForCost(usage, call)) : 0;
     if (call.idempotency) await idempotency.abandon(call.idempotency.userId, call.idempotency.key);
     if (usage && micros > 0) {
@@ -348,6 +427,9 @@ export function createGatewayService({
   return {
     prepare,
 
+    /** The spans of a paid call (null: tracing off); a door's authenticate span is made with it (door-service.ts). */
+    tracing,
+
     /**
      * The callable app of a slug and its active prompt configuration, or null: the gateway's own entry
      * of the call target cache, so a door that reads the app first (the OpenAI planner, Dify's
@@ -368,16 +450,26 @@ export function createGatewayService({
     async complete(call: PreparedCall, signal: CallerSignal): Promise<CallAnswer> {
       // The model answered but the call will not be charged: its usage, for the owner to bear.
       let unpaid: ModelUsage | null = null;
+      let upstreamSpan = call.span && tracing ? startUpstreamSpan(tracing, call) : null;
       try {
-        const result = await call.resolved.provider.complete(withDeadline(call.modelRequest, signal, config.gateway.providerTimeoutMs));
+        const upstreamStarted = performance.now();
+        const result = await call.resolved.provider.complete(
+          withDeadline(call.modelRequest, signal, config.gateway.providerTimeoutMs, upstreamSpan ? tracing!.traceparentOf(upstreamSpan) : undefined),
+        );
+        const upstreamMs = performance.now() - upstreamStarted;
+        if (upstreamSpan) {
+          endUpstreamSpan(upstreamSpan, result.usage);
+          upstreamSpan = null;
+        }
         unpaid = result.usage;
         // The caller left while the model worked (a provider may still answer after the abort): the
         // answer cannot be delivered, so it is not charged.
         if (signal.aborted) throw clientDisconnected();
         checkOutput(call, result.text);
         unpaid = null;
-        return await finish(call, result.text, result.usage);
+        return await finish(call, result.text, result.usage, upstreamMs);
       } catch (error) {
+        if (upstreamSpan) endFailed(upstreamSpan, errorTypeOf(error));
         // A caller who left once the model was asked: the provider read the prompt (decision 0037).
         await fail(call, error, unpaid ?? (signal.aborted ? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: 0 } : null));
         throw error;
@@ -406,8 +498,14 @@ export function createGatewayService({
       let answering = false;
       // The schema is checked on the whole answer, so none of it may leave before.
       const validatedFirst = call.outputSchema !== null;
+      let upstreamSpan = call.span && tracing ? startUpstreamSpan(tracing, call) : null;
+      const upstreamStarted = performance.now();
+      let upstreamMs = 0;
       try {
-        for await (const event of call.resolved.provider.stream(withDeadline(call.modelRequest, signal, config.gateway.providerTimeoutMs))) {
+        for await (const event of call.resolved.provider.stream(
+          withDeadline(call.modelRequest, signal, config.gateway.providerTimeoutMs, upstreamSpan ? tracing!.traceparentOf(upstreamSpan) : undefined),
+        )) {
+          if (!answering && metrics) metrics.firstToken(providerLabel(call), (performance.now() - upstreamStarted) / 1000);
           answering = true;
           // Stopped or gone before this event went out: nothing more is sent, so nothing more is charged.
           if (signal.aborted) break;
@@ -424,6 +522,11 @@ export function createGatewayService({
             }
           } else usage = event.usage;
         }
+        upstreamMs = performance.now() - upstreamStarted;
+        if (upstreamSpan) {
+          endUpstreamSpan(upstreamSpan, usage);
+          upstreamSpan = null;
+        }
         if (signal.aborted) throw clientDisconnected();
         if (!usage) throw new AppError('provider_error', 'The model stream ended without usage');
         checkOutput(call, text);
@@ -432,6 +535,11 @@ export function createGatewayService({
           delivered = true;
         }
       } catch (error) {
+        if (upstreamSpan) {
+          endFailed(upstreamSpan, errorTypeOf(error));
+          upstreamSpan = null;
+        }
+        if (upstreamMs === 0) upstreamMs = performance.now() - upstreamStarted;
         // The caller left after receiving part of the answer: it is charged for what it was sent.
         if (!((delivered || call.answerSent) && signal.aborted)) {
           // Not charged; what the model generated is still the owner's to pay (decision 0037): its
@@ -445,13 +553,49 @@ export function createGatewayService({
       }
       try {
         // A caller who left mid-answer cut the upstream before it reported usage: what was generated is counted here.
-        return await finish(call, text, usage ?? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: countTokens(text) });
+        return await finish(call, text, usage ?? { inputTokens: countPromptTokens(call.modelRequest.messages), outputTokens: countTokens(text) }, upstreamMs);
       } catch (error) {
         await fail(call, error);
         throw error;
       }
     },
   };
+}
+
+/** The provider label of a call's metrics: the model provider's kind, 'demo', or the workflow provider's id. */
+const providerLabel = (call: PreparedCall): string => (call.resolved.demo ? 'demo' : (call.resolved.providerKind ?? call.resolved.provider.name));
+
+/** GenAI's gen_ai.operation.name: a prompt app asks a chat model; a workflow app invokes an agent or workflow (Dify). */
+const operationOf = (call: PreparedCall): string => (call.app.type === 'prompt' ? 'chat' : 'invoke_agent');
+
+/** The plan/reserve span's end: what the reservation holds. */
+function endPlan(span: Span, call: PreparedCall) {
+  span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
+  span.end();
+}
+
+/** The upstream call's span, after GenAI's conventions: "{operation} {model}", a client span. */
+function startUpstreamSpan(tracing: Tracing, call: PreparedCall): Span {
+  const operation = operationOf(call);
+  const model = call.resolved.upstreamModel;
+  const span = tracing.child(call.span!, `${operation} ${model}`, undefined, SpanKind.CLIENT);
+  span.setAttribute('gen_ai.operation.name', operation);
+  span.setAttribute('gen_ai.provider.name', providerLabel(call));
+  span.setAttribute('gen_ai.request.model', model);
+  const request = call.modelRequest;
+  if (request.temperature !== undefined) span.setAttribute('gen_ai.request.temperature', request.temperature);
+  if (request.maxTokens !== undefined) span.setAttribute('gen_ai.request.max_tokens', request.maxTokens);
+  if (request.topP !== undefined) span.setAttribute('gen_ai.request.top_p', request.topP);
+  span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
+  return span;
+}
+
+function endUpstreamSpan(span: Span, usage: ModelUsage | null) {
+  if (usage) {
+    span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
+    span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
+  }
+  span.end();
 }
 
 const clientDisconnected = () => Object.assign(new Error('client disconnected'), { name: 'AbortError' });

@@ -230,9 +230,9 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
       const body = request.body;
       const startedAt = performance.now();
       // As on the Dify endpoints: a refused key is reported (and recorded) once the app is known.
-      const payer = await identifyPayer(request, reply, app.authenticateCaller);
+      const payer = await identifyPayer(request, reply, app.authenticateCaller, gateway);
       const plan = await openai.plan(body, payer.auth ?? null, () => hopHeaderOf(request));
-      const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, plan.body, startedAt);
+      const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, plan.body, startedAt, 'openai');
       const stream = body.stream === true;
       const includeUsage = body.stream_options?.include_usage === true;
       if (preparation.kind === 'replay') {
@@ -278,7 +278,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     async (request, reply) => {
       const body = request.body;
       const startedAt = performance.now();
-      const payer = await identifyPayer(request, reply, app.authenticateCaller);
+      const payer = await identifyPayer(request, reply, app.authenticateCaller, gateway);
       const chatRequest = toChatRequest(body);
       const previous = body.previous_response_id ? parseResponseId(body.previous_response_id) : null;
       if (body.previous_response_id && !previous?.conversationId) {
@@ -290,7 +290,17 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
         // Object.assign, not a spread followed by a key: one hidden class for every body (decision 0058).
         plan.body = Object.assign({}, plan.body, { conversation_id: previous.conversationId });
       }
-      const preparation = await preparePaidCall(gateway, request, reply, plan.slug, plan.mode, payer, Object.assign({}, plan.body, RESPONSES_MARK), startedAt);
+      const preparation = await preparePaidCall(
+        gateway,
+        request,
+        reply,
+        plan.slug,
+        plan.mode,
+        payer,
+        Object.assign({}, plan.body, RESPONSES_MARK),
+        startedAt,
+        'responses',
+      );
       const stream = body.stream === true;
       const contextOf = (answerId: string, conversationId: string | null, createdAt: number) => ({
         request: body,

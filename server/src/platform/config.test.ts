@@ -72,3 +72,48 @@ describe('RETENTION_DAYS and DATABASE_POOL_MODE (issue 59)', () => {
     expect(config).toMatchObject({ databasePoolMode: 'transaction', databaseListenUrl: 'postgres://u@db:5432/tb' });
   });
 });
+
+describe('metrics and tracing settings (issue 58)', () => {
+  const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-config-')), SECRET_KEY: 'a'.repeat(64) });
+
+  it('are off unless asked for, and read the OTEL_* names', () => {
+    const off = loadConfig(base());
+    expect(off.metrics).toEqual({ enabled: false, token: null, port: null, host: '127.0.0.1', perApp: false });
+    expect(off.tracing.tracesUrl).toBeNull();
+    const on = loadConfig({
+      ...base(),
+      METRICS_TOKEN: 'x'.repeat(16),
+      METRICS_PER_APP: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_HEADERS: 'api-key=abc,x-team=t%201',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    });
+    expect(on.metrics).toMatchObject({ enabled: true, perApp: true });
+    expect(on.tracing).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      headers: { 'api-key': 'abc', 'x-team': 't 1' },
+      serviceName: 'tollbooth',
+      sampler: 'traceidratio',
+      samplerRatio: 0.25,
+    });
+    expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' }).tracing.tracesUrl).toBe('http://c:4318/custom');
+    expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing.tracesUrl).toBeNull();
+    expect(loadConfig({ ...base(), METRICS_PORT: '9464' }).metrics).toMatchObject({ enabled: true, port: 9464, host: '127.0.0.1' });
+  });
+
+  it('refuse a bad value with one line naming the variable', () => {
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ METRICS_TOKEN: 'short' }, /^ {2}- METRICS_TOKEN must be 16 to 512 printable characters/m],
+      [{ METRICS_TOKEN: 'has a space in it, sixteen+' }, /METRICS_TOKEN must be/],
+      [{ METRICS_PORT: '70000' }, /METRICS_PORT must be an integer from 1 to 65535 \(got "70000"\)/],
+      [{ METRICS_PORT: '3000' }, /METRICS_PORT must differ from PORT \(3000\)/],
+      [{ METRICS_PER_APP: 'maybe' }, /METRICS_PER_APP must be true or false \(got "maybe"\)/],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/],
+      [{ OTEL_TRACES_SAMPLER: 'sometimes' }, /OTEL_TRACES_SAMPLER must be one of always_on, always_off/],
+      [{ OTEL_TRACES_SAMPLER_ARG: '2' }, /OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 \(got "2"\)/],
+      [{ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }, /OTEL_EXPORTER_OTLP_HEADERS must be comma-separated name=value pairs/],
+    ];
+    for (const [env, message] of refused) expect(() => loadConfig({ ...base(), ...env }), JSON.stringify(env)).toThrow(message);
+  });
+});

@@ -43,7 +43,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   const headers = { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
   const secrets = [options.apiKey];
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>
-    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets });
+    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets, traceparent: request.traceparent });
 
   return {
     name: 'anthropic',

@@ -45,7 +45,7 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) => {
     const model = encodeURIComponent(request.model.replace(/^models\//, ''));
     const url = `${base}${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
-    return postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request), secrets });
+    return postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request), secrets, traceparent: request.traceparent });
   };
 
   return {

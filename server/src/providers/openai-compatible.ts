@@ -51,7 +51,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
   const fetchImpl = options.fetch ?? pooledFetch;
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   const post = (call: UpstreamCall, request: ModelRequest, stream: boolean) =>
-    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets: [options.apiKey] });
+    postJson({ fetch: fetchImpl, call, label, url, headers, body: requestBody(request, stream), secrets: [options.apiKey], traceparent: request.traceparent });
 
   return {
     name: 'openai',

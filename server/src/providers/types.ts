@@ -84,20 +84,22 @@ export interface ModelRequest {
    * them to the caller with Tollbooth's ids.
    */
   onEvent?: (event: Record<string, unknown>) => void;
+  /** The W3C traceparent of the call's upstream span, sent as the traceparent header (when tracing is on). */
+  traceparent?: string;
 }
 
 /** Every key of a type, optional ones included (undefined when absent): a literal typed so must list them all (decision 0058). */
 export type EveryKey<T> = { [K in keyof Required<T>]: T[K] };
 
 /** A model request before its call: what the gateway prepares (the signal and deadline come with the call). */
-export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs'>;
+export type PreparedModelRequest = Omit<ModelRequest, 'signal' | 'timeoutMs' | 'traceparent'>;
 
 /**
  * The request with its call's signal and deadline. Every key is spelt out (the type makes a new one
  * of ModelRequest fail here until it is added) rather than `{ ...request, signal, timeoutMs }`: V8
  * gives each object built by a spread followed by more keys a hidden class of its own (decision 0058).
  */
-export function withDeadline(request: PreparedModelRequest, signal: CallerSignal, timeoutMs: number): ModelRequest {
+export function withDeadline(request: PreparedModelRequest, signal: CallerSignal, timeoutMs: number, traceparent?: string): ModelRequest {
   const complete: EveryKey<ModelRequest> = {
     model: request.model,
     messages: request.messages,
@@ -114,6 +116,7 @@ export function withDeadline(request: PreparedModelRequest, signal: CallerSignal
     signal,
     timeoutMs,
     onEvent: request.onEvent,
+    traceparent,
   };
   return complete;
 }

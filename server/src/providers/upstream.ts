@@ -133,6 +133,8 @@ export interface PostJsonOptions {
   body: unknown;
   /** Strings that must never appear in an error message (API keys). */
   secrets: readonly (string | null | undefined)[];
+  /** The call's W3C traceparent (tracing on), sent as the traceparent header. */
+  traceparent?: string;
 }
 
 /** POSTs a JSON body; resolves with a 2xx response, or throws provider_error naming the upstream status and message. */
@@ -140,9 +142,11 @@ export async function postJson(options: PostJsonOptions): Promise<Response> {
   const { call, label } = options;
   let response: Response;
   try {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers };
+    if (options.traceparent) headers.traceparent = options.traceparent;
     response = await options.fetch(options.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+      headers,
       body: JSON.stringify(options.body),
       // Our own client (pooled-fetch.ts) listens through the hook; any other fetch reads the signal, made then.
       get signal() {

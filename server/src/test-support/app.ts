@@ -54,6 +54,8 @@ export interface TestContextOptions {
   logger?: AppDependencies['logger'];
   /** The database as the app sees it (e.g. to hold or fail some statements); the test's own reads are not wrapped. */
   wrapDatabase?: (db: Database) => Database;
+  /** Observability's knobs (app.ts): how often the money's health is read, Node's process metrics. */
+  observability?: AppDependencies['observability'];
 }
 
 export async function createTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
@@ -68,7 +70,12 @@ export async function createTestContext(env: Record<string, string> = {}, option
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp({ config, db: options.wrapDatabase?.(database.db) ?? database.db, logger: options.logger ?? false });
+  const app = await buildApp({
+    config,
+    db: options.wrapDatabase?.(database.db) ?? database.db,
+    logger: options.logger ?? false,
+    observability: options.observability ?? { processMetrics: false },
+  });
   await app.ready();
   return {
     app,

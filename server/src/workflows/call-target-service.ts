@@ -182,7 +182,7 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
       if (isNewConversation && conversationId) {
         await insertConversation(db, { id: conversationId, appId: app.id, callerId: auth.user.id, endUser: conversationUser });
       }
-      const request = (signal: CallerSignal): WorkflowCallRequest => ({
+      const request = (signal: CallerSignal, traceparent: string | undefined): WorkflowCallRequest => ({
         settings: call.settings,
         appMode: appInfo.mode,
         inputs,
@@ -193,20 +193,21 @@ export function createWorkflowCallTarget({ db, config, workflows }: { db: Databa
         signal,
         timeoutMs: call.timeoutMs,
         hop,
+        traceparent,
       });
       const answered = async (upstreamId: string | null) => {
         if (conversationId) await recordConversationTurn(db, conversationId, upstreamId);
       };
       const provider: ModelProvider = {
         name: call.provider.id,
-        async complete({ signal }) {
-          const result = await call.provider.callBlocking(request(signal));
+        async complete({ signal, traceparent }) {
+          const result = await call.provider.callBlocking(request(signal, traceparent));
           await answered(result.conversationId);
           return { text: result.answer, usage: result.usage };
         },
         // The provider stops its task upstream when the stream ends early (caller gone, deadline).
-        async *stream({ signal }): AsyncGenerator<ModelStreamEvent> {
-          for await (const event of call.provider.callStreaming(request(signal))) {
+        async *stream({ signal, traceparent }): AsyncGenerator<ModelStreamEvent> {
+          for await (const event of call.provider.callStreaming(request(signal, traceparent))) {
             if (event.type === 'delta') yield { type: 'delta', text: event.text };
             else if (event.type === 'event') yield { type: 'event', event: event.event, answer: event.answer };
             else if (event.type === 'done') {

@@ -72,6 +72,8 @@ export interface AnswerJournal {
   /** Stops copying; removes this process's files when nothing in them is owed. */
   close(): Promise<void>;
   readonly directory: string;
+  /** How many journaled calls wait for their settlement, and when the oldest was journaled (performance.now()); for metrics. */
+  figures(): { calls: number; oldestAt: number | null };
 }
 
 /**
@@ -318,6 +320,10 @@ export function createAnswerJournal(
 
   return {
     directory,
+    figures() {
+      for (const entry of entries.values()) return { calls: entries.size, oldestAt: entry.at };
+      return { calls: 0, oldestAt: null };
+    },
     record(settlement) {
       if (closed) return Promise.reject(new Error('the answer journal is closed'));
       let text: string;

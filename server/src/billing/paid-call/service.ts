@@ -26,6 +26,7 @@ import type { Database } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import { outcomeOfErrorType } from '../../platform/call-outcomes.ts';
 import { AppError } from '../../platform/errors.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import { centsCovering } from '../../providers/model-prices.ts';
 import { platformFeeOf } from '../platform-fee.ts';
 import { createAnswerJournal } from './answer-journal.ts';
@@ -157,12 +158,18 @@ export interface PaidCallOptions {
   journalCopyAfterMs?: number;
   /** How long an answered call's settlement may wait for others to share its statement (SETTLEMENT_GATHER_MS; 0: the next turn). */
   settlementGatherMs?: number;
+  /** Counts settled money, settlement batches and answers that went free (null: metrics off). */
+  metrics?: Metrics | null;
 }
 
 export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
-  const settlements = createSettlementBatcher(db, { gatherMs: options.settlementGatherMs ?? 0 });
+  const metrics = options.metrics ?? null;
+  const settlements = createSettlementBatcher(db, {
+    gatherMs: options.settlementGatherMs ?? 0,
+    onBatch: metrics ? (calls, seconds) => metrics.batch(calls, seconds) : undefined,
+  });
   const journal = createAnswerJournal(db, {
     directory: options.journalDirectory ?? mkdtempSync(path.join(tmpdir(), 'tollbooth-answered-calls-')),
     copyAfterMs: options.journalCopyAfterMs,
@@ -238,6 +245,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     );
     // Settled: the price came off the hold, so a later failure must not give it back.
     settledLeases(charge.lease, charge.cost, settled);
+    metrics?.settled(settlement.priceCents, settlement.charge?.feeCents ?? 0, settlement.modelCostMicros);
     charge.lease = null;
     charge.cost = null;
   };
@@ -287,8 +295,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     charge.included = null;
     charge.cost = null;
     const done = commit.then(
-      (settled) => settledLeases(lease, cost, settled),
+      (settled) => {
+        settledLeases(lease, cost, settled);
+        metrics?.settled(settlement.priceCents, settlement.charge?.feeCents ?? 0, settlement.modelCostMicros);
+      },
       async (error: unknown) => {
+        metrics?.unchargedAnswer();
         options.log?.error(
           { err: error, appId: call.appId, invocationId: call.invocationId, priceCents: charge.priceCents },
           'settling an answered call failed; it goes free',
@@ -430,6 +442,9 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
 
     /** The call failed (or its caller left before any answer): its price and included call go back. */
     giveBack,
+
+    /** This process's journaled answered calls waiting for their settlement (metrics; observability/money-health.ts). */
+    journalFigures: () => journal.figures(),
 
     /** Records a failed call (with or without a charge given back) under its error type. */
     async recordFailure(call: FailedCall): Promise<void> {

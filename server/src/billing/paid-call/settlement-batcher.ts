@@ -31,9 +31,11 @@ export interface SettlementGathering {
   gatherMs?: number;
   /** Once this many settlements are gathered, they are written on the next turn. */
   gatherCalls?: number;
+  /** Told each batch written: its calls and how long its statement and commit took (metrics). */
+  onBatch?: (calls: number, seconds: number) => void;
 }
 
-export function createSettlementBatcher(db: Database, { gatherMs = 0, gatherCalls = 32 }: SettlementGathering = {}): SettlementBatcher {
+export function createSettlementBatcher(db: Database, { gatherMs = 0, gatherCalls = 32, onBatch }: SettlementGathering = {}): SettlementBatcher {
   let queue: { settlement: Settlement; at: number; resolve: (settled: SettledCall) => void; reject: (error: unknown) => void }[] = [];
   let flushing = false;
   let scheduled = false;
@@ -66,7 +68,9 @@ export function createSettlementBatcher(db: Database, { gatherMs = 0, gatherCall
         queue = queue.slice(MAX_BATCH);
         if (queue.length === 0) urgent = false;
         try {
+          const started = onBatch ? performance.now() : 0;
           const settled = await writeWithRetry(pending.map((entry) => entry.settlement));
+          onBatch?.(pending.length, (performance.now() - started) / 1000);
           for (const [index, entry] of pending.entries()) entry.resolve(settled[index]!);
         } catch (error) {
           if (pending.length === 1) {

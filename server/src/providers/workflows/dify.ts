@@ -92,7 +92,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     settings: ProviderSettings,
     method: 'GET' | 'POST',
     path: string,
-    options: { body?: Buffer | string; contentType?: string; signal: CallerSignal; timeoutMs: number; label: string; hop: string },
+    options: { body?: Buffer | string; contentType?: string; signal: CallerSignal; timeoutMs: number; label: string; hop: string; traceparent?: string },
   ): Promise<Upstream> => {
     const base = parseProviderUrl(settings.base_url || DIFY_DEFAULT_BASE_URL);
     const url = new URL(`${base.href.replace(/\/+$/, '')}${path}`);
@@ -128,6 +128,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
           // The chain of Tollbooth calls this one belongs to, so a call that comes back is refused.
           [HOP_HEADER]: options.hop,
           ...(options.contentType ? { 'content-type': options.contentType } : {}),
+          ...(options.traceparent ? { traceparent: options.traceparent } : {}),
         },
         body: options.body,
         signal: controller.signal,
@@ -212,6 +213,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       timeoutMs: request.timeoutMs,
       label: 'call',
       hop: request.hop,
+      traceparent: request.traceparent,
     });
     const fail = upstream.failure;
     const isWorkflow = request.appMode === 'workflow';
@@ -372,6 +374,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
         timeoutMs: request.timeoutMs,
         label: 'call',
         hop: request.hop,
+        traceparent: request.traceparent,
       });
       const fail = upstream.failure;
       let parsed: unknown;

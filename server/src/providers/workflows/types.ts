@@ -64,6 +64,8 @@ export interface WorkflowCallRequest {
   timeoutMs: number;
   /** The Tollbooth-Hop header of the request that makes this call (http/call-chain.ts). */
   hop: string;
+  /** The call's W3C traceparent (tracing on), sent as the traceparent header. */
+  traceparent?: string;
 }
 
 export interface WorkflowResult {
