@@ -24,10 +24,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const WebhookEventTypeSchema = Type.Union(
-  WEBHOOK_EVENT_TYPES.map((type) => Type.Literal(type)),
-  { description: 'An event type' },
-);
+export const WebhookEventTypeSchema = Type.Unsafe<WebhookEventType>(Type.String({ enum: [...WEBHOOK_EVENT_TYPES], description: 'An event type' }));
 
 export const WebhookEndpoint = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -60,7 +57,12 @@ const endpointFields = {
 };
 
 export const WebhookEndpointCreate = Type.Object(
-  { url: endpointFields.url, events: endpointFields.events, description: Type.Optional(endpointFields.description), enabled: Type.Optional(endpointFields.enabled) },
+  {
+    url: endpointFields.url,
+    events: endpointFields.events,
+    description: Type.Optional(endpointFields.description),
+    enabled: Type.Optional(endpointFields.enabled),
+  },
   { additionalProperties: false },
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
@@ -108,7 +110,11 @@ export const WebhookAlertSettings = Type.Object({
   error_rate_percent: Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()], {
     description: 'app.error_rate fires when one of your apps fails more than this share of its calls over 5 minutes (at least 5 calls); null: off',
   }),
-  mail_events: Type.Array(WebhookEventTypeSchema, { uniqueItems: true, maxItems: WEBHOOK_EVENT_TYPES.length, description: 'Events also sent to your email when the server has SMTP_URL' }),
+  mail_events: Type.Array(WebhookEventTypeSchema, {
+    uniqueItems: true,
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    description: 'Events also sent to your email when the server has SMTP_URL',
+  }),
   mail_available: Type.Boolean({ description: 'Whether this server sends mail (SMTP_URL)' }),
 });
 export type WebhookAlertSettings = Static<typeof WebhookAlertSettings>;

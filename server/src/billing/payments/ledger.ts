@@ -275,7 +275,14 @@ export async function applySubscriptionDispute(tx: Queryable, dispute: Subscript
     await recordWebhookEvent(tx, {
       type: 'dispute.closed',
       userId: sub.user_id,
-      data: { dispute_id: dispute.id, subscription_id: sub.id, invoice_id: dispute.invoiceId, status: dispute.status, currency: sub.currency, of: 'subscription' },
+      data: {
+        dispute_id: dispute.id,
+        subscription_id: sub.id,
+        invoice_id: dispute.invoiceId,
+        status: dispute.status,
+        currency: sub.currency,
+        of: 'subscription',
+      },
       dedupeKey: `dispute.closed:${dispute.id}`,
     });
   }
@@ -318,7 +325,14 @@ async function openSubscriptionDispute(
     await recordWebhookEvent(tx, {
       type: 'dispute.created',
       userId: sub.user_id,
-      data: { dispute_id: dispute.id, subscription_id: sub.id, invoice_id: dispute.invoiceId, amount_minor: amount, currency: sub.currency, of: 'subscription' },
+      data: {
+        dispute_id: dispute.id,
+        subscription_id: sub.id,
+        invoice_id: dispute.invoiceId,
+        amount_minor: amount,
+        currency: sub.currency,
+        of: 'subscription',
+      },
       dedupeKey: `dispute.created:${dispute.id}`,
     });
   }

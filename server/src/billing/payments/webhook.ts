@@ -16,7 +16,6 @@ import { applyTransferReversal, confirmPayout } from '../payouts/ledger.ts';
 import { recordSubscriptionCharge, recordSubscriptionDispute, recordSubscriptionInvoice } from '../statements/queries.ts';
 import { tryRecordTopUpReceipt } from '../statements/receipts.ts';
 import { savePaymentMethod } from './customers.ts';
-import { readSubscriptionState, recordSubscriptionEvents } from './subscription-events.ts';
 import {
   applySubscriptionDispute,
   applySubscriptionPayment,
@@ -38,6 +37,7 @@ import {
   selectUserOfCustomer,
   updateSubscriptionState,
 } from './queries.ts';
+import { readSubscriptionState, recordSubscriptionEvents } from './subscription-events.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -206,7 +206,9 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           tx,
           before,
           await readSubscriptionState(tx, subscriptionOfEvent),
-          paid ? { id: String(object.id), amountMinor: Number(object.amount_paid), billingReason: (object.billing_reason as string | undefined) ?? null } : null,
+          paid
+            ? { id: String(object.id), amountMinor: Number(object.amount_paid), billingReason: (object.billing_reason as string | undefined) ?? null }
+            : null,
         );
       }
       return true;

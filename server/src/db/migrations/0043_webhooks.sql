@@ -44,9 +44,8 @@ CREATE TABLE webhook_deliveries (
   endpoint_id uuid REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
   status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
   attempts integer NOT NULL DEFAULT 0,
+  -- Claiming a delivery moves this past the attempt's deadline: a process that died mid-send leaves it due again.
   next_attempt_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  -- A claimed delivery is someone's until then; a process that died mid-send leaves it to the next.
-  locked_until timestamptz,
   first_attempt_at timestamptz,
   delivered_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT clock_timestamp()
@@ -91,3 +90,6 @@ CREATE TABLE webhook_alert_state (
   changed_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (user_id, alert, subject)
 );
+
+-- A delivery the owner sent again: its next attempt is logged as theirs.
+ALTER TABLE webhook_deliveries ADD COLUMN manual_pending boolean NOT NULL DEFAULT false;
