@@ -54,7 +54,7 @@ export async function sendSigned(request: {
     if (status >= 300 && status < 400) error = `redirect not followed (${status} to ${String(response.headers.location ?? 'nowhere')})`;
     else if (!ok) error = `the endpoint answered ${status}`;
     if (cut) error = `${error ? `${error}; ` : ''}answer cut at ${MAX_RESPONSE_BYTES / 1024} KiB`;
-    return { ok, statusCode: status, latencyMs: latency(), snippet, error: ok && cut ? null : error };
+    return { ok, statusCode: status, latencyMs: latency(), snippet, error };
   } catch (caught) {
     return { ok: false, statusCode: null, latencyMs: latency(), snippet: '', error: reasonOf(caught, signal, request.timeoutMs) };
   }
