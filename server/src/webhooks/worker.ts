@@ -56,7 +56,8 @@ export function createWebhookWorker({
   let alertTimer: NodeJS.Timeout | null = null;
   let running = false;
   let stopped = false;
-  const leaseSeconds = Math.ceil(config.webhooks.timeoutMs / 1000) + 15;
+  // Past the attempt's deadline, with a margin for recording it; a slower record means a duplicate with the same webhook-id, never a loss.
+  const leaseSeconds = Math.ceil(config.webhooks.timeoutMs / 1000) + 5;
 
   const mail = async (to: string, subject: string, text: string) => {
     if (!mailer || !to) throw new Error('mail is not configured or the account has no email');
