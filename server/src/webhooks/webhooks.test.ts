@@ -44,9 +44,11 @@ beforeAll(async () => {
         const chunk = Buffer.alloc(1024 * 1024, 'x');
         let sent = 0;
         const more = () => {
-          while (sent < 10 && response.write(chunk)) sent++;
-          if (sent >= 10) response.end();
-          else response.once('drain', () => (sent++, more()));
+          while (sent < 10) {
+            sent++;
+            if (!response.write(chunk)) return void response.once('drain', more);
+          }
+          response.end();
         };
         return void more();
       }

@@ -121,7 +121,7 @@ function DeliveryLog({ endpoint }: { endpoint: WebhookEndpoint }) {
   const attempts = useWebhookAttempts(endpoint.id);
   const sendAgain = useSendAgain();
   return (
-    <div className="mt-4 overflow-x-auto" aria-label={`Delivery log of ${endpoint.url}`}>
+    <section className="mt-4 overflow-x-auto" aria-label={`Delivery log of ${endpoint.url}`}>
       <h4 className="text-sm font-semibold text-gray-900">Delivery log</h4>
       {attempts.isLoading ? (
         <p className="mt-2 text-sm text-gray-500">Loading…</p>
@@ -178,7 +178,7 @@ function DeliveryLog({ endpoint }: { endpoint: WebhookEndpoint }) {
           </tbody>
         </table>
       )}
-    </div>
+    </section>
   );
 }
 
