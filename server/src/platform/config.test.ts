@@ -23,7 +23,7 @@ function variablesRead(): string[] {
 
 /** The backticked upper-case names in the first column of the README's "## Configuration" table. */
 function variablesDocumented(): string[] {
-  const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+  const readme = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
   const names = new Set<string>();
   for (const line of section.split('\n')) {
