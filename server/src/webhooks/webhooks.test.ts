@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyTopUpPayment } from '../billing/payments/ledger.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { mailSubject, mailText, startSmtpFake } from '../test-support/fakes/smtp-fake.ts';
 import { recordWebhookEvent } from './outbox-service.ts';
 import { sendSigned } from './sender.ts';
 import { createWebhooksService } from './service.ts';
@@ -312,5 +313,43 @@ describe('deliveries', () => {
     await ctx.app.webhookWorker.runOnce();
     expect((await events()).map((row) => row.data.credits_cents)).toEqual([500, 2000]);
     expect(received.filter((r) => r.path === '/low')).toHaveLength(2);
+  });
+});
+
+describe('mail, with SMTP_URL', () => {
+  it('mails the events an account turned on, and tells the owner once when an endpoint starts failing', async () => {
+    const smtp = await startSmtpFake();
+    const mailing = await createTestContext({ SMTP_URL: smtp.url, ALLOW_PRIVATE_WEBHOOK_URLS: 'on', WEBHOOK_WORKER: 'off', WEBHOOK_TIMEOUT_MS: '1500' });
+    try {
+      const token = await mailing.tokenFor('mail-owner', { email: 'mail-owner@example.com', email_verified: true });
+      const send = (method: Method, url: string, payload?: object) =>
+        mailing.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+      const userId = (await send('GET', '/api/auth/profile/')).json().user.id as string;
+      expect((await send('PATCH', '/api/webhooks/settings/', { mail_events: ['payout.paid'] })).json()).toMatchObject({
+        mail_events: ['payout.paid'],
+        mail_available: true,
+      });
+      failing.add('/mail-dead');
+      const endpoint = (await send('POST', '/api/webhooks/endpoints/', { url: `${base}/mail-dead`, events: ['payout.paid'] })).json();
+      await mailing.database.db.transaction((tx) =>
+        recordWebhookEvent(tx, { type: 'payout.paid', userId, data: { payout_id: 'po_mail', amount_minor: 4200, currency: 'usd' } }),
+      );
+      await mailing.app.webhookWorker.runOnce();
+      expect(smtp.messages.map(mailSubject)).toEqual(['Tollbooth: payout.paid']);
+      expect(mailText(smtp.messages[0]!)).toContain('amount_minor: 4200');
+      expect(smtp.messages[0]!.to).toEqual(['mail-owner@example.com']);
+      await mailing.database.db.query(
+        "UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours', next_attempt_at = clock_timestamp() WHERE endpoint_id = $1",
+        [endpoint.id],
+      );
+      await mailing.app.webhookWorker.runOnce();
+      await mailing.app.webhookWorker.runOnce();
+      expect(smtp.messages.map(mailSubject)).toEqual(['Tollbooth: payout.paid', 'Tollbooth: your webhook endpoint is failing']);
+      expect(mailText(smtp.messages[1]!)).toContain(`${base}/mail-dead`);
+    } finally {
+      failing.delete('/mail-dead');
+      await mailing.close();
+      await smtp.close();
+    }
   });
 });
