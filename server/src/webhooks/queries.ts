@@ -214,22 +214,6 @@ export async function recordAttempt(
   );
 }
 
-export async function markDelivered(db: Queryable, delivery: ClaimedDelivery): Promise<void> {
-  await db.query("UPDATE webhook_deliveries SET status = 'delivered', delivered_at = clock_timestamp(), manual_pending = false WHERE id = $1", [delivery.id]);
-  if (delivery.endpoint_id) {
-    await db.query('UPDATE webhook_endpoints SET failing_since = NULL, failing_reason = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
-      delivery.endpoint_id,
-    ]);
-  }
-}
-
-export async function scheduleRetry(db: Queryable, deliveryId: string, delaySeconds: number): Promise<void> {
-  await db.query(
-    "UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + make_interval(secs => $2), manual_pending = false WHERE id = $1 AND status = 'pending'",
-    [deliveryId, delaySeconds],
-  );
-}
-
 /** Gives a delivery up; its endpoint is failing (true when it was not already). */
 export async function giveUp(db: Queryable, delivery: ClaimedDelivery, reason: string): Promise<boolean> {
   await db.query("UPDATE webhook_deliveries SET status = 'failed', manual_pending = false WHERE id = $1", [delivery.id]);
@@ -239,4 +223,40 @@ export async function giveUp(db: Queryable, delivery: ClaimedDelivery, reason: s
     [delivery.endpoint_id, reason],
   );
   return rowCount > 0;
+}
+
+/**
+ * One statement per attempt (the worker keeps its share of the pool small): the attempt in the log,
+ * and the delivery delivered (its endpoint no longer failing) or due again after `retryDelaySeconds`.
+ */
+export async function recordOutcome(
+  db: Queryable,
+  delivery: ClaimedDelivery,
+  attempt: { ok: boolean; statusCode: number | null; latencyMs: number; snippet: string; error: string | null },
+  retryDelaySeconds: number,
+): Promise<void> {
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, endpoint_id, ok, status_code, latency_ms, response_snippet, error, manual)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ), delivery AS (
+       UPDATE webhook_deliveries SET manual_pending = false,
+              status = CASE WHEN $3 THEN 'delivered' ELSE status END,
+              delivered_at = CASE WHEN $3 THEN clock_timestamp() ELSE delivered_at END,
+              next_attempt_at = CASE WHEN $3 THEN next_attempt_at ELSE clock_timestamp() + make_interval(secs => $9) END
+        WHERE id = $1 AND status = 'pending'
+     )
+     UPDATE webhook_endpoints SET failing_since = NULL, failing_reason = NULL WHERE $3 AND id = $2 AND failing_since IS NOT NULL`,
+    [
+      delivery.id,
+      delivery.endpoint_id,
+      attempt.ok,
+      attempt.statusCode,
+      attempt.latencyMs,
+      attempt.snippet,
+      attempt.error,
+      delivery.manual_pending,
+      retryDelaySeconds,
+    ],
+  );
 }

@@ -13,12 +13,14 @@ import { decryptSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import { type AlertSources, scanAlerts } from './alerts.ts';
-import { type ClaimedDelivery, claimDueDeliveries, fanOutEvents, giveUp, markDelivered, recordAttempt, scheduleRetry } from './queries.ts';
+import { type ClaimedDelivery, claimDueDeliveries, fanOutEvents, giveUp, recordAttempt, recordOutcome } from './queries.ts';
 import { type AttemptResult, sendSigned } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 
 export const POLL_MS = 250;
-export const CONCURRENCY = 32;
+export const CONCURRENCY = 16;
+/** The worker's statements at once: its share of the database pool stays small beside the paid calls'. */
+export const WRITERS = 2;
 export const ALERT_SCAN_MS = 15_000;
 export const RETRY_FOR_MS = 24 * 3600_000;
 
@@ -57,6 +59,19 @@ export function createWebhookWorker({
   let running = false;
   let stopped = false;
   // Past the attempt's deadline, with a margin for recording it; a slower record means a duplicate with the same webhook-id, never a loss.
+  // A small semaphore over the worker's writes.
+  let writers = 0;
+  const waiting: (() => void)[] = [];
+  const writing = async <T>(write: () => Promise<T>): Promise<T> => {
+    while (writers >= WRITERS) await new Promise<void>((resolve) => waiting.push(resolve));
+    writers++;
+    try {
+      return await write();
+    } finally {
+      writers--;
+      waiting.shift()?.();
+    }
+  };
   const leaseSeconds = Math.ceil(config.webhooks.timeoutMs / 1000) + 5;
 
   const mail = async (to: string, subject: string, text: string) => {
@@ -92,11 +107,12 @@ export function createWebhookWorker({
 
   const deliver = async (delivery: ClaimedDelivery) => {
     const result = await attemptOf(delivery);
-    await recordAttempt(db, delivery, result);
-    if (result.ok) return markDelivered(db, delivery);
-    if (now() - delivery.created_at.getTime() < RETRY_FOR_MS) return scheduleRetry(db, delivery.id, retryDelaySeconds(delivery.attempts));
+    if (result.ok || now() - delivery.created_at.getTime() < RETRY_FOR_MS) {
+      return writing(() => recordOutcome(db, delivery, result, retryDelaySeconds(delivery.attempts)));
+    }
+    await writing(() => recordAttempt(db, delivery, result));
     const reason = `gave up after ${delivery.attempts} attempts over 24 h: ${result.error ?? 'failed'}`;
-    const newlyFailing = await giveUp(db, delivery, reason);
+    const newlyFailing = await writing(() => giveUp(db, delivery, reason));
     if (newlyFailing && mailer && delivery.email) {
       await mail(
         delivery.email,
@@ -116,7 +132,8 @@ export function createWebhookWorker({
       if (free <= 0 || stopped) return;
       const claimed = await claimDueDeliveries(db, free, leaseSeconds);
       for (const delivery of claimed) {
-        const task = deliver(delivery)
+        const task: Promise<void> = deliver(delivery)
+          .then(() => undefined)
           .catch((error: unknown) => log.error({ err: error, delivery: delivery.id }, 'a webhook delivery failed to record'))
           .finally(() => inFlight.delete(task));
         inFlight.add(task);
