@@ -11,7 +11,7 @@ import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { mailSubject, mailText, startSmtpFake } from '../test-support/fakes/smtp-fake.ts';
 import { recordWebhookEvent } from './outbox-service.ts';
 import { sendSigned } from './sender.ts';
-import { createWebhooksService } from './service.ts';
+import { createCallAlerts, createWebhooksService } from './service.ts';
 import { retryDelaySeconds } from './worker.ts';
 
 interface Received {
@@ -351,5 +351,48 @@ describe('mail, with SMTP_URL', () => {
       await mailing.close();
       await smtp.close();
     }
+  });
+});
+
+describe('events outside the ledger', () => {
+  it('key.rate_limited at most once an hour per key, spend_cap.reached once per cap window', async () => {
+    const user = await newUser();
+    const alerts = createCallAlerts(ctx.database.db, (error) => {
+      throw error;
+    });
+    const at = new Date('2026-12-06T10:15:00Z');
+    for (let i = 0; i < 5; i++) alerts.keyRateLimited(user.id, 'key-1', 600, at);
+    alerts.keyRateLimited(user.id, 'key-1', 600, new Date('2026-12-06T11:01:00Z'));
+    for (let i = 0; i < 3; i++) alerts.spendCapReached(user.id, 'key-1', 'month', at);
+    const events = async () =>
+      (await ctx.database.db.query<{ type: string }>('SELECT type FROM webhook_events WHERE user_id = $1 ORDER BY type', [user.id])).rows.map(
+        (row) => row.type,
+      );
+    await expect.poll(events).toEqual(['key.rate_limited', 'key.rate_limited', 'spend_cap.reached']);
+    // Another process (a fresh memory) does not write them again: the dedupe key does not let it.
+    const other = createCallAlerts(ctx.database.db, () => {});
+    other.keyRateLimited(user.id, 'key-1', 600, at);
+    other.spendCapReached(user.id, 'key-1', 'month', at);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await events()).toEqual(['key.rate_limited', 'key.rate_limited', 'spend_cap.reached']);
+  });
+
+  it('price.changed goes to the app’s audience with the effective date, written with the price', async () => {
+    const owner = await newUser();
+    const created = (await api('POST', '/api/app/', owner.token, { name: 'Priced Hook App', type: 'prompt', visibility: 'public', price_cents: 10 })).json();
+    await api('PATCH', `/api/app/${created.slug}/update_status/`, owner.token, { status: 'live' });
+    expect((await api('PATCH', `/api/app/${created.slug}/`, owner.token, { price_cents: 25 })).statusCode).toBe(200);
+    const { rows } = await ctx.database.db.query<{ audience_app_id: string; data: Record<string, unknown> }>(
+      "SELECT audience_app_id, data FROM webhook_events WHERE type = 'price.changed' AND audience_app_id = $1",
+      [created.id],
+    );
+    expect(rows).toEqual([{ audience_app_id: created.id, data: expect.objectContaining({ old_price_cents: 10, new_price_cents: 25, slug: created.slug }) }]);
+    expect(Date.parse(rows[0]!.data.effective_at as string)).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+    await ctx.app.webhookWorker.runOnce();
+    const fanned = await ctx.database.db.query<{ fanned_out_at: Date | null }>(
+      "SELECT fanned_out_at FROM webhook_events WHERE type = 'price.changed' AND audience_app_id = $1",
+      [created.id],
+    );
+    expect(fanned.rows[0]!.fanned_out_at).not.toBeNull();
   });
 });
