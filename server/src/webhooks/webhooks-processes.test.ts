@@ -26,6 +26,8 @@ describe.runIf(process.env.DATABASE_URL)('webhooks under load with processes kil
   const processes: ServerProcess[] = [];
   const arrivals: { webhookId: string; intent: string; at: number; verified: boolean }[] = [];
   const secrets = new Map<string, string>();
+  /** Processes started again after a kill (stopped in afterAll, even when the test failed first). */
+  const restarting: Promise<void>[] = [];
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -57,10 +59,11 @@ describe.runIf(process.env.DATABASE_URL)('webhooks under load with processes kil
       ALLOW_PRIVATE_WEBHOOK_URLS: 'on',
       WEBHOOK_TIMEOUT_MS: '3000',
     };
-    for (let i = 0; i < 3; i++) processes.push(await startServerProcess(env));
-  }, 180_000);
+    processes.push(...(await Promise.all([0, 1, 2].map(() => startServerProcess(env)))));
+  }, 600_000);
 
   afterAll(async () => {
+    await Promise.allSettled(restarting);
     await Promise.all(processes.map(stopServerProcess));
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
@@ -87,7 +90,7 @@ describe.runIf(process.env.DATABASE_URL)('webhooks under load with processes kil
     const rolledBack = new Set<string>();
     const kills: string[] = [];
     const killAt = new Set([Math.floor(EVENTS * (0.25 + Math.random() * 0.15)), Math.floor(EVENTS * (0.6 + Math.random() * 0.15))]);
-    const restarts: Promise<void>[] = [];
+    const restarts = restarting;
     let next = 0;
     const write = async () => {
       while (next < EVENTS) {
