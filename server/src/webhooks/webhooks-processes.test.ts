@@ -59,7 +59,7 @@ describe.runIf(process.env.DATABASE_URL)('webhooks under load with processes kil
       ALLOW_PRIVATE_WEBHOOK_URLS: 'on',
       WEBHOOK_TIMEOUT_MS: '3000',
     };
-    processes.push(...(await Promise.all([0, 1, 2].map(() => startServerProcess(env)))));
+    processes.push(...(await Promise.all([0, 1, 2].map(() => startServerProcess(env, { startSeconds: 300 })))));
   }, 600_000);
 
   afterAll(async () => {
@@ -100,7 +100,7 @@ describe.runIf(process.env.DATABASE_URL)('webhooks under load with processes kil
           const [killed] = processes.splice(victim, 1);
           killed!.child.kill('SIGKILL');
           kills.push(`process ${victim} at event ${n}`);
-          restarts.push(startServerProcess(env).then((started) => void processes.push(started)));
+          restarts.push(startServerProcess(env, { startSeconds: 300 }).then((started) => void processes.push(started)));
         }
         const userId = users[n % users.length]!;
         const intent = `pi_load_${n}`;
