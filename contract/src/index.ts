@@ -22,4 +22,5 @@ export * from './slug.ts';
 export * from './statements.ts';
 export * from './system.ts';
 export * from './template.ts';
+export * from './webhooks.ts';
 export * from './workflows.ts';

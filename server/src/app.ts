@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
-import { createAnalyticsService } from './analytics/service.ts';
+import { createAnalyticsService, readRecentErrorRates } from './analytics/service.ts';
 import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
@@ -19,7 +19,7 @@ import { createWebhookHandler } from './billing/payments/webhook.ts';
 import { payoutsRoutes } from './billing/payouts/routes.ts';
 import { createPayoutsService } from './billing/payouts/service.ts';
 import { billingRoutes } from './billing/routes.ts';
-import { createBillingService, grantSignupCredits, openUserAccounts } from './billing/service.ts';
+import { createBillingService, grantSignupCredits, openUserAccounts, readCreditAlertInputs, usersWithStatementActivity } from './billing/service.ts';
 import { statementsRoutes } from './billing/statements/routes.ts';
 import { createStatementsService } from './billing/statements/service.ts';
 import { createTestRunBilling } from './billing/test-runs-service.ts';
@@ -82,6 +82,9 @@ import { createWorkflowProviderRegistry } from './providers/workflows/registry.t
 import { forgetOwnServer, registerOwnServer } from './providers/workflows/safe-http.ts';
 import { registerCompression } from './web-app/compression.ts';
 import { serveWebApp } from './web-app/serve-web-app.ts';
+import { webhooksRoutes } from './webhooks/routes.ts';
+import { createCallAlerts, createWebhooksService } from './webhooks/service.ts';
+import { createWebhookWorker } from './webhooks/worker.ts';
 import { createWorkflowCallTarget } from './workflows/call-target-service.ts';
 import { workflowsRoutes } from './workflows/routes.ts';
 import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService, recordWorkflowVersionIfChanged } from './workflows/service.ts';
@@ -318,6 +321,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       await api.register(payoutsRoutes, { payouts });
       await api.register(statementsRoutes, { statements: createStatementsService({ db, stripe, log: app.log }) });
       await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
+      await api.register(webhooksRoutes, { webhooks: createWebhooksService({ db, config }) });
     },
     { prefix: '/api' },
   );
@@ -343,6 +347,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
     workflowCalls: createWorkflowCallTarget({ db, config, workflows }),
     metrics,
     tracing: tracer?.tracing ?? null,
+    callAlerts: createCallAlerts(db, (error) => app.log.error({ err: error }, 'recording a key alert webhook failed')),
   });
   // The embed widget (embed/): its page, and its calls paid by a publishable key (decision 0030).
   const visitorLimiter = createRateLimiter({ redisUrl: config.redisUrl, limitPerMinute: 10 });
@@ -378,10 +383,24 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
         }, config.payouts.sweepSeconds * 1000)
       : null;
   payoutSweeper?.unref();
+  // Signed webhooks (webhooks/worker.ts): delivered off the paid call's path, by every process unless WEBHOOK_WORKER=off.
+  const webhookWorker = createWebhookWorker({
+    db,
+    config,
+    log: app.log,
+    sources: {
+      creditAlertInputs: (userIds) => readCreditAlertInputs(db, userIds),
+      recentErrorRates: (ownerIds, since) => readRecentErrorRates(db, ownerIds, since),
+      usersWithStatementActivity: (userIds, from, to) => usersWithStatementActivity(db, userIds, from, to),
+    },
+  });
+  if (config.webhooks.worker) webhookWorker.start();
+  app.decorate('webhookWorker', webhookWorker);
 
   await observed.start();
   app.addHook('onClose', async () => {
     await observed.stop();
+    await webhookWorker.close();
     clearInterval(uploadSweeper);
     historyKeeper.stop();
     await historyKeeper.ran;

@@ -174,6 +174,8 @@ describe('feature boundaries on the server', () => {
         { from: 'openai/service.ts', to: 'gateway/service.ts' },
         { from: 'app.ts', to: 'gateway/idempotency.ts' },
         { from: 'apps/service.ts', to: 'providers/workflows/safe-http.ts' },
+        // Billing writes webhook events in the ledger change's transaction through this one module (decision 0097).
+        { from: 'billing/payments/ledger.ts', to: 'webhooks/outbox-service.ts' },
       ]),
     ).toEqual([]);
   });

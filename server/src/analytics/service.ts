@@ -308,3 +308,24 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
 }
 
 export type AnalyticsService = ReturnType<typeof createAnalyticsService>;
+
+/**
+ * Each app of these owners that was called since `since`: its calls that count for its success rate
+ * (success and failed; a caller's mistake is not the app's) and its failures (app.error_rate, webhooks/).
+ */
+export async function readRecentErrorRates(
+  db: Queryable,
+  ownerIds: string[],
+  since: Date,
+): Promise<{ owner_id: string; app_id: string; slug: string; total: number; failed: number }[]> {
+  if (ownerIds.length === 0) return [];
+  const { rows } = await db.query<{ owner_id: string; app_id: string; slug: string; total: number; failed: number }>(
+    `SELECT a.owner_id, a.id AS app_id, a.slug,
+            count(*) FILTER (WHERE i.outcome IN ('success', 'failed'))::int AS total, count(*) FILTER (WHERE i.outcome = 'failed')::int AS failed
+       FROM apps a JOIN invocations i ON i.app_id = a.id AND i.created_at > $2
+      WHERE a.owner_id = ANY($1::uuid[]) AND a.deleted_at IS NULL
+      GROUP BY a.owner_id, a.id, a.slug`,
+    [ownerIds, since],
+  );
+  return rows;
+}

@@ -17,6 +17,7 @@ import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import type { Config } from '../platform/config.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
+import { recordWebhookEvent } from '../webhooks/outbox-service.ts';
 import { planPriceChange } from './price-changes.ts';
 import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
 
@@ -253,10 +254,27 @@ export function createAppsService({
             input.caller_tools ?? null,
           ],
         );
-      if (providerConfig || sealed) {
+      // price.changed (webhooks/outbox-service.ts) to the app's subscribers and callers, with the change, in its transaction.
+      const priceChanged = price !== null && row.went_live_at !== null && price.priceCents !== Number(row.price_cents);
+      const upcomingChanged =
+        price !== null && row.went_live_at !== null && price.upcomingPriceCents !== null && price.upcomingPriceCents !== Number(row.upcoming_price_cents);
+      if (providerConfig || sealed || priceChanged || upcomingChanged) {
         await db.transaction(async (tx) => {
           await runUpdate(tx);
-          for (const hook of providerConfigHooks) await hook(tx, row.id);
+          for (const hook of providerConfigHooks) if (providerConfig || sealed) await hook(tx, row.id);
+          if (price && (priceChanged || upcomingChanged)) {
+            await recordWebhookEvent(tx, {
+              type: 'price.changed',
+              audienceAppId: row.id,
+              data: {
+                app_id: row.id,
+                slug: row.slug,
+                old_price_cents: Number(row.price_cents),
+                new_price_cents: price.upcomingPriceCents ?? price.priceCents,
+                effective_at: (price.upcomingPriceAt ?? new Date()).toISOString(),
+              },
+            });
+          }
         });
       } else await runUpdate(db);
       onChange(slug, row.id);

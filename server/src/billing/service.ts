@@ -100,3 +100,34 @@ export function createBillingService({ db }: { db: Database }) {
 }
 
 export type BillingService = ReturnType<typeof createBillingService>;
+
+/** What credits.low needs (webhooks/, given through app.ts): each user's US-dollar credits and their last succeeded top-up, in cents. */
+export async function readCreditAlertInputs(
+  db: Queryable,
+  userIds: string[],
+): Promise<{ user_id: string; credits_cents: number; last_top_up_cents: number | null }[]> {
+  if (userIds.length === 0) return [];
+  const { rows } = await db.query<{ user_id: string; credits_cents: number; last_top_up_cents: number | null }>(
+    `SELECT u.id AS user_id, coalesce(a.balance_cents, 0) AS credits_cents,
+            (SELECT t.amount_cents FROM credit_top_ups t WHERE t.user_id = u.id AND t.status = 'succeeded' ORDER BY t.created_at DESC LIMIT 1) AS last_top_up_cents
+       FROM users u LEFT JOIN ledger_accounts a ON a.kind = 'user_credits' AND a.user_id = u.id
+      WHERE u.id = ANY($1::uuid[])`,
+    [userIds],
+  );
+  return rows.map((row) => ({
+    ...row,
+    credits_cents: Number(row.credits_cents),
+    last_top_up_cents: row.last_top_up_cents === null ? null : Number(row.last_top_up_cents),
+  }));
+}
+
+/** Which of these users' accounts moved in [from, to): they have a statement for that month (statement.ready). */
+export async function usersWithStatementActivity(db: Queryable, userIds: string[], from: Date, to: Date): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT DISTINCT a.user_id FROM ledger_accounts a
+      WHERE a.user_id = ANY($1::uuid[]) AND EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id AND e.created_at >= $2 AND e.created_at < $3)`,
+    [userIds, from, to],
+  );
+  return rows.map((row) => row.user_id);
+}

@@ -29,6 +29,7 @@ import { modelCostMicros } from '../providers/model-prices.ts';
 import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import { type ModelUsage, withDeadline } from '../providers/types.ts';
+import type { CallAlerts } from '../webhooks/service.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
 import type { CallTarget, CallTargetCache } from './call-target-cache.ts';
 import { demoMetadata } from './demo-calls.ts';
@@ -78,6 +79,8 @@ export interface GatewayDependencies {
   metrics?: Metrics | null;
   /** The paid call's spans (platform/tracing.ts); null when tracing is off. */
   tracing?: Tracing | null;
+  /** key.rate_limited and spend_cap.reached webhooks (webhooks/service.ts), written off the answer's path. */
+  callAlerts?: CallAlerts;
 }
 
 export function createGatewayService({
@@ -95,6 +98,7 @@ export function createGatewayService({
   workflowCalls,
   metrics = null,
   tracing = null,
+  callAlerts,
 }: GatewayDependencies) {
   const { validate, buildModelRequest, checkOutput } = createPromptCalls({ db, models });
 
@@ -285,6 +289,7 @@ export function createGatewayService({
       observeFailure(app, request.path, request.span, null, error);
       // A limit refused it: the caller's, or the embed widget's per-visitor one (its authentication).
       if (error instanceof RateLimitedError) request.onRateLimit?.(error.decision);
+      if (auth?.apiKey && callAlerts) tellRefusal(callAlerts, auth.user.id, auth.apiKey.id, error);
       if (claimedKey) await idempotency.abandon(claimedKey.userId, claimedKey.key);
       await recordFailure(app, mode, auth, endUser, startedAt, error);
       throw error;
@@ -615,6 +620,13 @@ export function checkCallAccess(app: AppRow, auth: AuthContext) {
   if (app.owner_id === auth.user.id) return;
   if (app.visibility === 'private') throw new AppError('not_found', 'Application not found');
   if (app.status !== 'live') throw new AppError('app_unavailable', 'This application is not live');
+}
+
+/** A key's refusal that its owner asked to hear of (key.rate_limited, spend_cap.reached). */
+function tellRefusal(alerts: CallAlerts, userId: string, apiKeyId: string, error: unknown) {
+  if (error instanceof RateLimitedError) alerts.keyRateLimited(userId, apiKeyId, error.decision.limit);
+  else if (error instanceof AppError && error.code === 'key_limit_exceeded')
+    alerts.spendCapReached(userId, apiKeyId, /daily/.test(error.message) ? 'day' : 'month');
 }
 
 export class RateLimitedError extends AppError {

@@ -92,6 +92,15 @@ export interface Config {
   };
   redisUrl: string | null;
   allowPrivateProviderUrls: boolean;
+  /** Signed webhooks (webhooks/, issue 62). */
+  webhooks: {
+    /** ALLOW_PRIVATE_WEBHOOK_URLS: endpoints may be private or loopback addresses (and plain http in production mode). */
+    allowPrivateUrls: boolean;
+    /** WEBHOOK_TIMEOUT_MS: how long one delivery may take, connection to last byte read. */
+    timeoutMs: number;
+    /** WEBHOOK_WORKER: whether this process delivers (off: it only writes the outbox; another process delivers). */
+    worker: boolean;
+  };
   gateway: {
     /** Calls per minute per API key (or per user for access tokens). */
     rateLimitPerMinute: number;
@@ -319,6 +328,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redisUrl,
     allowPrivateProviderUrls: flag('ALLOW_PRIVATE_PROVIDER_URLS', false),
+    webhooks: {
+      allowPrivateUrls: flag('ALLOW_PRIVATE_WEBHOOK_URLS', false),
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      worker: flag('WEBHOOK_WORKER', true),
+    },
     gateway: {
       rateLimitPerMinute,
       userRateLimitPerMinute: integer('USER_RATE_LIMIT_PER_MINUTE', 2 * rateLimitPerMinute, 1, 20_000_000),

@@ -65,7 +65,10 @@ function listensOn(pid: number, port: number): boolean | null {
  * may take it before this one listens, and would answer the health check in its place, so the
  * check counts only once this process holds the port; a start that lost its port is tried again on another.
  */
-export async function startServerProcess(env: Record<string, string>, { port: fixedPort }: { port?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  { port: fixedPort, startSeconds = 60 }: { port?: number; startSeconds?: number } = {},
+): Promise<ServerProcess> {
   for (let start = 1; ; start++) {
     // A fixed port (a process restarted behind a load balancer) is not traded for another.
     const port = fixedPort ?? (await freePort());
@@ -90,8 +93,8 @@ export async function startServerProcess(env: Record<string, string>, { port: fi
       try {
         if ((await fetch(`${base}/api/health`)).ok && child.pid !== undefined && listensOn(child.pid, port) !== false) return { base, child };
       } catch {}
-      // A minute: a start on a machine whose two cores other test files keep busy.
-      if (attempt > 600) {
+      // A minute (startSeconds): a start on a machine whose two cores other test files keep busy.
+      if (attempt > startSeconds * 10) {
         child.kill('SIGKILL');
         throw new Error('server did not start');
       }

@@ -24,6 +24,7 @@ const ROUTE_TITLES: readonly (readonly [pattern: string, title: string])[] = [
   ['/applications/:slug/billing', '{slug} · Billing'],
   ['/applications/:slug', '{slug} · Application'],
   ['/profile', 'Profile Settings'],
+  ['/settings/webhooks', 'Webhooks & Alerts'],
   ['/prompt-builder', 'Create New Prompt'],
   ['/money', 'Money'],
   ['/money/statements', 'Statements'],

@@ -38,6 +38,7 @@ const PromptBuilderPage = lazyPage(() => import('../features/prompts/routes/prom
 const PromptDetailPage = lazyPage(() => import('../features/prompts/routes/prompt-detail-page'), 'PromptDetailPage');
 const PromptListPage = lazyPage(() => import('../features/prompts/routes/prompt-list-page'), 'PromptListPage');
 const WorkflowDetailPage = lazyPage(() => import('../features/workflows/routes/workflow-detail-page'), 'WorkflowDetailPage');
+const WebhooksPage = lazyPage(() => import('../features/webhooks/routes/webhooks-page'), 'WebhooksPage');
 const WorkflowListPage = lazyPage(() => import('../features/workflows/routes/workflow-list-page'), 'WorkflowListPage');
 
 const routes = (
@@ -64,6 +65,7 @@ const routes = (
 
       <Route element={<RequireAuth redirectTo="/login" />}>
         <Route path="profile" element={<ProfilePage keysSection={<ApiKeysSection />} />} />
+        <Route path="settings/webhooks" element={<WebhooksPage />} />
         <Route path="prompt-builder" element={<PromptBuilderPage mode="create" />} />
         <Route path="applications/create" element={<CreateAppPage />} />
         <Route path="applications/:slug" element={<AppDetailPage />} />

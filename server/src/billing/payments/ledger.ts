@@ -4,6 +4,7 @@
 
 import { currencyDecimals } from '@tollbooth/contract';
 import type { Queryable } from '../../db/client.ts';
+import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 import { platformFeeOf } from '../platform-fee.ts';
 import {
@@ -39,6 +40,15 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
       { accountId: await findOrCreateUserAccount(tx, 'user_credits', topUp.user_id), amountCents: intent.amount },
     ],
   });
+  // Its webhook, in this transaction (webhooks/outbox-service.ts): committed with the credits or not at all.
+  if (posted !== null) {
+    await recordWebhookEvent(tx, {
+      type: 'topup.succeeded',
+      userId: topUp.user_id,
+      data: { top_up_id: topUp.id, payment_intent_id: intent.id, amount_cents: intent.amount, currency: 'usd' },
+      dedupeKey: `topup.succeeded:${intent.id}`,
+    });
+  }
   return posted !== null;
 }
 
@@ -110,6 +120,14 @@ export async function applyTopUpRefund(tx: Queryable, charge: { id: string; paym
     reference: `refund:${charge.id}:${refunded}`,
     description: `Top-up refunded (charge ${charge.id})`,
   });
+  if (posted !== null) {
+    await recordWebhookEvent(tx, {
+      type: 'refund.created',
+      userId: topUp.user_id,
+      data: { charge_id: charge.id, top_up_id: topUp.id, amount_cents: delta, refunded_total_cents: refunded, currency: 'usd', of: 'top_up' },
+      dedupeKey: `refund.created:${charge.id}:${refunded}`,
+    });
+  }
   return posted !== null;
 }
 
@@ -136,12 +154,29 @@ export async function applyTopUpDispute(
         reference: `dispute:${dispute.id}`,
         description: `Top-up disputed (${dispute.id})`,
       });
+      await recordWebhookEvent(tx, {
+        type: 'dispute.created',
+        userId: topUp.user_id,
+        data: { dispute_id: dispute.id, top_up_id: topUp.id, amount_cents: amount, currency: 'usd', of: 'top_up' },
+        dedupeKey: `dispute.created:${dispute.id}`,
+      });
     }
     if (phase === 'created') return amount > 0;
   }
-  if (dispute.status !== 'won') return false;
+  const closed = (restored: number) =>
+    recordWebhookEvent(tx, {
+      type: 'dispute.closed',
+      userId: topUp.user_id,
+      data: { dispute_id: dispute.id, top_up_id: topUp.id, status: dispute.status, amount_restored_cents: restored, currency: 'usd', of: 'top_up' },
+      dedupeKey: `dispute.closed:${dispute.id}`,
+    });
+  if (dispute.status !== 'won') {
+    if (dispute.status === 'lost') await closed(0);
+    return false;
+  }
   const given = await selectAmountTaken(tx, `dispute:${dispute.id}`, 'user_credits');
   if (given === null) return false;
+  await closed(given);
   const posted = await postLedgerTransaction(tx, {
     kind: 'top_up_dispute_won',
     reference: `dispute-won:${dispute.id}`,
@@ -179,6 +214,22 @@ export async function applySubscriptionRefund(
       { accountId: await findSystemAccount(tx, 'outside_funding', refund.currency.toLowerCase()), amountCents: delta },
     ],
   });
+  if (posted !== null) {
+    await recordWebhookEvent(tx, {
+      type: 'refund.created',
+      userId: sub.user_id,
+      data: {
+        charge_id: refund.chargeId,
+        subscription_id: sub.id,
+        invoice_id: refund.invoiceId,
+        amount_minor: delta,
+        refunded_total_minor: refund.amountRefunded,
+        currency: refund.currency.toLowerCase(),
+        of: 'subscription',
+      },
+      dedupeKey: `refund.created:${refund.chargeId}:${refund.amountRefunded}`,
+    });
+  }
   return posted !== null;
 }
 
@@ -220,6 +271,21 @@ export async function applySubscriptionDispute(tx: Queryable, dispute: Subscript
   if (dispute.currency !== sub.currency)
     throw new PaymentMismatchError(`dispute ${dispute.id}: ${dispute.amount} ${dispute.currency} on a subscription in ${sub.currency}`);
   const opened = await openSubscriptionDispute(tx, dispute, sub);
+  if (phase === 'closed' && (dispute.status === 'won' || dispute.status === 'lost')) {
+    await recordWebhookEvent(tx, {
+      type: 'dispute.closed',
+      userId: sub.user_id,
+      data: {
+        dispute_id: dispute.id,
+        subscription_id: sub.id,
+        invoice_id: dispute.invoiceId,
+        status: dispute.status,
+        currency: sub.currency,
+        of: 'subscription',
+      },
+      dedupeKey: `dispute.closed:${dispute.id}`,
+    });
+  }
   if (phase === 'created' || dispute.status !== 'won') return opened;
   const amount = (await selectAmountTaken(tx, `dispute:${dispute.id}`, 'platform_fees')) ?? 0;
   if (amount <= 0) return opened;
@@ -236,7 +302,11 @@ export async function applySubscriptionDispute(tx: Queryable, dispute: Subscript
 }
 
 /** Records a subscription payment's dispute once: its ledger movement, and the end of the period's included calls. True when this call recorded it. */
-async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispute, sub: { id: string; current_period_end: Date; currency: string }) {
+async function openSubscriptionDispute(
+  tx: Queryable,
+  dispute: SubscriptionDispute,
+  sub: { id: string; user_id: string; current_period_end: Date; currency: string },
+) {
   if (await ledgerReferenceExists(tx, `dispute:${dispute.id}`)) return false;
   const refunded = Math.max(dispute.refunded, await selectRefundedSoFar(tx, dispute.chargeId));
   const amount = Math.min(dispute.amount, dispute.amountPaid - refunded);
@@ -251,6 +321,21 @@ async function openSubscriptionDispute(tx: Queryable, dispute: SubscriptionDispu
       { accountId: await findSystemAccount(tx, 'outside_funding', sub.currency), amountCents: amount },
     ],
   });
+  if (posted !== null) {
+    await recordWebhookEvent(tx, {
+      type: 'dispute.created',
+      userId: sub.user_id,
+      data: {
+        dispute_id: dispute.id,
+        subscription_id: sub.id,
+        invoice_id: dispute.invoiceId,
+        amount_minor: amount,
+        currency: sub.currency,
+        of: 'subscription',
+      },
+      dedupeKey: `dispute.created:${dispute.id}`,
+    });
+  }
   return posted !== null;
 }
 

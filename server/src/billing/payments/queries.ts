@@ -222,9 +222,9 @@ export async function selectSubscriptionByStripeId(db: Queryable, stripeSubscrip
 export async function lockSubscriptionByStripeId(
   tx: Queryable,
   stripeSubscriptionId: string,
-): Promise<{ id: string; current_period_end: Date; currency: string } | null> {
-  const { rows } = await tx.query<{ id: string; current_period_end: Date; currency: string }>(
-    'SELECT id, current_period_end, currency FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
+): Promise<{ id: string; user_id: string; current_period_end: Date; currency: string } | null> {
+  const { rows } = await tx.query<{ id: string; user_id: string; current_period_end: Date; currency: string }>(
+    'SELECT id, user_id, current_period_end, currency FROM subscriptions WHERE stripe_subscription_id = $1 FOR UPDATE',
     [stripeSubscriptionId],
   );
   return rows[0] ?? null;

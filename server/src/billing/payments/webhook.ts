@@ -37,6 +37,7 @@ import {
   selectUserOfCustomer,
   updateSubscriptionState,
 } from './queries.ts';
+import { readSubscriptionState, recordSubscriptionEvents } from './subscription-events.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -191,6 +192,29 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
     return db.transaction(async (tx) => {
       if (!(await markEventHandled(tx, event))) return false;
       const object = event.data.object as unknown as Loose;
+      // subscription.* webhooks: the subscription's row before and after this event's changes.
+      const subscriptionOfEvent = event.type.startsWith('invoice.')
+        ? subscriptionIdOfInvoice(object)
+        : event.type.startsWith('customer.subscription.')
+          ? String(object.id)
+          : null;
+      const before = subscriptionOfEvent ? await readSubscriptionState(tx, subscriptionOfEvent) : null;
+      await applyEvent(tx, object);
+      if (subscriptionOfEvent) {
+        const paid = event.type === 'invoice.paid' && Number(object.amount_paid ?? 0) > 0;
+        await recordSubscriptionEvents(
+          tx,
+          before,
+          await readSubscriptionState(tx, subscriptionOfEvent),
+          paid
+            ? { id: String(object.id), amountMinor: Number(object.amount_paid), billingReason: (object.billing_reason as string | undefined) ?? null }
+            : null,
+        );
+      }
+      return true;
+    });
+
+    async function applyEvent(tx: Parameters<Parameters<Database['transaction']>[0]>[0], object: Loose): Promise<void> {
       switch (event.type) {
         case 'payment_intent.succeeded':
           await applyTopUpPayment(tx, object as { id: string; amount: number; currency: string; status: string });
@@ -295,8 +319,7 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
           // setup_intent.succeeded was applied above (it needs Stripe); anything else is acknowledged.
           break;
       }
-      return true;
-    });
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 // often Stripe's answer or event arrives.
 import { currencyDecimals, type Payout } from '@tollbooth/contract';
 import type { Queryable } from '../../db/client.ts';
+import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 import {
   insertSendingPayout,
@@ -57,6 +58,12 @@ export async function confirmPayout(tx: Queryable, payoutId: string, transfer: {
       { accountId: await findSystemAccount(tx, 'creator_payouts', payout.currency), amountCents: Number(payout.amount_cents) },
     ],
   });
+  await recordWebhookEvent(tx, {
+    type: 'payout.paid',
+    userId: payout.user_id,
+    data: { payout_id: payoutId, transfer_id: transfer.id, amount_minor: Number(payout.amount_cents), currency: payout.currency },
+    dedupeKey: `payout.paid:${payoutId}`,
+  });
   return true;
 }
 
@@ -73,6 +80,12 @@ export async function failPayout(tx: Queryable, payoutId: string, reason: string
       { accountId: await findOrCreateUserAccount(tx, 'payouts_in_transit', payout.user_id, payout.currency), amountCents: -Number(payout.amount_cents) },
       { accountId: await findOrCreateUserAccount(tx, 'creator_earnings', payout.user_id, payout.currency), amountCents: Number(payout.amount_cents) },
     ],
+  });
+  await recordWebhookEvent(tx, {
+    type: 'payout.failed',
+    userId: payout.user_id,
+    data: { payout_id: payoutId, amount_minor: Number(payout.amount_cents), currency: payout.currency, reason },
+    dedupeKey: `payout.failed:${payoutId}`,
   });
   return true;
 }

@@ -32,6 +32,10 @@ export function ProfilePage({ keysSection }: { keysSection?: ReactNode }) {
         <Link to="/money" className={textLink}>
           Credits, earnings and statement (Add credits) →
         </Link>
+        <span className="mx-2 text-gray-300">·</span>
+        <Link to="/settings/webhooks" className={textLink}>
+          Webhooks &amp; alerts →
+        </Link>
       </p>
 
       <div className="mt-8">

@@ -1,0 +1,54 @@
+// The subscription.* webhooks of a Stripe event (issue 62): what the subscription's row was before the
+// event's transaction changed it and what it is after, told in that same transaction
+// (webhooks/outbox-service.ts), so the events are exactly the changes that committed.
+import type { Queryable } from '../../db/client.ts';
+import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
+
+interface SubscriptionState {
+  id: string;
+  user_id: string;
+  app_id: string;
+  status: string;
+  price_cents: number | string;
+  currency: string;
+  current_period_end: Date;
+}
+
+export async function readSubscriptionState(tx: Queryable, stripeSubscriptionId: string): Promise<SubscriptionState | null> {
+  const { rows } = await tx.query<SubscriptionState>(
+    'SELECT id, user_id, app_id, status, price_cents, currency, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1',
+    [stripeSubscriptionId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Tells the subscriber what the event changed: created or renewed (a paid invoice: its first, or a
+ * later one), past_due, canceled. `paidInvoice` is the invoice a payment posted (null: none).
+ */
+export async function recordSubscriptionEvents(
+  tx: Queryable,
+  before: SubscriptionState | null,
+  after: SubscriptionState | null,
+  paidInvoice: { id: string; amountMinor: number; billingReason: string | null } | null,
+): Promise<void> {
+  if (!after) return;
+  const base = { subscription_id: after.id, app_id: after.app_id, currency: after.currency, current_period_end: after.current_period_end.toISOString() };
+  if (paidInvoice) {
+    const type = paidInvoice.billingReason === 'subscription_create' ? 'subscription.created' : 'subscription.renewed';
+    await recordWebhookEvent(tx, {
+      type,
+      userId: after.user_id,
+      data: { ...base, invoice_id: paidInvoice.id, amount_minor: paidInvoice.amountMinor },
+      dedupeKey: `${type}:${paidInvoice.id}`,
+    });
+  }
+  if (before?.status === after.status) return;
+  if (after.status === 'past_due' || after.status === 'canceled') {
+    await recordWebhookEvent(tx, {
+      type: after.status === 'past_due' ? 'subscription.past_due' : 'subscription.canceled',
+      userId: after.user_id,
+      data: { ...base, status: after.status },
+    });
+  }
+}
