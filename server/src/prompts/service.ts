@@ -8,6 +8,7 @@ import {
   DEFAULT_TEMPLATE,
   declareTemplateVariables,
   findBraceProblem,
+  findUnusableVariables,
   type IoSchema,
   type KeySource,
   type PromptConfig,
@@ -74,6 +75,13 @@ export function validateIoSchema(schema: IoSchema, field: string) {
 /** Refuses a template that cannot render (a stray "{{" or "}}"); throws 400 naming the field. */
 export function validateTemplate(template: string, field: string) {
   const problem = findBraceProblem(template);
+  if (problem) throw invalidParam(field, problem);
+  validateVariableNames(template, field);
+}
+
+/** Refuses a {{variable}} no call could give a value ({{__proto__}}); throws 400 naming the field and the name. */
+export function validateVariableNames(template: string, field: string) {
+  const problem = findUnusableVariables(template);
   if (problem) throw invalidParam(field, problem);
 }
 
@@ -171,6 +179,7 @@ export function createPromptsService({
       // The same checks as saving, so a test never runs a schema that could not be saved.
       if (body.input_schema) validateIoSchema(body.input_schema, 'input_schema');
       if (body.output_schema) validateIoSchema(body.output_schema, 'output_schema');
+      validateVariableNames(body.prompt_template, 'prompt_template');
       const base = appId === null ? UNSAVED_TEST_BASE : await service.readPromptConfig(appId).then((saved) => ({ ...saved, ...saved.active_version }));
       const inputSchema = body.input_schema ?? base.input_schema;
       const filled = fillTestInputs(body.prompt_template, body.test_inputs ?? {}, inputSchema);
