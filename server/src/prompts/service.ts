@@ -129,7 +129,7 @@ export function createPromptsService({
   models: ModelRouter;
   /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs-service.ts). */
   testRuns: TestRunBilling;
-  /** A creator's own provider credentials (bring your own key: profile/own-keys-service.ts). */
+  /** A creator's own provider keys (bring your own key: profile/own-keys-service.ts). */
   ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   timeoutMs: number;
   /** Told after an app's configuration changed. */
@@ -143,7 +143,7 @@ export function createPromptsService({
     return (await selectPromptConfig(q, appId, forUpdate))!;
   };
 
-  /** The model on the owner's own credential; a 400 naming key_source when they have none for its provider. */
+  /** The model on the owner's own key; a 400 naming key_source when they have none for its provider. */
   const resolveOwn = async (model: string, ownerId: string): Promise<ResolvedModel> => {
     try {
       return models.resolveWith(model, await ownCredentials(ownerId));
@@ -240,7 +240,7 @@ export function createPromptsService({
       });
     },
 
-    /** ownerId: the app's owner, whose own credential an app on 'own' keys must have for its model's provider. */
+    /** ownerId: the app's owner, whose own key an app on 'own' keys must have for its model's provider. */
     async updatePromptConfig(appId: string, update: PromptConfigUpdate, ownerId?: string): Promise<PromptConfig> {
       // A model the operator's key serves but no price is known for could never answer (decision 0025).
       if (update.model !== undefined && update.key_source !== 'own' && models.unpricedModels().includes(update.model)) {
