@@ -13,7 +13,9 @@ import { inputField, secondaryButton, textLink } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { formatMinor } from '@/lib/format';
 import { saveBlob } from '@/lib/save-blob';
-import { downloadStatementCsv, useStatement, useStatementMonths } from '../api/statements-api';
+import { downloadStatementCsv } from '../api/download-statement-csv';
+import { useStatement } from '../api/get-statement';
+import { useStatementMonths } from '../api/get-statement-months';
 import { monthName, utcDay } from '../lib/statement-dates';
 
 const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
