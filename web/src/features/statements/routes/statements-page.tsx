@@ -34,6 +34,17 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
   );
 }
 
+/** A titled table of the statement, left out when it has no rows. */
+function StatementTable<Row>({ title, note, ...table }: { title: string; note?: string } & Omit<Parameters<typeof DataTable<Row>>[0], 'look'>) {
+  if (table.rows.length === 0) return null;
+  return (
+    <Section title={title}>
+      {note ? <p className="mb-2 text-sm text-gray-500">{note}</p> : null}
+      <DataTable look="ledger" {...table} />
+    </Section>
+  );
+}
+
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <div className="mt-6">
@@ -93,48 +104,36 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
         ) : null}
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
-      {block.top_ups.length > 0 ? (
-        <Section title="Top-ups">
-          <DataTable
-            look="ledger"
-            rows={block.top_ups}
-            rowKey={(t) => `${t.date}-${t.payment_intent_id}`}
-            columns={[
-              topUps.date((row) => row.date),
-              topUps.amount('Amount', (t) => t.amount_cents),
-              topUps.text('Receipt', (t) =>
-                t.receipt_url ? (
-                  <a className={textLink} href={t.receipt_url} target="_blank" rel="noreferrer noopener">
-                    Stripe receipt<span className="sr-only"> for the top-up of {utcDay(t.date)}</span>
-                  </a>
-                ) : (
-                  <span className="text-gray-500">Not available yet</span>
-                ),
-              ),
-            ]}
-          />
-        </Section>
-      ) : null}
-      {creditAdjustments.length > 0 ? (
-        <Section title="Refunds and disputes">
-          <DataTable
-            look="ledger"
-            rows={creditAdjustments}
-            rowKey={(a) => `${a.date}-${a.reference}`}
-            columns={[adjustments.date((row) => row.date), adjustments.text('What', (a) => a.description), adjustments.amount('Amount', (a) => a.amount_cents)]}
-          />
-        </Section>
-      ) : null}
-      {block.spend_by_app.length > 0 ? (
-        <Section title="Spend per application">
-          <DataTable
-            look="ledger"
-            rows={block.spend_by_app}
-            rowKey={(s) => s.app_slug}
-            columns={[spend.text('Application', (s) => s.app_name), spend.calls((row) => row.calls), spend.amount('Amount', (s) => s.amount_cents)]}
-          />
-        </Section>
-      ) : null}
+      <StatementTable
+        title="Top-ups"
+        rows={block.top_ups}
+        rowKey={(t) => `${t.date}-${t.payment_intent_id}`}
+        columns={[
+          topUps.date((row) => row.date),
+          topUps.amount('Amount', (t) => t.amount_cents),
+          topUps.text('Receipt', (t) =>
+            t.receipt_url ? (
+              <a className={textLink} href={t.receipt_url} target="_blank" rel="noreferrer noopener">
+                Stripe receipt<span className="sr-only"> for the top-up of {utcDay(t.date)}</span>
+              </a>
+            ) : (
+              <span className="text-gray-500">Not available yet</span>
+            ),
+          ),
+        ]}
+      />
+      <StatementTable
+        title="Refunds and disputes"
+        rows={creditAdjustments}
+        rowKey={(a) => `${a.date}-${a.reference}`}
+        columns={[adjustments.date((row) => row.date), adjustments.text('What', (a) => a.description), adjustments.amount('Amount', (a) => a.amount_cents)]}
+      />
+      <StatementTable
+        title="Spend per application"
+        rows={block.spend_by_app}
+        rowKey={(s) => s.app_slug}
+        columns={[spend.text('Application', (s) => s.app_name), spend.calls((row) => row.calls), spend.amount('Amount', (s) => s.amount_cents)]}
+      />
       {block.subscriptions.length + subscriptionRefunds.length > 0 ? (
         <Section title="Subscriptions">
           <DataTable
@@ -208,76 +207,58 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
         <Figure label="Payouts" value={m(block.payouts_cents)} testId="payouts-total" />
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
-      {block.calls.length > 0 ? (
-        <Section title="Per-call revenue">
-          <DataTable
-            look="ledger"
-            rows={block.calls}
-            rowKey={(r) => r.app_slug}
-            columns={[
-              calls.text('Application', (r) => r.app_name),
-              calls.calls((row) => row.calls),
-              calls.amount('Gross', (r) => r.gross_cents),
-              calls.amount('Fee', (r) => -r.fee_cents),
-              calls.amount('Model cost', (r) => -r.model_cost_cents),
-              calls.amount('Net', (r) => r.net_cents),
-            ]}
-          />
-        </Section>
-      ) : null}
-      {block.subscriptions.length > 0 ? (
-        <Section title="Subscription revenue">
-          <DataTable
-            look="ledger"
-            rows={block.subscriptions}
-            rowKey={(s) => `${s.date}-${s.invoice_id}`}
-            columns={[
-              subscriptions.date((row) => row.date, 'Paid'),
-              subscriptions.text('Application', (s) => s.app_name),
-              subscriptions.text('Plan', (s) => s.plan),
-              subscriptions.amount('Gross', (s) => s.gross_cents),
-              subscriptions.amount('Fee', (s) => -s.fee_cents),
-              subscriptions.amount('Net', (s) => s.net_cents),
-            ]}
-          />
-        </Section>
-      ) : null}
-      {block.refunds_seen.length > 0 ? (
-        <Section title="Refunds seen">
-          <p className="mb-2 text-sm text-gray-500">
-            Subscription payments refunded to your subscribers or disputed by them. The platform bore them; your earnings keep the payment.
-          </p>
-          <DataTable
-            look="ledger"
-            rows={block.refunds_seen}
-            rowKey={(r) => `${r.date}-${r.reference}`}
-            columns={[
-              refunds.date((row) => row.date),
-              refunds.text('Application', (r) => r.app_name),
-              refunds.text(
-                'Plan',
-                (r) => `${r.plan}${r.reference?.startsWith('dispute-won:') ? ' (dispute won)' : r.reference?.startsWith('dispute:') ? ' (disputed)' : ''}`,
-              ),
-              refunds.amount('Refunded', (r) => r.amount_cents),
-            ]}
-          />
-        </Section>
-      ) : null}
-      {block.payouts.length > 0 ? (
-        <Section title="Payouts">
-          <DataTable
-            look="ledger"
-            rows={block.payouts}
-            rowKey={(_, index) => index}
-            columns={[
-              payouts.date((row) => row.date),
-              payouts.text('What', (p) => PAYOUT_LABELS[p.kind] ?? p.kind),
-              payouts.text('Details', (p) => p.description, 'text-gray-600'),
-              payouts.amount('Amount', (p) => p.amount_cents),
-            ]}
-          />
-        </Section>
-      ) : null}
+      <StatementTable
+        title="Per-call revenue"
+        rows={block.calls}
+        rowKey={(r) => r.app_slug}
+        columns={[
+          calls.text('Application', (r) => r.app_name),
+          calls.calls((row) => row.calls),
+          calls.amount('Gross', (r) => r.gross_cents),
+          calls.amount('Fee', (r) => -r.fee_cents),
+          calls.amount('Model cost', (r) => -r.model_cost_cents),
+          calls.amount('Net', (r) => r.net_cents),
+        ]}
+      />
+      <StatementTable
+        title="Subscription revenue"
+        rows={block.subscriptions}
+        rowKey={(s) => `${s.date}-${s.invoice_id}`}
+        columns={[
+          subscriptions.date((row) => row.date, 'Paid'),
+          subscriptions.text('Application', (s) => s.app_name),
+          subscriptions.text('Plan', (s) => s.plan),
+          subscriptions.amount('Gross', (s) => s.gross_cents),
+          subscriptions.amount('Fee', (s) => -s.fee_cents),
+          subscriptions.amount('Net', (s) => s.net_cents),
+        ]}
+      />
+      <StatementTable
+        title="Refunds seen"
+        note="Subscription payments refunded to your subscribers or disputed by them. The platform bore them; your earnings keep the payment."
+        rows={block.refunds_seen}
+        rowKey={(r) => `${r.date}-${r.reference}`}
+        columns={[
+          refunds.date((row) => row.date),
+          refunds.text('Application', (r) => r.app_name),
+          refunds.text(
+            'Plan',
+            (r) => `${r.plan}${r.reference?.startsWith('dispute-won:') ? ' (dispute won)' : r.reference?.startsWith('dispute:') ? ' (disputed)' : ''}`,
+          ),
+          refunds.amount('Refunded', (r) => r.amount_cents),
+        ]}
+      />
+      <StatementTable
+        title="Payouts"
+        rows={block.payouts}
+        rowKey={(_, index) => index}
+        columns={[
+          payouts.date((row) => row.date),
+          payouts.text('What', (p) => PAYOUT_LABELS[p.kind] ?? p.kind),
+          payouts.text('Details', (p) => p.description, 'text-gray-600'),
+          payouts.amount('Amount', (p) => p.amount_cents),
+        ]}
+      />
       {block.other.length > 0 ? <OtherTable rows={block.other} currency={c} /> : null}
     </section>
   );
