@@ -1,7 +1,7 @@
 // The built-in demo model: which settings make a model's provider real, and the words the gateway,
 // the app page and the builder use to say that an app answers from the demo model (and is free).
 import { type Static, Type } from 'typebox';
-import type { ProviderKind } from './system.ts';
+import { type ProviderKind, providerKindSchema } from './provider-kind.ts';
 
 /** The environment variables that configure each provider kind (README.md, Configuration). */
 export const PROVIDER_SETUP: Readonly<Record<ProviderKind, string>> = {
@@ -13,9 +13,7 @@ export const PROVIDER_SETUP: Readonly<Record<ProviderKind, string>> = {
 /** A model the server answers with the demo model, because its provider is not configured. */
 export const DemoModel = Type.Object({
   name: Type.String({ description: 'The model name apps choose (the model table key)' }),
-  provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')], {
-    description: 'The provider that would serve it once configured',
-  }),
+  provider: providerKindSchema({ description: 'The provider that would serve it once configured' }),
 });
 export type DemoModel = Static<typeof DemoModel>;
 

@@ -18,6 +18,7 @@ export * from './payouts.ts';
 export * from './profile.ts';
 export * from './prompts.ts';
 export * from './provider-credentials.ts';
+export * from './provider-kind.ts';
 export * from './slug.ts';
 export * from './statements.ts';
 export * from './system.ts';

@@ -1,6 +1,7 @@
 // Runtime settings the web app reads at start (GET /config) and the health check (GET /health).
 import { type Static, Type } from 'typebox';
 import { DemoModel } from './demo-model.ts';
+import { ProviderKind, providerKindSchema } from './provider-kind.ts';
 
 export const RuntimeConfig = Type.Object({
   product_name: Type.String(),
@@ -18,17 +19,13 @@ export const RuntimeConfig = Type.Object({
     description: 'Models this server answers with the built-in demo model (their provider is not configured); such calls are never charged',
   }),
   models: Type.Optional(
-    Type.Array(Type.Object({ name: Type.String(), provider: ProviderKindSchema(), demo: Type.Boolean() }), {
+    Type.Array(Type.Object({ name: Type.String(), provider: providerKindSchema(), demo: Type.Boolean() }), {
       description:
         'The models an app can choose here, in order: served by a configured provider (with a known price) or by the demo model (demo: true); names that are aliases of an earlier one are left out',
     }),
   ),
 });
 export type RuntimeConfig = Static<typeof RuntimeConfig>;
-
-function ProviderKindSchema() {
-  return Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]);
-}
 
 export const HealthOk = Type.Object({ status: Type.Literal('ok'), database: Type.String() });
 export type HealthOk = Static<typeof HealthOk>;
@@ -53,11 +50,6 @@ export const NotReady = Type.Object({
   message: Type.String(),
 });
 export type NotReady = Static<typeof NotReady>;
-
-/** The model providers a model name can be served by. */
-export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini'] as const;
-export const ProviderKind = Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]);
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /** One row of the model table: which provider serves a model name, under which upstream model id. */
 export const ModelTableEntry = Type.Object(

@@ -13,6 +13,29 @@ export function detectVariables(template: string): string[] {
   return [...seen];
 }
 
+/**
+ * Variable names a call cannot give a value: a JSON body with a "__proto__" key is refused by the
+ * server's parser (a prototype-pollution guard), so a template using one could never be called.
+ * Saving and testing refuse them with a 400 naming them (decision 0090).
+ */
+export const UNUSABLE_VARIABLE_NAMES: readonly string[] = ['__proto__'];
+
+/** Why a template's variable names cannot be used ("{{__proto__}} cannot be a variable…"), or null. */
+export function findUnusableVariables(template: string): string | null {
+  const unusable = detectVariables(template).filter((name) => UNUSABLE_VARIABLE_NAMES.includes(name));
+  if (unusable.length === 0) return null;
+  const list = unusable.map((name) => `{{${name}}}`).join(', ');
+  return `${list} cannot be a variable name: a call's JSON body cannot carry an input named ${unusable.map((name) => `"${name}"`).join(', ')}; rename it`;
+}
+
+/**
+ * Sets an own, enumerable property whatever its name: `record[name] = value` with a name such as
+ * "__proto__" would replace the prototype instead, and the name would be lost (issue 56 item 6).
+ */
+export function setOwn<T>(record: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(record, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /** Describes a stray "{{" or "}}" that is not part of a well-formed {{variable}}, or null. */
 export function findBraceProblem(template: string): string | null {
   const stripped = template.replace(TEMPLATE_VARIABLE, '');
@@ -104,7 +127,7 @@ export function declareTemplateVariables<S extends DeclarableSchema>(template: s
   const missing = detectVariables(template).filter((name) => !Object.hasOwn(schema.properties, name));
   if (missing.length === 0) return schema;
   const properties = { ...schema.properties };
-  for (const name of missing) properties[name] = { type: 'string', description: AUTO_DECLARED_DESCRIPTION };
+  for (const name of missing) setOwn(properties, name, { type: 'string', description: AUTO_DECLARED_DESCRIPTION });
   const required = [...(schema.required ?? [])];
   for (const name of missing) if (!required.includes(name)) required.push(name);
   return { ...schema, properties, required };

@@ -249,7 +249,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       `No known price for ${unpriced.join(', ')}: these models cannot be used on the platform's provider keys until MODEL_TABLE gives their "prices"`,
     );
   }
-  // Bring your own key: creators' own provider credentials (profile/own-keys-service.ts).
+  // Bring your own key: creators' own provider keys (profile/own-keys-service.ts).
   const ownKeys = createOwnKeysService({
     db,
     secretKey: config.secretKey,

@@ -3,7 +3,9 @@
 // before the model is asked, the actual cost is posted after, and the run is recorded in test_runs,
 // apart from callers' calls. They are rate-limited like calls. Demo answers and the creator's own
 // key cost nothing, and are recorded too. The SQL is in queries.ts.
+
 import { randomUUID } from 'node:crypto';
+import { formatCents } from '@tollbooth/contract';
 import type { Database, Queryable } from '../db/client.ts';
 import { AppError } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
@@ -71,7 +73,7 @@ export function createTestRunBilling(db: Database, rateLimiter: RateLimiter): Te
           if (error instanceof AppError && error.code === 'insufficient_credits') {
             throw new AppError(
               'insufficient_credits',
-              `A test run on ${request.model} costs up to $${(worstCents / 100).toFixed(2)} of model use, paid from your credits, which do not cover it. Add credit on the Money page (/money).`,
+              `A test run on ${request.model} costs up to ${formatCents(worstCents)} of model use, paid from your credits, which do not cover it. Add credit on the Money page (/money).`,
             );
           }
           throw error;

@@ -3,7 +3,7 @@
 // blocking answer, the Server-Sent Events of a streamed one, the errors, and the OpenAI-compatible
 // endpoint with the app's slug as model.
 
-import { CallAnswer, type CatalogField, ErrorResponse, OpenAIError, StreamEvent } from '@tollbooth/contract';
+import { CallAnswer, type CatalogField, ErrorResponse, formatMinorWithCode, OpenAIError, StreamEvent } from '@tollbooth/contract';
 import { RESPONSE_HEADERS } from '../http/openapi-headers.ts';
 import { appUrls, requestBody, type SnippetApp } from './snippets.ts';
 
@@ -69,7 +69,7 @@ const errorResponse = (description: string, schema = 'Error') => ({
 export function buildAppOpenApi(publicUrl: string, productName: string, app: OpenApiApp): AppOpenApiDocument {
   const urls = appUrls(publicUrl, app.slug, app.mode);
   const path = app.mode === 'chat' ? '/chat-messages' : '/completion-messages';
-  const price = `${(app.priceCents / 100).toFixed(2)} USD`;
+  const price = formatMinorWithCode(app.priceCents, 'usd');
   const requestSchema: Record<string, unknown> = {
     type: 'object',
     properties: {

@@ -36,8 +36,9 @@ const MAX_QUERY_LENGTH = 100_000;
 const MAX_INPUTS_CHARACTERS = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// Patterns run on a linear-time engine: no schema can make validation stall the process.
-const inputValidator = createAjv({ coerceTypes: false, code: { regExp: linearRegExp } });
+// Patterns run on a linear-time engine: no schema can make validation stall the process. Own
+// properties only: an input named "toString" left out is missing, not Object.prototype's function.
+const inputValidator = createAjv({ coerceTypes: false, ownProperties: true, code: { regExp: linearRegExp } });
 
 /** A prompt app's call once its inputs are checked: the rendered prompt and what the model must see with it. */
 export interface ValidatedPromptCall {

@@ -64,7 +64,7 @@ export interface GatewayDependencies {
   apps: AppsService;
   prompts: PromptsService;
   models: ModelRouter;
-  /** An app owner's own provider credentials, for prompt apps on key_source 'own' (bring your own key). */
+  /** An app owner's own provider keys, for prompt apps on key_source 'own' (bring your own key). */
   ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   rateLimiter: RateLimiter;
   /** Calls per user across every key and token. */

@@ -4,7 +4,7 @@
 // only call them. In platform/, below the features, because the gateway, the workflow call target,
 // the OpenAI door and the prompt tests apply the same rules, and Dify's door (dify/) uses the gateway:
 // kept in dify/, the folders would import each other.
-import type { CallMode, IoSchema } from '@tollbooth/contract';
+import { type CallMode, type IoSchema, setOwn } from '@tollbooth/contract';
 import { AppError } from './errors.ts';
 
 /** The error type a call to the other mode's endpoint is recorded under (a caller's mistake, not "App not live"). */
@@ -35,8 +35,9 @@ export function withOptionalInputs(schema: IoSchema, inputs: Record<string, unkn
   const filled: Record<string, unknown> = { ...inputs };
   for (const [name, property] of Object.entries(schema.properties)) {
     if (Object.hasOwn(inputs, name) && inputs[name] !== undefined && inputs[name] !== null) continue;
-    if (property.default !== undefined && property.default !== null) filled[name] = property.default;
-    else if (!required.has(name)) filled[name] = '';
+    // setOwn: an input named after an Object.prototype member stays an input of its own.
+    if (property.default !== undefined && property.default !== null) setOwn(filled, name, property.default);
+    else if (!required.has(name)) setOwn(filled, name, '');
   }
   return filled;
 }

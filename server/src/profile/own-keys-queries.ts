@@ -1,4 +1,4 @@
-// The SQL of creators' own provider credentials (bring your own key): one row per user and kind,
+// The SQL of creators' own provider keys (bring your own key): one row per user and kind,
 // the key sealed by crypto/secrets.ts. What may be stored is decided in own-keys-service.ts.
 import type { CredentialKind } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';

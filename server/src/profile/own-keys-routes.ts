@@ -1,4 +1,4 @@
-// Bring your own key: the signed-in creator's own provider credentials (own-keys-service.ts).
+// Bring your own key: the signed-in creator's own provider keys (own-keys-service.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   CredentialKind,

@@ -1,4 +1,4 @@
-// Bring your own key (issue 22 item 6, decision 0032): a creator's own provider credentials, one per
+// Bring your own key (issue 22 item 6, decision 0032): a creator's own provider keys, one per
 // kind (an OpenAI-compatible base URL and key, an Anthropic key, a Gemini key). Keys are sealed at
 // rest like workflow keys and shown masked; base URLs follow the workflow URLs' private-address rule
 // (ALLOW_PRIVATE_PROVIDER_URLS). Test Connection asks the provider for one token. The gateway and

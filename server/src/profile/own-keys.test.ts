@@ -1,4 +1,4 @@
-// Bring your own key (issue 22 item 6): a creator's own provider credentials in their profile,
+// Bring your own key (issue 22 item 6): a creator's own provider keys in their profile,
 // sealed at rest and masked, Test Connection against a real (fake) upstream, the workflow URLs'
 // private-address rule, and prompt apps on "my own key" whose every model call — Dify-compatible
 // completion and chat (dify-client), /v1/chat/completions (openai SDK), /v1/invoke and Test Prompt
@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  ownerToken = await ctx.tokenFor('byok-owner');
+  ownerToken = await ctx.tokenFor('own-key-owner');
 }, 180_000);
 afterAll(async () => {
   await ctx?.close();
@@ -58,7 +58,7 @@ const api = async (method: string, path: string, token: string, body?: object) =
 let appCounter = 0;
 async function promptApp(mode: 'completion' | 'chat' = 'completion') {
   const created = await api('POST', '/api/app/', ownerToken, {
-    name: `BYOK App ${++appCounter}`,
+    name: `Own-key App ${++appCounter}`,
     type: 'prompt',
     visibility: 'public',
     price_cents: 3,
@@ -71,7 +71,7 @@ async function promptApp(mode: 'completion' | 'chat' = 'completion') {
 
 async function newCaller(subject: string) {
   const token = await ctx.tokenFor(subject);
-  const key = await api('POST', '/api/keys/', token, { name: 'byok caller' });
+  const key = await api('POST', '/api/keys/', token, { name: 'own-key caller' });
   expect(key.status).toBe(201);
   return key.body.key as string;
 }
@@ -85,7 +85,7 @@ const mark = () => ({ operator: operator.requests.length, creator: creatorUpstre
 
 describe('own provider credentials in the profile', () => {
   it('stores the key sealed, shows it masked, and checks every field', async () => {
-    const token = await ctx.tokenFor('byok-profile');
+    const token = await ctx.tokenFor('own-key-profile');
     expect((await api('GET', '/api/profile/provider-keys/', token)).body).toEqual({ results: [] });
 
     const saved = await api('PUT', '/api/profile/provider-keys/openai/', token, { base_url: `${creatorUpstream.baseUrl}/`, api_key: CREATOR_KEY });
@@ -94,7 +94,7 @@ describe('own provider credentials in the profile', () => {
     expect(JSON.stringify((await api('GET', '/api/profile/provider-keys/', token)).body)).not.toContain(CREATOR_KEY);
 
     const { rows } = await ctx.database.db.query<{ api_key_encrypted: string }>(
-      "SELECT api_key_encrypted FROM provider_credentials p JOIN users u ON u.id = p.user_id WHERE u.subject = 'byok-profile'",
+      "SELECT api_key_encrypted FROM provider_credentials p JOIN users u ON u.id = p.user_id WHERE u.subject = 'own-key-profile'",
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.api_key_encrypted).toMatch(/^v1\./);
@@ -114,7 +114,7 @@ describe('own provider credentials in the profile', () => {
     });
     expect(await api('PUT', '/api/profile/provider-keys/gemini/', token, { api_key: '   ' })).toMatchObject({ status: 400, body: { params: 'api_key' } });
     expect(await api('PUT', '/api/profile/provider-keys/mistral/', token, { api_key: 'x' })).toMatchObject({ status: 400 });
-    const other = await ctx.tokenFor('byok-profile-2');
+    const other = await ctx.tokenFor('own-key-profile-2');
     expect(await api('PUT', '/api/profile/provider-keys/openai/', other, { api_key: 'sk-x' })).toMatchObject({ status: 400, body: { params: 'base_url' } });
     expect(await api('PUT', '/api/profile/provider-keys/openai/', other, { api_key: 'sk-x', base_url: 'ftp://x' })).toMatchObject({
       status: 400,
@@ -137,7 +137,7 @@ describe('own provider credentials in the profile', () => {
   });
 
   it('Test Connection asks the creator’s upstream for one token with their key', async () => {
-    const token = await ctx.tokenFor('byok-tester');
+    const token = await ctx.tokenFor('own-key-tester');
     const keyed = await startOpenAIFake({ apiKey: CREATOR_KEY });
     try {
       const before = mark();
@@ -165,7 +165,7 @@ describe('own provider credentials in the profile', () => {
   it('refuses private and loopback base URLs unless ALLOW_PRIVATE_PROVIDER_URLS is on', async () => {
     const strict = await createTestContext({ OPENAI_API_KEY: OPERATOR_KEY, OPENAI_BASE_URL: operator.baseUrl });
     try {
-      const token = await strict.tokenFor('byok-strict');
+      const token = await strict.tokenFor('own-key-strict');
       const put = (body: object) =>
         strict.app.inject({ method: 'PUT', url: '/api/profile/provider-keys/openai/', headers: { authorization: `Bearer ${token}` }, payload: body });
       for (const url of [creatorUpstream.baseUrl, 'http://169.254.169.254/v1', 'http://[::1]:8080/v1', 'http://2130706433/v1', 'http://10.0.0.7/v1']) {
@@ -189,7 +189,7 @@ describe('own provider credentials in the profile', () => {
 
 describe('a prompt app on the creator’s own key', () => {
   it('cannot choose its own key before the creator added one for its model’s provider', async () => {
-    const token = await ctx.tokenFor('byok-nokey');
+    const token = await ctx.tokenFor('own-key-nokey');
     const created = await api('POST', '/api/app/', token, { name: 'No key yet', type: 'prompt', price_cents: 1 });
     const refused = await api('PATCH', `/api/app/${created.body.slug}/prompt/`, token, { key_source: 'own' });
     expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_param', params: 'key_source' } });
@@ -206,7 +206,7 @@ describe('a prompt app on the creator’s own key', () => {
       expect(set.status).toBe(200);
       expect(set.body.key_source).toBe('own');
     }
-    const callerKey = await newCaller('byok-caller');
+    const callerKey = await newCaller('own-key-caller');
     creatorUpstream.setBehaviour({ text: 'Answered on the creator’s key.' });
     const before = mark();
     const modelCosts = async () =>
@@ -277,13 +277,13 @@ describe('a prompt app on the creator’s own key', () => {
   });
 
   it('uses a rotated key at once, and refuses calls when the creator removed their key', async () => {
-    const token = await ctx.tokenFor('byok-rotator');
+    const token = await ctx.tokenFor('own-key-rotator');
     await api('PUT', '/api/profile/provider-keys/openai/', token, { base_url: creatorUpstream.baseUrl, api_key: CREATOR_KEY });
     const created = await api('POST', '/api/app/', token, { name: 'Rotating', type: 'prompt', visibility: 'public', price_cents: 1 });
     const slug = created.body.slug;
     await api('PATCH', `/api/app/${slug}/prompt/`, token, { key_source: 'own' });
     await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
-    const callerKey = await newCaller('byok-rotation-caller');
+    const callerKey = await newCaller('own-key-rotation-caller');
     const call = () =>
       fetch(`${base}/v1/invoke/${slug}`, {
         method: 'POST',
@@ -300,7 +300,7 @@ describe('a prompt app on the creator’s own key', () => {
     // A change made by another process (here: straight in the database) reaches this process's cache through NOTIFY.
     const sealed = encryptSecret(Buffer.from(TEST_SECRET_KEY, 'hex'), 'sk-changed-elsewhere-4242');
     await ctx.database.db.query(
-      "UPDATE provider_credentials SET api_key_encrypted = $1 WHERE kind = 'openai' AND user_id = (SELECT id FROM users WHERE subject = 'byok-rotator')",
+      "UPDATE provider_credentials SET api_key_encrypted = $1 WHERE kind = 'openai' AND user_id = (SELECT id FROM users WHERE subject = 'own-key-rotator')",
       [sealed],
     );
     await expect

@@ -131,7 +131,7 @@ export async function selectTypicalModelCost(db: Queryable, appId: string, model
   return { calls: rows[0]?.calls ?? 0, mean_micros: Number(rows[0]?.mean_micros ?? 0) };
 }
 
-/** Whether the app's model calls go to the platform's keys ('platform') or its owner's own credential ('own'). */
+/** Whether the app's model calls go to the platform's keys ('platform') or its owner's own key ('own'). */
 export async function updateKeySource(tx: Queryable, appId: string, keySource: string) {
   await tx.query('UPDATE prompt_configs SET key_source = $2, updated_at = now() WHERE app_id = $1', [appId, keySource]);
 }

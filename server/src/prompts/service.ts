@@ -8,6 +8,7 @@ import {
   DEFAULT_TEMPLATE,
   declareTemplateVariables,
   findBraceProblem,
+  findUnusableVariables,
   type IoSchema,
   type KeySource,
   type PromptConfig,
@@ -75,6 +76,13 @@ export function validateIoSchema(schema: IoSchema, field: string) {
 export function validateTemplate(template: string, field: string) {
   const problem = findBraceProblem(template);
   if (problem) throw invalidParam(field, problem);
+  validateVariableNames(template, field);
+}
+
+/** Refuses a {{variable}} no call could give a value ({{__proto__}}); throws 400 naming the field and the name. */
+export function validateVariableNames(template: string, field: string) {
+  const problem = findUnusableVariables(template);
+  if (problem) throw invalidParam(field, problem);
 }
 
 /** JSON with object keys sorted, so two equal schemas compare equal whatever order the database keeps keys in. */
@@ -121,7 +129,7 @@ export function createPromptsService({
   models: ModelRouter;
   /** Rate-limits test runs and charges their model cost to the tester (billing/test-runs-service.ts). */
   testRuns: TestRunBilling;
-  /** A creator's own provider credentials (bring your own key: profile/own-keys-service.ts). */
+  /** A creator's own provider keys (bring your own key: profile/own-keys-service.ts). */
   ownCredentials?: (userId: string) => Promise<OwnCredentials>;
   timeoutMs: number;
   /** Told after an app's configuration changed. */
@@ -135,7 +143,7 @@ export function createPromptsService({
     return (await selectPromptConfig(q, appId, forUpdate))!;
   };
 
-  /** The model on the owner's own credential; a 400 naming key_source when they have none for its provider. */
+  /** The model on the owner's own key; a 400 naming key_source when they have none for its provider. */
   const resolveOwn = async (model: string, ownerId: string): Promise<ResolvedModel> => {
     try {
       return models.resolveWith(model, await ownCredentials(ownerId));
@@ -171,6 +179,7 @@ export function createPromptsService({
       // The same checks as saving, so a test never runs a schema that could not be saved.
       if (body.input_schema) validateIoSchema(body.input_schema, 'input_schema');
       if (body.output_schema) validateIoSchema(body.output_schema, 'output_schema');
+      validateVariableNames(body.prompt_template, 'prompt_template');
       const base = appId === null ? UNSAVED_TEST_BASE : await service.readPromptConfig(appId).then((saved) => ({ ...saved, ...saved.active_version }));
       const inputSchema = body.input_schema ?? base.input_schema;
       const filled = fillTestInputs(body.prompt_template, body.test_inputs ?? {}, inputSchema);
@@ -231,7 +240,7 @@ export function createPromptsService({
       });
     },
 
-    /** ownerId: the app's owner, whose own credential an app on 'own' keys must have for its model's provider. */
+    /** ownerId: the app's owner, whose own key an app on 'own' keys must have for its model's provider. */
     async updatePromptConfig(appId: string, update: PromptConfigUpdate, ownerId?: string): Promise<PromptConfig> {
       // A model the operator's key serves but no price is known for could never answer (decision 0025).
       if (update.model !== undefined && update.key_source !== 'own' && models.unpricedModels().includes(update.model)) {

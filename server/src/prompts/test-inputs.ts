@@ -2,7 +2,7 @@
 // validate step): every {{variable}} is a declared input (declareTemplateVariables), the inputs are
 // checked against the schema (a required input left blank is refused, as a call refuses it), and an
 // optional input left blank takes its default, else an empty value (withOptionalInputs).
-import { declareTemplateVariables, detectVariables, type IoSchema } from '@tollbooth/contract';
+import { declareTemplateVariables, detectVariables, type IoSchema, setOwn } from '@tollbooth/contract';
 import type { ValidateFunction } from 'ajv';
 import { withOptionalInputs } from '../platform/call-rules.ts';
 import { linearRegExp } from '../platform/safe-regex.ts';
@@ -19,8 +19,8 @@ export interface FilledTestInputs {
 }
 
 const EMPTY_SCHEMA: IoSchema = { type: 'object', properties: {} };
-// The gateway's options: no coercion, patterns on a linear-time engine.
-const inputValidator = createAjv({ coerceTypes: false, code: { regExp: linearRegExp } });
+// The gateway's options: no coercion, own properties only, patterns on a linear-time engine.
+const inputValidator = createAjv({ coerceTypes: false, ownProperties: true, code: { regExp: linearRegExp } });
 
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
 
@@ -33,7 +33,7 @@ export function fillTestInputs(template: string, given: Record<string, unknown>,
   const effective = effectiveInputSchema(template, schema);
   // Own properties only: {{constructor}} must not find Object.prototype's. A blank test value is a left-out input.
   const inputs: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(given)) if (!isBlank(value)) inputs[name] = value;
+  for (const [name, value] of Object.entries(given)) if (!isBlank(value)) setOwn(inputs, name, value);
   let refusal: string | null = null;
   let validate: ValidateFunction | null = null;
   try {

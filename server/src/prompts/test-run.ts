@@ -13,7 +13,7 @@ export interface PromptTestRun {
   userId: string;
   appId: string | null;
   model: string;
-  /** The model already resolved on the owner's own credential (bring your own key); else the platform's router resolves it. */
+  /** The model already resolved on the owner's own key (bring your own key); else the platform's router resolves it. */
   resolved?: ResolvedModel;
   systemPrompt: string;
   renderedTemplate: string;

@@ -213,7 +213,7 @@ describe('resolveWith: a creator’s own credentials (bring your own key)', () =
     await collect(gemini.provider.stream(baseRequest({ model: gemini.upstreamModel })));
     expect(ownGemini.lastRequest().headers['x-goog-api-key']).toBe('g-own');
 
-    // No own credential for the model's provider: refused, not the platform's key, not the demo.
+    // No own key for the model's provider: refused, not the platform's key, not the demo.
     const missing = thrown(() => router.resolveWith('gpt-4-turbo', credentials)) as AppError;
     expect(missing).toMatchObject({ code: 'app_unavailable', errorType: 'own_key_missing' });
     expect(missing.message).toContain('OpenAI-compatible');

@@ -27,11 +27,11 @@ export interface ResolvedModel {
   providerKind?: ProviderKind;
   /** What the model costs on the operator's key (null for the demo model, a creator's own key, and workflow calls). */
   price?: ModelPrice | null;
-  /** True when the model is called on the app owner's own provider credential (bring your own key): no model cost is posted. */
+  /** True when the model is called on the app owner's own provider key (bring your own key): no model cost is posted. */
   ownKey?: boolean;
 }
 
-/** A creator's own credential for one provider kind (profile/own-keys-service.ts), decrypted. */
+/** A creator's own key for one provider kind (profile/own-keys-service.ts), decrypted. */
 export interface OwnCredential {
   kind: ProviderKind;
   /** The OpenAI-compatible server's base URL (kind openai); null for anthropic and gemini. */
@@ -39,19 +39,19 @@ export interface OwnCredential {
   apiKey: string;
 }
 
-/** A creator's own credentials by kind (at most one each). */
+/** A creator's own keys by kind (at most one each). */
 export type OwnCredentials = Partial<Record<ProviderKind, OwnCredential>>;
 
 export interface ModelRouter {
   /** Throws invalid_param for an unknown name, provider_error when the provider is not configured and the demo is off. */
   resolve(modelName: string): ResolvedModel;
   /**
-   * The model on the given own credentials (bring your own key): never the platform's keys, never the
+   * The model on the given own keys (bring your own key): never the platform's keys, never the
    * demo model. Throws invalid_param for an unknown name, app_unavailable (error type own_key_missing)
    * when there is no credential for the model's provider.
    */
   resolveWith(modelName: string, credentials: OwnCredentials): ResolvedModel;
-  /** The provider for one own credential (cached per credential; Test Connection, resolveWith). */
+  /** The provider for one own key (cached per credential; Test Connection, resolveWith). */
   providerForCredential(credential: OwnCredential): ModelProvider;
   /** Drops the cached provider of a credential that changed or was removed. */
   forgetCredential(credential: OwnCredential): void;
@@ -103,7 +103,7 @@ export function createModelRouter(models: Config['models'], options: ModelRouter
   };
 
   const prices = new Map([...table].map(([name, entry]) => [name, priceOfEntry(entry)]));
-  // Providers on creators' own credentials, one per credential (its content is the key, so a changed
+  // Providers on creators' own keys, one per credential (its content is the key, so a changed
   // credential never finds the old provider); forgetCredential drops one, and the map is bounded.
   const ownProviders = new Map<string, ModelProvider>();
   const providerForCredential = (credential: OwnCredential): ModelProvider => {
@@ -195,7 +195,7 @@ function createProvider(kind: ProviderKind, models: Config['models'], options: M
 
 export const PROVIDER_LABELS: Record<ProviderKind, string> = { openai: 'OpenAI-compatible', anthropic: 'Anthropic', gemini: 'Gemini' };
 
-/** A provider on a creator's own credential: their base URL (guarded like workflow URLs) or the provider's own API. */
+/** A provider on a creator's own key: their base URL (guarded like workflow URLs) or the provider's own API. */
 function createOwnProvider(credential: OwnCredential, options: ModelRouterOptions): ModelProvider {
   switch (credential.kind) {
     case 'openai':

@@ -1,11 +1,10 @@
 // Kept without Intl for whole numbers: a page's first Intl.NumberFormat costs 35–55 ms of main
-// thread (see format.ts); the dashboard's figures are whole numbers.
-let counts: Intl.NumberFormat | undefined;
+// thread (see contract/src/currency.ts); the dashboard's figures are whole numbers.
+import { groupThousands } from '@tollbooth/contract';
 
-/** en-US thousands separators for a string of digits: "1234567" → "1,234,567". */
-export function groupThousands(digits: string): string {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+export { groupThousands };
+
+let counts: Intl.NumberFormat | undefined;
 
 /** A whole number with thousands separators: 12345 → "12,345". Same text as Intl's en-US format. */
 export function formatCount(value: number): string {

@@ -5,6 +5,7 @@
 // and daily spend counters, one row of api_key_spend); CHECK constraints make an over-reservation fail inside PostgreSQL, so no number
 // of concurrent calls or server processes can spend a cent twice. Settling deletes the hold, so a
 // hold is settled or released exactly once; holds of a crashed process expire and are released.
+import { formatCents } from '@tollbooth/contract';
 import type { Database, Queryable } from '../../db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { findOrCreateUserAccount } from '../ledger.ts';
@@ -45,8 +46,6 @@ export function currentSpendMonth(now = new Date()): string {
 export function currentSpendDay(now = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
-
-const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 const isCheckViolation = (error: unknown) => (error as { code?: string }).code === '23514';
 
@@ -106,7 +105,10 @@ export async function reserveCharge(
     if (dailyLimited) {
       const { rows } = await db.query<{ used: number | string }>(DAY_SPEND_SQL, [request.apiKeyId, spendMonth, spendDay]);
       if (Number(rows[0]?.used ?? 0) + request.amountCents > (request.dailySpendLimitCents as number)) {
-        return new AppError('key_limit_exceeded', `This key has reached its daily spend limit (${dollars(request.dailySpendLimitCents as number)} a UTC day)`);
+        return new AppError(
+          'key_limit_exceeded',
+          `This key has reached its daily spend limit (${formatCents(request.dailySpendLimitCents as number)} a UTC day)`,
+        );
       }
     }
     return new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');

@@ -17,10 +17,12 @@
 // machine that died to answered_calls, settles the journaled calls of a process that died, from its
 // lease's hold, once the hold expires (at once on an embedded database that opens), then releases
 // holds whose process died.
+
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { formatCents } from '@tollbooth/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
@@ -467,7 +469,7 @@ export type PaidCalls = ReturnType<typeof createPaidCalls>;
 
 /** The owner's credits cannot pay a call's model cost: a 402 for the owner's own call, a 503 naming the reason for a caller. */
 function modelCostNotCovered(ownCall: boolean, missingCents: number): AppError {
-  const amount = `$${(missingCents / 100).toFixed(2)}`;
+  const amount = formatCents(missingCents);
   if (ownCall) {
     return new AppError(
       'insufficient_credits',

@@ -3,7 +3,7 @@
 // confirms the transfer, or back to the earnings when Stripe refuses it; a reversal brings what
 // Stripe reversed back to the earnings. Each movement has its reference, so it happens once however
 // often Stripe's answer or event arrives.
-import { currencyDecimals, type Payout } from '@tollbooth/contract';
+import { formatMinorWithCode, type Payout } from '@tollbooth/contract';
 import type { Queryable } from '../../db/client.ts';
 import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
@@ -17,10 +17,6 @@ import {
   selectPayout,
   updatePayoutReversed,
 } from './queries.ts';
-
-/** An amount in its currency's own unit: "25.00 USD", "1500 JPY" (zero-decimal currencies have no cents). */
-export const formatMinor = (amount: number, currency: string) =>
-  `${currencyDecimals(currency) === 0 ? String(amount) : (amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /** A new sending payout of the creator's available earnings in one currency: earnings → payouts in transit. */
 export async function openPayout(
@@ -111,7 +107,7 @@ export async function applyTransferReversal(tx: Queryable, transfer: { id: strin
   await updatePayoutReversed(tx, payout.id, {
     amountReversed: transfer.amount_reversed,
     full: transfer.amount_reversed >= Number(payout.amount_cents),
-    reason: `Reversed by Stripe (${formatMinor(transfer.amount_reversed, payout.currency)}); the money is back in your earnings`,
+    reason: `Reversed by Stripe (${formatMinorWithCode(transfer.amount_reversed, payout.currency)}); the money is back in your earnings`,
   });
   await postLedgerTransaction(tx, {
     kind: 'payout_reversed',

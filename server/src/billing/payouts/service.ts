@@ -11,8 +11,10 @@
 // process retries it later with the same key, after asking Stripe for a transfer of that group, so
 // whatever happened, there is one transfer and the ledger says where the money is (ledger.ts;
 // the SQL is in queries.ts, Stripe's requests in providers/stripe/).
+
 import { randomUUID } from 'node:crypto';
 import type { ConnectAccount, EarningsBalance, Payout, PayoutSchedule, PayoutsOverview, WithdrawResult } from '@tollbooth/contract';
+import { formatMinorWithCode } from '@tollbooth/contract';
 import type { Database, Queryable } from '../../db/client.ts';
 import type { Config } from '../../platform/config.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -23,7 +25,7 @@ import { createPayoutTransfer } from '../../providers/stripe/create-transfer.ts'
 import { findPayoutTransfer } from '../../providers/stripe/find-transfer.ts';
 import { readConnectedAccount } from '../../providers/stripe/read-connected-account.ts';
 import { applyConnectAccount, type StripeAccountState } from './connect-accounts.ts';
-import { confirmPayout, failPayout, formatMinor, openPayout } from './ledger.ts';
+import { confirmPayout, failPayout, openPayout } from './ledger.ts';
 import {
   type ConnectRow,
   countPayoutAttempt,
@@ -180,7 +182,7 @@ export function createPayoutsService({ db, config, stripe }: { db: Database; con
         if (sending.some((row) => row.currency === currency)) continue;
         if (available_cents < balance.minimum_cents) {
           if (available_cents > 0 || currency === 'usd')
-            below.push(`${formatMinor(available_cents, currency)} of ${formatMinor(balance.minimum_cents, currency)}`);
+            below.push(`${formatMinorWithCode(available_cents, currency)} of ${formatMinorWithCode(balance.minimum_cents, currency)}`);
           continue;
         }
         const id = randomUUID();

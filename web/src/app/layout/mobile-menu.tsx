@@ -1,5 +1,5 @@
 import { Link, NavLink } from 'react-router';
-import { useOperatorAccess } from '../../features/operator/api/operator-api';
+import { useOperatorAccess } from '../../features/operator/api/get-operator-access';
 import { exploreLink, type NavItem, operatorLink, userMenuLinks } from './nav-items';
 
 interface MobileMenuProps {

@@ -1,6 +1,6 @@
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { useOperatorAccess } from '../../features/operator/api/operator-api';
+import { useOperatorAccess } from '../../features/operator/api/get-operator-access';
 import { operatorLink, userMenuLinks } from './nav-items';
 import { useDismiss } from './use-dismiss';
 

@@ -1,4 +1,5 @@
 import type { RecentInvocations } from '@tollbooth/contract';
+import { DataTable } from '@/components/ui/data-table';
 import {
   endUserLabel,
   errorTypeLabel,
@@ -14,8 +15,6 @@ import {
 // User: the `user` the caller sent, or Anonymous (the server never answers an account id).
 // Status: the outcome — success, failed (the app's fault) or rejected (the caller's mistake).
 // Price and Model Cost: what the caller paid, and what the answer cost upstream (only owners see this table).
-const COLUMNS = ['ID', 'User', 'Status', 'Error Type', 'Response Time', 'Tokens', 'Price', 'Model Cost', 'Created At'];
-const cell = 'px-6 py-4 text-sm whitespace-nowrap text-gray-900';
 
 export const NO_INVOCATIONS_MESSAGE = 'No invocations found.';
 
@@ -26,40 +25,34 @@ export function RecentInvocationsTable({ invocations }: { invocations: RecentInv
       {invocations.length === 0 ? (
         <p className="px-6 pb-6 text-sm text-gray-500">{NO_INVOCATIONS_MESSAGE}</p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="min-w-full divide-y divide-gray-200">
-            <thead className="bg-gray-50">
-              <tr>
-                {COLUMNS.map((column) => (
-                  <th key={column} scope="col" className="px-6 py-3 text-left text-xs font-medium tracking-wider text-gray-500 uppercase">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-gray-200">
-              {invocations.map((invocation) => (
-                <tr key={invocation.id} data-testid="invocation-row">
-                  <td className={`${cell} font-mono`} title={invocation.id}>
-                    {truncateId(invocation.id)}
-                  </td>
-                  <td className={cell}>{endUserLabel(invocation.end_user)}</td>
-                  <td className={cell}>
-                    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${invocationOutcomeClass(invocation.outcome)}`}>
-                      {invocation.outcome}
-                    </span>
-                  </td>
-                  <td className={`${cell} font-mono`}>{errorTypeLabel(invocation.error_type, invocation.outcome)}</td>
-                  <td className={cell}>{formatSeconds(invocation.response_time, 3)}</td>
-                  <td className={cell}>{totalTokens(invocation)}</td>
-                  <td className={cell}>{formatRevenue(invocation.price_cents / 100)}</td>
-                  <td className={cell}>{formatModelCost(invocation.model_cost)}</td>
-                  <td className={cell}>{formatCreatedAt(invocation.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          look="report"
+          rows={invocations}
+          rowKey={(invocation) => invocation.id}
+          rowTestId={() => 'invocation-row'}
+          columns={[
+            {
+              label: 'ID',
+              className: 'font-mono',
+              cell: (invocation) => <span title={invocation.id}>{truncateId(invocation.id)}</span>,
+            },
+            { label: 'User', cell: (invocation) => endUserLabel(invocation.end_user) },
+            {
+              label: 'Status',
+              cell: (invocation) => (
+                <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${invocationOutcomeClass(invocation.outcome)}`}>
+                  {invocation.outcome}
+                </span>
+              ),
+            },
+            { label: 'Error Type', className: 'font-mono', cell: (invocation) => errorTypeLabel(invocation.error_type, invocation.outcome) },
+            { label: 'Response Time', cell: (invocation) => formatSeconds(invocation.response_time, 3) },
+            { label: 'Tokens', cell: totalTokens },
+            { label: 'Price', cell: (invocation) => formatRevenue(invocation.price_cents / 100) },
+            { label: 'Model Cost', cell: (invocation) => formatModelCost(invocation.model_cost) },
+            { label: 'Created At', cell: (invocation) => formatCreatedAt(invocation.created_at) },
+          ]}
+        />
       )}
     </section>
   );

@@ -1,15 +1,13 @@
 import type { ApiKey } from '@tollbooth/contract';
-import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { DataTable } from '@/components/ui/data-table';
 import { formatCents, formatDateTime } from '@/lib/format';
 import { useRevokeApiKey } from '../api/revoke-api-key';
+import { RevokeButton, RevokeError } from './revoke-button';
 
 export const REVOKE_CONFIRM_MESSAGE = 'Revoke this API key? Calls using it will fail immediately.';
 
-const columns = ['Name', 'Key', 'Last Used', 'Spend This Month', 'Limit', 'Actions'];
-
 export function ApiKeyTable({ keys }: { keys: ApiKey[] }) {
   const revoke = useRevokeApiKey();
-  const revokeError = revoke.error && !isUnauthorizedError(revoke.error) ? getErrorMessage(revoke.error) : null;
 
   function revokeKey(key: ApiKey) {
     if (!window.confirm(REVOKE_CONFIRM_MESSAGE)) return;
@@ -19,49 +17,26 @@ export function ApiKeyTable({ keys }: { keys: ApiKey[] }) {
   if (keys.length === 0) return <p className="py-6 text-center text-sm text-gray-500">No API keys yet</p>;
   return (
     <div>
-      {revokeError ? (
-        <div role="alert" className="mb-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {revokeError}
-        </div>
-      ) : null}
-      <div className="overflow-x-auto">
-        <table className="min-w-full divide-y divide-gray-200 text-sm">
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th key={column} scope="col" className="px-3 py-2 text-left font-medium whitespace-nowrap text-gray-500">
-                  {column === 'Actions' ? <span className="sr-only">{column}</span> : column}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-gray-100">
-            {keys.map((key) => {
-              const revoking = revoke.isPending && revoke.variables === key.id;
-              return (
-                <tr key={key.id} data-testid={`api-key-row-${key.id}`}>
-                  <td className="px-3 py-2 font-medium break-all text-gray-900">{key.name}</td>
-                  <td className="px-3 py-2 font-mono whitespace-nowrap text-gray-700">{`${key.prefix}…`}</td>
-                  <td className="px-3 py-2 whitespace-nowrap text-gray-700">{formatDateTime(key.last_used_at, 'Never')}</td>
-                  <td className="px-3 py-2 whitespace-nowrap text-gray-700">{formatCents(key.spent_this_month_cents)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap text-gray-700">{keyLimits(key)}</td>
-                  <td className="px-3 py-2 text-right">
-                    <button
-                      type="button"
-                      className="rounded-md px-3 py-1.5 text-sm font-semibold text-red-600 ring-1 ring-red-200 ring-inset hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-60"
-                      disabled={revoking}
-                      onClick={() => revokeKey(key)}
-                      aria-label={`Revoke ${key.name}`}
-                    >
-                      {revoking ? 'Revoking...' : 'Revoke'}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <RevokeError error={revoke.error} />
+      <DataTable
+        look="compact"
+        rows={keys}
+        rowKey={(key) => key.id}
+        rowTestId={(key) => `api-key-row-${key.id}`}
+        columns={[
+          { label: 'Name', cell: (key) => key.name, className: 'font-medium break-all text-gray-900' },
+          { label: 'Key', cell: (key) => `${key.prefix}…`, className: 'font-mono whitespace-nowrap text-gray-700' },
+          { label: 'Last Used', cell: (key) => formatDateTime(key.last_used_at, 'Never'), className: 'whitespace-nowrap text-gray-700' },
+          { label: 'Spend This Month', cell: (key) => formatCents(key.spent_this_month_cents), className: 'whitespace-nowrap text-gray-700' },
+          { label: 'Limit', cell: keyLimits, className: 'whitespace-nowrap text-gray-700' },
+          {
+            label: 'Actions',
+            hiddenLabel: true,
+            className: 'text-right',
+            cell: (key) => <RevokeButton name={key.name} revoking={revoke.isPending && revoke.variables === key.id} onClick={() => revokeKey(key)} />,
+          },
+        ]}
+      />
     </div>
   );
 }

@@ -5,8 +5,8 @@ import { textLink } from '@/components/ui/styles';
 import { useProfile } from '@/lib/api/profile/get-profile';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { AccountInformation } from '../components/account-information';
+import { OwnKeysSection } from '../components/own-keys-section';
 import { ProfileForm } from '../components/profile-form';
-import { ProviderKeysSection } from '../components/provider-keys-section';
 
 export const PROFILE_FETCH_ERROR = 'Failed to fetch profile';
 
@@ -48,7 +48,7 @@ export function ProfilePage({ keysSection }: { keysSection?: ReactNode }) {
               <AccountInformation profile={profile.data} />
             </div>
             {keysSection}
-            <ProviderKeysSection />
+            <OwnKeysSection />
           </div>
         ) : profile.isError ? (
           // A 401 is only logged (by the API client), never shown as a page error.

@@ -5,14 +5,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/contract';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
-import { DownloadButton } from '@/components/ui/download-button';
-import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
-import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { textLink } from '@/components/ui/styles';
 import { Tabs } from '@/components/ui/tabs';
 import { appKeys } from '@/lib/api/apps/app-keys';
-import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApp } from '@/lib/api/apps/get-app';
 import { updateApp } from '@/lib/api/apps/update-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
@@ -38,8 +36,6 @@ import {
   detailTestInputs,
   PROMPT_NOT_FOUND_MESSAGE,
 } from '../lib/prompt-detail.utils';
-
-const pageClass = 'mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8';
 
 type DetailTab = 'basic' | 'config' | 'versions';
 
@@ -69,7 +65,6 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   const [saved, setSaved] = useState(false);
   const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
-  const { download, isDownloading } = useDownloadApp();
   const save = useSavePromptDetail(app.slug);
   const test = useTestPromptConfig();
   const versions = usePromptVersions(app.slug, { enabled: tab === 'versions' });
@@ -131,48 +126,28 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   }
 
   return (
-    <div className={pageClass}>
-      <div className="flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
-        <div className="min-w-0">
-          <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">{app.name}</h1>
-          <p className="mt-1 font-mono text-sm text-gray-500" data-testid="prompt-slug">
-            {app.slug}
-          </p>
-          {app.description ? <p className="mt-2 max-w-3xl text-gray-700">{app.description}</p> : null}
-          <div className="mt-3 flex flex-wrap gap-2" data-testid="prompt-badges">
+    <div className={detailPageClass}>
+      <DetailHeader
+        app={app}
+        kind="prompt"
+        listPath="/prompts"
+        onSave={saveChanges}
+        saving={save.isPending}
+        badges={
+          <>
             <TypeBadge type={app.type} />
             <ModeBadge mode={app.interaction_mode} />
             <StatusBadge status={app.status} />
             <VisibilityBadge visibility={app.visibility} />
-          </div>
-          <Link to={`/applications/${app.slug}/edit`} className={`${textLink} mt-3 inline-block text-sm`}>
-            Open in Prompt Builder
-          </Link>
-        </div>
-        <div className="flex shrink-0 flex-wrap gap-3">
-          <Link to="/prompts" className={secondaryButton}>
-            Back to List
-          </Link>
-          <DownloadButton label="Download App" busy={isDownloading(app.slug)} onClick={() => void download(app)} className={secondaryButton} />
-          <button type="button" className={primaryButton} onClick={saveChanges} disabled={save.isPending}>
-            {save.isPending ? 'Saving...' : 'Save Changes'}
-          </button>
-        </div>
-      </div>
+          </>
+        }
+      >
+        <Link to={`/applications/${app.slug}/edit`} className={`${textLink} mt-3 inline-block text-sm`}>
+          Open in Prompt Builder
+        </Link>
+      </DetailHeader>
 
-      <div aria-live="polite" className="mt-4">
-        {margin.warning ? (
-          <p role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
-            {margin.warning}
-          </p>
-        ) : null}
-        {saveError ? (
-          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-            {saveError}
-          </p>
-        ) : null}
-        {saved && !save.isPending ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
-      </div>
+      <SaveOutcome warning={margin.warning} error={saveError} saved={saved && !save.isPending} />
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs
@@ -240,15 +215,7 @@ export function PromptDetailPage() {
   if (failure || notFound) {
     // A 401 is only logged (by the API client), never shown as a page error.
     if (isUnauthorizedError(failure)) return null;
-    return (
-      <div className={pageClass}>
-        <ErrorBox title="Error" message={notFound ? PROMPT_NOT_FOUND_MESSAGE : getErrorMessage(failure)}>
-          <Link to="/prompts" className={`${textLink} mt-3 inline-block text-sm`}>
-            Back to List
-          </Link>
-        </ErrorBox>
-      </div>
-    );
+    return <DetailLoadError message={notFound ? PROMPT_NOT_FOUND_MESSAGE : getErrorMessage(failure)} listPath="/prompts" />;
   }
   return <PageSpinner message="Loading prompt..." />;
 }

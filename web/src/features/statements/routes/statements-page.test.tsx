@@ -5,8 +5,9 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { CallerStatementCurrency, CreatorStatementCurrency } from '@tollbooth/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setAccessTokenGetter } from '@/lib/api-client';
+import { formatMinor } from '@/lib/format';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
-import { formatMinor, monthName } from '../lib/money';
+import { monthName } from '../lib/statement-dates';
 import { StatementsPage } from './statements-page';
 
 const caller = (over: Partial<CallerStatementCurrency> = {}): CallerStatementCurrency => ({

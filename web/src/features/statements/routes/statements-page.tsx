@@ -6,17 +6,19 @@
 import type { CallerStatementCurrency, CreatorStatementCurrency, StatementRole } from '@tollbooth/contract';
 import { type ReactNode, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { type DataColumn, DataTable } from '@/components/ui/data-table';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, secondaryButton, textLink } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
+import { formatMinor } from '@/lib/format';
 import { saveBlob } from '@/lib/save-blob';
-import { downloadStatementCsv, useStatement, useStatementMonths } from '../api/statements-api';
-import { formatMinor, monthName, utcDay } from '../lib/money';
+import { downloadStatementCsv } from '../api/download-statement-csv';
+import { useStatement } from '../api/get-statement';
+import { useStatementMonths } from '../api/get-statement-months';
+import { monthName, utcDay } from '../lib/statement-dates';
 
 const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
-const th = 'py-2 pr-4 font-medium';
-const num = 'py-2 pr-4 text-right tabular-nums';
 
 export const STATEMENT_LOAD_FAILED = 'Failed to load the statement';
 export const STATEMENT_CSV_FAILED = 'Failed to download the CSV';
@@ -32,23 +34,23 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
   );
 }
 
+/** A titled table of the statement, left out when it has no rows. */
+function StatementTable<Row>({ title, note, ...table }: { title: string; note?: string } & Omit<Parameters<typeof DataTable<Row>>[0], 'look'>) {
+  if (table.rows.length === 0) return null;
+  return (
+    <Section title={title}>
+      {note ? <p className="mb-2 text-sm text-gray-500">{note}</p> : null}
+      <DataTable look="ledger" {...table} />
+    </Section>
+  );
+}
+
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <div className="mt-6">
       <h3 className="text-base font-semibold text-gray-900">{title}</h3>
-      <div className="mt-2 overflow-x-auto">{children}</div>
+      <div className="mt-2">{children}</div>
     </div>
-  );
-}
-
-function Table({ head, children }: { head: ReactNode; children: ReactNode }) {
-  return (
-    <table className="w-full text-left text-sm">
-      <thead className="text-gray-500">
-        <tr>{head}</tr>
-      </thead>
-      <tbody className="divide-y divide-gray-200">{children}</tbody>
-    </table>
   );
 }
 
@@ -66,6 +68,16 @@ const CARD_ADJUSTMENT: Record<string, string> = {
   subscription_dispute_won: 'Dispute closed in the seller’s favour, the payment stands',
 };
 
+/** The columns the statement's tables share, for rows like these: a date, a text, an amount in the block's currency, a count. */
+function columnsFor<Row>(_rows: readonly Row[], currency: string) {
+  return {
+    date: (date: (row: Row) => string | null, label = 'Date'): DataColumn<Row> => ({ label, cell: (row) => utcDay(date(row)) }),
+    text: (label: string, cell: (row: Row) => ReactNode, className?: string): DataColumn<Row> => ({ label, cell, ...(className ? { className } : {}) }),
+    amount: (label: string, amount: (row: Row) => number): DataColumn<Row> => ({ label, numeric: true, cell: (row) => formatMinor(amount(row), currency) }),
+    calls: (calls: (row: Row) => number): DataColumn<Row> => ({ label: 'Calls', numeric: true, cell: (row) => calls(row).toLocaleString('en-US') }),
+  };
+}
+
 function CallerBlock({ block }: { block: CallerStatementCurrency }) {
   const c = block.currency;
   const m = (value: number) => formatMinor(value, c);
@@ -73,6 +85,10 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
   const forSubscription = (a: { kind: string }) => a.kind.startsWith('subscription_');
   const creditAdjustments = block.adjustments.filter((a) => !forSubscription(a));
   const subscriptionRefunds = block.adjustments.filter(forSubscription);
+  const topUps = columnsFor(block.top_ups, c);
+  const adjustments = columnsFor(creditAdjustments, c);
+  const spend = columnsFor(block.spend_by_app, c);
+  const subscriptions = columnsFor(block.subscriptions, c);
   return (
     <section className={card} aria-label={`Credits in ${c.toUpperCase()}`} data-testid={`caller-${c}`}>
       <h2 className="text-lg font-semibold text-gray-900">Credits · {c.toUpperCase()}</h2>
@@ -88,111 +104,60 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
         ) : null}
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
-      {block.top_ups.length > 0 ? (
-        <Section title="Top-ups">
-          <Table
-            head={
-              <>
-                <th className={th}>Date</th>
-                <th className={`${th} text-right`}>Amount</th>
-                <th className={th}>Receipt</th>
-              </>
-            }
-          >
-            {block.top_ups.map((t) => (
-              <tr key={`${t.date}-${t.payment_intent_id}`}>
-                <td className="py-2 pr-4">{utcDay(t.date)}</td>
-                <td className={num}>{m(t.amount_cents)}</td>
-                <td className="py-2 pr-4">
-                  {t.receipt_url ? (
-                    <a className={textLink} href={t.receipt_url} target="_blank" rel="noreferrer noopener">
-                      Stripe receipt<span className="sr-only"> for the top-up of {utcDay(t.date)}</span>
-                    </a>
-                  ) : (
-                    <span className="text-gray-500">Not available yet</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
-      {creditAdjustments.length > 0 ? (
-        <Section title="Refunds and disputes">
-          <Table
-            head={
-              <>
-                <th className={th}>Date</th>
-                <th className={th}>What</th>
-                <th className={`${th} text-right`}>Amount</th>
-              </>
-            }
-          >
-            {creditAdjustments.map((a) => (
-              <tr key={`${a.date}-${a.reference}`}>
-                <td className="py-2 pr-4">{utcDay(a.date)}</td>
-                <td className="py-2 pr-4">{a.description}</td>
-                <td className={num}>{m(a.amount_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
-      {block.spend_by_app.length > 0 ? (
-        <Section title="Spend per application">
-          <Table
-            head={
-              <>
-                <th className={th}>Application</th>
-                <th className={`${th} text-right`}>Calls</th>
-                <th className={`${th} text-right`}>Amount</th>
-              </>
-            }
-          >
-            {block.spend_by_app.map((s) => (
-              <tr key={s.app_slug}>
-                <td className="py-2 pr-4">{s.app_name}</td>
-                <td className={num}>{s.calls.toLocaleString('en-US')}</td>
-                <td className={num}>{m(s.amount_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
+      <StatementTable
+        title="Top-ups"
+        rows={block.top_ups}
+        rowKey={(t) => `${t.date}-${t.payment_intent_id}`}
+        columns={[
+          topUps.date((row) => row.date),
+          topUps.amount('Amount', (t) => t.amount_cents),
+          topUps.text('Receipt', (t) =>
+            t.receipt_url ? (
+              <a className={textLink} href={t.receipt_url} target="_blank" rel="noreferrer noopener">
+                Stripe receipt<span className="sr-only"> for the top-up of {utcDay(t.date)}</span>
+              </a>
+            ) : (
+              <span className="text-gray-500">Not available yet</span>
+            ),
+          ),
+        ]}
+      />
+      <StatementTable
+        title="Refunds and disputes"
+        rows={creditAdjustments}
+        rowKey={(a) => `${a.date}-${a.reference}`}
+        columns={[adjustments.date((row) => row.date), adjustments.text('What', (a) => a.description), adjustments.amount('Amount', (a) => a.amount_cents)]}
+      />
+      <StatementTable
+        title="Spend per application"
+        rows={block.spend_by_app}
+        rowKey={(s) => s.app_slug}
+        columns={[spend.text('Application', (s) => s.app_name), spend.calls((row) => row.calls), spend.amount('Amount', (s) => s.amount_cents)]}
+      />
       {block.subscriptions.length + subscriptionRefunds.length > 0 ? (
         <Section title="Subscriptions">
-          <Table
-            head={
-              <>
-                <th className={th}>Paid</th>
-                <th className={th}>Application</th>
-                <th className={th}>Plan</th>
-                <th className={th}>Period</th>
-                <th className={`${th} text-right`}>Amount</th>
-              </>
-            }
+          <DataTable
+            look="ledger"
+            rows={block.subscriptions}
+            rowKey={(s) => `${s.date}-${s.invoice_id}`}
+            columns={[
+              subscriptions.date((row) => row.date, 'Paid'),
+              subscriptions.text('Application', (s) => s.app_name),
+              subscriptions.text('Plan', (s) => s.plan),
+              subscriptions.text('Period', (s) => `${utcDay(s.period_start)} – ${utcDay(s.period_end)}`),
+              subscriptions.amount('Amount', (s) => s.amount_cents),
+            ]}
           >
-            {block.subscriptions.map((s) => (
-              <tr key={`${s.date}-${s.invoice_id}`}>
-                <td className="py-2 pr-4">{utcDay(s.date)}</td>
-                <td className="py-2 pr-4">{s.app_name}</td>
-                <td className="py-2 pr-4">{s.plan}</td>
-                <td className="py-2 pr-4">
-                  {utcDay(s.period_start)} – {utcDay(s.period_end)}
-                </td>
-                <td className={num}>{m(s.amount_cents)}</td>
-              </tr>
-            ))}
             {subscriptionRefunds.map((a) => (
               <tr key={`${a.date}-${a.reference}`}>
                 <td className="py-2 pr-4">{utcDay(a.date)}</td>
                 <td className="py-2 pr-4" colSpan={3}>
                   {CARD_ADJUSTMENT[a.kind] ?? 'Refunded to your card'}: {a.description}
                 </td>
-                <td className={num}>{m(a.amount_cents)}</td>
+                <td className="py-2 pr-4 text-right tabular-nums">{m(a.amount_cents)}</td>
               </tr>
             ))}
-          </Table>
+          </DataTable>
         </Section>
       ) : null}
       {block.other.length > 0 ? <OtherTable rows={block.other} currency={c} /> : null}
@@ -201,26 +166,16 @@ function CallerBlock({ block }: { block: CallerStatementCurrency }) {
 }
 
 function OtherTable({ rows, currency }: { rows: { date: string; description: string; amount_cents: number }[]; currency: string }) {
+  const other = columnsFor(rows, currency);
   return (
     <Section title="Other">
-      <Table
-        head={
-          <>
-            <th className={th}>Date</th>
-            <th className={th}>What</th>
-            <th className={`${th} text-right`}>Amount</th>
-          </>
-        }
-      >
-        {rows.map((o, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: rows of one statement, never reordered
-          <tr key={i}>
-            <td className="py-2 pr-4">{utcDay(o.date)}</td>
-            <td className="py-2 pr-4">{o.description}</td>
-            <td className={num}>{formatMinor(o.amount_cents, currency)}</td>
-          </tr>
-        ))}
-      </Table>
+      {/* Rows of one statement, never reordered: keyed by place. */}
+      <DataTable
+        look="ledger"
+        rows={rows}
+        rowKey={(_, index) => index}
+        columns={[other.date((row) => row.date), other.text('What', (o) => o.description), other.amount('Amount', (o) => o.amount_cents)]}
+      />
     </Section>
   );
 }
@@ -235,6 +190,10 @@ const PAYOUT_LABELS: Record<string, string> = {
 function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
   const c = block.currency;
   const m = (value: number) => formatMinor(value, c);
+  const calls = columnsFor(block.calls, c);
+  const subscriptions = columnsFor(block.subscriptions, c);
+  const refunds = columnsFor(block.refunds_seen, c);
+  const payouts = columnsFor(block.payouts, c);
   return (
     <section className={card} aria-label={`Earnings in ${c.toUpperCase()}`} data-testid={`creator-${c}`}>
       <h2 className="text-lg font-semibold text-gray-900">Earnings · {c.toUpperCase()}</h2>
@@ -248,113 +207,58 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
         <Figure label="Payouts" value={m(block.payouts_cents)} testId="payouts-total" />
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
       </dl>
-      {block.calls.length > 0 ? (
-        <Section title="Per-call revenue">
-          <Table
-            head={
-              <>
-                <th className={th}>Application</th>
-                <th className={`${th} text-right`}>Calls</th>
-                <th className={`${th} text-right`}>Gross</th>
-                <th className={`${th} text-right`}>Fee</th>
-                <th className={`${th} text-right`}>Model cost</th>
-                <th className={`${th} text-right`}>Net</th>
-              </>
-            }
-          >
-            {block.calls.map((r) => (
-              <tr key={r.app_slug}>
-                <td className="py-2 pr-4">{r.app_name}</td>
-                <td className={num}>{r.calls.toLocaleString('en-US')}</td>
-                <td className={num}>{m(r.gross_cents)}</td>
-                <td className={num}>{m(-r.fee_cents)}</td>
-                <td className={num}>{m(-r.model_cost_cents)}</td>
-                <td className={num}>{m(r.net_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
-      {block.subscriptions.length > 0 ? (
-        <Section title="Subscription revenue">
-          <Table
-            head={
-              <>
-                <th className={th}>Paid</th>
-                <th className={th}>Application</th>
-                <th className={th}>Plan</th>
-                <th className={`${th} text-right`}>Gross</th>
-                <th className={`${th} text-right`}>Fee</th>
-                <th className={`${th} text-right`}>Net</th>
-              </>
-            }
-          >
-            {block.subscriptions.map((s) => (
-              <tr key={`${s.date}-${s.invoice_id}`}>
-                <td className="py-2 pr-4">{utcDay(s.date)}</td>
-                <td className="py-2 pr-4">{s.app_name}</td>
-                <td className="py-2 pr-4">{s.plan}</td>
-                <td className={num}>{m(s.gross_cents)}</td>
-                <td className={num}>{m(-s.fee_cents)}</td>
-                <td className={num}>{m(s.net_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
-      {block.refunds_seen.length > 0 ? (
-        <Section title="Refunds seen">
-          <p className="mb-2 text-sm text-gray-500">
-            Subscription payments refunded to your subscribers or disputed by them. The platform bore them; your earnings keep the payment.
-          </p>
-          <Table
-            head={
-              <>
-                <th className={th}>Date</th>
-                <th className={th}>Application</th>
-                <th className={th}>Plan</th>
-                <th className={`${th} text-right`}>Refunded</th>
-              </>
-            }
-          >
-            {block.refunds_seen.map((r) => (
-              <tr key={`${r.date}-${r.reference}`}>
-                <td className="py-2 pr-4">{utcDay(r.date)}</td>
-                <td className="py-2 pr-4">{r.app_name}</td>
-                <td className="py-2 pr-4">
-                  {r.plan}
-                  {r.reference?.startsWith('dispute-won:') ? ' (dispute won)' : r.reference?.startsWith('dispute:') ? ' (disputed)' : ''}
-                </td>
-                <td className={num}>{m(r.amount_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
-      {block.payouts.length > 0 ? (
-        <Section title="Payouts">
-          <Table
-            head={
-              <>
-                <th className={th}>Date</th>
-                <th className={th}>What</th>
-                <th className={th}>Details</th>
-                <th className={`${th} text-right`}>Amount</th>
-              </>
-            }
-          >
-            {block.payouts.map((p, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows of one statement, never reordered
-              <tr key={i}>
-                <td className="py-2 pr-4">{utcDay(p.date)}</td>
-                <td className="py-2 pr-4">{PAYOUT_LABELS[p.kind] ?? p.kind}</td>
-                <td className="py-2 pr-4 text-gray-600">{p.description}</td>
-                <td className={num}>{m(p.amount_cents)}</td>
-              </tr>
-            ))}
-          </Table>
-        </Section>
-      ) : null}
+      <StatementTable
+        title="Per-call revenue"
+        rows={block.calls}
+        rowKey={(r) => r.app_slug}
+        columns={[
+          calls.text('Application', (r) => r.app_name),
+          calls.calls((row) => row.calls),
+          calls.amount('Gross', (r) => r.gross_cents),
+          calls.amount('Fee', (r) => -r.fee_cents),
+          calls.amount('Model cost', (r) => -r.model_cost_cents),
+          calls.amount('Net', (r) => r.net_cents),
+        ]}
+      />
+      <StatementTable
+        title="Subscription revenue"
+        rows={block.subscriptions}
+        rowKey={(s) => `${s.date}-${s.invoice_id}`}
+        columns={[
+          subscriptions.date((row) => row.date, 'Paid'),
+          subscriptions.text('Application', (s) => s.app_name),
+          subscriptions.text('Plan', (s) => s.plan),
+          subscriptions.amount('Gross', (s) => s.gross_cents),
+          subscriptions.amount('Fee', (s) => -s.fee_cents),
+          subscriptions.amount('Net', (s) => s.net_cents),
+        ]}
+      />
+      <StatementTable
+        title="Refunds seen"
+        note="Subscription payments refunded to your subscribers or disputed by them. The platform bore them; your earnings keep the payment."
+        rows={block.refunds_seen}
+        rowKey={(r) => `${r.date}-${r.reference}`}
+        columns={[
+          refunds.date((row) => row.date),
+          refunds.text('Application', (r) => r.app_name),
+          refunds.text(
+            'Plan',
+            (r) => `${r.plan}${r.reference?.startsWith('dispute-won:') ? ' (dispute won)' : r.reference?.startsWith('dispute:') ? ' (disputed)' : ''}`,
+          ),
+          refunds.amount('Refunded', (r) => r.amount_cents),
+        ]}
+      />
+      <StatementTable
+        title="Payouts"
+        rows={block.payouts}
+        rowKey={(_, index) => index}
+        columns={[
+          payouts.date((row) => row.date),
+          payouts.text('What', (p) => PAYOUT_LABELS[p.kind] ?? p.kind),
+          payouts.text('Details', (p) => p.description, 'text-gray-600'),
+          payouts.amount('Amount', (p) => p.amount_cents),
+        ]}
+      />
       {block.other.length > 0 ? <OtherTable rows={block.other} currency={c} /> : null}
     </section>
   );

@@ -4,15 +4,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, WorkflowConfig, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
+import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
-import { DownloadButton } from '@/components/ui/download-button';
-import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
-import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
 import { Tabs } from '@/components/ui/tabs';
 import { appKeys } from '@/lib/api/apps/app-keys';
-import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useApp } from '@/lib/api/apps/get-app';
 import { updateApp } from '@/lib/api/apps/update-app';
 import { workflowKeys } from '@/lib/api/workflows/workflow-keys';
@@ -39,8 +36,6 @@ import {
   type WorkflowBasicValues,
   type WorkflowSettingsValues,
 } from '../lib/workflow-detail.utils';
-
-const pageClass = 'mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8';
 
 type DetailTab = 'basic' | 'provider' | 'versions';
 
@@ -78,7 +73,6 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   const [saved, setSaved] = useState(false);
   const [testResult, setTestResult] = useState<WorkflowTestResult | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
-  const { download, isDownloading } = useDownloadApp();
   const save = useSaveWorkflowDetail(app.slug);
   const test = useTestWorkflowConfig();
   const versions = useWorkflowVersions(app.slug);
@@ -120,15 +114,15 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   }
 
   return (
-    <div className={pageClass}>
-      <div className="flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
-        <div className="min-w-0">
-          <h1 className="text-2xl font-bold tracking-tight break-words text-gray-900 sm:text-3xl">{app.name}</h1>
-          <p className="mt-1 font-mono text-sm text-gray-500" data-testid="workflow-slug">
-            {app.slug}
-          </p>
-          {app.description ? <p className="mt-2 max-w-3xl text-gray-700">{app.description}</p> : null}
-          <div className="mt-3 flex flex-wrap gap-2" data-testid="workflow-badges">
+    <div className={detailPageClass}>
+      <DetailHeader
+        app={app}
+        kind="workflow"
+        listPath="/workflows"
+        onSave={saveChanges}
+        saving={save.isPending}
+        badges={
+          <>
             <TypeBadge type={app.type} />
             {config.app_info ? (
               <span className="inline-flex items-center rounded-full bg-purple-100 px-2.5 py-0.5 text-xs font-medium text-purple-800">
@@ -137,27 +131,11 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
             ) : null}
             <StatusBadge status={app.status} />
             <VisibilityBadge visibility={app.visibility} />
-          </div>
-        </div>
-        <div className="flex shrink-0 flex-wrap gap-3">
-          <Link to="/workflows" className={secondaryButton}>
-            Back to List
-          </Link>
-          <DownloadButton label="Download App" busy={isDownloading(app.slug)} onClick={() => void download(app)} className={secondaryButton} />
-          <button type="button" className={primaryButton} onClick={saveChanges} disabled={save.isPending}>
-            {save.isPending ? 'Saving...' : 'Save Changes'}
-          </button>
-        </div>
-      </div>
+          </>
+        }
+      />
 
-      <div aria-live="polite" className="mt-4">
-        {saveError ? (
-          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-            {saveError}
-          </p>
-        ) : null}
-        {saved && !save.isPending ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
-      </div>
+      <SaveOutcome error={saveError} saved={saved && !save.isPending} />
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs
@@ -217,15 +195,7 @@ export function WorkflowDetailPage() {
   if (failure || notFound) {
     // A 401 is only logged (by the API client), never shown as a page error.
     if (isUnauthorizedError(failure)) return null;
-    return (
-      <div className={pageClass}>
-        <ErrorBox title="Error" message={notFound ? WORKFLOW_NOT_FOUND_MESSAGE : getErrorMessage(failure)}>
-          <Link to="/workflows" className={`${textLink} mt-3 inline-block text-sm`}>
-            Back to List
-          </Link>
-        </ErrorBox>
-      </div>
-    );
+    return <DetailLoadError message={notFound ? WORKFLOW_NOT_FOUND_MESSAGE : getErrorMessage(failure)} listPath="/workflows" />;
   }
   return <PageSpinner message="Loading workflow..." />;
 }

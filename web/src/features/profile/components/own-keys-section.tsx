@@ -1,4 +1,4 @@
-// Bring your own key: the creator's own provider credentials, one per provider. Keys are shown
+// Bring your own key: the creator's own provider keys, one per provider. Keys are shown
 // masked (last four characters); Test Connection asks the provider for one token with the values
 // in the form (or the stored ones when the key field is empty).
 import type { CredentialKind, ProviderCredential, ProviderCredentialTestResult } from '@tollbooth/contract';
@@ -7,7 +7,7 @@ import { describedBy, FormField } from '@/components/ui/form-field';
 import { Spinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { useProviderKeys, useRemoveProviderKey, useSaveProviderKey, useTestProviderKey } from '../api/provider-keys';
+import { useOwnKeys, useRemoveOwnKey, useSaveOwnKey, useTestOwnKey } from '../api/own-keys';
 
 const PROVIDERS: { kind: CredentialKind; title: string; keyHint: string }[] = [
   { kind: 'openai', title: 'OpenAI-compatible', keyHint: 'OpenAI, OpenRouter, LiteLLM, vLLM, Ollama… (the GPT and Mixtral models)' },
@@ -20,9 +20,9 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
   const [baseUrl, setBaseUrl] = useState(stored?.base_url ?? (kind === 'openai' ? 'https://api.openai.com/v1' : ''));
   const [apiKey, setApiKey] = useState('');
   const [testResult, setTestResult] = useState<ProviderCredentialTestResult | null>(null);
-  const save = useSaveProviderKey();
-  const remove = useRemoveProviderKey();
-  const test = useTestProviderKey();
+  const save = useSaveOwnKey();
+  const remove = useRemoveOwnKey();
+  const test = useTestOwnKey();
   const body = () => ({
     ...(kind === 'openai' && baseUrl.trim() !== '' ? { base_url: baseUrl.trim() } : {}),
     ...(apiKey.trim() !== '' ? { api_key: apiKey.trim() } : {}),
@@ -116,8 +116,8 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
 }
 
 /** The profile's "Your provider keys" section (bring your own key). */
-export function ProviderKeysSection() {
-  const keys = useProviderKeys();
+export function OwnKeysSection() {
+  const keys = useOwnKeys();
   return (
     <section aria-labelledby="provider-keys-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
       <h2 id="provider-keys-title" className="text-lg font-semibold text-gray-900">

@@ -3,7 +3,7 @@ import type { ProviderCredential } from '@tollbooth/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setAccessTokenGetter } from '@/lib/api-client';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
-import { ProviderKeysSection } from './provider-keys-section';
+import { OwnKeysSection } from './own-keys-section';
 
 type FetchCall = [string, RequestInit | undefined];
 
@@ -55,10 +55,10 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-describe('ProviderKeysSection', () => {
+describe('OwnKeysSection', () => {
   it('shows saved keys masked, saves a new key and reports a failed Test Connection', async () => {
     const fetchMock = fakeServer();
-    renderWithProviders(<ProviderKeysSection />, { route: '/profile', auth: signedInAuth() });
+    renderWithProviders(<OwnKeysSection />, { route: '/profile', auth: signedInAuth() });
 
     const openai = await screen.findByRole('form', { name: 'OpenAI-compatible' });
     expect(within(openai).getByText('••••••••1234')).toBeTruthy();

@@ -1,4 +1,4 @@
-// Bring your own key: the signed-in creator's own provider credentials (GET/PUT/DELETE
+// Bring your own key: the signed-in creator's own provider keys (GET/PUT/DELETE
 // /api/profile/provider-keys/{kind}/ and Test Connection).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
@@ -11,33 +11,33 @@ import type {
 } from '@tollbooth/contract';
 import { api } from '@/lib/api-client';
 
-export const providerKeysQueryKey = ['profile', 'provider-keys'] as const;
+export const ownKeysQueryKey = ['profile', 'provider-keys'] as const;
 const path = (kind: CredentialKind) => `/profile/provider-keys/${kind}/`;
 
-export function useProviderKeys() {
+export function useOwnKeys() {
   return useQuery({
-    queryKey: providerKeysQueryKey,
+    queryKey: ownKeysQueryKey,
     queryFn: ({ signal }) => api.get<ProviderCredentialList>('/profile/provider-keys/', { auth: 'required', signal }),
   });
 }
 
-export function useSaveProviderKey() {
+export function useSaveOwnKey() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ kind, body }: { kind: CredentialKind; body: ProviderCredentialSave }) => api.put<ProviderCredential>(path(kind), body, { auth: 'required' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: providerKeysQueryKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ownKeysQueryKey }),
   });
 }
 
-export function useRemoveProviderKey() {
+export function useRemoveOwnKey() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (kind: CredentialKind) => api.delete<null>(path(kind), { auth: 'required' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: providerKeysQueryKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ownKeysQueryKey }),
   });
 }
 
-export function useTestProviderKey() {
+export function useTestOwnKey() {
   return useMutation({
     mutationFn: ({ kind, body }: { kind: CredentialKind; body: ProviderCredentialTest }) =>
       api.post<ProviderCredentialTestResult>(`${path(kind)}test/`, body, { auth: 'required' }),
