@@ -21,13 +21,17 @@ export const PriceNotice = Type.Object(
   {
     applies_at: Type.String({ format: 'date-time', description: 'When the new price applies' }),
     notice_days: Type.Integer({ minimum: 0 }),
-    calls_last_period: Type.Integer({ minimum: 0, description: 'Successful calls by others in the last notice period (the expected calls until the new price)' }),
+    calls_last_period: Type.Integer({
+      minimum: 0,
+      description: 'Successful calls by others in the last notice period (the expected calls until the new price)',
+    }),
     subscribers: Type.Integer({ minimum: 0, description: 'Live subscriptions to the app' }),
     typical_model_cost_micros: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: "Mean model cost of the app's recent paid calls, in micro-dollars; null without such calls",
     }),
     loss_until_then_micros: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-      description: 'What the calls until then cost the creator beyond their price at the last period\'s pace (typical model cost − price, × calls_last_period); null without a typical cost',
+      description:
+        "What the calls until then cost the creator beyond their price at the last period's pace (typical model cost − price, × calls_last_period); null without a typical cost",
     }),
   },
   { description: 'Owner only, in the answer of the save that announced a price increase instead of applying it' },

@@ -23,3 +23,4 @@ export * from './statements.ts';
 export * from './system.ts';
 export * from './template.ts';
 export * from './workflows.ts';
+export * from './worst-case.ts';

@@ -134,7 +134,10 @@ const DEFAULT_QUERY_DESCRIPTION = 'The text to send to the model';
 export function dropUnusedAutoDeclared<S extends DeclarableSchema>(template: string, schema: S): S {
   const used = new Set(detectVariables(template));
   const stale = Object.entries(schema.properties)
-    .filter(([name, property]) => !used.has(name) && (property.description === AUTO_DECLARED_DESCRIPTION || (name === 'query' && property.description === DEFAULT_QUERY_DESCRIPTION)))
+    .filter(
+      ([name, property]) =>
+        !used.has(name) && (property.description === AUTO_DECLARED_DESCRIPTION || (name === 'query' && property.description === DEFAULT_QUERY_DESCRIPTION)),
+    )
     .map(([name]) => name);
   if (stale.length === 0) return schema;
   const properties = { ...schema.properties };

@@ -88,7 +88,10 @@ describe('price changes', () => {
     // A caller from before the notice period is no longer protected either.
     const caller = await ctx.tokenFor('reprice-old-caller');
     expect((await call(slug, caller)).statusCode).toBe(200);
-    await ctx.database.db.query("UPDATE invocations SET created_at = now() - interval '8 days' FROM apps WHERE apps.id = invocations.app_id AND apps.slug = $1", [slug]);
+    await ctx.database.db.query(
+      "UPDATE invocations SET created_at = now() - interval '8 days' FROM apps WHERE apps.id = invocations.app_id AND apps.slug = $1",
+      [slug],
+    );
     expect((await api('PATCH', `/api/app/${slug}/`, ownerToken, { price_cents: 20 })).json()).toMatchObject({ price_cents: 20, upcoming_price_cents: null });
   });
 

@@ -5,6 +5,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/contract';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
+import { PriceNotice } from '@/components/pricing/price-notice';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
@@ -83,7 +85,8 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
-    if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live' && configValues.key_source !== 'own')) return;
+    const live = basic.status === 'live' && configValues.key_source !== 'own';
+    if (!margin.allowSave(parsePriceCents(basic.price_cents), live, live && app.status !== 'live')) return;
     save.mutate(
       { basic, config: configValues },
       {
@@ -162,9 +165,10 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
 
       <div aria-live="polite" className="mt-4">
         {margin.warning ? (
-          <p role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
-            {margin.warning}
-          </p>
+          <div role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
+            <p>{margin.warning}</p>
+            <ConfirmPriceButton onConfirm={saveChanges} disabled={save.isPending} />
+          </div>
         ) : null}
         {saveError ? (
           <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
@@ -172,6 +176,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
           </p>
         ) : null}
         {saved && !save.isPending ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
+        {saved && !save.isPending ? <PriceNotice app={app} /> : null}
       </div>
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
