@@ -24,3 +24,4 @@ export * from './system.ts';
 export * from './template.ts';
 export * from './workflows.ts';
 export * from './worst-case.ts';
+export * from './embed-origins.ts';
