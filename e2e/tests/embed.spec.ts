@@ -145,7 +145,9 @@ test('a snippet pasted on a second origin chats with a paid app, charged once pe
     await expect(copycat.getByRole('note')).toHaveText('This site is not allowed for this key');
     expect(copycat.frames()).toHaveLength(1);
     await expect(copycat.locator('iframe')).toHaveCount(0);
-    await expect.poll(() => consoleErrors.join('\n')).toContain(`This site is not allowed for this key: ${third.origin} is not one of its websites (${site.origin})`);
+    await expect
+      .poll(() => consoleErrors.join('\n'))
+      .toContain(`This site is not allowed for this key: ${third.origin} is not one of its websites (${site.origin})`);
     if (process.env.SCREENSHOTS_DIR) await copycat.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'embed-origin-refused.png') });
 
     // The owner's own near miss: the same site as http://localhost:port. The bubble is not drawn and the console says why.

@@ -2,6 +2,7 @@ import type { ApiKey } from '@tollbooth/contract';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
 import { useRevokeApiKey } from '../api/revoke-api-key';
+import { OriginList } from './origin-list';
 
 export const REVOKE_PUBLISHABLE_CONFIRM_MESSAGE = 'Revoke this publishable key? Widgets using it stop working immediately.';
 
@@ -38,7 +39,9 @@ export function PublishableKeyTable({ keys }: { keys: ApiKey[] }) {
                 <tr key={key.id} data-testid={`publishable-key-row-${key.id}`}>
                   <td className="px-3 py-2 font-medium break-all text-gray-900">{key.name}</td>
                   <td className="max-w-[14rem] px-3 py-2 font-mono text-xs break-all text-gray-700">{details.key}</td>
-                  <td className="px-3 py-2 text-gray-700">{details.allowed_origins.join(', ')}</td>
+                  <td className="min-w-[14rem] px-3 py-2 text-gray-700">
+                    <OriginList origins={details.allowed_origins} />
+                  </td>
                   <td className="px-3 py-2 font-mono text-xs text-gray-700">{details.app_slugs.join(', ')}</td>
                   <td className="px-3 py-2 whitespace-nowrap text-gray-700">
                     {formatCents(details.spent_today_cents)} of {formatCents(details.daily_spend_limit_cents)}
