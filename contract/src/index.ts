@@ -14,6 +14,7 @@ export * from './embed-origins.ts';
 export * from './gateway.ts';
 export * from './keys.ts';
 export * from './openai.ts';
+export * from './openai-example.ts';
 export * from './operator.ts';
 export * from './payouts.ts';
 export * from './profile.ts';
