@@ -32,6 +32,7 @@ test('the builder shows the model prices and the worst case of one call beside t
   // Publishing at a price below the worst case asks, visibly, with its own button.
   await page.getByRole('tab', { name: 'Basic Info' }).click();
   await page.getByLabel('Prompt Name').fill('Summaries');
+  await typeInEditor(page, 'System Prompt', 'Be brief.');
   await page.getByLabel('Price per Call (USD)').fill('0.01');
   await expect(panel.getByTestId('model-cost-margin')).toContainText('below the worst case');
   await page.getByRole('button', { name: 'Save & Publish' }).click();
@@ -39,7 +40,7 @@ test('the builder shows the model prices and the worst case of one call beside t
   await expect(warning).toContainText('below the model cost of its largest possible call');
   if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/builder-publish-confirm.png` });
   await warning.getByRole('button', { name: 'Publish at this price' }).click();
-  await expect(page).toHaveURL(/\/applications$/);
+  await expect(page).toHaveURL(/\/applications$/, { timeout: 30_000 });
 });
 
 test('the operator page is a 404, with no menu link, for an account ADMIN_EMAILS does not list', async ({ page, request }) => {

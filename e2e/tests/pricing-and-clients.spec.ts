@@ -18,7 +18,7 @@ test('a deferred price increase says when and what; Explore and the console show
   const slug = (await created.json()).slug as string;
   const prompt = await page.request.patch(`/api/app/${slug}/prompt/`, {
     headers: creator,
-    data: { model: 'gpt-4o-mini', prompt_template: 'Write about {{topic}} in a {{tone}} tone, in {{words}} words' },
+    data: { prompt_template: 'Write about {{topic}} in a {{tone}} tone, in {{words}} words' },
   });
   expect(prompt.status()).toBe(200);
   expect((await page.request.patch(`/api/app/${slug}/update_status/`, { headers: creator, data: { status: 'live' } })).status()).toBe(200);

@@ -54,7 +54,8 @@ export function useMarginGuard(estimate: CostEstimate | undefined) {
         return true;
       }
       const cost = typical ?? estimate!.worst_case_micros!;
-      if (warned?.priceCents === priceCents && warned.cost === cost) return true;
+      // Confirmed for this price: the estimate may have settled on a newer draft meanwhile, the creator's answer stands.
+      if (warned?.priceCents === priceCents) return true;
       setWarned({ priceCents, cost, typical: typical !== null });
       return false;
     },
