@@ -16,6 +16,28 @@ export const ProviderConfigView = Type.Object({
   base_url: Type.String(),
 });
 
+/** Why a price increase waits, and what the calls until then cost the creator (issue 61, decision 0110). */
+export const PriceNotice = Type.Object(
+  {
+    applies_at: Type.String({ format: 'date-time', description: 'When the new price applies' }),
+    notice_days: Type.Integer({ minimum: 0 }),
+    calls_last_period: Type.Integer({
+      minimum: 0,
+      description: 'Successful calls by others in the last notice period (the expected calls until the new price)',
+    }),
+    subscribers: Type.Integer({ minimum: 0, description: 'Live subscriptions to the app' }),
+    typical_model_cost_micros: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Mean model cost of the app's recent paid calls, in micro-dollars; null without such calls",
+    }),
+    loss_until_then_micros: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        "What the calls until then cost the creator beyond their price at the last period's pace (typical model cost − price, × calls_last_period); null without a typical cost",
+    }),
+  },
+  { description: 'Owner only, in the answer of the save that announced a price increase instead of applying it' },
+);
+export type PriceNotice = Static<typeof PriceNotice>;
+
 export const Application = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
@@ -47,6 +69,7 @@ export const Application = Type.Object({
     }),
   ),
   provider_config: Type.Optional(Type.Union([ProviderConfigView, Type.Null()], { description: 'Workflow apps, owner only' })),
+  price_notice: Type.Optional(PriceNotice),
 });
 
 export const ApplicationList = Type.Array(Application);

@@ -58,7 +58,16 @@ export const ChatCompletionRequest = Type.Object(
       ]),
     ),
     inputs: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: "Tollbooth addition: the app's inputs by variable name, as in the Dify endpoints" }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "Tollbooth addition: the app's inputs by variable name, as in the Dify endpoints (openai SDK: an extra field of the params, `extra_body` in Python). Wins over `metadata` and the last user message.",
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+        description:
+          "OpenAI's own string map, typed in every SDK: keys naming the app's inputs fill them (a number's or boolean's text becomes its type); other keys are ignored",
+      }),
     ),
     conversation_id: Type.Optional(
       Type.String({ description: 'Tollbooth addition, Dify chat apps only: continue the conversation whose id a previous answer returned' }),
@@ -264,6 +273,9 @@ export const ResponsesRequest = Type.Object(
     tool_choice: Type.Optional(Type.Unknown()),
     text: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'text.format: text, json_object or json_schema' })),
     inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Tollbooth addition: the app's inputs by variable name" })),
+    metadata: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: "Keys naming the app's inputs fill them, as in chat completions" }),
+    ),
     user: Type.Optional(Type.String({ maxLength: 200 })),
   },
   {

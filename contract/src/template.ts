@@ -118,6 +118,13 @@ interface DeclarableSchema {
 export const AUTO_DECLARED_DESCRIPTION = 'Declared automatically from the template';
 
 /**
+ * The longest value, in characters, of an input declared automatically (issue 61, decision 0111):
+ * about a page of text. Without it only the gateway's 64 KiB inputs limit bounds the variable, and
+ * one call's worst-case model cost is ~30× a typical one's. A schema's own maxLength replaces it.
+ */
+export const AUTO_DECLARED_MAX_LENGTH = 2_000;
+
+/**
  * Every {{variable}} of a template is a declared input (issue 25): a variable the schema does not
  * declare becomes a required text input. Saving, the builder's test, the curl example, Explore and
  * real calls all read the schema through this, so they agree. Returns the schema itself when nothing
@@ -127,7 +134,7 @@ export function declareTemplateVariables<S extends DeclarableSchema>(template: s
   const missing = detectVariables(template).filter((name) => !Object.hasOwn(schema.properties, name));
   if (missing.length === 0) return schema;
   const properties = { ...schema.properties };
-  for (const name of missing) setOwn(properties, name, { type: 'string', description: AUTO_DECLARED_DESCRIPTION });
+  for (const name of missing) setOwn(properties, name, { type: 'string', description: AUTO_DECLARED_DESCRIPTION, maxLength: AUTO_DECLARED_MAX_LENGTH });
   const required = [...(schema.required ?? [])];
   for (const name of missing) if (!required.includes(name)) required.push(name);
   return { ...schema, properties, required };
@@ -136,4 +143,28 @@ export function declareTemplateVariables<S extends DeclarableSchema>(template: s
 /** The template's variables the schema does not declare. */
 export function undeclaredVariables(template: string, schema: { properties: Record<string, unknown> }): string[] {
   return detectVariables(template).filter((name) => !Object.hasOwn(schema.properties, name));
+}
+
+/** The default schema's `query` input (defaults.ts), kept here to avoid an import cycle. */
+const DEFAULT_QUERY_DESCRIPTION = 'The text to send to the model';
+
+/**
+ * A template changed without a new schema: inputs that only a template declared (automatically, or
+ * the new app's default `query`) and that the new template no longer uses are dropped, so a call is
+ * not asked for a variable the prompt never shows (a required `query` beside {{topic}} {{tone}}).
+ * Inputs the creator declared stay.
+ */
+export function dropUnusedAutoDeclared<S extends DeclarableSchema>(template: string, schema: S): S {
+  const used = new Set(detectVariables(template));
+  const stale = Object.entries(schema.properties)
+    .filter(
+      ([name, property]) =>
+        !used.has(name) && (property.description === AUTO_DECLARED_DESCRIPTION || (name === 'query' && property.description === DEFAULT_QUERY_DESCRIPTION)),
+    )
+    .map(([name]) => name);
+  if (stale.length === 0) return schema;
+  const properties = { ...schema.properties };
+  for (const name of stale) delete properties[name];
+  const required = schema.required?.filter((name) => !stale.includes(name));
+  return { ...schema, properties, ...(required ? { required } : {}) };
 }

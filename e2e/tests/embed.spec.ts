@@ -1,7 +1,7 @@
 // The embed widget (issue 28): a site owner pastes the one-line snippet, filled in with their
 // publishable key, into a page served from a second origin; visitors chat with a paid app through
 // the widget and the site owner is charged once per answer. The same snippet on a third origin
-// does not render (CSP frame-ancestors) and charges nothing. Also takes the widget's screenshots
+// draws nothing but a quiet note (the snippet asks first; the console says why) and charges nothing. Also takes the widget's screenshots
 // (both themes, a chat and a form app) when SCREENSHOTS_DIR is set.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -132,15 +132,50 @@ test('a snippet pasted on a second origin chats with a paid app, charged once pe
     expect(await visitor.evaluate(() => localStorage.getItem('tollbooth-visitor'))).toBeNull();
     await visitor.close();
 
-    // The same snippet on a third origin: the page loads, the widget does not render, nothing is charged.
+    // The same snippet on a third origin: the snippet asks first and draws nothing (issue 61): no bubble, no
+    // frame onto the browser's broken-frame icon; a quiet note for visitors, the reason in the console for the owner.
     thirdPages.set('/', sitePage('Copycat Shop', snippet.replace('async>', 'data-mode="inline" async>')));
     const copycat = await browser.newPage();
-    const refusals: number[] = [];
-    copycat.on('response', (response) => {
-      if (response.url().startsWith(`${baseURL}/embed/${slug}`)) refusals.push(response.status());
+    const consoleErrors: string[] = [];
+    copycat.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
     });
     await copycat.goto(`${third.origin}/`);
     await expect(copycat.getByRole('heading', { name: 'Copycat Shop' })).toBeVisible();
+    await expect(copycat.getByRole('note')).toHaveText('This site is not allowed for this key');
+    expect(copycat.frames()).toHaveLength(1);
+    await expect(copycat.locator('iframe')).toHaveCount(0);
+    await expect
+      .poll(() => consoleErrors.join('\n'))
+      .toContain(`This site is not allowed for this key: ${third.origin} is not one of its websites (${site.origin})`);
+    if (process.env.SCREENSHOTS_DIR) await copycat.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'embed-origin-refused.png') });
+
+    // The owner's own near miss: the same site as http://localhost:port. The bubble is not drawn and the console says why.
+    const nearMiss = await browser.newPage();
+    const nearMissErrors: string[] = [];
+    nearMiss.on('console', (message) => {
+      if (message.type() === 'error') nearMissErrors.push(message.text());
+    });
+    await nearMiss.goto(`${site.origin.replace('127.0.0.1', 'localhost')}/`);
+    await expect(nearMiss.getByRole('note')).toHaveText('This site is not allowed for this key');
+    await expect(nearMiss.getByRole('button', { name: 'Open chat' })).toHaveCount(0);
+    await expect.poll(() => nearMissErrors.join('\n')).toContain('localhost and 127.0.0.1 are different origins');
+    if (process.env.SCREENSHOTS_DIR) await nearMiss.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'embed-origin-refused-bubble.png') });
+    await nearMiss.close();
+
+    // Framed anyway by hand (a page that skips the snippet), the browser still refuses: frame-ancestors.
+    const refusals: number[] = [];
+    copycat.on('response', (response) => {
+      if (response.url().startsWith(`${baseURL}/embed/${slug}?`)) refusals.push(response.status());
+    });
+    await copycat.evaluate(
+      ({ src }) => {
+        const frame = document.createElement('iframe');
+        frame.src = src;
+        document.body.append(frame);
+      },
+      { src: `${baseURL}/embed/${slug}?key=${key}` },
+    );
     await expect.poll(() => refusals).toEqual([403]);
     const blocked = copycat.frames().find((frame) => frame !== copycat.mainFrame());
     expect(blocked).toBeDefined();

@@ -20,10 +20,27 @@ test('the builder shows the model prices and the worst case of one call beside t
   await expect(panel.getByTestId('model-cost-prices')).toHaveText('$10 in · $30 out per million tokens');
   await expect(panel.getByTestId('model-cost-worst-case')).toContainText('16 input + 2,048 output tokens');
   await expect(panel.getByTestId('model-cost-typical')).toHaveText('No paid calls on this model yet');
-  // A template variable without a maximum length may fill the whole 64 KiB of inputs.
+  // A template variable the schema leaves out is declared as the gateway declares it (issue 61): a
+  // string of at most 2,000 characters, so 8,000 bytes, not the whole 64 KiB of inputs.
   await typeInEditor(page, 'User Prompt Template', 'Summarize {{text}}');
-  await expect(panel).toContainText('{{text}} has no maximum length');
-  await expect(panel.getByTestId('model-cost-worst-case')).not.toContainText('16 input');
+  await expect(panel.getByTestId('model-cost-worst-case')).toContainText('8,026 input + 2,048 output tokens');
+  await expect(panel).not.toContainText('no maximum length');
+  // On every step of the builder, not only beside the price.
+  await page.getByRole('tab', { name: 'Model Settings' }).click();
+  await expect(panel.getByTestId('model-cost-worst-case')).toContainText('8,026 input');
+  if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/builder-cost-every-step.png`, fullPage: true });
+  // Publishing at a price below the worst case asks, visibly, with its own button.
+  await page.getByRole('tab', { name: 'Basic Info' }).click();
+  await page.getByLabel('Prompt Name').fill('Summaries');
+  await typeInEditor(page, 'System Prompt', 'Be brief.');
+  await page.getByLabel('Price per Call (USD)').fill('0.01');
+  await expect(panel.getByTestId('model-cost-margin')).toContainText('below the worst case');
+  await page.getByRole('button', { name: 'Save & Publish' }).click();
+  const warning = page.getByTestId('margin-warning');
+  await expect(warning).toContainText('below the model cost of its largest possible call');
+  if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/builder-publish-confirm.png` });
+  await warning.getByRole('button', { name: 'Publish at this price' }).click();
+  await expect(page).toHaveURL(/\/applications$/, { timeout: 30_000 });
 });
 
 test('the operator page is a 404, with no menu link, for an account ADMIN_EMAILS does not list', async ({ page, request }) => {

@@ -1,6 +1,8 @@
 // The price-change rule: a decrease applies at once; an increase reaches callers only after the
 // notice period (PRICE_INCREASE_NOTICE_DAYS), shown meanwhile as the upcoming price and its date.
-// An app that was never live has no callers yet, so any change to it applies at once.
+// The notice protects the app's callers and subscribers (decision 0110): an app that was never live,
+// or that nobody but its owner called in the last notice period and that has no subscriber, has
+// nobody to protect, so any change to it applies at once.
 
 export interface PriceState {
   /** Price in force now. */
@@ -14,8 +16,10 @@ export function planPriceChange(
   requestedCents: number,
   noticeDays: number,
   now = new Date(),
+  /** Someone other than the owner called the app in the last notice period, or subscribes to it. */
+  hasCallers = true,
 ): PriceState {
-  if (requestedCents <= current.priceCents || current.wentLiveAt === null || noticeDays === 0) {
+  if (requestedCents <= current.priceCents || current.wentLiveAt === null || noticeDays === 0 || !hasCallers) {
     return { priceCents: requestedCents, upcomingPriceCents: null, upcomingPriceAt: null };
   }
   return { priceCents: current.priceCents, upcomingPriceCents: requestedCents, upcomingPriceAt: new Date(now.getTime() + noticeDays * 86_400_000) };

@@ -104,3 +104,27 @@ export async function insertApp(db: Queryable, app: NewApp): Promise<string> {
 export async function softDeleteApp(db: Queryable, appId: string): Promise<void> {
   await db.query('UPDATE apps SET deleted_at = now(), updated_at = now() WHERE id = $1', [appId]);
 }
+
+/**
+ * Who the price notice protects (decision 0110): calls by anyone but the owner in the last
+ * `noticeDays` days (successful or not: a caller who tried is a caller), and live subscriptions.
+ */
+export async function selectPriceNoticeAudience(
+  db: Queryable,
+  appId: string,
+  ownerId: string,
+  noticeDays: number,
+): Promise<{ calls: number; subscribers: number; typicalModelCostMicros: number | null }> {
+  const { rows } = await db.query<{ calls: number; subscribers: number; typical: number | string | null }>(
+    `SELECT
+       (SELECT count(*)::int FROM invocations
+         WHERE app_id = $1 AND created_at > now() - make_interval(days => $3::int) AND caller_id IS DISTINCT FROM $2 AND status = 'success') AS calls,
+       (SELECT count(*)::int FROM subscriptions WHERE app_id = $1 AND status IN ('active', 'trialing', 'past_due')) AS subscribers,
+       (SELECT avg(recent.model_cost_micros)::float8 FROM
+          (SELECT status, demo, model_cost_micros FROM invocations WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT 200) recent
+         WHERE recent.status = 'success' AND NOT recent.demo AND recent.model_cost_micros > 0) AS typical`,
+    [appId, ownerId, noticeDays],
+  );
+  const row = rows[0];
+  return { calls: row?.calls ?? 0, subscribers: row?.subscribers ?? 0, typicalModelCostMicros: row?.typical == null ? null : Math.ceil(Number(row.typical)) };
+}

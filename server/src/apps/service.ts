@@ -19,7 +19,16 @@ import { AppError, invalidParam } from '../platform/errors.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { recordWebhookEvent } from '../webhooks/outbox-service.ts';
 import { planPriceChange } from './price-changes.ts';
-import { type AppRow, insertApp, type NewApp, selectAppBySlug, selectAppsByOwner, selectTakenSlugs, softDeleteApp } from './queries.ts';
+import {
+  type AppRow,
+  insertApp,
+  type NewApp,
+  selectAppBySlug,
+  selectAppsByOwner,
+  selectPriceNoticeAudience,
+  selectTakenSlugs,
+  softDeleteApp,
+} from './queries.ts';
 
 /** An application's row, as the other features that read apps (gateway, billing, downloads…) receive it. */
 export type { AppRow } from './queries.ts';
@@ -218,10 +227,21 @@ export function createAppsService({
         if (apiKey && !apiKey.startsWith('••••')) sealed = encryptSecret(config.secretKey, apiKey);
         else if (apiKey === '') throw invalidParam('provider_config.api_key', 'is required for workflow applications');
       }
+      // An increase of a live app asks who it would reach: nobody but the owner, and it applies at once.
+      const audience =
+        input.price_cents !== undefined && input.price_cents > row.price_cents && row.went_live_at !== null && config.priceIncreaseNoticeDays > 0
+          ? await selectPriceNoticeAudience(db, row.id, ownerId, config.priceIncreaseNoticeDays)
+          : null;
       const price =
         input.price_cents === undefined
           ? null
-          : planPriceChange({ priceCents: row.price_cents, wentLiveAt: row.went_live_at }, input.price_cents, config.priceIncreaseNoticeDays);
+          : planPriceChange(
+              { priceCents: row.price_cents, wentLiveAt: row.went_live_at },
+              input.price_cents,
+              config.priceIncreaseNoticeDays,
+              new Date(),
+              audience === null || audience.calls > 0 || audience.subscribers > 0,
+            );
       const runUpdate = (q: Queryable) =>
         q.query(
           `UPDATE apps SET
@@ -278,7 +298,19 @@ export function createAppsService({
         });
       } else await runUpdate(db);
       onChange(slug, row.id);
-      return reread(slug, ownerId);
+      const view = await reread(slug, ownerId);
+      if (audience && price?.upcomingPriceAt) {
+        const typical = audience.typicalModelCostMicros;
+        view.price_notice = {
+          applies_at: price.upcomingPriceAt.toISOString(),
+          notice_days: config.priceIncreaseNoticeDays,
+          calls_last_period: audience.calls,
+          subscribers: audience.subscribers,
+          typical_model_cost_micros: typical,
+          loss_until_then_micros: typical === null ? null : Math.max(0, typical - price.priceCents * 10_000) * audience.calls,
+        };
+      }
+      return view;
     },
 
     async updateStatus(slug, ownerId, status) {

@@ -250,7 +250,8 @@ describe("an app's public page", () => {
     expect(plan.statusCode, plan.body).toBe(201);
     const inactive = await api('POST', `/api/app/${slugs.haiku}/packages/`, ownerToken, { name: 'Retired', price: 1, is_active: false });
     expect(inactive.statusCode, inactive.body).toBe(201);
-    // A price increase waits for its notice period and is shown meanwhile.
+    // A price increase waits for its notice period (when someone called the app in it) and is shown meanwhile.
+    await ctx.database.db.query("INSERT INTO invocations (app_id, status, price_cents) SELECT id, 'success', 100 FROM apps WHERE slug = $1", [slugs.haiku]);
     expect((await api('PATCH', `/api/app/${slugs.haiku}/`, ownerToken, { price_cents: 150 })).statusCode).toBe(200);
 
     const response = await api('GET', `/api/catalog/${slugs.haiku}`, null);

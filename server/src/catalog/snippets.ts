@@ -1,7 +1,7 @@
 // Copy-ready call snippets for an app's public page, generated from its inputs. Each one works when
 // pasted with a real key in place of YOUR_API_KEY: the sample values respect every field's type,
 // options and bounds (catalog.test.ts runs the curl and fetch snippets against a listening server).
-import { type CatalogField, type CatalogSnippets, SNIPPET_API_KEY_PLACEHOLDER } from '@tollbooth/contract';
+import { type CatalogField, type CatalogSnippets, openaiSdkExample, SNIPPET_API_KEY_PLACEHOLDER } from '@tollbooth/contract';
 
 export interface SnippetApp {
   slug: string;
@@ -162,22 +162,10 @@ export function buildSnippets(publicUrl: string, app: SnippetApp): CatalogSnippe
         ].join('\n');
 
   // Chat apps take the last message as the query; a completion app takes it into its text input.
-  // With other inputs the whole inputs object goes along (text input included), so the call does
-  // not depend on which input the endpoint would pick for the message.
+  // The other inputs go as metadata (strings, typed in every SDK) or, for JSON, as inputs (decision 0112).
   const userText = app.mode === 'chat' ? SAMPLE_QUERY : typeof inputs[app.textInput ?? ''] === 'string' ? (inputs[app.textInput!] as string) : SAMPLE_TEXT;
-  const onlyTheText = Object.keys(inputs).every((name) => app.mode !== 'chat' && name === app.textInput);
-  const otherInputs = onlyTheText ? {} : inputs;
-  const openaiSdk = [
-    `import OpenAI from 'openai';`,
-    '',
-    `const client = new OpenAI({ apiKey: '${key}', baseURL: ${jsString(urls.openaiBaseUrl)} });`,
-    'const completion = await client.chat.completions.create({',
-    `  model: ${jsString(app.slug)},`,
-    `  messages: [{ role: 'user', content: ${jsString(userText)} }],`,
-    ...(Object.keys(otherInputs).length > 0 ? [`  inputs: ${jsLiteral(otherInputs, 2)},`] : []),
-    '});',
-    'console.log(completion.choices[0].message.content);',
-  ].join('\n');
+  const otherInputs = Object.fromEntries(Object.entries(inputs).filter(([name]) => app.mode === 'chat' || name !== app.textInput));
+  const openaiSdk = openaiSdkExample({ slug: app.slug, mode: app.mode, userText, otherInputs }, key, urls.openaiBaseUrl);
 
   return { curl, javascript, python, dify_sdk: difySdk, openai_sdk: openaiSdk };
 }

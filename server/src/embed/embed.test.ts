@@ -203,6 +203,43 @@ describe('the widget page', () => {
   });
 });
 
+describe('the snippet’s check before drawing (issue 61)', () => {
+  const check = (slug: string, key: string, headers: Record<string, string> = {}, origin?: string) =>
+    ctx.app.inject({
+      method: 'GET',
+      url: `/embed/${slug}/check?key=${encodeURIComponent(key)}${origin ? `&origin=${encodeURIComponent(origin)}` : ''}`,
+      headers,
+    });
+
+  it('says whether the page’s origin is one of the key’s websites, readable from any website, with the near misses', async () => {
+    const slug = await liveApp({ priceCents: 7 });
+    const other = await liveApp({ priceCents: 7 });
+    const { id, key } = await publishableKey([slug]);
+
+    const allowed = await check(slug, key, { origin: SITE });
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('*');
+    expect(allowed.json()).toMatchObject({ allowed: true, reason: 'ok', origin: SITE });
+
+    const www = await check(slug, key, { origin: 'https://www.shop.example' });
+    expect(www.json()).toMatchObject({ allowed: false, reason: 'origin_not_allowed', origin: 'https://www.shop.example' });
+    expect(www.json().message).toContain('This site is not allowed for this key');
+    expect(www.json().hints).toEqual([
+      'https://shop.example is listed, but this page is https://www.shop.example: "www." counts, so list both if the site answers on both.',
+    ]);
+    const loopback = await check(slug, key, { origin: 'http://127.0.0.1:3200' });
+    expect(loopback.json().hints[0]).toContain('localhost and 127.0.0.1 are different origins');
+    // Without an Origin header (a same-origin GET), the page's own word is taken: the check only informs.
+    expect((await check(slug, key, {}, 'http://localhost:3200')).json()).toMatchObject({ allowed: true });
+    expect((await check(slug, key, {})).json()).toMatchObject({ allowed: false, reason: 'origin_not_allowed', origin: null });
+
+    expect((await check(other, key, { origin: SITE })).json()).toMatchObject({ allowed: false, reason: 'app_not_embeddable' });
+    expect((await check(slug, `pk_${'x'.repeat(43)}`, { origin: SITE })).json()).toMatchObject({ allowed: false, reason: 'invalid_key' });
+    expect((await api('DELETE', `/api/keys/${id}/`, siteOwnerToken)).statusCode).toBe(204);
+    expect((await check(slug, key, { origin: SITE })).json()).toMatchObject({ allowed: false, reason: 'revoked' });
+  });
+});
+
 describe('embed calls', () => {
   it('are charged to the key’s owner exactly like any call, once per answer, with the visitor as the end user', async () => {
     const slug = await liveApp({ priceCents: 4 });

@@ -2,7 +2,7 @@
 // calls, POST /api/embed/{slug}/…-messages: Dify's message call and answer (dify/messages-service.ts),
 // paid by a publishable key that only works from its frame (embed's authenticateCall).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type CallRequest, SlugParams } from '@tollbooth/contract';
+import { type CallRequest, originOf, SlugParams } from '@tollbooth/contract';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { createMessageDoor, messageCallSchema, type RunningTasks } from '../dify/messages-service.ts';
@@ -52,6 +52,43 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gatew
           .type('text/html; charset=utf-8')
           .send(answer.html)
       );
+    },
+  );
+
+  // The snippet asks before it draws anything (issue 61): from any website, so any origin may read the answer.
+  app.get(
+    '/embed/:slug/check',
+    {
+      schema: {
+        tags: ['embed'],
+        summary: 'Whether the widget may show on the calling page (the snippet asks before drawing)',
+        description:
+          "Query: key (pk_…), origin (the page's origin, used when the browser sends no Origin header). Answers whether the key's widget may be " +
+          'framed there and, when not, why (reason) and the near misses (hints: www, ports, localhost vs 127.0.0.1). Informs only: the frame is what enforces.',
+        params: SlugParams,
+        querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 100 })), origin: Type.Optional(Type.String({ maxLength: 300 })) }),
+        response: {
+          200: Type.Object({
+            allowed: Type.Boolean(),
+            reason: Type.Union([
+              Type.Literal('ok'),
+              Type.Literal('origin_not_allowed'),
+              Type.Literal('invalid_key'),
+              Type.Literal('revoked'),
+              Type.Literal('app_not_embeddable'),
+            ]),
+            message: Type.String(),
+            origin: Type.Union([Type.String(), Type.Null()]),
+            hints: Type.Array(Type.String()),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const sent = header(request.headers.origin);
+      const origin = (sent && sent !== 'null' ? originOf(sent) : null) ?? (request.query.origin ? originOf(request.query.origin) : null);
+      const answer = await embed.checkEmbed({ slug: request.params.slug, key: request.query.key, origin });
+      return reply.header('Access-Control-Allow-Origin', '*').header('Cache-Control', 'no-store').send(answer);
     },
   );
 

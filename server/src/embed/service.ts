@@ -12,6 +12,7 @@
 //      statement, so no number of concurrent calls or processes passes either cap.
 // Every refusal happens before anything is charged, so it costs nothing; the gateway records it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type EmbedCheck, originNearMisses } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CatalogService } from '../catalog/service.ts';
@@ -102,6 +103,35 @@ export function createEmbedService({ config, keys, apps, catalog, visitorLimiter
     app !== null && key.app_slugs.includes(app.slug) && (app.owner_id === key.user_id || (app.visibility !== 'private' && app.status === 'live'));
 
   return {
+    /**
+     * The snippet's question before it draws anything (issue 61): may this key's widget for `slug`
+     * be shown on the page at `origin`? Only informs (the frame's CSP is what enforces); the key and
+     * its origins are public, so the answer tells the site owner what to fix.
+     */
+    async checkEmbed(request: { slug: string; key: string | undefined; origin: string | null }): Promise<EmbedCheck> {
+      const key = request.key ? await keys.findPublishableKey(request.key) : null;
+      const origin = request.origin;
+      const answer = (reason: EmbedCheck['reason'], message: string, hints: string[] = []): EmbedCheck => ({
+        allowed: reason === 'ok',
+        reason,
+        message,
+        origin,
+        hints,
+      });
+      if (!key) return answer('invalid_key', 'This publishable key does not exist: copy the snippet again from your keys page.');
+      if (key.revoked_at) return answer('revoked', 'This publishable key was revoked: create a new one on your keys page.');
+      if (origin === null || !key.allowed_origins.includes(origin)) {
+        return answer(
+          'origin_not_allowed',
+          `This site is not allowed for this key: ${origin ?? 'this page'} is not one of its websites (${key.allowed_origins.join(', ')}). Add it on your keys page.`,
+          origin ? originNearMisses(origin, key.allowed_origins) : [],
+        );
+      }
+      const app = await apps.findCallableApp(request.slug);
+      if (!embeddable(key, app)) return answer('app_not_embeddable', `This key may not show ${request.slug}: add the app to the key, or publish it.`);
+      return answer('ok', 'ok');
+    },
+
     async renderWidget(request: WidgetRequest): Promise<WidgetAnswer> {
       const theme = request.theme === 'dark' ? 'dark' : 'light';
       const key = request.key ? await keys.findPublishableKey(request.key) : null;

@@ -38,9 +38,11 @@ const call = (slug: string, token: string, headers: Record<string, string> = {})
 const credits = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json().credits_cents as number;
 
 describe('price changes', () => {
-  it('a price increase on a live app waits for the notice period; a decrease applies at once', async () => {
+  it('a price increase on a live app with callers waits for the notice period, and the save says when and what the calls until then cost; a decrease applies at once', async () => {
     const slug = await liveApp(1);
     const caller = await ctx.tokenFor('reprice-victim');
+    expect((await call(slug, caller)).statusCode).toBe(200);
+    expect(await credits(caller)).toBe(499);
     const raised = await api('PATCH', `/api/app/${slug}/`, ownerToken, { price_cents: 9995 });
     expect(raised.statusCode).toBe(200);
     expect(raised.json().price_cents).toBe(1);
@@ -48,12 +50,23 @@ describe('price changes', () => {
     const days = (new Date(raised.json().upcoming_price_at).getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.99);
     expect(days).toBeLessThan(7.01);
-    // Everyone sees the upcoming price and its date.
+    // The save's answer says when, why, and what the calls until then cost the creator.
+    const notice = raised.json().price_notice;
+    expect(notice).toMatchObject({ applies_at: raised.json().upcoming_price_at, notice_days: 7, calls_last_period: 1, subscribers: 0 });
+    const { rows } = await ctx.database.db.query<{ model_cost_micros: string }>(
+      'SELECT model_cost_micros FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1',
+      [slug],
+    );
+    const typical = Number(rows[0]!.model_cost_micros);
+    expect(notice.typical_model_cost_micros).toBe(typical);
+    expect(notice.loss_until_then_micros).toBe(Math.max(0, typical - 10_000));
+    // Everyone sees the upcoming price and its date; only the owner's save carries the notice.
     const seen = (await api('GET', `/api/app/${slug}/`, caller)).json();
     expect(seen).toMatchObject({ price_cents: 1, upcoming_price_cents: 9995 });
+    expect(seen.price_notice).toBeUndefined();
 
     expect((await call(slug, caller)).statusCode).toBe(200);
-    expect(await credits(caller)).toBe(499);
+    expect(await credits(caller)).toBe(498);
 
     // Once the date has passed the new price is in force.
     await ctx.database.db.query("UPDATE apps SET upcoming_price_at = now() - interval '1 second' WHERE slug = $1", [slug]);
@@ -62,6 +75,24 @@ describe('price changes', () => {
 
     const lowered = await api('PATCH', `/api/app/${slug}/`, ownerToken, { price_cents: 2 });
     expect(lowered.json()).toMatchObject({ price_cents: 2, upcoming_price_cents: null, upcoming_price_at: null });
+  });
+
+  it('a live app nobody but its owner called in the notice period takes an increase at once (issue 61)', async () => {
+    const slug = await liveApp(1);
+    // The owner's own test calls protect nobody.
+    expect((await call(slug, ownerToken)).statusCode).toBe(200);
+    const raised = await api('PATCH', `/api/app/${slug}/`, ownerToken, { price_cents: 10 });
+    expect(raised.statusCode).toBe(200);
+    expect(raised.json()).toMatchObject({ price_cents: 10, upcoming_price_cents: null, upcoming_price_at: null });
+    expect(raised.json().price_notice).toBeUndefined();
+    // A caller from before the notice period is no longer protected either.
+    const caller = await ctx.tokenFor('reprice-old-caller');
+    expect((await call(slug, caller)).statusCode).toBe(200);
+    await ctx.database.db.query(
+      "UPDATE invocations SET created_at = now() - interval '8 days' FROM apps WHERE apps.id = invocations.app_id AND apps.slug = $1",
+      [slug],
+    );
+    expect((await api('PATCH', `/api/app/${slug}/`, ownerToken, { price_cents: 20 })).json()).toMatchObject({ price_cents: 20, upcoming_price_cents: null });
   });
 
   it('an app that was never live takes any price at once', async () => {

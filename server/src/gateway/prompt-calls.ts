@@ -10,6 +10,7 @@ import {
   declareTemplateVariables,
   type FileReference,
   type IoSchema,
+  MAX_INPUTS_CHARACTERS,
   type PromptConfig,
   type PromptVersion,
   renderTemplate,
@@ -33,7 +34,6 @@ import { selectConversationOwner, selectRecentMessages, selectUploadedFile } fro
 const MAX_HISTORY_MESSAGES = 20;
 const MAX_QUERY_LENGTH = 100_000;
 /** With the query's cap, keeps validating inputs against any saved schema under 10 ms. */
-const MAX_INPUTS_CHARACTERS = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Patterns run on a linear-time engine: no schema can make validation stall the process. Own

@@ -302,6 +302,66 @@ describe('chat.completions.create on a completion app', () => {
   });
 });
 
+describe('an app with three variables, from the unmodified openai SDK (issue 61, trap 3)', () => {
+  it('the message fills the main text input; metadata (typed in the SDK) or an extra body field fill the rest; a missing one says how to send it', async () => {
+    const slug = await promptApp({
+      prompt: {
+        // No schema: the template declares all three (required text inputs, as the builder saves them).
+        prompt_template: 'Write about {{topic}} in a {{tone}} tone, in {{words}} words',
+      },
+    });
+    const consumer = await newConsumer();
+    const openai = client(consumer.key);
+    const sentText = () => (upstream.lastRequest().body as { messages: { content: string }[] }).messages.at(-1)!.content;
+
+    const missing = await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }] }).catch((error) => error);
+    expect(missing.status).toBe(400);
+    expect(missing.error).toMatchObject({ code: 'invalid_param', param: 'inputs.tone' });
+    expect(missing.message).toContain('metadata.tone');
+    expect(missing.message).toContain('"inputs"');
+
+    // OpenAI's own metadata field: no cast, no extra body.
+    const viaMetadata = await openai.chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'owls' }],
+      metadata: { tone: 'dry', words: '50' },
+    });
+    expect(viaMetadata.choices[0]!.message.content).toBe('Hello from the fake model.');
+    expect(sentText()).toBe('Write about owls in a dry tone, in 50 words');
+
+    // An extra field of the params is sent as it is (extra_body in Python); it wins over metadata.
+    const params = { model: slug, messages: [{ role: 'user' as const, content: 'bats' }], inputs: { tone: 'warm', words: '20' }, metadata: { tone: 'cold' } };
+    const viaInputs = await openai.chat.completions.create(params);
+    expect(viaInputs.choices[0]!.message.content).toBe('Hello from the fake model.');
+    expect(sentText()).toBe('Write about bats in a warm tone, in 20 words');
+
+    // Streaming and the Responses API take the same fields.
+    const stream = await openai.chat.completions.create({
+      model: slug,
+      messages: [{ role: 'user', content: 'cats' }],
+      metadata: { tone: 'wry', words: '9' },
+      stream: true,
+    });
+    for await (const _chunk of stream) {
+      // drained
+    }
+    expect(sentText()).toBe('Write about cats in a wry tone, in 9 words');
+    const response = await openai.responses.create({ model: slug, input: 'moths', metadata: { tone: 'calm', words: '3' } });
+    expect(response.status).toBe('completed');
+    expect(sentText()).toBe('Write about moths in a calm tone, in 3 words');
+
+    // metadata values are strings: anything else is refused naming it; keys that are no input are OpenAI's tags, left alone.
+    const numeric = await openai.chat.completions
+      .create({ model: slug, messages: [{ role: 'user', content: 'owls' }], metadata: { tone: 5 } as unknown as Record<string, string> })
+      .catch((error) => error);
+    expect(numeric.status).toBe(400);
+    expect(numeric.error).toMatchObject({ param: 'metadata.tone' });
+    await openai.chat.completions.create({ model: slug, messages: [{ role: 'user', content: 'owls' }], metadata: { tone: 'x', words: '1', trace: 'abc' } });
+    expect(sentText()).toBe('Write about owls in a x tone, in 1 words');
+    await successesOf(consumer.subject, 5);
+  });
+});
+
 describe('the built-in demo model', () => {
   it('answers free over the OpenAI endpoint too, and says so', async () => {
     // Anthropic is not configured here, so the built-in demo model answers this app.

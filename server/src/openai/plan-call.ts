@@ -11,7 +11,8 @@
 // - completion and workflow apps: the last user message fills the app's text input (the one named
 //   `query`, else its first required text input, else its first text input: catalog/service.ts's
 //   textInputOf, so the catalog's snippets and OpenAPI documents say the same) unless `inputs` sets
-//   it; `inputs` carries the rest.
+//   it; `inputs` carries the rest, or `metadata` (strings) for clients that cannot add a body field
+//   (requestInputs, decision 0112).
 import {
   type ChatCompletionMessage,
   type ChatCompletionRequest,
@@ -53,6 +54,8 @@ export interface AppShape {
   /** The input the last user message fills in completion mode, or null when the app has no text input. */
   textInput: string | null;
   inputNames: string[];
+  /** Each input's control (text, number, boolean…): a `metadata` string is turned into the input's type. */
+  inputControls?: Record<string, string>;
   /** Prompt apps whose creator lets callers send tools and response formats; null: a workflow app (never). */
   callerTools: boolean | null;
   /** The app answers JSON of its own output schema (which wins over the caller's response_format). */
@@ -70,6 +73,7 @@ export function promptAppShape(
     takesHistory: true,
     textInput: textInputOf('completion', fields),
     inputNames: fields.map((field) => field.name),
+    inputControls: Object.fromEntries(fields.map((field) => [field.name, field.control])),
     callerTools: app.caller_tools !== false,
     hasOutputSchema: Boolean(version.output_schema),
   };
@@ -82,6 +86,7 @@ export function workflowAppShape(difyMode: string, form: InputFormEntry[]): AppS
     takesHistory: false,
     textInput: textInputOf('completion', fields),
     inputNames: fields.map((field) => field.name),
+    inputControls: Object.fromEntries(fields.map((field) => [field.name, field.control])),
     callerTools: null,
     hasOutputSchema: false,
   };
@@ -198,6 +203,29 @@ export function messageText(message: ChatCompletionMessage, index: number): stri
     .join('\n');
 }
 
+/**
+ * The app's inputs from the request (decision 0112): `inputs` (any JSON; an extra body field, as
+ * `extra_body` in Python) wins; then `metadata` (OpenAI's own field of strings, typed in every SDK)
+ * fills the app's inputs it names, a number's or boolean's text turned into its type; metadata keys
+ * the app has no input of are OpenAI's tags and are left alone.
+ */
+export function requestInputs(request: Pick<ChatCompletionRequest, 'inputs' | 'metadata'>, shape: Pick<AppShape, 'inputNames' | 'inputControls'>) {
+  const inputs: Record<string, unknown> = { ...(request.inputs ?? {}) };
+  const metadata = request.metadata;
+  if (metadata && typeof metadata === 'object') {
+    for (const name of shape.inputNames) {
+      if (!Object.hasOwn(metadata, name) || inputs[name] !== undefined) continue;
+      const value = metadata[name];
+      if (typeof value !== 'string') throw invalidParam(`metadata.${name}`, 'must be a string (send other types in "inputs")');
+      const control = shape.inputControls?.[name];
+      if ((control === 'number' || control === 'integer') && value.trim() !== '' && Number.isFinite(Number(value))) inputs[name] = Number(value);
+      else if (control === 'boolean' && (value === 'true' || value === 'false')) inputs[name] = value === 'true';
+      else inputs[name] = value;
+    }
+  }
+  return inputs;
+}
+
 /** Turns the request into the gateway's call for an app of this shape; throws 400 naming the field. */
 export function planCall(request: ChatCompletionRequest, shape: AppShape): PlannedCall {
   const stream = request.stream === true;
@@ -243,7 +271,7 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
         response_mode: responseMode,
         ...user,
         query,
-        inputs: request.inputs ?? {},
+        inputs: requestInputs(request, shape),
         ...(request.conversation_id && !shape.takesHistory ? { conversation_id: request.conversation_id } : {}),
         // Part of the body so an Idempotency-Key covers the whole conversation.
         ...(history.length > 0 ? { openai_history: history } : {}),
@@ -252,16 +280,17 @@ export function planCall(request: ChatCompletionRequest, shape: AppShape): Plann
     };
   }
 
-  const inputs: Record<string, unknown> = { ...(request.inputs ?? {}) };
+  const inputs = requestInputs(request, shape);
+  const sentInputs = request.inputs !== undefined || Object.keys(inputs).length > 0;
   if (lastUserIndex >= 0) {
     const text = messageText(messages[lastUserIndex]!, lastUserIndex);
     if (shape.textInput !== null) {
       if (inputs[shape.textInput] === undefined) inputs[shape.textInput] = text;
-    } else if (request.inputs === undefined) {
+    } else if (!sentInputs) {
       const names = shape.inputNames.length > 0 ? shape.inputNames.join(', ') : 'none';
       throw invalidParam('inputs', `this app has no text input for the message (its inputs: ${names}); send them as an "inputs" object`);
     }
-  } else if (request.inputs === undefined) {
+  } else if (!sentInputs) {
     throw invalidParam('messages', 'must contain a user message, or send the app\'s "inputs"');
   }
   return {

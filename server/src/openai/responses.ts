@@ -82,7 +82,8 @@ export function toChatRequest(request: ResponsesRequest): ChatCompletionRequest 
   } else if (input !== undefined) throw invalidParam('input', 'must be a string or an array of input items');
 
   const chat: ChatCompletionRequest = { model: request.model, messages, stream: request.stream === true };
-  for (const name of ['inputs', 'conversation_id', 'user'] as const) if (request[name] !== undefined) Object.assign(chat, { [name]: request[name] });
+  for (const name of ['inputs', 'metadata', 'conversation_id', 'user'] as const)
+    if (request[name] !== undefined) Object.assign(chat, { [name]: request[name] });
   if (request.background === true) throw invalidParam('background', 'background responses are not supported');
   if (request.conversation !== undefined && request.conversation !== null) throw invalidParam('conversation', 'not supported: send previous_response_id');
   if (Array.isArray(request.include) && request.include.length > 0) throw invalidParam('include', 'no extra output is available');

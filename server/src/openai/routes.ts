@@ -79,6 +79,10 @@ export function toOpenAIError(error: FastifyError | AppError): { status: number;
       param = 'messages';
       message = message.replace(/^query:/, 'messages:');
     }
+    // A missing input of an app with several: say how an OpenAI client sends it (decision 0112).
+    const missing = /^inputs\.(\w+): is required$/.exec(message);
+    if (missing)
+      message += ` (send it in the body's "inputs" object, or as metadata.${missing[1]} — the last user message fills only the app's main text input)`;
     if (error.code === 'not_found' && (param === null || param === 'model')) {
       code = 'model_not_found';
       param = 'model';

@@ -3,7 +3,7 @@
 // exactly in micro-dollars; the typical cost is the mean model cost of the app's recent successful
 // calls on the platform keys (demo answers, failures and calls without a model cost left out),
 // for the owner only.
-import type { CostEstimateRequest } from '@tollbooth/contract';
+import { AUTO_DECLARED_MAX_LENGTH, type CostEstimateRequest, declareTemplateVariables } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelTable } from '../platform/model-table.ts';
 import { createModelRouter } from '../providers/registry.ts';
@@ -33,7 +33,16 @@ describe('the worst case of one call', () => {
     // "a" appears twice, so it takes the whole budget first; the others get what is left (nothing).
     expect(result).toEqual({ tokens: 3 + 2 * budget + 16, unbounded: ['a'] });
     expect(worstCaseInputTokens('sys', 'no variables', undefined)).toEqual({ tokens: 3 + 12 + 16, unbounded: [] });
-    expect(worstCaseInputTokens('', '{{undeclared}}', schema({})).unbounded).toEqual(['undeclared']);
+  });
+
+  it('counts a variable the schema leaves out at the maxLength the gateway declares it with (issue 61), not as 64 KiB', () => {
+    // As the gateway validates a call: declared automatically, a required string of at most AUTO_DECLARED_MAX_LENGTH characters.
+    expect(worstCaseInputTokens('', '{{undeclared}}', schema({}))).toEqual({ tokens: AUTO_DECLARED_MAX_LENGTH * 4 + 16, unbounded: [] });
+    expect(worstCaseInputTokens('', '{{a}} {{b}} {{c}}', undefined)).toEqual({ tokens: 2 + 3 * AUTO_DECLARED_MAX_LENGTH * 4 + 16, unbounded: [] });
+    expect((declareTemplateVariables('{{a}}', schema({})).properties as Record<string, object>).a).toMatchObject({
+      type: 'string',
+      maxLength: AUTO_DECLARED_MAX_LENGTH,
+    });
   });
 });
 

@@ -68,7 +68,10 @@ describe('prompt configuration', () => {
     expect(saved.statusCode).toBe(200);
     expect(saved.json().active_version.input_schema).toEqual({
       type: 'object',
-      properties: { mood: { type: 'string', default: 'calm' }, query: { type: 'string', description: 'Declared automatically from the template' } },
+      properties: {
+        mood: { type: 'string', default: 'calm' },
+        query: { type: 'string', description: 'Declared automatically from the template', maxLength: 2000 },
+      },
       required: ['query'],
       additionalProperties: false,
     });

@@ -7,6 +7,7 @@ import {
   DEFAULT_SYSTEM_PROMPT,
   DEFAULT_TEMPLATE,
   declareTemplateVariables,
+  dropUnusedAutoDeclared,
   findBraceProblem,
   findUnusableVariables,
   type IoSchema,
@@ -265,7 +266,11 @@ export function createPromptsService({
           system_prompt: update.system_prompt ?? active.system_prompt,
           prompt_template: promptTemplate,
           // Every {{variable}} is a declared input: one the schema leaves out is saved as a required text input.
-          input_schema: declareTemplateVariables(promptTemplate, update.input_schema ?? active.input_schema),
+          // A new template alone drops the inputs only the old template declared (issue 61).
+          input_schema: declareTemplateVariables(
+            promptTemplate,
+            update.input_schema ?? (update.prompt_template !== undefined ? dropUnusedAutoDeclared(promptTemplate, active.input_schema) : active.input_schema),
+          ),
           output_schema: update.output_schema === undefined ? active.output_schema : update.output_schema,
         };
         const changed =

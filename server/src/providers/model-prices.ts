@@ -106,15 +106,5 @@ export function displayedPrice(price: ModelPrice): DisplayedModelPrice {
   };
 }
 
-/**
- * Input tokens a provider may bill for an image (OpenAI's high-detail tiles, Claude's and Gemini's
- * image tokens stay below this), used only for the worst case.
- */
-export const IMAGE_TOKENS_BOUND = 1_600;
-
-/**
- * The most a prompt of `characters` UTF-8 bytes can be in any provider's tokens: no tokenizer
- * makes more tokens than bytes. Cheap, so the gateway can tell without a tokenizer that a call's
- * price covers its worst case.
- */
-export const inputTokensBound = (utf8Bytes: number, images = 0) => utf8Bytes + images * IMAGE_TOKENS_BOUND + 16;
+/** The tokens-from-bytes bound and the image bound, shared with the web's worst case (contract/src/worst-case.ts). */
+export { IMAGE_TOKENS_BOUND, inputTokensBound } from '@tollbooth/contract';

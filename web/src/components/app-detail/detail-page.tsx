@@ -58,13 +58,28 @@ export function DetailHeader({
 }
 
 /** The save's outcome, read out as it changes: a warning to confirm, the error, or "Changes saved". */
-export function SaveOutcome({ warning, error, saved }: { warning?: string | null; error: string | null; saved: boolean }) {
+export function SaveOutcome({
+  warning,
+  warningAction,
+  error,
+  saved,
+  children,
+}: {
+  warning?: string | null;
+  /** What the creator can do about the warning (confirm a price below cost). */
+  warningAction?: ReactNode;
+  error: string | null;
+  saved: boolean;
+  /** Shown after the outcome (what the save means, e.g. when a new price applies). */
+  children?: ReactNode;
+}) {
   return (
     <div aria-live="polite" className="mt-4">
       {warning ? (
-        <p role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
-          {warning}
-        </p>
+        <div role="alert" data-testid="margin-warning" className="mb-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
+          <p>{warning}</p>
+          {warningAction}
+        </div>
       ) : null}
       {error ? (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
@@ -72,6 +87,7 @@ export function SaveOutcome({ warning, error, saved }: { warning?: string | null
         </p>
       ) : null}
       {saved ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
+      {children}
     </div>
   );
 }

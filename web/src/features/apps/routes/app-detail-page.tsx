@@ -2,6 +2,7 @@ import type { Application } from '@tollbooth/contract';
 import { useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { EmbedSnippet } from '@/components/embed/embed-snippet';
+import { PriceNotice } from '@/components/pricing/price-notice';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
@@ -101,6 +102,7 @@ function AppDetail({ app }: { app: Application }) {
       <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
           {editing ? <EditAppForm app={app} onDone={closeEditor} /> : null}
+          <PriceNotice app={app} />
           <ApiEndpointPanel app={app} />
           {app.is_owner ? (
             <>

@@ -52,6 +52,15 @@ function PlanCard({ plan }: { plan: CatalogPlan }) {
   );
 }
 
+/** How an OpenAI client fills this app's inputs (decision 0112); the OpenAI SDK snippet shows it. */
+function openaiInputsRule(app: CatalogAppDetail): string {
+  const others = app.fields.filter((field) => app.mode === 'chat' || field.name !== app.text_input).map((field) => field.name);
+  const message =
+    app.mode === 'chat' ? 'The last user message is the query' : app.text_input ? `The last user message fills ${app.text_input}` : 'Send every input';
+  if (others.length === 0) return `${message}.`;
+  return `${message}; ${others.join(', ')} go in metadata (text) or an "inputs" body field (any JSON).`;
+}
+
 function ApiReference({ app }: { app: CatalogAppDetail }) {
   const rows: [string, ReactNode][] = [
     [
@@ -71,6 +80,9 @@ function ApiReference({ app }: { app: CatalogAppDetail }) {
       'OpenAI client',
       <span key="o">
         base URL <code className="break-all">{app.endpoints.openai_base_url}</code>, model <code>{app.slug}</code>
+        <span className="mt-1 block font-sans text-gray-600" data-testid="openai-inputs-rule">
+          {openaiInputsRule(app)}
+        </span>
       </span>,
     ],
     [

@@ -186,6 +186,27 @@ describe('ApiTestPage', () => {
     expect(server.gatewayCalls[0]?.body).toEqual({ inputs: { topic: 'owls', lines: 3, query: 'Write one' }, response_mode: 'blocking' });
   });
 
+  it('shows how an OpenAI client fills every input of the app, with the typed values, ready to copy (issue 61)', async () => {
+    fakeGatewayServer({
+      apps: [haiku()],
+      inputSchemas: {
+        'haiku-writer': {
+          type: 'object',
+          properties: { query: { type: 'string' }, topic: { type: 'string' }, lines: { type: 'integer' } },
+          required: ['query', 'topic', 'lines'],
+          additionalProperties: false,
+        },
+      },
+    });
+    renderConsole({ route: '/api-test?app=haiku-writer' });
+    fireEvent.change(await screen.findByLabelText(/^topic/), { target: { value: 'owls' } });
+    const example = await screen.findByTestId('console-openai-example');
+    expect(example.textContent).toContain("model: 'haiku-writer'");
+    expect(example.textContent).toContain("metadata: { topic: 'owls', lines: '1' }");
+    expect(screen.getByText(/The last user message fills \{\{query\}\}; the other inputs go in metadata/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Copy OpenAI example' })).toBeTruthy();
+  });
+
   it('continues a chat in the same conversation until it is reset', async () => {
     const server = fakeGatewayServer({ apps: [haiku()] });
     renderConsole({ route: '/api-test?app=haiku-writer' });

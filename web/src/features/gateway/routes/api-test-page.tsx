@@ -13,6 +13,7 @@ import { AuthRequiredNotice } from '../components/auth-required-notice';
 import { ChatTester } from '../components/chat-tester';
 import { CompletionTester } from '../components/completion-tester';
 import { InputFieldsForm } from '../components/input-fields-form';
+import { OpenAIExample } from '../components/openai-example';
 import { useConsoleApp } from '../hooks/use-console-app';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { catalogInputFields, consoleInputs, schemaInputFields, workflowMode } from '../lib/console-inputs';
@@ -105,6 +106,7 @@ export function ApiTestPage() {
           <CompletionTester {...testerProps} />
           <ChatTester {...testerProps} />
         </div>
+        {app.data ? <OpenAIExample slug={app.data.slug} mode={mode} inputs={inputs} values={fieldValues} /> : null}
       </div>
     </div>
   );

@@ -4,6 +4,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
+import { ORIGINS_HINT } from './origin-list';
 
 const emptyValues = { name: '', origins: '', apps: '', daily: '', monthly: '', visitor: '10' };
 type Values = typeof emptyValues;
@@ -70,8 +71,8 @@ export function CreatePublishableKeyForm() {
         {field('visitor', 'Calls per Visitor per Minute', { type: 'number', min: 1, max: 10000, step: 1, inputMode: 'numeric' })}
       </div>
       <p className="text-xs text-gray-500">
-        Separate several websites or apps with commas. The key is public: it sits in your page's source, works only in the widget on these websites, for these
-        apps, within these caps, and manages nothing.
+        {ORIGINS_HINT} Separate several websites or apps with commas. The key is public: it sits in your page's source, works only in the widget on these
+        websites, for these apps, within these caps, and manages nothing.
       </p>
       <button type="submit" className={primaryButton} disabled={createKey.isPending}>
         {createKey.isPending ? 'Creating...' : 'Create Publishable Key'}

@@ -3,6 +3,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatCents } from '@/lib/format';
 import { useRevokeApiKey } from '../api/revoke-api-key';
 import { RevokeButton, RevokeError } from './revoke-button';
+import { OriginList } from './origin-list';
 
 export const REVOKE_PUBLISHABLE_CONFIRM_MESSAGE = 'Revoke this publishable key? Widgets using it stop working immediately.';
 
@@ -21,7 +22,7 @@ export function PublishableKeyTable({ keys }: { keys: ApiKey[] }) {
         columns={[
           { label: 'Name', cell: (key) => key.name, className: 'font-medium break-all text-gray-900' },
           { label: 'Key', cell: (key) => key.publishable!.key, className: 'max-w-[14rem] font-mono text-xs break-all text-gray-700' },
-          { label: 'Websites', cell: (key) => key.publishable!.allowed_origins.join(', '), className: 'text-gray-700' },
+          { label: 'Websites', cell: (key) => <OriginList origins={key.publishable!.allowed_origins} />, className: 'min-w-[14rem] text-gray-700' },
           { label: 'Apps', cell: (key) => key.publishable!.app_slugs.join(', '), className: 'font-mono text-xs text-gray-700' },
           {
             label: 'Spent Today',

@@ -37,6 +37,16 @@ describe('publishable keys on the profile page', () => {
     expect(screen.getByText('Server')).toBeTruthy();
   });
 
+  it('hint, for each website, at the origins a browser treats as another website (issue 61)', async () => {
+    const details = { ...publishable.publishable!, allowed_origins: ['https://shop.example', 'http://localhost:5173', 'https://www.blog.example'] };
+    fakeKeysServer({ keys: [{ ...publishable, publishable: details }] });
+    renderWithProviders(<ApiKeysSection />, { route: '/profile', auth: signedInAuth() });
+    const origins = within(await screen.findByTestId('key-origins'));
+    expect(origins.getByText('Not https://www.shop.example: list it too if the site answers there.')).toBeTruthy();
+    expect(origins.getByText('Only this port; http://127.0.0.1:5173 is a different origin.')).toBeTruthy();
+    expect(origins.getByText('Not https://blog.example: list it too if the site answers there.')).toBeTruthy();
+  });
+
   it('are created with their websites, apps and caps', async () => {
     const server = fakeKeysServer();
     renderWithProviders(<ApiKeysSection />, { route: '/profile', auth: signedInAuth() });

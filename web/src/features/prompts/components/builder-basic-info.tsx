@@ -4,11 +4,8 @@ import { type Dispatch, type SetStateAction, useId } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { dollarsToCents } from '@/lib/price';
-import { costInputsOfDraft } from '../lib/model-cost.utils';
 import { type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
 import type { DeclaredField } from '../lib/template-variables';
-import { ModelCostPanel } from './model-cost-panel';
 import { PromptEditor } from './prompt-editor';
 
 interface BuilderBasicInfoProps {
@@ -74,7 +71,6 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
         besideName={slugField}
         beforeVisibility={statusField}
       />
-      <ModelCostPanel inputs={costInputsOfDraft(draft, savedSlug)} priceCents={dollarsToCents(draft.price)} ownKey={draft.key_source === 'own'} />
 
       <PromptEditor
         id={fieldId('system-prompt')}

@@ -1,4 +1,4 @@
-import { AUTO_DECLARED_DESCRIPTION, declareTemplateVariables, undeclaredVariables } from '@tollbooth/contract';
+import { AUTO_DECLARED_DESCRIPTION, AUTO_DECLARED_MAX_LENGTH, declareTemplateVariables, undeclaredVariables } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useId } from 'react';
 import { buildOutputSchema, type PromptDraft } from '../lib/prompt-builder.utils';
 import { buildSchema } from '../lib/schema-fields.utils';
@@ -26,8 +26,9 @@ export function AutoDeclaredNote({ template, fields }: { template: string; field
   return (
     <p data-testid="auto-declared-inputs" className="mt-4 rounded-md bg-indigo-50 p-3 text-sm text-indigo-900 ring-1 ring-indigo-200">
       {names.map((name) => `{{${name}}}`).join(', ')} {names.length === 1 ? 'is' : 'are'} in the template but not declared above:{' '}
-      {names.length === 1 ? 'it is' : 'they are'} saved as required text {names.length === 1 ? 'input' : 'inputs'} ("{AUTO_DECLARED_DESCRIPTION}"), and every
-      call must send {names.length === 1 ? 'it' : 'them'}. Add {names.length === 1 ? 'a field' : 'fields'} to choose another type, make{' '}
+      {names.length === 1 ? 'it is' : 'they are'} saved as required text {names.length === 1 ? 'input' : 'inputs'} of at most{' '}
+      {AUTO_DECLARED_MAX_LENGTH.toLocaleString('en-US')} characters ("{AUTO_DECLARED_DESCRIPTION}"), and every call must send{' '}
+      {names.length === 1 ? 'it' : 'them'}. Add {names.length === 1 ? 'a field' : 'fields'} to choose another type or length, make{' '}
       {names.length === 1 ? 'it' : 'them'} optional or give a default.
     </p>
   );

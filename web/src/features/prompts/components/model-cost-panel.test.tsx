@@ -120,7 +120,7 @@ describe('the model cost panel', () => {
     await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
     expect(server.bodyOf('POST /api/prompt/cost-estimate/')).toMatchObject({ system_prompt: 'Be brief.', app_slug: 'essay-writer' });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
-    expect((await screen.findByTestId('margin-warning')).textContent).toContain('Save again to save it anyway');
+    expect((await screen.findByTestId('margin-warning')).textContent).toContain('Confirm to save it anyway');
     expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual([]);
     // Raising the price above the typical cost saves at once.
     fireEvent.change(screen.getByLabelText('Price per Call (cents)'), { target: { value: '6' } });

@@ -9,6 +9,7 @@ import { formatCents } from '@/lib/format';
 import { useCostEstimate } from '../api/get-cost-estimate';
 import {
   belowTypicalWarning,
+  belowWorstCaseWarning,
   type CostInputs,
   costEstimateBody,
   formatMicros,
@@ -40,17 +41,22 @@ export function useModelCost(inputs: CostInputs) {
  * and does not save; trying again with the same price saves.
  */
 export function useMarginGuard(estimate: CostEstimate | undefined) {
-  const [warned, setWarned] = useState<{ priceCents: number; typical: number } | null>(null);
+  const [warned, setWarned] = useState<{ priceCents: number; cost: number; typical: boolean } | null>(null);
   return {
-    warning: warned ? belowTypicalWarning(warned.priceCents, warned.typical) : null,
-    allowSave(priceCents: number, live: boolean): boolean {
-      if (!live || !priceBelowTypical(priceCents, estimate)) {
+    warning: warned ? (warned.typical ? belowTypicalWarning(warned.priceCents, warned.cost) : belowWorstCaseWarning(warned.priceCents, warned.cost)) : null,
+    /** `publishing`: this save takes the app live. */
+    allowSave(priceCents: number, live: boolean, publishing = false): boolean {
+      // The typical cost when the app has paid calls; before any, publishing checks the worst case the server reserves by (issue 61).
+      const typical = estimate?.typical_micros ?? null;
+      const below = typical !== null ? priceBelowTypical(priceCents, estimate) : publishing && priceBelowWorstCase(priceCents, estimate);
+      if (!live || !below) {
         setWarned(null);
         return true;
       }
-      const typical = estimate!.typical_micros!;
-      if (warned?.priceCents === priceCents && warned.typical === typical) return true;
-      setWarned({ priceCents, typical });
+      const cost = typical ?? estimate!.worst_case_micros!;
+      // Confirmed for this price: the estimate may have settled on a newer draft meanwhile, the creator's answer stands.
+      if (warned?.priceCents === priceCents) return true;
+      setWarned({ priceCents, cost, typical: typical !== null });
       return false;
     },
   };
@@ -132,7 +138,7 @@ export function ModelCostPanel({ inputs, priceCents, ownKey = false, className =
               Your price ({formatCents(priceCents)}) is below the typical model cost of a call: each call loses money.
             </p>
           ) : belowWorst ? (
-            <p className="mt-3 text-gray-600" data-testid="model-cost-margin">
+            <p className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="model-cost-margin">
               Your price ({formatCents(priceCents)}) is below the worst case: a call that large costs you the difference from your balance.
             </p>
           ) : null}

@@ -31,7 +31,7 @@ import { BuilderBasicInfo } from './builder-basic-info';
 import { BuilderModelSettings } from './builder-model-settings';
 import { BuilderPreviewTest } from './builder-preview-test';
 import { BuilderSchemaTab } from './builder-schema-tab';
-import { useMarginGuard, useModelCost } from './model-cost-panel';
+import { ModelCostPanel, useMarginGuard, useModelCost } from './model-cost-panel';
 
 type BuilderTab = 'basic' | 'schema' | 'model' | 'preview';
 
@@ -60,6 +60,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   const [testTexts, setTestTexts] = useState<Record<string, string>>({});
   const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
+  const [lastPublish, setLastPublish] = useState(false);
   const savePrompt = useSavePromptApp();
   const testPrompt = useTestUnsavedPromptConfig();
 
@@ -81,7 +82,8 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   );
   const variables = useMemo(() => detectVariables(draft.user_prompt_template), [draft.user_prompt_template]);
   const busy = savePrompt.isPending || testPrompt.isPending;
-  const margin = useMarginGuard(useModelCost(costInputsOfDraft(draft, savedSlug)).data);
+  const costInputs = costInputsOfDraft(draft, savedSlug);
+  const margin = useMarginGuard(useModelCost(costInputs).data);
   // A save rule's message goes away as soon as the draft no longer breaks that rule (the field was filled).
   const shownError = error !== null && DRAFT_RULES.has(error) && validateDraft(draft) !== error ? null : error;
 
@@ -95,11 +97,13 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
 
   function save(publish: boolean) {
     if (busy) return;
+    setLastPublish(publish);
     const next: PromptDraft = publish ? { ...draft, status: 'live' } : draft;
     if (publish) setDraft(next);
     if (!checkDraft(next)) return;
     // On its own key the platform posts no model cost: nothing to warn about.
-    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live' && next.key_source !== 'own')) return;
+    const ownKey = next.key_source === 'own';
+    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live' && !ownKey, next.status === 'live' && initialDraft.status !== 'live')) return;
     savePrompt.mutate(
       { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
       {
@@ -175,7 +179,10 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
 
       {margin.warning ? (
         <div role="alert" data-testid="margin-warning" className="mt-6 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">
-          {margin.warning}
+          <p>{margin.warning}</p>
+          <button type="button" className={`${secondaryButton} mt-2`} onClick={() => save(lastPublish)} disabled={busy}>
+            {lastPublish ? 'Publish at this price' : 'Save at this price'}
+          </button>
         </div>
       ) : null}
 
@@ -185,6 +192,9 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs label="Prompt builder" tabs={tabs} selected={tab} onSelect={setTab} />
       </div>
+
+      {/* On every step (issue 61): the worst case follows the template, its variables and max_tokens as they change. */}
+      <ModelCostPanel className="mt-6" inputs={costInputs} priceCents={dollarsToCents(draft.price)} ownKey={draft.key_source === 'own'} />
 
       <div className="mt-6 flex flex-wrap justify-end gap-3">
         <Link to="/applications" className={secondaryButton}>

@@ -59,7 +59,10 @@ export function costEstimateBody(inputs: CostInputs): CostEstimateRequest | null
 }
 
 export const belowTypicalWarning = (priceCents: number, typicalMicros: number) =>
-  `This app is live and its price (${formatCents(priceCents)} per call) is below the typical model cost of one call (${formatMicros(typicalMicros)}): every call loses money. Save again to save it anyway.`;
+  `This app is live and its price (${formatCents(priceCents)} per call) is below the typical model cost of one call (${formatMicros(typicalMicros)}): every call loses money. Confirm to save it anyway.`;
+
+export const belowWorstCaseWarning = (priceCents: number, worstMicros: number) =>
+  `This app goes live at ${formatCents(priceCents)} per call, below the model cost of its largest possible call (${formatMicros(worstMicros)}), and no paid call shows its typical cost yet: a large call costs you the difference. Confirm to publish at this price anyway.`;
 
 /** The builder's settings (create and edit), as its panel and its save warning both ask for them. */
 export function costInputsOfDraft(draft: PromptDraft, savedSlug: string | null): CostInputs {

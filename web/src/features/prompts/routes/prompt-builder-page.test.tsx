@@ -390,7 +390,7 @@ describe('PromptBuilderPage (create)', () => {
     await screen.findByTestId('test-result');
     expect(server.bodyOf('POST /api/prompt/test-config/').input_schema).toEqual({
       type: 'object',
-      properties: { topic: { type: 'string', description: 'Declared automatically from the template' } },
+      properties: { topic: { type: 'string', description: 'Declared automatically from the template', maxLength: 2000 } },
       required: ['topic'],
       additionalProperties: false,
     });

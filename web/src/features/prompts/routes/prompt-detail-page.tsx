@@ -6,6 +6,8 @@ import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/con
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
+import { PriceNotice } from '@/components/pricing/price-notice';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { textLink } from '@/components/ui/styles';
@@ -78,7 +80,8 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
-    if (!margin.allowSave(parsePriceCents(basic.price_cents), basic.status === 'live' && configValues.key_source !== 'own')) return;
+    const live = basic.status === 'live' && configValues.key_source !== 'own';
+    if (!margin.allowSave(parsePriceCents(basic.price_cents), live, live && app.status !== 'live')) return;
     save.mutate(
       { basic, config: configValues },
       {
@@ -147,7 +150,14 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
         </Link>
       </DetailHeader>
 
-      <SaveOutcome warning={margin.warning} error={saveError} saved={saved && !save.isPending} />
+      <SaveOutcome
+        warning={margin.warning}
+        warningAction={<ConfirmPriceButton onConfirm={saveChanges} disabled={save.isPending} />}
+        error={saveError}
+        saved={saved && !save.isPending}
+      >
+        {saved && !save.isPending ? <PriceNotice app={app} /> : null}
+      </SaveOutcome>
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs
