@@ -2,6 +2,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { type App, type AppDependencies, buildApp } from '../app.ts';
 import type { Database } from '../db/client.ts';
 import { type Config, loadConfig } from '../platform/config.ts';
@@ -17,8 +19,18 @@ export interface TestContext {
   issuer: TestIssuer;
   /** An access token for a subject, with profile claims. */
   tokenFor(subject: string, claims?: Record<string, unknown>): Promise<string>;
+  /** An API request as a caller with this Bearer token (none when null), with an optional JSON body. */
+  api(method: ApiMethod, url: string, token: string | null, payload?: object, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** The rows one statement reads (after this process's answered calls are settled). */
+  sql<T>(text: string, params?: unknown[]): Promise<(T & Record<string, unknown>)[]>;
+  /** A new signed-in user, subject `${name}-N` (N counts this context's users): its token and id. */
+  newUser(name?: string): Promise<{ token: string; id: string }>;
+  /** A live app of the creator with this token (a public prompt unless `fields` says otherwise), which must be created: its slug and id. */
+  liveApp(token: string, fields: Record<string, unknown>): Promise<{ slug: string; id: string }>;
   close(): Promise<void>;
 }
+
+export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * The database as a test reads it: each statement waits first for the settlements of calls the app
@@ -70,13 +82,32 @@ export async function createTestContext(env: Record<string, string> = {}, option
   });
   const app = await buildApp({ config, db: options.wrapDatabase?.(database.db) ?? database.db, logger: options.logger ?? false });
   await app.ready();
+  // The test reads the database as the API does: after this process's answered calls are settled.
+  const db = readingAfterSettlements(database.db, () => app.settledReads());
+  const tokenFor: TestContext['tokenFor'] = (subject, claims = {}) =>
+    issuer.sign({ sub: subject, email: `${subject}@example.com`, name: `User ${subject}`, ...claims });
+  const api: TestContext['api'] = (method, url, token, payload, headers = {}) =>
+    app.inject({ method, url, headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers }, ...(payload ? { payload } : {}) });
+  let users = 0;
   return {
     app,
     config,
-    // The test reads the database as the API does: after this process's answered calls are settled.
-    database: { ...database, db: readingAfterSettlements(database.db, () => app.settledReads()) },
+    database: { ...database, db },
     issuer,
-    tokenFor: (subject, claims = {}) => issuer.sign({ sub: subject, email: `${subject}@example.com`, name: `User ${subject}`, ...claims }),
+    tokenFor,
+    api,
+    sql: async <T>(text: string, params: unknown[] = []) => (await db.query<T & Record<string, unknown>>(text, params)).rows,
+    async newUser(name = 'user') {
+      const token = await tokenFor(`${name}-${++users}`);
+      return { token, id: (await api('GET', '/api/auth/profile/', token)).json().user.id as string };
+    },
+    async liveApp(token, fields) {
+      const created = await api('POST', '/api/app/', token, { type: 'prompt', visibility: 'public', ...fields });
+      expect(created.statusCode, created.body).toBe(201);
+      const slug = created.json().slug as string;
+      await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
+      return { slug, id: created.json().id as string };
+    },
     async close() {
       await app.close();
       await Promise.all([database.cleanup(), issuer.close()]);
