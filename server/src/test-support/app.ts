@@ -1,5 +1,6 @@
 // Builds a real Tollbooth app for API tests: fresh database, loopback OIDC issuer, no port.
 import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
@@ -61,6 +62,12 @@ export function readingAfterSettlements(db: Database, written: () => Promise<unk
 }
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
+
+/** Makes the app listen on a free loopback port (for real HTTP clients, SDKs and webhooks): its base URL. */
+export async function listenOnLoopback(app: App): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
 
 export interface TestContextOptions {
   logger?: AppDependencies['logger'];

@@ -1,7 +1,6 @@
 // A paid test app that takes money through the Stripe fake: the official SDK reaches the fake through
 // STRIPE_API_BASE, and the app listens on loopback where the fake delivers its signed webhooks.
-import type { AddressInfo } from 'node:net';
-import { createPaidTestContext, type PaidTestContext, type TestContextOptions } from './app.ts';
+import { createPaidTestContext, listenOnLoopback, type PaidTestContext, type TestContextOptions } from './app.ts';
 import { type StripeFake, startStripeFake, stripeEnv } from './fakes/stripe-fake.ts';
 
 export interface StripeTestContext extends PaidTestContext {
@@ -14,22 +13,15 @@ export interface StripeTestContext extends PaidTestContext {
 export async function createStripeTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<StripeTestContext> {
   const stripe = await startStripeFake();
   let ctx: PaidTestContext | undefined;
+  let webhookUrl: string;
   try {
-    ctx = await createPaidTestContext(
-      {
-        ...stripeEnv(stripe),
-        RATE_LIMIT_PER_MINUTE: '100000',
-        ...env,
-      },
-      options,
-    );
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    ctx = await createPaidTestContext({ ...stripeEnv(stripe), RATE_LIMIT_PER_MINUTE: '100000', ...env }, options);
+    webhookUrl = `${await listenOnLoopback(ctx.app)}/api/billing/webhook/`;
   } catch (error) {
     await ctx?.close();
     await stripe.close();
     throw error;
   }
-  const webhookUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
   stripe.setWebhookUrl(webhookUrl);
   const paid = ctx;
   return {
