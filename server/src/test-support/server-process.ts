@@ -130,12 +130,25 @@ export function stopServerProcess({ child }: ServerProcess): Promise<void> {
   });
 }
 
-/** A JSON request with a bearer token; the body comes back parsed (null when it is not JSON). */
-export async function sendJson(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}${url}`, {
+/** A request with a bearer token and, when given, a JSON body; `headers` are added, `signal` can abort it. */
+export function sendRequest(
+  base: string,
+  method: string,
+  url: string,
+  token: string,
+  body?: unknown,
+  { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+) {
+  return fetch(`${base}${url}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
   });
+}
+
+/** A JSON request with a bearer token; the body comes back parsed (null when it is not JSON). */
+export async function sendJson(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await sendRequest(base, method, url, token, body, { headers });
   return { status: response.status, body: await response.json().catch(() => null) };
 }

@@ -50,6 +50,8 @@ export interface DifyFake extends FakeProviderServer {
   app: DifyFakeApp;
   /** Back to the app the fake started with. */
   resetApp(): void;
+  /** Back to the behaviour and the app the fake started with (before each test). */
+  reset(): void;
   /** Files received by /files/upload: id, name, content, user. */
   uploads: { id: string; name: string; content: string; user: string }[];
   /** Task ids asked to stop. */
@@ -104,6 +106,10 @@ export async function startDifyFake(options: { apiKey: string; app?: Partial<Dif
   return Object.assign(server, {
     app: state.app,
     resetApp() {
+      Object.assign(state.app, DEFAULT_DIFY_APP, options.app);
+    },
+    reset() {
+      server.resetBehaviour();
       Object.assign(state.app, DEFAULT_DIFY_APP, options.app);
     },
     uploads: state.uploads,
