@@ -4,16 +4,11 @@
 // request for Stripe.js answered by the fake's Stripe.js double, so add-card, subscribe and a
 // top-up run end to end through Stripe Elements, confirmation and signed webhooks.
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { type Browser, expect, type Page, test } from '@playwright/test';
-import { type StripeTollbooth, signUp, startStripeTollbooth, watchCspViolations } from './support.ts';
+import { type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth, watchCspViolations } from './support.ts';
 
 const unique = () => randomBytes(3).toString('hex');
-const SHOTS = process.env.BILLING_SCREENSHOTS_DIR;
-
-async function shot(page: Page, name: string) {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shot = screenshotsInto(process.env.BILLING_SCREENSHOTS_DIR);
 
 async function createLivePublicPrompt(page: Page, name: string, price: string) {
   await page.goto('/applications/create?type=prompt');

@@ -4,14 +4,10 @@
 // (the transfer first hangs: in transit; then Stripe answers: paid), sees a reversal come back and a
 // refused transfer explained. PAYOUTS_SCREENSHOTS_DIR keeps a full-page screenshot of each state.
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, signUp, startStripeTollbooth } from './support.ts';
+import { expect, test } from '@playwright/test';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
 
-const SHOTS = process.env.PAYOUTS_SCREENSHOTS_DIR;
-const shot = async (page: Page, name: string) => {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-};
+const shot = screenshotsInto(process.env.PAYOUTS_SCREENSHOTS_DIR);
 let tollbooth: StripeTollbooth | undefined;
 let base = '';
 let stripe: StripeTollbooth['stripe'];

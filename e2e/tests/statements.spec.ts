@@ -4,15 +4,11 @@
 // Statements page from Money, sees their month, downloads the CSV, and sees an empty month.
 // STATEMENTS_SCREENSHOTS_DIR keeps a full-page screenshot of each.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, signUp, startStripeTollbooth } from './support.ts';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
 
-const SHOTS = process.env.STATEMENTS_SCREENSHOTS_DIR;
-const shot = async (page: Page, name: string) => {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-};
+const shot = screenshotsInto(process.env.STATEMENTS_SCREENSHOTS_DIR);
 /** axe-core: no serious or critical violation and no heading-order problem (as accessibility.spec.ts asks of every screen). */
 const axeProblems = async (page: Page) =>
   (await new AxeBuilder({ page }).analyze()).violations

@@ -229,3 +229,19 @@ export async function startStripeTollbooth({
   }
   return { base, stripe, stop };
 }
+
+/** Types into a Monaco editor, found by its label, at the end of its text. */
+export async function typeInEditor(page: Page, label: string, text: string) {
+  const editor = page.getByRole('group', { name: label });
+  await expect(editor.locator('.monaco-editor')).toBeVisible();
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+}
+
+/** A full-page screenshot `name`.png into `dir` when it is set (a spec's …_SCREENSHOTS_DIR), else nothing. */
+export const screenshotsInto =
+  (dir: string | undefined) =>
+  async (page: Page, name: string): Promise<void> => {
+    if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  };

@@ -6,17 +6,8 @@
 // error bodies. The app's mode and input form, error statuses and codes, slow answers, error events
 // after HTTP 200 and cut or hanging streams are set by the test (setBehaviour and `app`).
 import { randomUUID } from 'node:crypto';
-import {
-  type FakeExchange,
-  type FakeProviderServer,
-  header,
-  type RecordedRequest,
-  type StreamFrame,
-  sendEventStream,
-  sendJson,
-  sendMalformedJson,
-  startFakeServer,
-} from './http-fake.ts';
+import type { FakeExchange, FakeProviderServer, RecordedRequest, StreamFrame } from './http-fake.ts';
+import { header, sendEventStream, sendJson, sendMalformedJson, startFakeServer } from './http-fake.ts';
 
 export type DifyMode = 'chat' | 'advanced-chat' | 'agent-chat' | 'completion' | 'workflow';
 
