@@ -137,18 +137,24 @@ export const TEST_MODEL_API_KEY = 'sk-test-model';
  */
 export async function createPaidTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<PaidTestContext> {
   const model = await startOpenAIFake({ apiKey: TEST_MODEL_API_KEY });
+  const ctx = await closingWith(model, () => createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options));
+  return { ...ctx, model };
+}
+
+/** The context `build` makes, which closes `fake` after itself; `fake` is closed at once when the context cannot be made. */
+export async function closingWith<Context extends TestContext>(fake: { close(): Promise<void> }, build: () => Promise<Context>): Promise<Context> {
+  let ctx: Context;
   try {
-    const ctx = await createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options);
-    return {
-      ...ctx,
-      model,
-      async close() {
-        await ctx.close();
-        await model.close();
-      },
-    };
+    ctx = await build();
   } catch (error) {
-    await model.close();
+    await fake.close();
     throw error;
   }
+  return {
+    ...ctx,
+    async close() {
+      await ctx.close();
+      await fake.close();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // A test app whose workflow apps wrap the Dify fake on loopback (private provider URLs allowed, as
 // the fake is on this machine).
-import { createPaidTestContext, createTestContext, type PaidTestContext, type TestContext, type TestContextOptions } from './app.ts';
+import { closingWith, createPaidTestContext, createTestContext, type PaidTestContext, type TestContext, type TestContextOptions } from './app.ts';
 import { type DifyFake, type DifyFakeApp, startDifyFake } from './fakes/dify-fake.ts';
 
 export interface DifyTestContext extends TestContext {
@@ -32,18 +32,6 @@ export async function createDifyTestContext(
 export async function createDifyTestContext(env: Record<string, string>, options: DifyTestContextOptions): Promise<DifyTestContext>;
 export async function createDifyTestContext(env: Record<string, string>, { apiKey, app, paid = false, ...options }: DifyTestContextOptions) {
   const dify = await startDifyFake({ apiKey, ...(app ? { app } : {}) });
-  try {
-    const ctx = await (paid ? createPaidTestContext : createTestContext)({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', ...env }, options);
-    return {
-      ...ctx,
-      dify,
-      async close() {
-        await ctx.close();
-        await dify.close();
-      },
-    };
-  } catch (error) {
-    await dify.close();
-    throw error;
-  }
+  const ctx = await closingWith(dify, () => (paid ? createPaidTestContext : createTestContext)({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', ...env }, options));
+  return { ...ctx, dify };
 }

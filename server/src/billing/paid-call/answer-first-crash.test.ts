@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
-import { sendJson as send } from '../../test-support/server-process.ts';
+import { liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -30,11 +30,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     const [victim, survivor] = [await startServer(), await startServer()];
     const owner = await cluster.issuer.sign({ sub: 'load-owner' });
     const caller = await cluster.issuer.sign({ sub: 'load-caller' });
-    const created = await send(survivor.base, 'POST', '/api/app/', owner, { name: 'Under load', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    expect((await send(survivor.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' })).status).toBe(200);
-    const key = (await send(survivor.base, 'POST', '/api/keys/', caller, { name: 'load' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const { callUrl, key } = await liveAppAndKey(survivor.base, owner, caller, { name: 'Under load', priceCents: 1, keyName: 'load' });
 
     // CONNECTIONS loops of calls against the victim, until it is killed after some hundreds of answers.
     const answered = new Set<string>();

@@ -19,7 +19,7 @@ import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { liveAppAndKey, type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -54,11 +54,7 @@ describe.runIf(process.env.DATABASE_URL).each([
     const victim = await startServer();
     const owner = await cluster.issuer.sign({ sub: 'stall-owner' });
     const caller = await cluster.issuer.sign({ sub: 'stall-caller' });
-    const created = await send(victim.base, 'POST', '/api/app/', owner, { name: 'Stalled', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    await send(victim.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
-    const key = (await send(victim.base, 'POST', '/api/keys/', caller, { name: 'stall' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Stalled', priceCents: 1, keyName: 'stall' });
     // One call settled first, so the creator's earnings row exists to be locked.
     const answered = new Set<string>();
     const first = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'first' } });
@@ -203,11 +199,7 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
     const victim = await startServer();
     const owner = await issuer.sign({ sub: 'embedded-owner' });
     const caller = await issuer.sign({ sub: 'embedded-caller' });
-    const created = await send(victim.base, 'POST', '/api/app/', owner, { name: 'Embedded', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    await send(victim.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
-    const key = (await send(victim.base, 'POST', '/api/keys/', caller, { name: 'embedded' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Embedded', priceCents: 1, keyName: 'embedded' });
 
     const answered = new Set<string>();
     const refused: number[] = [];
