@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient } from 'dify-client';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../test-support/app.ts';
-import { createDifyTestContext } from '../test-support/dify-app.ts';
+import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
 import type { DifyFakeApp } from '../test-support/fakes/dify-fake.ts';
 import { sendRequest } from '../test-support/server-process.ts';
 
@@ -23,13 +23,7 @@ const request = (method: string, path: string, token: string, body?: object) => 
 let counter = 0;
 async function liveWorkflowApp(app: Partial<DifyFakeApp>) {
   Object.assign(dify.app, app);
-  const created = await request('POST', '/api/app/', owner, {
-    name: `SDK Flow ${++counter}`,
-    type: 'workflow',
-    visibility: 'public',
-    price_cents: PRICE,
-    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
-  });
+  const created = await request('POST', '/api/app/', owner, workflowAppFields(dify, KEY, `SDK Flow ${++counter}`, PRICE));
   expect(created.status).toBe(201);
   const { slug } = (await created.json()) as { slug: string };
   expect((await request('PATCH', `/api/app/${slug}/workflow/`, owner, {})).status).toBe(200);

@@ -3,7 +3,7 @@
 // provider failure; streams are charged once part of the answer was sent, free before.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../test-support/app.ts';
-import { createDifyTestContext } from '../test-support/dify-app.ts';
+import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
 import { type DifyFakeApp, difyBody } from '../test-support/fakes/dify-fake.ts';
 import { sendRequest } from '../test-support/server-process.ts';
 
@@ -22,13 +22,7 @@ let appCounter = 0;
 /** A live public workflow app wrapping the fake's app (as it is configured now). */
 async function liveWorkflowApp(app: Partial<DifyFakeApp> = {}, settings: object = {}) {
   Object.assign(dify.app, app);
-  const created = await request('POST', '/api/app/', owner, {
-    name: `Paid Flow ${++appCounter}`,
-    type: 'workflow',
-    visibility: 'public',
-    price_cents: PRICE,
-    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
-  });
+  const created = await request('POST', '/api/app/', owner, workflowAppFields(dify, KEY, `Paid Flow ${++appCounter}`, PRICE));
   expect(created.status).toBe(201);
   const { slug } = await created.json();
   const saved = await request('PATCH', `/api/app/${slug}/workflow/`, owner, { ...settings });

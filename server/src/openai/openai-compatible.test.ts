@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPaidTestContext, createTestContext, listenOnLoopback, TEST_MODEL_API_KEY, type TestContext } from '../test-support/app.ts';
+import { workflowAppFields } from '../test-support/dify-app.ts';
 import { startDifyFake } from '../test-support/fakes/dify-fake.ts';
 import { sendJson } from '../test-support/server-process.ts';
 
@@ -361,13 +362,7 @@ describe('chat.completions.create on a chat app', () => {
 describe('a Dify app behind the OpenAI endpoint', () => {
   async function difyApp(mode: 'chat' | 'completion', form: object[] = []) {
     Object.assign(dify.app, { mode, userInputForm: form });
-    const created = await api('POST', '/api/app/', ownerToken, {
-      name: `OpenAI Flow ${++appCounter}`,
-      type: 'workflow',
-      visibility: 'public',
-      price_cents: PRICE,
-      provider_config: { app_id: 'dify-app', api_key: DIFY_KEY, base_url: dify.baseUrl },
-    });
+    const created = await api('POST', '/api/app/', ownerToken, workflowAppFields(dify, DIFY_KEY, `OpenAI Flow ${++appCounter}`, PRICE));
     expect(created.status).toBe(201);
     expect((await api('PATCH', `/api/app/${created.body.slug}/workflow/`, ownerToken, {})).status).toBe(200);
     await api('PATCH', `/api/app/${created.body.slug}/update_status/`, ownerToken, { status: 'live' });

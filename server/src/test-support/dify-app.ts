@@ -35,3 +35,12 @@ export async function createDifyTestContext(env: Record<string, string>, { apiKe
   const ctx = await closingWith(dify, () => (paid ? createPaidTestContext : createTestContext)({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', ...env }, options));
   return { ...ctx, dify };
 }
+
+/** The fields of a public workflow app, priced `priceCents`, that wraps the fake's app (app id dify-app) with `apiKey`. */
+export const workflowAppFields = (dify: DifyFake, apiKey: string, name: string, priceCents: number) => ({
+  name,
+  type: 'workflow',
+  visibility: 'public',
+  price_cents: priceCents,
+  provider_config: { app_id: 'dify-app', api_key: apiKey, base_url: dify.baseUrl },
+});
