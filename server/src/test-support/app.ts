@@ -17,6 +17,8 @@ export interface TestContext {
   app: App;
   config: Config;
   database: TestDatabase;
+  /** The test's database as the app was given it: no wait for settlements (unless wrapDatabase changed it, the raw one). */
+  appDb: Database;
   issuer: TestIssuer;
   /** An access token for a subject, with profile claims. */
   tokenFor(subject: string, claims?: Record<string, unknown>): Promise<string>;
@@ -87,7 +89,8 @@ export async function createTestContext(env: Record<string, string> = {}, option
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp({ config, db: options.wrapDatabase?.(database.db) ?? database.db, logger: options.logger ?? false });
+  const appDb = options.wrapDatabase?.(database.db) ?? database.db;
+  const app = await buildApp({ config, db: appDb, logger: options.logger ?? false });
   await app.ready();
   // The test reads the database as the API does: after this process's answered calls are settled.
   const db = readingAfterSettlements(database.db, () => app.settledReads());
@@ -100,6 +103,7 @@ export async function createTestContext(env: Record<string, string> = {}, option
     app,
     config,
     database: { ...database, db },
+    appDb,
     issuer,
     tokenFor,
     api,
