@@ -1,13 +1,34 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext, createTestContext, TEST_MODEL_API_KEY } from '../test-support/app.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../test-support/app.ts';
+import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+let ownerToken: string;
 const PRICE = 100;
-// A generous timeout: the 250-request idempotency test must not time out when the machine is busy.
-const ctx = await createPaidTestContext({ PROVIDER_TIMEOUT_MS: '60000', RATE_LIMIT_PER_MINUTE: '100000', PLATFORM_FEE_BPS: '1000' });
-const ownerToken = await ctx.tokenFor('gateway-owner', { name: 'Creator' });
-const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
+
+beforeAll(async () => {
+  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
+  ctx = await createTestContext({
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-test-upstream',
+    // Generous: the 250-request idempotency test must not time out when the machine is busy.
+    PROVIDER_TIMEOUT_MS: '60000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    PLATFORM_FEE_BPS: '1000',
+  });
+  ownerToken = await ctx.tokenFor('gateway-owner', { name: 'Creator' });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+});
 beforeEach(() => upstream.resetBehaviour());
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const api = (method: Method, url: string, token: string, payload?: object, headers: Record<string, string> = {}) =>
+  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload ? { payload } : {}) });
 
 let appCounter = 0;
 /** A live public prompt app of the owner's, priced PRICE cents. */
@@ -222,7 +243,7 @@ describe('failures are free', () => {
 
 describe('upstream timeout', () => {
   it('answers 504 provider_timeout, records the failure and charges nothing', async () => {
-    const quick = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, PROVIDER_TIMEOUT_MS: '300' });
+    const quick = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', PROVIDER_TIMEOUT_MS: '300' });
     try {
       const owner = await quick.tokenFor('timeout-owner');
       const consumerToken = await quick.tokenFor('timeout-consumer');
@@ -373,7 +394,7 @@ describe('chat', () => {
 
 describe('rate limiting', () => {
   it('answers 429 with Retry-After and RateLimit headers past the limit', async () => {
-    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, RATE_LIMIT_PER_MINUTE: '3' });
+    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const owner = await limited.tokenFor('rl-owner');
       const slug = (

@@ -2,18 +2,38 @@
 // from the reported usage and the model's prices; the caller pays the price, the creator's net is
 // price − fee − model cost (drawn from their credits when negative), the owner's own calls and test
 // runs pay the model cost from their credits, and an account without credit gets no model answer.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
-import { createPaidTestContext, createTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
-// Nobody starts with credit: every model answer must be paid for by someone who added some.
-const ctx = await createPaidTestContext({ PLATFORM_FEE_BPS: '1000', SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '100000' });
-const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+
+beforeAll(async () => {
+  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
+  ctx = await createTestContext({
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-operator',
+    PLATFORM_FEE_BPS: '1000',
+    // Nobody starts with credit: every model answer must be paid for by someone who added some.
+    SIGNUP_CREDITS_CENTS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+});
 beforeEach(() => upstream.resetBehaviour());
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const api = (method: Method, url: string, token: string, payload?: object) =>
+  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let users = 0;
 async function newUser() {
@@ -258,7 +278,7 @@ describe('test runs and model choice', () => {
   it('test runs are rate-limited like calls, and a model without a known price cannot be picked', async () => {
     const limited = await createTestContext({
       OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: TEST_MODEL_API_KEY,
+      OPENAI_API_KEY: 'sk-operator',
       RATE_LIMIT_PER_MINUTE: '3',
       MODEL_TABLE: '{"mixtral": {"provider": "openai", "upstreamModel": "our-own-mixtral-build"}}',
     });
