@@ -1,22 +1,12 @@
 // The processes the bench starts (the fake upstream, the servers, Portkey), the ports they take, and
 // what is undone at the end, in reverse order: shutdown() stops them all.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const children: ChildProcess[] = [];
 export const cleanups: (() => Promise<void>)[] = [];
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../free-port.ts';
 
 export interface Child {
   process: ChildProcess;

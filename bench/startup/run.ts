@@ -13,12 +13,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { mapCompiledFrames } from '../compiled-frames.ts';
+import { freePort } from '../free-port.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -44,17 +44,6 @@ const START_ARGUMENTS = ((): string[] => {
   if (words[0] !== 'node') throw new Error(`server's start script does not start with node: ${script}`);
   return words.slice(1);
 })();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Start {
   readyMs: number;

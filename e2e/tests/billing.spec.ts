@@ -3,23 +3,12 @@
 // Stripe: a second Tollbooth configured against the Stripe fake (its own process), and the page's
 // request for Stripe.js answered by the fake's Stripe.js double, so add-card, subscribe and a
 // top-up run end to end through Stripe Elements, confirmation and signed webhooks.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { type Browser, expect, type Page, test } from '@playwright/test';
-import { signUp, startTollbooth, watchCspViolations } from './support.ts';
+import { type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth, watchCspViolations } from './support.ts';
 
 const unique = () => randomBytes(3).toString('hex');
-const serverDir = path.resolve(import.meta.dirname, '../../server');
-const SHOTS = process.env.BILLING_SCREENSHOTS_DIR;
-
-async function shot(page: Page, name: string) {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shot = screenshotsInto(process.env.BILLING_SCREENSHOTS_DIR);
 
 async function createLivePublicPrompt(page: Page, name: string, price: string) {
   await page.goto('/applications/create?type=prompt');
@@ -100,20 +89,9 @@ test('without Stripe: the notice, a free plan from the owner, subscribed to, its
 
 // ---- with Stripe configured ----
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
-let fake: ChildProcess | null = null;
-let server: ChildProcess | null = null;
+let tollbooth: StripeTollbooth | undefined;
 let base = '';
 let fakeUrl = '';
-let dataDir = '';
 
 test.describe('with Stripe configured', () => {
   // One worker runs the group in order, so one Stripe-configured server serves both tests.
@@ -122,39 +100,13 @@ test.describe('with Stripe configured', () => {
   test.beforeAll(async () => {
     // Starting a second server (and the fake) beside the suite's can take over a minute on a loaded machine.
     test.setTimeout(240_000);
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
-      cwd: serverDir,
-      env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
-    const stripe = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
-    fakeUrl = stripe.url;
-    dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-stripe-'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: base,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_BASE: stripe.url,
-    };
-    delete env.OIDC_ISSUER;
-    delete env.DATABASE_URL;
-    server = await startTollbooth(base, env);
+    tollbooth = await startStripeTollbooth({ name: 'stripe' });
+    base = tollbooth.base;
+    fakeUrl = tollbooth.stripe.url;
   });
 
   test.afterAll(async () => {
-    server?.kill('SIGTERM');
-    fake?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await tollbooth?.stop();
   });
 
   /** A browser context on the Stripe-configured server whose request for Stripe.js gets the double. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { difyCompletionFakeUrl } from '../playwright.config.ts';
-import { accessTokenOf, signUp } from './support.ts';
+import { accessTokenOf, signUp, typeInEditor } from './support.ts';
 
 const DIFY_KEY = 'app-e2e-dify-key';
 const SHOTS = process.env.SCREENSHOT_DIR;
@@ -20,15 +20,6 @@ async function expectAccessible(page: Page, screen: string) {
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${screen}: ${violation.id} ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).join(' | ')}`);
   expect(serious).toEqual([]);
-}
-
-/** Types into a Monaco editor, found by its label, at the end of its text. */
-async function typeInEditor(page: Page, label: string, text: string) {
-  const editor = page.getByRole('group', { name: label });
-  await expect(editor.locator('.monaco-editor')).toBeVisible();
-  await editor.locator('.view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text);
 }
 
 /** An API key made on the profile page, as the screens tell a creator to. */

@@ -1,16 +1,8 @@
 // Issue 22 in the browser: the builder shows the model cost of one call next to the price, from
 // the real price dataset, and follows the prompt as it is typed; the operator page is a 404 with
 // no menu link for an account that ADMIN_EMAILS does not list.
-import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, openUserMenu, signUp } from './support.ts';
-
-async function typeInEditor(page: Page, label: string, text: string) {
-  const editor = page.getByRole('group', { name: label });
-  await expect(editor.locator('.monaco-editor')).toBeVisible();
-  await editor.locator('.view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text);
-}
+import { expect, test } from '@playwright/test';
+import { accessTokenOf, openUserMenu, signUp, typeInEditor } from './support.ts';
 
 test('the builder shows the model prices and the worst case of one call beside the price', async ({ page }) => {
   await signUp(page);

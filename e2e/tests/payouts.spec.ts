@@ -3,91 +3,27 @@
 // account on the Money page (Stripe-hosted onboarding: first left unfinished, then finished), withdraws
 // (the transfer first hangs: in transit; then Stripe answers: paid), sees a reversal come back and a
 // refused transfer explained. PAYOUTS_SCREENSHOTS_DIR keeps a full-page screenshot of each state.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, signUp, startTollbooth } from './support.ts';
+import { expect, test } from '@playwright/test';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
 
-const serverDir = path.resolve(import.meta.dirname, '../../server');
-const SHOTS = process.env.PAYOUTS_SCREENSHOTS_DIR;
-const shot = async (page: Page, name: string) => {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-};
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
+const shot = screenshotsInto(process.env.PAYOUTS_SCREENSHOTS_DIR);
+let tollbooth: StripeTollbooth | undefined;
 let base = '';
-let fake: ChildProcess | undefined;
-let server: ChildProcess | undefined;
-let model: ChildProcess | undefined;
-let stripe: { url: string; secretKey: string };
-let dataDir = '';
+let stripe: StripeTollbooth['stripe'];
 
 test.describe.configure({ timeout: 180_000, mode: 'default' });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
-    cwd: serverDir,
-    env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
-  const config = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
-  stripe = config;
-  dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-payouts-'));
-  // A real (fake) model provider, so the calls are charged and the creator earns.
-  const modelPort = await freePort();
-  model = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/openai-fake-main.ts', String(modelPort), 'sk-payouts-model'], {
-    cwd: serverDir,
-    stdio: 'inherit',
-  });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: base,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    STRIPE_SECRET_KEY: config.secretKey,
-    STRIPE_PUBLISHABLE_KEY: config.publishableKey,
-    STRIPE_WEBHOOK_SECRET: config.webhookSecret,
-    STRIPE_API_BASE: config.url,
-    SIGNUP_CREDITS_CENTS: '100000',
-    OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
-    OPENAI_API_KEY: 'sk-payouts-model',
-    SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
-    SETTLEMENT_WINDOW_CALLS: '0',
-    // Earnings are available at once here (the hold is covered by the server tests).
-    PAYOUT_HOLD_DAYS: '0',
-    PAYOUT_SWEEP_SECONDS: '0',
-    // Dong earnings of the currencies test reach their minimum (the default is ₫250,000).
-    PAYOUT_MINIMUMS: 'vnd=50000',
-  };
-  delete env.OIDC_ISSUER;
-  delete env.DATABASE_URL;
-  server = await startTollbooth(base, env);
+  // A real (fake) model provider, so the calls are charged and the creator earns. Dong earnings of the
+  // currencies test reach their minimum (the default is ₫250,000).
+  tollbooth = await startStripeTollbooth({ name: 'payouts', modelKey: 'sk-payouts-model', env: { ...EARNINGS_AT_ONCE_ENV, PAYOUT_MINIMUMS: 'vnd=50000' } });
+  ({ base, stripe } = tollbooth);
 });
 
 test.afterAll(async () => {
-  server?.kill('SIGTERM');
-  fake?.kill('SIGTERM');
-  model?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await tollbooth?.stop();
 });
 
 const faults = (body: Record<string, string>) => fetch(`${stripe.url}/_test/transfer-faults`, { method: 'POST', body: new URLSearchParams(body) });

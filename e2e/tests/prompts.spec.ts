@@ -1,16 +1,7 @@
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect, type Locator, type Page, test } from '@playwright/test';
-import { signUp } from './support.ts';
-
-/** Types into a Monaco editor, found by its label, at the end of its text. */
-async function typeInEditor(page: Page, label: string, text: string) {
-  const editor = page.getByRole('group', { name: label });
-  await expect(editor.locator('.monaco-editor')).toBeVisible();
-  await editor.locator('.view-lines').click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text);
-}
+import { signUp, typeInEditor } from './support.ts';
 
 const previewOf = (page: Page, title: string): Locator => page.getByRole('heading', { name: title, exact: true }).locator('xpath=following-sibling::pre[1]');
 

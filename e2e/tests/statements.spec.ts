@@ -3,95 +3,32 @@
 // refunded, calls two apps and subscribes to a plan (partly refunded, then disputed); the creator is paid out. Each opens the
 // Statements page from Money, sees their month, downloads the CSV, and sees an empty month.
 // STATEMENTS_SCREENSHOTS_DIR keeps a full-page screenshot of each.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, signUp, startTollbooth } from './support.ts';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
 
-const serverDir = path.resolve(import.meta.dirname, '../../server');
-const SHOTS = process.env.STATEMENTS_SCREENSHOTS_DIR;
-const shot = async (page: Page, name: string) => {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-};
+const shot = screenshotsInto(process.env.STATEMENTS_SCREENSHOTS_DIR);
 /** axe-core: no serious or critical violation and no heading-order problem (as accessibility.spec.ts asks of every screen). */
 const axeProblems = async (page: Page) =>
   (await new AxeBuilder({ page }).analyze()).violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'heading-order')
     .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
+let tollbooth: StripeTollbooth | undefined;
 let base = '';
-let fake: ChildProcess | undefined;
-let server: ChildProcess | undefined;
-let model: ChildProcess | undefined;
-let stripe: { url: string; secretKey: string };
-let dataDir = '';
+let stripe: StripeTollbooth['stripe'];
 
 test.describe.configure({ timeout: 180_000, mode: 'default' });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
-    cwd: serverDir,
-    env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
-  const config = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
-  stripe = config;
-  dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-statements-'));
   // A real (fake) model provider, so the calls are charged and the creator earns.
-  const modelPort = await freePort();
-  model = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/openai-fake-main.ts', String(modelPort), 'sk-statements-model'], {
-    cwd: serverDir,
-    stdio: 'inherit',
-  });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: base,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    STRIPE_SECRET_KEY: config.secretKey,
-    STRIPE_PUBLISHABLE_KEY: config.publishableKey,
-    STRIPE_WEBHOOK_SECRET: config.webhookSecret,
-    STRIPE_API_BASE: config.url,
-    SIGNUP_CREDITS_CENTS: '100000',
-    OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
-    OPENAI_API_KEY: 'sk-statements-model',
-    SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
-    SETTLEMENT_WINDOW_CALLS: '0',
-    // Earnings are available at once here (the hold is covered by the server tests).
-    PAYOUT_HOLD_DAYS: '0',
-    PAYOUT_SWEEP_SECONDS: '0',
-    PLATFORM_FEE_BPS: '1000',
-  };
-  delete env.OIDC_ISSUER;
-  delete env.DATABASE_URL;
-  server = await startTollbooth(base, env);
+  tollbooth = await startStripeTollbooth({ name: 'statements', modelKey: 'sk-statements-model', env: { ...EARNINGS_AT_ONCE_ENV, PLATFORM_FEE_BPS: '1000' } });
+  ({ base, stripe } = tollbooth);
 });
 
 test.afterAll(async () => {
-  server?.kill('SIGTERM');
-  fake?.kill('SIGTERM');
-  model?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await tollbooth?.stop();
 });
 
 /** Stripe's API as the card holder's browser and the dashboard would use it (the fake, over HTTP). */

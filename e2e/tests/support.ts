@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { type BrowserContext, expect, type Page } from '@playwright/test';
 
 export interface TestAccount {
@@ -128,3 +132,116 @@ export async function startTollbooth(origin: string, env: NodeJS.ProcessEnv, tim
   server.kill('SIGTERM');
   throw new Error(`the server on ${origin} did not answer /api/health within ${timeoutMs / 1000} s`);
 }
+
+const serverDir = path.resolve(import.meta.dirname, '../../server');
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Earnings available at once and no sweep (the hold and the sweep are covered by the server tests), generous credits and sign-ups, calls settled one by one. */
+export const EARNINGS_AT_ONCE_ENV = {
+  SIGNUP_CREDITS_CENTS: '100000',
+  SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
+  SETTLEMENT_WINDOW_CALLS: '0',
+  PAYOUT_HOLD_DAYS: '0',
+  PAYOUT_SWEEP_SECONDS: '0',
+};
+
+export interface StripeTollbooth {
+  /** The server's origin (localhost, a port of its own). */
+  base: string;
+  /** The Stripe fake: its API's URL and keys. */
+  stripe: { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
+  /** Stops the server and the fakes, and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A second Tollbooth of a test's own (its own process, on a fresh DATA_DIR, beside the suite's) against
+ * the Stripe fake (its own process, webhooks delivered to this server). With `modelKey`, an
+ * OpenAI-compatible model fake asking for that key answers the OpenAI model names, so calls are charged
+ * and creators earn. `env` adds settings.
+ */
+export async function startStripeTollbooth({
+  name,
+  env = {},
+  modelKey,
+}: {
+  name: string;
+  env?: NodeJS.ProcessEnv;
+  modelKey?: string;
+}): Promise<StripeTollbooth> {
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  const children: ChildProcess[] = [];
+  const fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
+    cwd: serverDir,
+    env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(fake);
+  const first = await new Promise<string>((resolve) => createInterface({ input: fake.stdout! }).once('line', resolve));
+  const stripe = JSON.parse(first) as StripeTollbooth['stripe'];
+  const dataDir = mkdtempSync(path.join(tmpdir(), `tollbooth-e2e-${name}-`));
+  const modelEnv: NodeJS.ProcessEnv = {};
+  if (modelKey !== undefined) {
+    const modelPort = await freePort();
+    children.push(
+      spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/openai-fake-main.ts', String(modelPort), modelKey], {
+        cwd: serverDir,
+        stdio: 'inherit',
+      }),
+    );
+    Object.assign(modelEnv, { OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`, OPENAI_API_KEY: modelKey });
+  }
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: base,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    STRIPE_API_BASE: stripe.url,
+    ...modelEnv,
+    ...env,
+  };
+  delete serverEnv.OIDC_ISSUER;
+  delete serverEnv.DATABASE_URL;
+  const stop = async () => {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    children.unshift(await startTollbooth(base, serverEnv));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { base, stripe, stop };
+}
+
+/** Types into a Monaco editor, found by its label, at the end of its text. */
+export async function typeInEditor(page: Page, label: string, text: string) {
+  const editor = page.getByRole('group', { name: label });
+  await expect(editor.locator('.monaco-editor')).toBeVisible();
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(text);
+}
+
+/** A full-page screenshot `name`.png into `dir` when it is set (a spec's …_SCREENSHOTS_DIR), else nothing. */
+export const screenshotsInto =
+  (dir: string | undefined) =>
+  async (page: Page, name: string): Promise<void> => {
+    if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  };

@@ -3,58 +3,29 @@
 // add it to dollars, the database refuses a ledger transaction that mixes currencies, and a creator
 // with dollar and yen earnings gets one transfer per currency, in that currency. End to end through
 // the official SDK against the Stripe fake, webhooks signed and delivered over HTTP.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../platform/config.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../test-support/fakes/stripe-fake.ts';
 import { callCompletions } from '../test-support/paid-call.ts';
+import { createStripeTestContext } from '../test-support/stripe-app.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { payoutMinimum } from './payouts/service.ts';
 
-let ctx: PaidTestContext;
-let stripe: StripeFake;
-let webhookUrl: string;
 const FEE_BPS = 1000;
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  ctx = await createPaidTestContext({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    SIGNUP_CREDITS_CENTS: '100000',
-    SETTLEMENT_WINDOW_CALLS: '0',
-    PLATFORM_FEE_BPS: String(FEE_BPS),
-    PAYOUT_HOLD_DAYS: '7',
-    PAYOUT_SWEEP_SECONDS: '0',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  webhookUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
-  stripe.setWebhookUrl(webhookUrl);
+const ctx = await createStripeTestContext({
+  SIGNUP_CREDITS_CENTS: '100000',
+  SETTLEMENT_WINDOW_CALLS: '0',
+  PLATFORM_FEE_BPS: String(FEE_BPS),
+  PAYOUT_HOLD_DAYS: '7',
+  PAYOUT_SWEEP_SECONDS: '0',
 });
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-});
+const { stripe, api, sql, newUser } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => {
   stripe.setBalance('usd', 10_000_000);
   stripe.setBalance('jpy', 10_000_000);
 });
 
 let counter = 0;
-const newUser = async (name = 'user') => {
-  const token = await ctx.tokenFor(`${name}-${++counter}`);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  return { token, id };
-};
-const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
 /** The balance of one account (a user's when userId is given, else the platform's), in its currency's minor unit. */
 const balanceOf = async (kind: string, currency: string, userId: string | null = null) =>
   Number(
@@ -75,13 +46,7 @@ const eachCurrencyBalanced = async () =>
     ),
   ).toEqual([]);
 
-async function liveApp(creator: { token: string }) {
-  const created = await api('POST', '/api/app/', creator.token, { name: `Currencies ${++counter}`, type: 'prompt', visibility: 'public', price_cents: 100 });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, creator.token, { status: 'live' });
-  return slug;
-}
+const liveApp = async (creator: { token: string }) => (await ctx.liveApp(creator.token, { name: `Currencies ${++counter}`, price_cents: 100 })).slug;
 /** A caller subscribes to a plan and pays its first invoice (Stripe.js confirm in the browser, then invoice.paid). */
 async function subscribe(slug: string, creator: { token: string }, plan: { price: number; currency: string }, payer?: { token: string; id: string }) {
   const created = await api('POST', `/api/app/${slug}/packages/`, creator.token, { name: `Plan ${++counter}`, included_calls: 5, ...plan });

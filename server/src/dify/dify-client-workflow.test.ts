@@ -1,53 +1,29 @@
 // dify-client (unmodified) against a Tollbooth workflow app wrapping a Dify app (the Dify fake):
 // runWorkflow blocking and streaming, charged once each; the parameters are the Dify app's form;
 // the app's mode decides which endpoints answer.
-import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient } from 'dify-client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, type DifyFakeApp, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../test-support/app.ts';
+import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
+import type { DifyFakeApp } from '../test-support/fakes/dify-fake.ts';
+import { sendRequest } from '../test-support/server-process.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 9;
-let ctx: TestContext;
-let dify: DifyFake;
-let base: string;
-let owner: string;
+const ctx = await createDifyTestContext({ RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY });
+const { dify } = ctx;
+const base = await listenOnLoopback(ctx.app);
+const owner = await ctx.tokenFor('sdk-wf-owner', { name: 'Flow Owner' });
+afterAll(() => ctx.close());
+beforeEach(() => dify.reset());
 
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  owner = await ctx.tokenFor('sdk-wf-owner', { name: 'Flow Owner' });
-}, 240_000);
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
-beforeEach(() => {
-  dify.resetBehaviour();
-  dify.resetApp();
-});
-
-const request = (method: string, path: string, token: string, body?: object) =>
-  fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
+const request = (method: string, path: string, token: string, body?: object) => sendRequest(base, method, path, token, body);
 
 let counter = 0;
 async function liveWorkflowApp(app: Partial<DifyFakeApp>) {
   Object.assign(dify.app, app);
-  const created = await request('POST', '/api/app/', owner, {
-    name: `SDK Flow ${++counter}`,
-    type: 'workflow',
-    visibility: 'public',
-    price_cents: PRICE,
-    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
-  });
+  const created = await request('POST', '/api/app/', owner, workflowAppFields(dify, KEY, `SDK Flow ${++counter}`, PRICE));
   expect(created.status).toBe(201);
   const { slug } = (await created.json()) as { slug: string };
   expect((await request('PATCH', `/api/app/${slug}/workflow/`, owner, {})).status).toBe(200);

@@ -1,39 +1,17 @@
 // Dify's own JS SDK (dify-client, unmodified) against a running Tollbooth: every call it makes on
 // an app's base URL {PUBLIC_URL}/api/app/{slug}, and exactly one charge per successful call.
-import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient, DifyClient } from 'dify-client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPaidTestContext, listenOnLoopback } from '../test-support/app.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-let baseUrl: string;
-let ownerToken: string;
 const PRICE = 7;
-
-beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-upstream' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-upstream',
-    PROVIDER_TIMEOUT_MS: '120000',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  ownerToken = await ctx.tokenFor('dify-sdk-owner', { name: 'Owl Creator' });
-}, 240_000);
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+const ctx = await createPaidTestContext({ PROVIDER_TIMEOUT_MS: '120000', RATE_LIMIT_PER_MINUTE: '100000' });
+const baseUrl = await listenOnLoopback(ctx.app);
+const ownerToken = await ctx.tokenFor('dify-sdk-owner', { name: 'Owl Creator' });
+const { model: upstream, api } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-const api = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let counter = 0;
 /** A live public prompt app priced PRICE cents, answered by the OpenAI-compatible fake (not the free demo model). */

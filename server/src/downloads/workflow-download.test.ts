@@ -1,34 +1,14 @@
 // A workflow app's download, wired to what the workflows feature stores: after the configuration is
 // saved (and checked against Dify), the zip fits the Dify app's mode and input form.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { afterAll, expect, it } from 'vitest';
+import { createDifyTestContext, SUPPORT_BOT_APP } from '../test-support/dify-app.ts';
 
 const KEY = 'app-downloadDifyKey5678';
-let ctx: TestContext;
-let dify: DifyFake;
-let owner: string;
-
-beforeAll(async () => {
-  dify = await startDifyFake({
-    apiKey: KEY,
-    app: {
-      mode: 'advanced-chat',
-      name: 'Support Bot',
-      description: 'Answers support questions',
-      userInputForm: [
-        { 'text-input': { label: 'Topic', variable: 'topic', required: true, max_length: 48 } },
-        { select: { label: 'Tone', variable: 'tone', required: false, options: ['dry', 'warm'] } },
-      ],
-    },
-  });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on' });
-  owner = await ctx.tokenFor('workflow-downloader');
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
+const tone = { select: { label: 'Tone', variable: 'tone', required: false, options: ['dry', 'warm'] } };
+const ctx = await createDifyTestContext({}, { apiKey: KEY, app: { ...SUPPORT_BOT_APP, userInputForm: [...SUPPORT_BOT_APP.userInputForm, tone] } });
+const { dify } = ctx;
+const owner = await ctx.tokenFor('workflow-downloader');
+afterAll(() => ctx.close());
 
 it('gives {slug}-workflow-app.zip with the chat app and the Dify form once the configuration was saved', async () => {
   const headers = { authorization: `Bearer ${owner}` };

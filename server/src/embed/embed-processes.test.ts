@@ -1,50 +1,23 @@
 // A publishable key's daily cap across two real server processes sharing one PostgreSQL (issue 28,
 // decision 0030): calls fired at both at once are answered and charged exactly up to the cap, the
 // rest refused and free. PGlite is one process's embedded database, so this runs with DATABASE_URL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useProcessCluster } from '../test-support/process-cluster.ts';
+import { sendJson as send } from '../test-support/server-process.ts';
 
 const PUBLIC_URL = 'http://tollbooth.test';
 const SITE = 'https://shop.example';
 
 describe.runIf(process.env.DATABASE_URL)('a publishable key’s daily cap across two server processes', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const processes: ServerProcess[] = [];
-
+  const cluster = useProcessCluster();
   beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-    for (let i = 0; i < 2; i++) {
-      processes.push(
-        await startServerProcess({
-          DATABASE_URL: database.url!,
-          SECRET_KEY: 'c'.repeat(64),
-          PUBLIC_URL,
-          OIDC_ISSUER: issuer.issuer,
-          OIDC_CLIENT_ID: 'test-client',
-          OIDC_AUDIENCE: issuer.audience,
-          OPENAI_BASE_URL: upstream.baseUrl,
-          OPENAI_API_KEY: 'sk-x',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-        }),
-      );
-    }
+    for (let i = 0; i < 2; i++) await cluster.start({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '1000000' });
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
-  });
-
   it('answers and charges exactly the calls the day allows, of 20 sent to both processes at once', async () => {
-    const [a, b] = processes.map((server) => server.base) as [string, string];
-    const creator = await issuer.sign({ sub: 'embed-proc-creator', email: 'creator@example.com' });
-    const siteOwner = await issuer.sign({ sub: 'embed-proc-site', email: 'site@example.com' });
+    const [a, b] = cluster.servers.map((server) => server.base) as [string, string];
+    const creator = await cluster.issuer.sign({ sub: 'embed-proc-creator', email: 'creator@example.com' });
+    const siteOwner = await cluster.issuer.sign({ sub: 'embed-proc-site', email: 'site@example.com' });
     const app = await send(a, 'POST', '/api/app/', creator, {
       name: 'Shop help',
       type: 'prompt',
@@ -71,7 +44,7 @@ describe.runIf(process.env.DATABASE_URL)('a publishable key’s daily cap across
     expect(page.status).toBe(200);
     const settings = JSON.parse(/<script type="application\/json" id="tollbooth-embed">(.*?)<\/script>/.exec(await page.text())![1]!) as { token: string };
     const before = (await send(a, 'GET', '/api/billing/balance/', siteOwner)).body.credits_cents as number;
-    upstream.setBehaviour({ delayMs: 30 });
+    cluster.upstream.setBehaviour({ delayMs: 30 });
 
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -91,7 +64,7 @@ describe.runIf(process.env.DATABASE_URL)('a publishable key’s daily cap across
     expect(refused.every((result) => /daily spend limit/.test(result.body.message))).toBe(true);
 
     expect((await send(b, 'GET', '/api/billing/balance/', siteOwner)).body.credits_cents).toBe(before - 70);
-    const { rows } = await database.db.query<{ charged: number; refused: number }>(
+    const { rows } = await cluster.database.db.query<{ charged: number; refused: number }>(
       `SELECT count(*) FILTER (WHERE status = 'success' AND price_cents = 10)::int AS charged,
               count(*) FILTER (WHERE status <> 'success' AND price_cents = 0)::int AS refused
        FROM invocations WHERE api_key_id = $1`,

@@ -9,21 +9,17 @@
 // everything the gateway forwards of those n frames, then hangs up. Nothing more can arrive, so
 // the charge depends on those n frames only.
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
-import { type DifyFake, type DifyMode, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { listenOnLoopback } from '../test-support/app.ts';
+import { createDifyTestContext } from '../test-support/dify-app.ts';
+import type { DifyMode } from '../test-support/fakes/dify-fake.ts';
 import type { FakeProviderServer, RecordedRequest } from '../test-support/fakes/http-fake.ts';
+import { sendRequest } from '../test-support/server-process.ts';
 
 const KEY = 'app-deliveryDifyKey0001';
 const PRICE = 100;
 const MODEL_TEXT = 'one two three four';
-let ctx: PaidTestContext;
-let dify: DifyFake;
-let base: string;
-let port: number;
-let owner: string;
 
 /** The frame count a request's marker asks the fake to go silent after. */
 const hangPoint = (request: RecordedRequest) => {
@@ -31,33 +27,20 @@ const hangPoint = (request: RecordedRequest) => {
   return match ? Number(match[1]) : null;
 };
 
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY });
-  ctx = await createPaidTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
-  owner = await ctx.tokenFor('delivery-owner');
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
+const ctx = await createDifyTestContext({ RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' }, { apiKey: KEY, paid: true });
+const { dify } = ctx;
+const base = await listenOnLoopback(ctx.app);
+const port = Number(new URL(base).port);
+const owner = await ctx.tokenFor('delivery-owner');
+afterAll(() => ctx.close());
 beforeEach(() => {
-  dify.resetBehaviour();
-  dify.resetApp();
+  dify.reset();
   dify.setBehaviour({ hangAfterFrames: hangPoint });
   ctx.model.resetBehaviour();
   ctx.model.setBehaviour({ hangAfterFrames: hangPoint, text: MODEL_TEXT });
 });
 
-const request = (method: string, path: string, token: string, body?: object, signal?: AbortSignal) =>
-  fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    ...(signal ? { signal } : {}),
-  });
+const request = (method: string, path: string, token: string, body?: object, signal?: AbortSignal) => sendRequest(base, method, path, token, body, { signal });
 
 const waitFor = async <T>(read: () => Promise<T | null> | T | null): Promise<T> => {
   for (let i = 0; i < 200; i++) {

@@ -2,38 +2,22 @@
 // (1 request, 407 nested calls in 5 s). Provider URLs that are this server are refused when saved
 // and when connecting; every upstream request carries the Tollbooth-Hop chain, and a call that
 // comes back through it (same server, same credentials, or too deep) is refused with 508 call_loop.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CALL_DEPTH } from '../http/call-chain.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { listenOnLoopback } from '../test-support/app.ts';
+import { createDifyTestContext } from '../test-support/dify-app.ts';
+import { sendRequest } from '../test-support/server-process.ts';
 
 const KEY = 'app-loopDifyKey';
-let ctx: TestContext;
-let dify: DifyFake;
-let base: string;
-let port: number;
-let owner: string;
+const ctx = await createDifyTestContext({ PUBLIC_URL: 'https://tollbooth.loop.test', RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY });
+const { dify } = ctx;
+const base = await listenOnLoopback(ctx.app);
+const port = Number(new URL(base).port);
+const owner = await ctx.tokenFor('loop-owner');
+afterAll(() => ctx.close());
 
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', PUBLIC_URL: 'https://tollbooth.loop.test', RATE_LIMIT_PER_MINUTE: '100000' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
-  owner = await ctx.tokenFor('loop-owner');
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
-
-const request = async (method: string, path: string, token: string, body?: object, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
+const request = (method: string, path: string, token: string, body?: object, headers: Record<string, string> = {}) =>
+  sendRequest(base, method, path, token, body, { headers });
 
 const createWorkflowApp = (baseUrl: string) =>
   request('POST', '/api/app/', owner, {

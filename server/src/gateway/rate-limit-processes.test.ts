@@ -2,51 +2,25 @@
 // allowed N times the limit. Two real server processes against one PostgreSQL now enforce one
 // limit (the counters are in rate_limit_counters). PGlite is one process's embedded database, so
 // this runs with DATABASE_URL; rate-limit.test.ts covers the shared counters on both databases.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useProcessCluster } from '../test-support/process-cluster.ts';
+import { sendJson as send } from '../test-support/server-process.ts';
 
 const LIMIT = 6;
 
 describe.runIf(process.env.DATABASE_URL)('the call rate limit across two server processes without Redis', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const processes: ServerProcess[] = [];
-
+  const cluster = useProcessCluster();
   beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-    for (let i = 0; i < 2; i++) {
-      processes.push(
-        await startServerProcess({
-          DATABASE_URL: database.url!,
-          SECRET_KEY: 'c'.repeat(64),
-          OIDC_ISSUER: issuer.issuer,
-          OIDC_CLIENT_ID: 'test-client',
-          OIDC_AUDIENCE: issuer.audience,
-          OPENAI_BASE_URL: upstream.baseUrl,
-          OPENAI_API_KEY: 'sk-x',
-          RATE_LIMIT_PER_MINUTE: String(LIMIT),
-        }),
-      );
-    }
+    for (let i = 0; i < 2; i++) await cluster.start({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
   }, 90_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
-  });
-
   it(`allows ${LIMIT} calls a minute per key in all, not ${LIMIT} per process`, async () => {
-    const [a, b] = processes.map((server) => server.base) as [string, string];
-    const owner = await issuer.sign({ sub: 'rl-owner', email: 'rl-owner@example.com' });
+    const [a, b] = cluster.servers.map((server) => server.base) as [string, string];
+    const owner = await cluster.issuer.sign({ sub: 'rl-owner', email: 'rl-owner@example.com' });
     const app = await send(a, 'POST', '/api/app/', owner, { name: 'Limited', type: 'prompt', visibility: 'public', price_cents: 1 });
     expect(app.status).toBe(201);
     await send(b, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
-    const consumer = await issuer.sign({ sub: 'rl-consumer', email: 'rl-consumer@example.com' });
+    const consumer = await cluster.issuer.sign({ sub: 'rl-consumer', email: 'rl-consumer@example.com' });
     const key = (await send(b, 'POST', '/api/keys/', consumer, { name: 'k' })).body.key as string;
     const results = [];
     for (let i = 0; i < 2 * LIMIT; i++)

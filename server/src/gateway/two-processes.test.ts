@@ -1,52 +1,26 @@
 // Two real server processes against one PostgreSQL: charging stays exact and idempotency holds
 // across processes. PGlite is one process's embedded database, so this runs with DATABASE_URL
 // (CI runs the suite both ways).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useProcessCluster } from '../test-support/process-cluster.ts';
+import { sendJson as send } from '../test-support/server-process.ts';
 
 describe.runIf(process.env.DATABASE_URL)('two server processes against one PostgreSQL', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const processes: ServerProcess[] = [];
+  const cluster = useProcessCluster();
   const bases: string[] = [];
-
   beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-    for (let i = 0; i < 2; i++) {
-      const server = await startServerProcess({
-        DATABASE_URL: database.url!,
-        SECRET_KEY: 'b'.repeat(64),
-        OIDC_ISSUER: issuer.issuer,
-        OIDC_CLIENT_ID: 'test-client',
-        OIDC_AUDIENCE: issuer.audience,
-        OPENAI_BASE_URL: upstream.baseUrl,
-        OPENAI_API_KEY: 'sk-x',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      });
-      processes.push(server);
-      bases.push(server.base);
-    }
+    for (let i = 0; i < 2; i++) bases.push((await cluster.start({ RATE_LIMIT_PER_MINUTE: '1000000' })).base);
   }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(processes.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
-  });
 
   it('keeps charging exact and idempotency keys single-use across processes', async () => {
     const [a, b] = bases as [string, string];
-    const owner = await issuer.sign({ sub: 'proc-owner', email: 'owner@example.com' });
-    const consumer = await issuer.sign({ sub: 'proc-consumer', email: 'consumer@example.com' });
+    const owner = await cluster.issuer.sign({ sub: 'proc-owner', email: 'owner@example.com' });
+    const consumer = await cluster.issuer.sign({ sub: 'proc-consumer', email: 'consumer@example.com' });
     const app = await send(a, 'POST', '/api/app/', owner, { name: 'Shared', type: 'prompt', visibility: 'public', price_cents: 50 });
     expect(app.status).toBe(201);
     await send(b, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
     const key = (await send(b, 'POST', '/api/keys/', consumer, { name: 'k' })).body.key as string;
-    upstream.setBehaviour({ delayMs: 10 });
+    cluster.upstream.setBehaviour({ delayMs: 10 });
 
     // 500 cents of sign-up credits cover exactly 10 calls at 50 cents; fire 100 across both processes.
     const calls = Array.from({ length: 100 }, (_, i) =>
@@ -59,14 +33,16 @@ describe.runIf(process.env.DATABASE_URL)('two server processes against one Postg
     expect(balance.credits_cents).toBe(0);
     const earnings = (await send(b, 'GET', '/api/billing/balance/', owner)).body;
     // The creator earns the 500 cents less the model cost the answers posted (decision 0025).
-    const modelCosts = await database.db.query<{ balance: number }>("SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'model_costs'");
+    const modelCosts = await cluster.database.db.query<{ balance: number }>(
+      "SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'model_costs'",
+    );
     expect(modelCosts.rows[0]!.balance).toBeGreaterThan(0);
     expect(earnings.earnings_cents).toBe(500 - modelCosts.rows[0]!.balance);
-    const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    const { rows } = await cluster.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
     expect(rows[0]!.total).toBe(0);
 
     // The owner (free calls) sends one Idempotency-Key to both processes at once, several times.
-    const before = upstream.requests.length;
+    const before = cluster.upstream.requests.length;
     const replays = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         send(
@@ -81,13 +57,13 @@ describe.runIf(process.env.DATABASE_URL)('two server processes against one Postg
     );
     for (const replay of replays) expect(replay.status).toBe(200);
     expect(new Set(replays.map((replay) => replay.body.id)).size).toBe(1);
-    expect(upstream.requests.length - before).toBe(1);
+    expect(cluster.upstream.requests.length - before).toBe(1);
   });
 
   it('a key revoked in one process fails in the other within 100 ms, though both keep keys in memory', async () => {
     const [a, b] = bases as [string, string];
-    const owner = await issuer.sign({ sub: 'revoke-owner', email: 'revoke-owner@example.com' });
-    const caller = await issuer.sign({ sub: 'revoke-caller', email: 'revoke-caller@example.com' });
+    const owner = await cluster.issuer.sign({ sub: 'revoke-owner', email: 'revoke-owner@example.com' });
+    const caller = await cluster.issuer.sign({ sub: 'revoke-caller', email: 'revoke-caller@example.com' });
     const app = await send(a, 'POST', '/api/app/', owner, { name: 'Revocation', type: 'prompt', visibility: 'public', price_cents: 1 });
     await send(a, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
     const created = (await send(b, 'POST', '/api/keys/', caller, { name: 'soon revoked' })).body as { id: string; key: string };

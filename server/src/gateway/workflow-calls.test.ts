@@ -1,53 +1,28 @@
 // Paid calls to workflow apps, end to end over real sockets: Tollbooth → the Dify fake on loopback.
 // The charging rules are the prompt apps': reserve, call, settle on success, release on any
 // provider failure; streams are charged once part of the answer was sent, free before.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, type DifyFakeApp, difyBody, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../test-support/app.ts';
+import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
+import { type DifyFakeApp, difyBody } from '../test-support/fakes/dify-fake.ts';
+import { sendRequest } from '../test-support/server-process.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 100;
-let ctx: TestContext;
-let dify: DifyFake;
-let base: string;
-let owner: string;
+const ctx = await createDifyTestContext({ RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY });
+const { dify } = ctx;
+const base = await listenOnLoopback(ctx.app);
+const owner = await ctx.tokenFor('wf-owner', { name: 'Flow Owner' });
+afterAll(() => ctx.close());
+beforeEach(() => dify.reset());
 
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  owner = await ctx.tokenFor('wf-owner', { name: 'Flow Owner' });
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
-beforeEach(() => {
-  dify.resetBehaviour();
-  dify.resetApp();
-});
-
-const request = async (method: string, path: string, token: string, body?: object, signal?: AbortSignal) =>
-  fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    ...(signal ? { signal } : {}),
-  });
+const request = (method: string, path: string, token: string, body?: object, signal?: AbortSignal) => sendRequest(base, method, path, token, body, { signal });
 
 let appCounter = 0;
 /** A live public workflow app wrapping the fake's app (as it is configured now). */
 async function liveWorkflowApp(app: Partial<DifyFakeApp> = {}, settings: object = {}) {
   Object.assign(dify.app, app);
-  const created = await request('POST', '/api/app/', owner, {
-    name: `Paid Flow ${++appCounter}`,
-    type: 'workflow',
-    visibility: 'public',
-    price_cents: PRICE,
-    provider_config: { app_id: 'dify-app', api_key: KEY, base_url: dify.baseUrl },
-  });
+  const created = await request('POST', '/api/app/', owner, workflowAppFields(dify, KEY, `Paid Flow ${++appCounter}`, PRICE));
   expect(created.status).toBe(201);
   const { slug } = await created.json();
   const saved = await request('PATCH', `/api/app/${slug}/workflow/`, owner, { ...settings });

@@ -14,7 +14,7 @@ import { createTestDatabase, preparePgliteDataDir, type TestDatabase } from '../
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
+import { liveAppAndKey, type ServerProcess, startServerProcess, stopServerProcess } from '../test-support/server-process.ts';
 
 const PRICE = 3;
 const CREDITS = 500;
@@ -55,10 +55,7 @@ async function startWithApp(env: Record<string, string>) {
   servers.push(server);
   const owner = await issuer.sign({ sub: 'drain-owner' });
   const caller = await issuer.sign({ sub: 'drain-caller' });
-  const created = await send(server.base, 'POST', '/api/app/', owner, { name: 'Drained', type: 'prompt', visibility: 'public', price_cents: PRICE });
-  expect(created.status).toBe(201);
-  expect((await send(server.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' })).status).toBe(200);
-  const key = (await send(server.base, 'POST', '/api/keys/', caller, { name: 'drain' })).body.key as string;
+  const { callUrl, key } = await liveAppAndKey(server.base, owner, caller, { name: 'Drained', priceCents: PRICE, keyName: 'drain' });
   const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
   /** The process's database once it has exited (PGlite's files are its own until then). */
   const openDatabase = async (): Promise<{ db: Database; close(): Promise<void> }> => {
@@ -66,7 +63,7 @@ async function startWithApp(env: Record<string, string>) {
     const db = await openPglite(dataDir);
     return { db, close: () => db.close() };
   };
-  return { server, url: `${server.base}/api/app/${created.body.slug}/completion-messages`, key, exited, openDatabase };
+  return { server, url: `${server.base}${callUrl}`, key, exited, openDatabase };
 }
 
 const blockingCall = (url: string, key: string, query: string) =>

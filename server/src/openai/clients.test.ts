@@ -3,53 +3,29 @@
 // charged): the `openai` SDK, the Vercel AI SDK (`ai` with `@ai-sdk/openai`, whose default model is
 // the Responses API, and `@ai-sdk/openai-compatible`) and LangChain's ChatOpenAI. Structured output
 // and tools reach the model and come back in each client's own types; every call is charged once.
-import type { AddressInfo } from 'node:net';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, Output, streamText, tool } from 'ai';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, listenOnLoopback } from '../test-support/app.ts';
+import { sendJson } from '../test-support/server-process.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 const PRICE = 10;
 const START = 500;
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-let base: string;
-let ownerToken: string;
-
-beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-upstream' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-upstream',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  ownerToken = await ctx.tokenFor('clients-owner', { name: 'Client Creator' });
-}, 180_000);
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const base = await listenOnLoopback(ctx.app);
+const ownerToken = await ctx.tokenFor('clients-owner', { name: 'Client Creator' });
+const upstream = ctx.model;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
 
-const api = async (method: string, path: string, token: string, body?: object) => {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> & { slug: string } };
-};
+const api = (method: string, path: string, token: string, body?: object) => sendJson(base, method, path, token, body);
 
 let appCounter = 0;
 async function promptApp(mode: 'completion' | 'chat' = 'chat') {

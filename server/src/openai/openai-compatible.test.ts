@@ -9,10 +9,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, createTestContext, listenOnLoopback, TEST_MODEL_API_KEY, type TestContext } from '../test-support/app.ts';
+import { workflowAppFields } from '../test-support/dify-app.ts';
+import { startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { sendJson } from '../test-support/server-process.ts';
 
 // Busy machines: every test makes several calls over real sockets.
 vi.setConfig({ testTimeout: 120_000 });
@@ -21,30 +21,19 @@ const PRICE = 100;
 const FEE = 10; // PLATFORM_FEE_BPS 1000
 const DIFY_KEY = 'app-openaiDifyKey000LAST';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-let dify: DifyFake;
-let base: string;
-let ownerToken: string;
-
-beforeAll(async () => {
-  [upstream, dify] = await Promise.all([startOpenAIFake({ apiKey: 'sk-upstream' }), startDifyFake({ apiKey: DIFY_KEY })]);
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-upstream',
-    PROVIDER_TIMEOUT_MS: '60000',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    PLATFORM_FEE_BPS: '1000',
-    ALLOW_PRIVATE_PROVIDER_URLS: 'on',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  ownerToken = await ctx.tokenFor('openai-owner', { name: 'Owl Creator' });
-}, 180_000);
+const dify = await startDifyFake({ apiKey: DIFY_KEY });
+const ctx = await createPaidTestContext({
+  PROVIDER_TIMEOUT_MS: '60000',
+  RATE_LIMIT_PER_MINUTE: '100000',
+  PLATFORM_FEE_BPS: '1000',
+  ALLOW_PRIVATE_PROVIDER_URLS: 'on',
+});
+const base = await listenOnLoopback(ctx.app);
+const ownerToken = await ctx.tokenFor('openai-owner', { name: 'Owl Creator' });
+const upstream = ctx.model;
 afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-  await dify?.close();
+  await ctx.close();
+  await dify.close();
 });
 beforeEach(() => {
   upstream.resetBehaviour();
@@ -52,14 +41,7 @@ beforeEach(() => {
   dify.resetApp();
 });
 
-const api = async (method: string, path: string, token: string, body?: object) => {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> & { slug: string } };
-};
+const api = (method: string, path: string, token: string, body?: object) => sendJson(base, method, path, token, body);
 
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0, timeout: 60_000 });
 
@@ -440,13 +422,7 @@ describe('chat.completions.create on a chat app', () => {
 describe('a Dify app behind the OpenAI endpoint', () => {
   async function difyApp(mode: 'chat' | 'completion', form: object[] = []) {
     Object.assign(dify.app, { mode, userInputForm: form });
-    const created = await api('POST', '/api/app/', ownerToken, {
-      name: `OpenAI Flow ${++appCounter}`,
-      type: 'workflow',
-      visibility: 'public',
-      price_cents: PRICE,
-      provider_config: { app_id: 'dify-app', api_key: DIFY_KEY, base_url: dify.baseUrl },
-    });
+    const created = await api('POST', '/api/app/', ownerToken, workflowAppFields(dify, DIFY_KEY, `OpenAI Flow ${++appCounter}`, PRICE));
     expect(created.status).toBe(201);
     expect((await api('PATCH', `/api/app/${created.body.slug}/workflow/`, ownerToken, {})).status).toBe(200);
     await api('PATCH', `/api/app/${created.body.slug}/update_status/`, ownerToken, { status: 'live' });
@@ -701,7 +677,7 @@ describe('rate limits', () => {
   let limited: TestContext;
   let limitedBase: string;
   beforeAll(async () => {
-    limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream', RATE_LIMIT_PER_MINUTE: '1' });
+    limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, RATE_LIMIT_PER_MINUTE: '1' });
     await limited.app.listen({ port: 0, host: '127.0.0.1' });
     limitedBase = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}`;
   }, 180_000);

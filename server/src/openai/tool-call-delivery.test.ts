@@ -1,23 +1,16 @@
 // A stream whose answer is a tool call (OpenAI-compatible route, caller-supplied tools): a caller who
 // hangs up after a tool-call piece was sent pays, as for text (docs/design.md's streaming rule, issue
 // 24); one who hangs up before any piece of the answer does not.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, listenOnLoopback } from '../test-support/app.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-let base: string;
 let slug: string;
 const PRICE = 7;
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const upstream = ctx.model;
+const base = await listenOnLoopback(ctx.app);
 
 beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-upstream' });
-  ctx = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream', RATE_LIMIT_PER_MINUTE: '100000' });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   const owner = await ctx.tokenFor('tool-owner');
   const created = await ctx.app.inject({
     method: 'POST',
@@ -30,10 +23,7 @@ beforeAll(async () => {
   await ctx.app.inject({ method: 'PATCH', url: `/api/app/${slug}/prompt/`, headers: { authorization: `Bearer ${owner}` }, payload: { max_tokens: 100 } });
   await ctx.app.inject({ method: 'PATCH', url: `/api/app/${slug}/update_status/`, headers: { authorization: `Bearer ${owner}` }, payload: { status: 'live' } });
 }, 180_000);
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+afterAll(() => ctx.close());
 
 const tools = [
   { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },

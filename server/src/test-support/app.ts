@@ -1,7 +1,10 @@
 // Builds a real Tollbooth app for API tests: fresh database, loopback OIDC issuer, no port.
 import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { type App, type AppDependencies, buildApp } from '../app.ts';
 import type { Database } from '../db/client.ts';
 import { type Config, loadConfig } from '../platform/config.ts';
@@ -14,11 +17,23 @@ export interface TestContext {
   app: App;
   config: Config;
   database: TestDatabase;
+  /** The test's database as the app was given it: no wait for settlements (unless wrapDatabase changed it, the raw one). */
+  appDb: Database;
   issuer: TestIssuer;
   /** An access token for a subject, with profile claims. */
   tokenFor(subject: string, claims?: Record<string, unknown>): Promise<string>;
+  /** An API request as a caller with this Bearer token (none when null), with an optional JSON body. */
+  api(method: ApiMethod, url: string, token: string | null, payload?: object, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** The rows one statement reads (after this process's answered calls are settled). */
+  sql<T>(text: string, params?: unknown[]): Promise<(T & Record<string, unknown>)[]>;
+  /** A new signed-in user, subject `${name}-N` (N counts this context's users): its token and id. */
+  newUser(name?: string): Promise<{ token: string; id: string }>;
+  /** A live app of the creator with this token (a public prompt unless `fields` says otherwise), which must be created: its slug and id. */
+  liveApp(token: string, fields: Record<string, unknown>): Promise<{ slug: string; id: string }>;
   close(): Promise<void>;
 }
+
+export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * The database as a test reads it: each statement waits first for the settlements of calls the app
@@ -50,6 +65,12 @@ export function readingAfterSettlements(db: Database, written: () => Promise<unk
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
+/** Makes the app listen on a free loopback port (for real HTTP clients, SDKs and webhooks): its base URL. */
+export async function listenOnLoopback(app: App): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
 export interface TestContextOptions {
   logger?: AppDependencies['logger'];
   /** The database as the app sees it (e.g. to hold or fail some statements); the test's own reads are not wrapped. */
@@ -70,20 +91,36 @@ export async function createTestContext(env: Record<string, string> = {}, option
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp({
-    config,
-    db: options.wrapDatabase?.(database.db) ?? database.db,
-    logger: options.logger ?? false,
-    observability: options.observability ?? { processMetrics: false },
-  });
+  const appDb = options.wrapDatabase?.(database.db) ?? database.db;
+  const app = await buildApp({ config, db: appDb, logger: options.logger ?? false, observability: options.observability ?? { processMetrics: false } });
   await app.ready();
+  // The test reads the database as the API does: after this process's answered calls are settled.
+  const db = readingAfterSettlements(database.db, () => app.settledReads());
+  const tokenFor: TestContext['tokenFor'] = (subject, claims = {}) =>
+    issuer.sign({ sub: subject, email: `${subject}@example.com`, name: `User ${subject}`, ...claims });
+  const api: TestContext['api'] = (method, url, token, payload, headers = {}) =>
+    app.inject({ method, url, headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers }, ...(payload ? { payload } : {}) });
+  let users = 0;
   return {
     app,
     config,
-    // The test reads the database as the API does: after this process's answered calls are settled.
-    database: { ...database, db: readingAfterSettlements(database.db, () => app.settledReads()) },
+    database: { ...database, db },
+    appDb,
     issuer,
-    tokenFor: (subject, claims = {}) => issuer.sign({ sub: subject, email: `${subject}@example.com`, name: `User ${subject}`, ...claims }),
+    tokenFor,
+    api,
+    sql: async <T>(text: string, params: unknown[] = []) => (await db.query<T & Record<string, unknown>>(text, params)).rows,
+    async newUser(name = 'user') {
+      const token = await tokenFor(`${name}-${++users}`);
+      return { token, id: (await api('GET', '/api/auth/profile/', token)).json().user.id as string };
+    },
+    async liveApp(token, fields) {
+      const created = await api('POST', '/api/app/', token, { type: 'prompt', visibility: 'public', ...fields });
+      expect(created.statusCode, created.body).toBe(201);
+      const slug = created.json().slug as string;
+      await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
+      return { slug, id: created.json().id as string };
+    },
     async close() {
       await app.close();
       await Promise.all([database.cleanup(), issuer.close()]);
@@ -106,18 +143,24 @@ export const TEST_MODEL_API_KEY = 'sk-test-model';
  */
 export async function createPaidTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<PaidTestContext> {
   const model = await startOpenAIFake({ apiKey: TEST_MODEL_API_KEY });
+  const ctx = await closingWith(model, () => createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options));
+  return { ...ctx, model };
+}
+
+/** The context `build` makes, which closes `fake` after itself; `fake` is closed at once when the context cannot be made. */
+export async function closingWith<Context extends TestContext>(fake: { close(): Promise<void> }, build: () => Promise<Context>): Promise<Context> {
+  let ctx: Context;
   try {
-    const ctx = await createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options);
-    return {
-      ...ctx,
-      model,
-      async close() {
-        await ctx.close();
-        await model.close();
-      },
-    };
+    ctx = await build();
   } catch (error) {
-    await model.close();
+    await fake.close();
     throw error;
   }
+  return {
+    ...ctx,
+    async close() {
+      await ctx.close();
+      await fake.close();
+    },
+  };
 }

@@ -1,14 +1,19 @@
 import { expect } from 'vitest';
 import type { App } from '../app.ts';
 
-/** One blocking completion call to a live prompt app with a caller's key or session, which must answer 200. */
-export async function callCompletion(app: App, slug: string, token: string): Promise<void> {
-  const response = await app.inject({
+/** One blocking completion call ({ query: 'Hi' }) to a prompt app with a caller's key or session: its answer, whatever it is. */
+export function sendCompletion(app: App, slug: string, token: string) {
+  return app.inject({
     method: 'POST',
     url: `/api/app/${slug}/completion-messages`,
     headers: { authorization: `Bearer ${token}` },
     payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
   });
+}
+
+/** One blocking completion call to a live prompt app with a caller's key or session, which must answer 200. */
+export async function callCompletion(app: App, slug: string, token: string): Promise<void> {
+  const response = await sendCompletion(app, slug, token);
   expect(response.statusCode, response.body).toBe(200);
 }
 

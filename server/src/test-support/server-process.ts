@@ -133,12 +133,44 @@ export function stopServerProcess({ child }: ServerProcess): Promise<void> {
   });
 }
 
-/** A JSON request with a bearer token; the body comes back parsed (null when it is not JSON). */
-export async function sendJson(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}${url}`, {
+/** A request with a bearer token and, when given, a JSON body; `headers` are added, `signal` can abort it. */
+export function sendRequest(
+  base: string,
+  method: string,
+  url: string,
+  token: string,
+  body?: unknown,
+  { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+) {
+  return fetch(`${base}${url}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
   });
+}
+
+/** A JSON request with a bearer token; the body comes back parsed (null when it is not JSON). */
+export async function sendJson(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await sendRequest(base, method, url, token, body, { headers });
   return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+/**
+ * On a server process: a live public prompt app of `owner`'s (`name`, priced `priceCents`) and an API
+ * key of `caller`'s named `keyName`; throws unless the app is created and set live. Its completion
+ * URL (relative to the base) and the key.
+ */
+export async function liveAppAndKey(
+  base: string,
+  owner: string,
+  caller: string,
+  { name, priceCents, keyName }: { name: string; priceCents: number; keyName: string },
+) {
+  const created = await sendJson(base, 'POST', '/api/app/', owner, { name, type: 'prompt', visibility: 'public', price_cents: priceCents });
+  if (created.status !== 201) throw new Error(`creating the app answered ${created.status}`);
+  const live = await sendJson(base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
+  if (live.status !== 200) throw new Error(`setting the app live answered ${live.status}`);
+  const key = (await sendJson(base, 'POST', '/api/keys/', caller, { name: keyName })).body.key as string;
+  return { slug: created.body.slug as string, callUrl: `/api/app/${created.body.slug}/completion-messages`, key };
 }

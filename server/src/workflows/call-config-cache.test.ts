@@ -1,32 +1,19 @@
 // The gateway reads a workflow app's configuration from a per-process cache, like the prompt apps'
 // call targets: no configuration query per paid call, changes through this process seen at once
 // (save, rollback, PATCH /api/app/{slug}/), changes through another process within the TTL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { selectAppBySlug } from '../apps/queries.ts';
 import { INTERNAL_HOP } from '../http/call-chain.ts';
 import { createWorkflowProviderRegistry } from '../providers/workflows/registry.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { createDifyTestContext } from '../test-support/dify-app.ts';
 import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createWorkflowsService } from './service.ts';
 
 const KEY = 'app-cacheKey0000CACH';
-let ctx: TestContext;
-let dify: DifyFake;
-let owner: string;
-
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY, app: { mode: 'chat' } });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', RATE_LIMIT_PER_MINUTE: '100000' });
-  owner = await ctx.tokenFor('cache-owner');
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
-
-const api = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+const ctx = await createDifyTestContext({ RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY, app: { mode: 'chat' } });
+const { dify, api } = ctx;
+const owner = await ctx.tokenFor('cache-owner');
+afterAll(() => ctx.close());
 
 /** A workflows service as another process would have it, counting its configuration reads. */
 function processWithCountedReads(ttlMs: number) {

@@ -1,29 +1,20 @@
 // The creator's Dify key never appears in an answer, a log line or the database in plaintext,
 // whatever happens to the call (success, refused key, provider error, test-config).
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { afterAll, expect, it } from 'vitest';
+import { createDifyTestContext } from '../test-support/dify-app.ts';
 
 const KEY = 'app-NeverLogThisKey-7Q9Z';
-let ctx: TestContext;
-let dify: DifyFake;
 const logLines: string[] = [];
-
-beforeAll(async () => {
-  dify = await startDifyFake({ apiKey: KEY, app: { mode: 'chat' } });
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on' }, { logger: { level: 'trace', stream } });
+const stream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
 });
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
+const ctx = await createDifyTestContext({}, { apiKey: KEY, app: { mode: 'chat' }, logger: { level: 'trace', stream } });
+const { dify } = ctx;
+afterAll(() => ctx.close());
 
 it('keeps the key out of answers, logs and the database', async () => {
   const owner = await ctx.tokenFor('secret-owner');

@@ -1,37 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import { type DifyFake, startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiMethod } from '../test-support/app.ts';
+import { createDifyTestContext, SUPPORT_BOT_APP } from '../test-support/dify-app.ts';
 
 const KEY = 'app-fakeDifyKey1234WXYZ';
-let ctx: TestContext;
-let dify: DifyFake;
-let ownerToken: string;
+const ctx = await createDifyTestContext({}, { apiKey: KEY, app: SUPPORT_BOT_APP });
+const { dify } = ctx;
+const ownerToken = await ctx.tokenFor('workflow-owner', { name: 'Flow Creator' });
+afterAll(() => ctx.close());
+beforeEach(() => dify.reset());
 
-beforeAll(async () => {
-  dify = await startDifyFake({
-    apiKey: KEY,
-    app: {
-      mode: 'advanced-chat',
-      name: 'Support Bot',
-      description: 'Answers support questions',
-      userInputForm: [{ 'text-input': { label: 'Topic', variable: 'topic', required: true, max_length: 48 } }],
-    },
-  });
-  ctx = await createTestContext({ ALLOW_PRIVATE_PROVIDER_URLS: 'on' });
-  ownerToken = await ctx.tokenFor('workflow-owner', { name: 'Flow Creator' });
-});
-afterAll(async () => {
-  await ctx?.close();
-  await dify?.close();
-});
-beforeEach(() => {
-  dify.resetBehaviour();
-  dify.resetApp();
-});
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token = ownerToken, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+const api = (method: ApiMethod, url: string, token = ownerToken, payload?: object) => ctx.api(method, url, token, payload);
 
 let counter = 0;
 async function workflowApp(providerConfig: object = {}) {

@@ -5,13 +5,10 @@
 // answered call goes free, and nothing is charged twice, charged without an answer beyond the calls
 // in flight, or left unbalanced. The stalled case is answer-first-stalled-crash.test.ts.
 // Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chargedCalls } from '../../test-support/call-charges.ts';
-import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { useProcessCluster } from '../../test-support/process-cluster.ts';
+import { liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -19,47 +16,21 @@ const CONNECTIONS = 20;
 const CREDITS = 100_000;
 
 describe.runIf(process.env.DATABASE_URL)('a process killed while it answers calls before their commit', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const servers: ServerProcess[] = [];
+  const cluster = useProcessCluster();
 
-  beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
-  });
-
-  const startServer = async () => {
-    const server = await startServerProcess({
-      DATABASE_URL: database.url!,
-      SECRET_KEY: 'd'.repeat(64),
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: 'test-client',
-      OIDC_AUDIENCE: issuer.audience,
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-x',
+  const startServer = () =>
+    cluster.start({
       CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
       RATE_LIMIT_PER_MINUTE: '10000000',
       SIGNUP_CREDITS_CENTS: String(CREDITS),
       SETTLEMENT_WINDOW_CALLS: String(WINDOW),
     });
-    servers.push(server);
-    return server;
-  };
 
   it('leaves at most the window of answered calls unsettled at the kill, then charges every answered call once', async () => {
     const [victim, survivor] = [await startServer(), await startServer()];
-    const owner = await issuer.sign({ sub: 'load-owner' });
-    const caller = await issuer.sign({ sub: 'load-caller' });
-    const created = await send(survivor.base, 'POST', '/api/app/', owner, { name: 'Under load', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    expect((await send(survivor.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' })).status).toBe(200);
-    const key = (await send(survivor.base, 'POST', '/api/keys/', caller, { name: 'load' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const owner = await cluster.issuer.sign({ sub: 'load-owner' });
+    const caller = await cluster.issuer.sign({ sub: 'load-caller' });
+    const { callUrl, key } = await liveAppAndKey(survivor.base, owner, caller, { name: 'Under load', priceCents: 1, keyName: 'load' });
 
     // CONNECTIONS loops of calls against the victim, until it is killed after some hundreds of answers.
     const answered = new Set<string>();
@@ -84,7 +55,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     await Promise.all(loops);
     expect(refused).toEqual([]);
 
-    const { rows: settledRows } = await database.db.query<{ id: string }>(
+    const { rows: settledRows } = await cluster.database.db.query<{ id: string }>(
       "SELECT i.id FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'load-caller' AND i.status = 'success'",
     );
     const settled = new Set(settledRows.map((row) => row.id));
@@ -99,10 +70,10 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     expect(settledUnanswered).toBeLessThanOrEqual(CONNECTIONS);
 
     // Every settled call charged by a call_charge transaction, and no charge without its call; the ledger balances.
-    const charges = await chargedCalls(database.db);
+    const charges = await chargedCalls(cluster.database.db);
     expect(charges.orphans).toBe(0);
     expect(new Set(charges.ids)).toEqual(settled);
-    const { rows: sums } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    const { rows: sums } = await cluster.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
     expect(sums[0]!.total).toBe(0);
 
     // Once the dead process's hold (its lease, with the unsettled calls' price in it) expires, the
@@ -110,14 +81,14 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     const killedAt = performance.now();
     const held = async () =>
       (
-        await database.db.query<{ held: number }>(
+        await cluster.database.db.query<{ held: number }>(
           "SELECT a.held_cents::int AS held FROM ledger_accounts a JOIN users u ON u.id = a.user_id WHERE u.subject = 'load-caller' AND a.kind = 'user_credits'",
         )
       ).rows[0]!.held;
     while ((await held()) > 0 && performance.now() - killedAt < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await held()).toBe(0);
-    expect((await database.db.query('SELECT id FROM answered_calls')).rows).toEqual([]);
-    const { rows: chargedRows } = await database.db.query<{ id: string }>(
+    expect((await cluster.database.db.query('SELECT id FROM answered_calls')).rows).toEqual([]);
+    const { rows: chargedRows } = await cluster.database.db.query<{ id: string }>(
       "SELECT i.id FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'load-caller' AND i.status = 'success'",
     );
     const charged = new Set(chargedRows.map((row) => row.id));
@@ -125,10 +96,12 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     console.log(`after the hold expired: ${charged.size} calls charged, ${unpaid.length} answered calls uncharged`);
     expect(unpaid).toEqual([]);
     expect([...charged].filter((id) => !answered.has(id)).length).toBeLessThanOrEqual(CONNECTIONS);
-    const after = await chargedCalls(database.db);
+    const after = await chargedCalls(cluster.database.db);
     expect(after.orphans).toBe(0);
     expect(new Set(after.ids)).toEqual(charged);
-    const { rows: sumsAfter } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
+    const { rows: sumsAfter } = await cluster.database.db.query<{ total: number }>(
+      'SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries',
+    );
     expect(sumsAfter[0]!.total).toBe(0);
     const balance = (await send(survivor.base, 'GET', '/api/billing/balance/', caller)).body;
     expect(balance.credits_cents).toBe(CREDITS - charged.size);

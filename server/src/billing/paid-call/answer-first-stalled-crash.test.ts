@@ -15,11 +15,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../db/client.ts';
 import { chargedCalls } from '../../test-support/call-charges.ts';
-import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
 import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { useProcessCluster } from '../../test-support/process-cluster.ts';
+import { liveAppAndKey, type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -33,51 +33,28 @@ describe.runIf(process.env.DATABASE_URL).each([
   { journal: 'copied to answered_calls', copyAfterMs: '100' },
   { journal: 'only in the journal file', copyAfterMs: '3600000' },
 ])('a process killed while a row lock stalls its settlements (journal $journal)', ({ copyAfterMs }) => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
+  const cluster = useProcessCluster();
   let locker: pg.Client | null = null;
-  const servers: ServerProcess[] = [];
-
-  beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-  }, 60_000);
-
+  // Registered after the cluster's, so run before it closes.
   afterAll(async () => {
     await locker?.end().catch(() => undefined);
-    await Promise.all(servers.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
   });
 
-  const startServer = async () => {
-    const server = await startServerProcess({
-      DATABASE_URL: database.url!,
-      SECRET_KEY: 'e'.repeat(64),
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: 'test-client',
-      OIDC_AUDIENCE: issuer.audience,
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-x',
+  const startServer = () =>
+    cluster.start({
       CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
       RATE_LIMIT_PER_MINUTE: '10000000',
       SIGNUP_CREDITS_CENTS: String(CREDITS),
       SETTLEMENT_WINDOW_CALLS: String(WINDOW),
       ANSWER_JOURNAL_COPY_AFTER_MS: copyAfterMs,
     });
-    servers.push(server);
-    return server;
-  };
-  const rows = async <Row>(sql: string, params: unknown[] = []) => (await database.db.query<Row>(sql, params)).rows;
+  const rows = async <Row>(sql: string, params: unknown[] = []) => (await cluster.database.db.query<Row>(sql, params)).rows;
 
   it('charges every answered call exactly once after a restart', async () => {
     const victim = await startServer();
-    const owner = await issuer.sign({ sub: 'stall-owner' });
-    const caller = await issuer.sign({ sub: 'stall-caller' });
-    const created = await send(victim.base, 'POST', '/api/app/', owner, { name: 'Stalled', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    await send(victim.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
-    const key = (await send(victim.base, 'POST', '/api/keys/', caller, { name: 'stall' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const owner = await cluster.issuer.sign({ sub: 'stall-owner' });
+    const caller = await cluster.issuer.sign({ sub: 'stall-caller' });
+    const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Stalled', priceCents: 1, keyName: 'stall' });
     // One call settled first, so the creator's earnings row exists to be locked.
     const answered = new Set<string>();
     const first = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'first' } });
@@ -86,7 +63,7 @@ describe.runIf(process.env.DATABASE_URL).each([
     await send(victim.base, 'GET', '/api/billing/balance/', caller);
 
     // Another connection holds the creator's earnings row: no settlement can commit.
-    locker = new pg.Client({ connectionString: database.url! });
+    locker = new pg.Client({ connectionString: cluster.database.url! });
     await locker.connect();
     await locker.query('BEGIN');
     const locked = await locker.query(
@@ -113,7 +90,7 @@ describe.runIf(process.env.DATABASE_URL).each([
     while (answered.size < WINDOW - CONNECTIONS && refused.length === 0 && performance.now() - started < 120_000)
       await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const { rows: stalledRows } = await database.db.query<{ settled: number; journaled: number }>(
+    const { rows: stalledRows } = await cluster.database.db.query<{ settled: number; journaled: number }>(
       `SELECT (SELECT count(*) FROM invocations i JOIN users u ON u.id = i.caller_id WHERE u.subject = 'stall-caller' AND i.status = 'success')::int AS settled,
               (SELECT count(*) FROM answered_calls)::int AS journaled`,
     );
@@ -172,7 +149,7 @@ describe.runIf(process.env.DATABASE_URL).each([
     expect(settledUnanswered).toBeLessThanOrEqual(CONNECTIONS);
 
     // Every charged call charged by a call_charge transaction, and no charge without its call; the ledger balances; every balance equals its entries.
-    const charges = await chargedCalls(database.db);
+    const charges = await chargedCalls(cluster.database.db);
     expect(charges.orphans).toBe(0);
     expect(new Set(charges.ids)).toEqual(settled);
     expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries'))[0]!.total).toBe(0);
@@ -222,11 +199,7 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
     const victim = await startServer();
     const owner = await issuer.sign({ sub: 'embedded-owner' });
     const caller = await issuer.sign({ sub: 'embedded-caller' });
-    const created = await send(victim.base, 'POST', '/api/app/', owner, { name: 'Embedded', type: 'prompt', visibility: 'public', price_cents: 1 });
-    expect(created.status).toBe(201);
-    await send(victim.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });
-    const key = (await send(victim.base, 'POST', '/api/keys/', caller, { name: 'embedded' })).body.key as string;
-    const callUrl = `/api/app/${created.body.slug}/completion-messages`;
+    const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Embedded', priceCents: 1, keyName: 'embedded' });
 
     const answered = new Set<string>();
     const refused: number[] = [];

@@ -4,48 +4,23 @@
 // settles. Real processes on one PostgreSQL, so this runs with DATABASE_URL (CI runs both ways).
 // CLAIM_LIFETIME_SECONDS is 6 here (90 by default): release takes at most the lifetime plus one
 // sweep (a sixth of it).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess } from '../../test-support/server-process.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useProcessCluster } from '../../test-support/process-cluster.ts';
+import { sendJson as send } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = Number(process.env.CRASH_TEST_LIFETIME_SECONDS ?? 6);
 
 describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const children: ServerProcess[] = [];
-
-  const startServer = async () => {
-    const server = await startServerProcess({
-      DATABASE_URL: database.url!,
-      SECRET_KEY: 'c'.repeat(64),
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: 'test-client',
-      OIDC_AUDIENCE: issuer.audience,
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-x',
-      PROVIDER_TIMEOUT_MS: String((LIFETIME_SECONDS * 3 + 30) * 1000),
-      CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS),
-    });
-    children.push(server);
-    return server;
-  };
-
-  beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake()]);
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
+  const cluster = useProcessCluster();
+  const startServer = () =>
+    cluster.start({ PROVIDER_TIMEOUT_MS: String((LIFETIME_SECONDS * 3 + 30) * 1000), CLAIM_LIFETIME_SECONDS: String(LIFETIME_SECONDS) });
+  // Before the cluster closes (its hook was registered first): no graceful stop for a process a call still holds.
+  afterAll(() => {
+    for (const { child } of cluster.servers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
   const heldCents = async (subject: string) => {
-    const { rows } = await database.db.query<{ held: number }>(
+    const { rows } = await cluster.database.db.query<{ held: number }>(
       "SELECT a.held_cents::int AS held FROM ledger_accounts a JOIN users u ON u.id = a.user_id WHERE u.subject = $1 AND a.kind = 'user_credits'",
       [subject],
     );
@@ -54,20 +29,20 @@ describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
 
   it('releases the dead process hold within the lifetime, renews the live one, and lets the key be retried once', async () => {
     const [victim, survivor] = [await startServer(), await startServer()];
-    const owner = await issuer.sign({ sub: 'crash-owner' });
-    const victimCaller = await issuer.sign({ sub: 'crash-victim' });
-    const longCaller = await issuer.sign({ sub: 'crash-long' });
+    const owner = await cluster.issuer.sign({ sub: 'crash-owner' });
+    const victimCaller = await cluster.issuer.sign({ sub: 'crash-victim' });
+    const longCaller = await cluster.issuer.sign({ sub: 'crash-long' });
     const app = await send(survivor.base, 'POST', '/api/app/', owner, { name: 'Crash', type: 'prompt', visibility: 'public', price_cents: 50 });
     await send(survivor.base, 'PATCH', `/api/app/${app.body.slug}/update_status/`, owner, { status: 'live' });
     const callUrl = `/api/app/${app.body.slug}/completion-messages`;
 
     // Both upstream calls outlive the hold lifetime.
-    upstream.setBehaviour({ delayMs: (LIFETIME_SECONDS * 2 + 2) * 1000 });
-    const before = upstream.requests.length;
+    cluster.upstream.setBehaviour({ delayMs: (LIFETIME_SECONDS * 2 + 2) * 1000 });
+    const before = cluster.upstream.requests.length;
     const longCall = send(survivor.base, 'POST', callUrl, longCaller, { inputs: { query: 'long' } });
     const doomed = send(victim.base, 'POST', callUrl, victimCaller, { inputs: { query: 'crash' } }, { 'idempotency-key': 'crash-key' }).catch(() => null);
-    while (upstream.requests.length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20));
-    upstream.setBehaviour({ delayMs: 0 });
+    while (cluster.upstream.requests.length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    cluster.upstream.setBehaviour({ delayMs: 0 });
     expect(await heldCents('crash-victim')).toBeGreaterThan(0);
 
     victim.child.kill('SIGKILL');
@@ -91,7 +66,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed mid-call', () => {
     const long = await longCall;
     expect(long.status).toBe(200);
     expect((await send(survivor.base, 'GET', '/api/billing/balance/', longCaller)).body.credits_cents).toBe(450);
-    const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
+    const { rows } = await cluster.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
     expect(rows[0]!.total).toBe(0);
     survivor.child.kill('SIGTERM');
   }, 240_000);

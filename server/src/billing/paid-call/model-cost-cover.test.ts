@@ -3,40 +3,16 @@
 // output schema, a stream cut by the provider or without usage, a caller gone once the model was
 // asked) is posted to the creator, the caller uncharged, the invocation recording it.
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, listenOnLoopback } from '../../test-support/app.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-let port: number;
-
-beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-operator',
-    SIGNUP_CREDITS_CENTS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    PROVIDER_TIMEOUT_MS: '20000',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+const ctx = await createPaidTestContext({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' });
+const port = Number(new URL(await listenOnLoopback(ctx.app)).port);
+const { model: upstream, api, sql } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
 
 let users = 0;
 async function newUser() {

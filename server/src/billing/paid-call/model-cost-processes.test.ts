@@ -3,46 +3,19 @@
 // gets exactly N answers however the concurrent calls are spread over the processes; the others
 // are refused with 503 model_cost_not_covered before the model is asked, nothing is overdrawn and
 // the ledger sums to zero. PGlite is one process's embedded database, so this runs with DATABASE_URL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useProcessCluster } from '../../test-support/process-cluster.ts';
+import { sendJson as send } from '../../test-support/server-process.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
 describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation across two processes", () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
-  const processes: ServerProcess[] = [];
-
+  const cluster = useProcessCluster({ modelApiKey: 'sk-operator' });
   beforeAll(async () => {
-    [database, issuer, upstream] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake({ apiKey: 'sk-operator' })]);
-    for (let i = 0; i < 2; i++) {
-      processes.push(
-        await startServerProcess({
-          DATABASE_URL: database.url!,
-          SECRET_KEY: 'c'.repeat(64),
-          OIDC_ISSUER: issuer.issuer,
-          OIDC_CLIENT_ID: 'test-client',
-          OIDC_AUDIENCE: issuer.audience,
-          OPENAI_BASE_URL: upstream.baseUrl,
-          OPENAI_API_KEY: 'sk-operator',
-          SIGNUP_CREDITS_CENTS: '0',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-        }),
-      );
-    }
+    for (let i = 0; i < 2; i++) await cluster.start({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '1000000' });
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close()]);
-  });
-
   const grant = (userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) =>
-    database.db.transaction(async (tx) => {
+    cluster.database.db.transaction(async (tx) => {
       await postLedgerTransaction(tx, {
         kind: 'test_grant',
         entries: [
@@ -53,9 +26,9 @@ describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation a
     });
 
   it('earnings and credits for exactly 15 calls beyond their price: 60 concurrent calls over both processes give 15 answers, nothing overdrawn', async () => {
-    const [a, b] = processes.map((p) => p.base) as [string, string];
-    const creator = await issuer.sign({ sub: 'cover-creator', email: 'cover-creator@example.com' });
-    const caller = await issuer.sign({ sub: 'cover-caller', email: 'cover-caller@example.com' });
+    const [a, b] = cluster.servers.map((p) => p.base) as [string, string];
+    const creator = await cluster.issuer.sign({ sub: 'cover-creator', email: 'cover-creator@example.com' });
+    const caller = await cluster.issuer.sign({ sub: 'cover-caller', email: 'cover-caller@example.com' });
     const creatorId = (await send(a, 'GET', '/api/auth/profile/', creator)).body.user.id as string;
     const callerId = (await send(b, 'GET', '/api/auth/profile/', caller)).body.user.id as string;
     const app = await send(a, 'POST', '/api/app/', creator, { name: 'Underpriced', type: 'prompt', visibility: 'public', price_cents: 1 });
@@ -68,11 +41,11 @@ describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation a
     // The worst case of a call (1,000 output tokens at $30 per million, plus a short prompt) is 4
     // cents once rounded up: 3 beyond its 1-cent price. The upstream reports 1,000 + 1,000 tokens,
     // exactly 4 cents, so every answer draws its whole reservation and nothing is left for another.
-    upstream.setBehaviour({ text: 'answer', delayMs: 50, usage: { inputTokens: 1000, outputTokens: 1000 } });
+    cluster.upstream.setBehaviour({ text: 'answer', delayMs: 50, usage: { inputTokens: 1000, outputTokens: 1000 } });
     await grant(callerId, 'user_credits', 1_000);
     await grant(creatorId, 'creator_earnings', 30);
     await grant(creatorId, 'user_credits', 15);
-    const upstreamBefore = upstream.requests.length;
+    const upstreamBefore = cluster.upstream.requests.length;
 
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) => send(i % 2 ? a : b, 'POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query: `call ${i}` } })),
@@ -81,13 +54,13 @@ describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation a
     const refused = results.filter((result) => result.status !== 200);
     expect(refused).toHaveLength(45);
     for (const result of refused) expect(result).toMatchObject({ status: 503, body: { code: 'model_cost_not_covered' } });
-    expect(upstream.requests.length - upstreamBefore).toBe(15);
+    expect(cluster.upstream.requests.length - upstreamBefore).toBe(15);
 
     // Every lease is given back once idle; then the accounts are exact.
     let accounts: { kind: string; balance: number; held: number }[] = [];
     for (let i = 0; i < 100; i++) {
       accounts = (
-        await database.db.query<{ kind: string; balance: number; held: number }>(
+        await cluster.database.db.query<{ kind: string; balance: number; held: number }>(
           'SELECT kind, balance_cents::int AS balance, held_cents::int AS held FROM ledger_accounts WHERE user_id = $1 ORDER BY kind',
           [creatorId],
         )
@@ -102,9 +75,11 @@ describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation a
     ]);
     const callerCredits = (await send(a, 'GET', '/api/billing/balance/', caller)).body.credits_cents;
     expect(callerCredits).toBe(1_000 - 15);
-    const modelCosts = await database.db.query<{ balance: number }>("SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'model_costs'");
+    const modelCosts = await cluster.database.db.query<{ balance: number }>(
+      "SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'model_costs'",
+    );
     expect(modelCosts.rows[0]!.balance).toBe(15 * 4);
-    const { rows } = await database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
+    const { rows } = await cluster.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
     expect(rows[0]!.total).toBe(0);
   }, 120_000);
 });

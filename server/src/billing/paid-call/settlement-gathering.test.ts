@@ -8,40 +8,28 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
 import { deliveredCall } from '../../test-support/delivered-call.ts';
 import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
 import { type CallCharge, createPaidCalls, type PaidCallOptions } from './service.ts';
 
 const PRICE = 3;
-let ctx: PaidTestContext;
-let raw: Database;
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const { appDb: raw, api } = ctx;
 let appId: string;
 let ownerId: string;
 let callerId: string;
 let otherCallerId: string;
 
 beforeAll(async () => {
-  ctx = await createPaidTestContext(
-    { RATE_LIMIT_PER_MINUTE: '100000' },
-    {
-      wrapDatabase: (db) => {
-        raw = db;
-        return db;
-      },
-    },
-  );
   const owner = await ctx.tokenFor('gather-owner');
   const caller = await ctx.tokenFor('gather-caller');
-  const api = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-    ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
   appId = (await api('POST', '/api/app/', owner, { name: 'Gathered', type: 'prompt', visibility: 'public', price_cents: PRICE })).json().id;
   ownerId = (await api('GET', '/api/auth/profile/', owner)).json().user.id;
   callerId = (await api('GET', '/api/auth/profile/', caller)).json().user.id;
   otherCallerId = (await api('GET', '/api/auth/profile/', await ctx.tokenFor('gather-other-caller'))).json().user.id;
 }, 60_000);
-afterAll(() => ctx?.close());
+afterAll(() => ctx.close());
 
 /** A process of its own on the test's database, counting its settlement statements and the calls in each. */
 function gatheringProcess(options: Partial<PaidCallOptions>) {

@@ -6,35 +6,20 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../db/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createPaidTestContext } from '../../test-support/app.ts';
 import { deliveredCall } from '../../test-support/delivered-call.ts';
 import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
 import { createPaidCalls } from './service.ts';
 
-let ctx: PaidTestContext;
-let raw: Database;
-
-beforeAll(async () => {
-  ctx = await createPaidTestContext(
-    { RATE_LIMIT_PER_MINUTE: '100000' },
-    {
-      wrapDatabase: (db) => {
-        raw = db;
-        return db;
-      },
-    },
-  );
-}, 60_000);
-afterAll(() => ctx?.close());
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const { appDb: raw, api } = ctx;
+afterAll(() => ctx.close());
 
 describe('the settlement window', () => {
   it('counts the calls still being journaled: of calls settled in one turn, only the window is answered first', async () => {
     const owner = await ctx.tokenFor('window-owner');
     const caller = await ctx.tokenFor('window-caller');
-    const api = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
     const app = (await api('POST', '/api/app/', owner, { name: 'Window', type: 'prompt', visibility: 'public', price_cents: 3 })).json();
     const ownerId = (await api('GET', '/api/auth/profile/', owner)).json().user.id as string;
     const callerId = (await api('GET', '/api/auth/profile/', caller)).json().user.id as string;

@@ -1,76 +1,31 @@
 // Billing with Stripe, end to end through the official SDK pointed at the Stripe fake
 // (STRIPE_API_BASE), with webhooks signed by the fake and delivered over HTTP to the real endpoint.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createInvalidationBus } from '../../db/invalidation.ts';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { parseStripeForm, type StripeFake, startStripeFake, TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
+import { createTestContext } from '../../test-support/app.ts';
+import { parseStripeForm, TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
+import { sendCompletion } from '../../test-support/paid-call.ts';
+import { createStripeTestContext } from '../../test-support/stripe-app.ts';
 import { watchedDatabase } from '../../test-support/watched-database.ts';
 import { createIncludedCalls } from '../paid-call/included-calls.ts';
 
-let ctx: TestContext;
-let stripe: StripeFake;
-let upstream: FakeProviderServer;
-let owner: string;
 const PRICE = 100;
 const FEE_BPS = 1000;
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
-  ctx = await createTestContext({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-test-upstream',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    PLATFORM_FEE_BPS: String(FEE_BPS),
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  stripe.setWebhookUrl(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`);
-  owner = await ctx.tokenFor('plan-owner', { name: 'Creator' });
-});
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-  await upstream?.close();
-});
+const ctx = await createStripeTestContext({ PLATFORM_FEE_BPS: String(FEE_BPS) });
+const { stripe, model: upstream, api } = ctx;
+const owner = await ctx.tokenFor('plan-owner', { name: 'Creator' });
+afterAll(() => ctx.close());
 
 let appCounter = 0;
-async function livePublicApp() {
-  const created = await api('POST', '/api/app/', owner, { name: `Plan App ${++appCounter}`, type: 'prompt', visibility: 'public', price_cents: PRICE });
-  expect(created.statusCode).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
-  return { slug, id: created.json().id as string };
-}
-let userCounter = 0;
-const newUser = async () => {
-  const token = await ctx.tokenFor(`payer-${++userCounter}`);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  return { token, id };
-};
+const livePublicApp = () => ctx.liveApp(owner, { name: `Plan App ${++appCounter}`, price_cents: PRICE });
+const newUser = () => ctx.newUser('payer');
 const createPlan = async (slug: string, plan: object) => {
   const response = await api('POST', `/api/app/${slug}/packages/`, owner, plan);
   expect(response.statusCode, response.body).toBe(201);
   return response.json() as { id: string; price: number; price_cents: number };
 };
 const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
-const callApp = (slug: string, token: string) =>
-  ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${token}` },
-    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-  });
+const callApp = (slug: string, token: string) => sendCompletion(ctx.app, slug, token);
 const ledgerBalanced = async () => {
   const { rows } = await ctx.database.db.query<{ total: string }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
   expect(Number(rows[0]!.total)).toBe(0);
@@ -533,7 +488,7 @@ describe('credit top-ups', () => {
     stripe.confirmPaymentIntent(topUp.payment_intent_id);
     const back = await api('POST', '/api/billing/top-ups/confirm/', user.token, { payment_intent_id: topUp.payment_intent_id });
     expect(back.json()).toMatchObject({ status: 'succeeded', credited: true, credits_cents: 1100 });
-    stripe.setWebhookUrl(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`);
+    stripe.setWebhookUrl(ctx.webhookUrl);
     const event = stripe.events.find(
       (e) => e.type === 'payment_intent.succeeded' && (e.data as { object: { id: string } }).object.id === topUp.payment_intent_id,
     )!;
@@ -639,7 +594,7 @@ describe('3-D Secure: a card that needs the cardholder to authenticate', () => {
 });
 
 describe('the webhook', () => {
-  const url = () => `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
+  const url = () => ctx.webhookUrl;
   const post = (body: string, signature?: string) =>
     fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) }, body });
   const event = (type: string, object: object, created = Math.floor(Date.now() / 1000)) =>

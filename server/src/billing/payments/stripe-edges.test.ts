@@ -1,65 +1,28 @@
 // Issue 24, item 7: money edges found with the Stripe fake, through the official SDK pointed at it
 // and webhooks it signs. Canceling during the first payment of a paid plan; two plans on one app;
 // a correctly signed event that does not match what was asked for.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { type StripeFake, startStripeFake, TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../test-support/fakes/stripe-fake.ts';
+import { sendCompletion } from '../../test-support/paid-call.ts';
+import { createStripeTestContext } from '../../test-support/stripe-app.ts';
 
-let ctx: TestContext;
-let stripe: StripeFake;
-let upstream: FakeProviderServer;
-let owner: string;
 const PRICE = 100;
+/** The app's error log, as the operator reads it. */
 const errors: { details: Record<string, unknown>; message: string }[] = [];
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
-  // The app's error log, as the operator reads it.
-  const logger = {
-    level: 'error',
-    write(line: string) {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (Number(entry.level) >= 50) errors.push({ details: entry, message: String(entry.msg) });
-    },
-  };
-  ctx = await createTestContext(
-    {
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_BASE: stripe.url,
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-test-upstream',
-      RATE_LIMIT_PER_MINUTE: '100000',
-    },
-    { logger: { level: 'error', stream: logger } as never },
-  );
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  stripe.setWebhookUrl(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`);
-  owner = await ctx.tokenFor('edge-plan-owner', { name: 'Creator' });
-});
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-  await upstream?.close();
-});
+const logger = {
+  level: 'error',
+  write(line: string) {
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    if (Number(entry.level) >= 50) errors.push({ details: entry, message: String(entry.msg) });
+  },
+};
+const ctx = await createStripeTestContext({}, { logger: { level: 'error', stream: logger } as never });
+const { stripe, api } = ctx;
+const owner = await ctx.tokenFor('edge-plan-owner', { name: 'Creator' });
+afterAll(() => ctx.close());
 
 let appCounter = 0;
-async function livePublicApp() {
-  const created = await api('POST', '/api/app/', owner, { name: `Edge Plan App ${++appCounter}`, type: 'prompt', visibility: 'public', price_cents: PRICE });
-  expect(created.statusCode).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
-  return slug;
-}
+const livePublicApp = async () => (await ctx.liveApp(owner, { name: `Edge Plan App ${++appCounter}`, price_cents: PRICE })).slug;
 let userCounter = 0;
 const newUser = async () => ({ token: await ctx.tokenFor(`edge-payer-${++userCounter}`) });
 const createPlan = async (slug: string, plan: object) => {
@@ -68,13 +31,7 @@ const createPlan = async (slug: string, plan: object) => {
   return response.json() as { id: string };
 };
 const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
-const callApp = (slug: string, token: string) =>
-  ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${token}` },
-    payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-  });
+const callApp = (slug: string, token: string) => sendCompletion(ctx.app, slug, token);
 
 /** A new user's subscription to a new 9.99 plan with 3 included calls, its first payment not made yet. */
 const subscribeToNewPlan = async () => {
@@ -186,7 +143,7 @@ describe('a correctly signed event that does not match', () => {
   it('a top-up paid with another amount: 2xx, nothing credited, recorded for the operator and logged as an error', async () => {
     const user = await newUser();
     const topUp = (await api('POST', '/api/billing/top-ups/', user.token, { amount_cents: 1500 })).json();
-    const url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
+    const url = ctx.webhookUrl;
     const body = JSON.stringify({
       id: 'evt_wrong_amount',
       object: 'event',

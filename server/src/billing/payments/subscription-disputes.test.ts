@@ -3,54 +3,19 @@
 // amount from the platform fees to outside funding in the subscription's currency, once; a won
 // dispute gives it back once; events may arrive twice or in any order. End to end: the official SDK
 // against the Stripe fake (STRIPE_API_BASE), webhooks signed and delivered over HTTP.
-import type { AddressInfo } from 'node:net';
-import type Stripe from 'stripe';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
 import { callCompletion } from '../../test-support/paid-call.ts';
+import { createStripeTestContext } from '../../test-support/stripe-app.ts';
 
-let ctx: PaidTestContext;
-let stripe: StripeFake;
-let sdk: Stripe;
-let webhookUrl: string;
 const PRICE = 100;
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  ctx = await createPaidTestContext({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    SIGNUP_CREDITS_CENTS: '100000',
-    SETTLEMENT_WINDOW_CALLS: '0',
-    PAYOUT_SWEEP_SECONDS: '0',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  webhookUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
-  stripe.setWebhookUrl(webhookUrl);
-  sdk = createStripeClient(ctx.config.stripe)!;
-});
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-});
+const ctx = await createStripeTestContext({ SIGNUP_CREDITS_CENTS: '100000', SETTLEMENT_WINDOW_CALLS: '0', PAYOUT_SWEEP_SECONDS: '0' });
+const { stripe, webhookUrl, api, sql, newUser } = ctx;
+const sdk = createStripeClient(ctx.config.stripe)!;
+afterAll(() => ctx.close());
 beforeEach(() => stripe.setWebhookUrl(webhookUrl));
 
 let counter = 0;
-const newUser = async (name: string) => {
-  const token = await ctx.tokenFor(`${name}-${++counter}`);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  return { token, id };
-};
-const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
 const ledgerBalanced = async () => expect(Number((await sql<{ t: string }>('SELECT coalesce(sum(amount_cents), 0) AS t FROM ledger_entries'))[0]!.t)).toBe(0);
 const system = async (kind: string, currency = 'usd') =>
   Number(
@@ -77,10 +42,7 @@ const call = (slug: string, token: string) => callCompletion(ctx.app, slug, toke
 /** A creator's paid app with a plan (9.00 in `currency`, 5 calls included), and a caller subscribed by card who made `calls` calls. */
 async function subscribed(calls: number, currency = 'usd') {
   const creator = await newUser('creator');
-  const created = await api('POST', '/api/app/', creator.token, { name: `Plan app ${++counter}`, type: 'prompt', visibility: 'public', price_cents: PRICE });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, creator.token, { status: 'live' });
+  const { slug } = await ctx.liveApp(creator.token, { name: `Plan app ${++counter}`, price_cents: PRICE });
   const plan = await api('POST', `/api/app/${slug}/packages/`, creator.token, { name: 'Pro', price: 9, currency, included_calls: 5 });
   expect(plan.statusCode, plan.body).toBe(201);
   const caller = await newUser('caller');

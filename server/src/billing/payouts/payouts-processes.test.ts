@@ -3,62 +3,42 @@
 // to the ledger and asked Stripe, before Stripe's answer came back, leaves a payout that another
 // process finishes with that same transfer. PostgreSQL only (PGlite is one process's database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test-support/database.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
-import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
-import { type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import { type StripeFake, startStripeFake, stripeEnv } from '../../test-support/fakes/stripe-fake.ts';
+import { useProcessCluster } from '../../test-support/process-cluster.ts';
+import { type ServerProcess, sendJson as send, stopServerProcess } from '../../test-support/server-process.ts';
 
 describe.runIf(process.env.DATABASE_URL)('payouts from several processes', () => {
-  let database: TestDatabase;
-  let issuer: TestIssuer;
-  let upstream: FakeProviderServer;
+  const cluster = useProcessCluster();
   let stripe: StripeFake;
-  const servers: ServerProcess[] = [];
-
   beforeAll(async () => {
-    [database, issuer, upstream, stripe] = await Promise.all([createTestDatabase(), startTestIssuer(), startOpenAIFake(), startStripeFake()]);
+    stripe = await startStripeFake();
     stripe.setBalance('usd', 10_000_000);
   }, 60_000);
-
+  // Before the cluster stops its processes: a transfer the fake holds would keep one from exiting.
   afterAll(async () => {
     stripe?.releaseStalled();
-    await Promise.all(servers.map(stopServerProcess));
-    await Promise.all([database?.cleanup(), issuer?.close(), upstream?.close(), stripe?.close()]);
+    await Promise.all(cluster.servers.map(stopServerProcess));
+    await stripe?.close();
   });
 
-  const startServer = async (env: Record<string, string> = {}) => {
-    const server = await startServerProcess({
-      DATABASE_URL: database.url!,
-      SECRET_KEY: 'e'.repeat(64),
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: 'test-client',
-      OIDC_AUDIENCE: issuer.audience,
-      OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-x',
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_BASE: stripe.url,
+  const startServer = (env: Record<string, string> = {}) =>
+    cluster.start({
+      ...stripeEnv(stripe),
       SETTLEMENT_WINDOW_CALLS: '0',
       SIGNUP_CREDITS_CENTS: '100000',
       CLAIM_LIFETIME_SECONDS: '3',
       PAYOUT_SWEEP_SECONDS: '0',
       ...env,
     });
-    servers.push(server);
-    return server;
-  };
 
-  const sql = async <T>(text: string, params: unknown[] = []) => (await database.db.query<T & Record<string, unknown>>(text, params)).rows;
+  const sql = async <T>(text: string, params: unknown[] = []) => (await cluster.database.db.query<T & Record<string, unknown>>(text, params)).rows;
   const transfersTo = (account: string) => [...stripe.objects.values()].filter((o) => o.object === 'transfer' && o.destination === account);
   const ledgerBalanced = async () => expect(Number((await sql<{ t: string }>('SELECT coalesce(sum(amount_cents), 0) AS t FROM ledger_entries'))[0]!.t)).toBe(0);
 
   /** A creator with a connected, onboarded account and `calls` calls' earnings past the hold. */
   async function readyCreator(server: ServerProcess, subject: string, calls: number) {
-    const owner = await issuer.sign({ sub: subject, email: `${subject}@example.com` });
-    const caller = await issuer.sign({ sub: `${subject}-caller` });
+    const owner = await cluster.issuer.sign({ sub: subject, email: `${subject}@example.com` });
+    const caller = await cluster.issuer.sign({ sub: `${subject}-caller` });
     const created = await send(server.base, 'POST', '/api/app/', owner, { name: `App of ${subject}`, type: 'prompt', visibility: 'public', price_cents: 100 });
     expect(created.status).toBe(201);
     await send(server.base, 'PATCH', `/api/app/${created.body.slug}/update_status/`, owner, { status: 'live' });

@@ -1,51 +1,26 @@
 // Creators get paid (issue 23): Stripe Connect onboarding, earnings held then available, payouts as
 // Stripe Transfers, and money taken back from refunded or disputed top-ups. End to end through the
 // official SDK against the Stripe fake (STRIPE_API_BASE), webhooks signed and delivered over HTTP.
-import type { AddressInfo } from 'node:net';
-import type Stripe from 'stripe';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
-import { callCompletions } from '../../test-support/paid-call.ts';
+import { callCompletions, sendCompletion } from '../../test-support/paid-call.ts';
+import { createStripeTestContext } from '../../test-support/stripe-app.ts';
 import { releaseCharge, reserveEarnings } from '../paid-call/holds.ts';
 import { createPayoutsService } from './service.ts';
 
-let ctx: PaidTestContext;
-let stripe: StripeFake;
-let sdk: Stripe;
-let webhookUrl: string;
 const PRICE = 100;
 const HOLD_DAYS = 7;
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  ctx = await createPaidTestContext({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    SIGNUP_CREDITS_CENTS: '100000',
-    SETTLEMENT_WINDOW_CALLS: '0',
-    PAYOUT_HOLD_DAYS: String(HOLD_DAYS),
-    PAYOUT_SWEEP_SECONDS: '0',
-    CLAIM_LIFETIME_SECONDS: '3',
-    STRIPE_CONNECT_WEBHOOK_SECRET: 'whsec_connect_endpoint',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  webhookUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
-  stripe.setWebhookUrl(webhookUrl);
-  sdk = createStripeClient(ctx.config.stripe)!;
+const ctx = await createStripeTestContext({
+  SIGNUP_CREDITS_CENTS: '100000',
+  SETTLEMENT_WINDOW_CALLS: '0',
+  PAYOUT_HOLD_DAYS: String(HOLD_DAYS),
+  PAYOUT_SWEEP_SECONDS: '0',
+  CLAIM_LIFETIME_SECONDS: '3',
+  STRIPE_CONNECT_WEBHOOK_SECRET: 'whsec_connect_endpoint',
 });
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-});
+const { stripe, webhookUrl, api, sql, newUser } = ctx;
+const sdk = createStripeClient(ctx.config.stripe)!;
+afterAll(() => ctx.close());
 beforeEach(() => {
   stripe.setWebhookUrl(webhookUrl);
   stripe.setBalance('usd', 10_000_000);
@@ -53,17 +28,11 @@ beforeEach(() => {
 });
 
 let counter = 0;
-const newUser = async (name = 'user') => {
-  const token = await ctx.tokenFor(`${name}-${++counter}`);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  return { token, id };
-};
 const overview = async (token: string) => {
   const response = await api('GET', '/api/billing/payouts/', token);
   expect(response.statusCode, response.body).toBe(200);
   return response.json();
 };
-const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
 const earnings = async (userId: string) =>
   Number(
     (
@@ -76,10 +45,7 @@ const transfersTo = (account: string) => [...stripe.objects.values()].filter((o)
 /** A creator with a live app and `calls` paid calls made to it; returns the creator and the app. */
 async function creatorWithEarnings(calls: number) {
   const creator = await newUser('creator');
-  const created = await api('POST', '/api/app/', creator.token, { name: `Paid ${++counter}`, type: 'prompt', visibility: 'public', price_cents: PRICE });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, creator.token, { status: 'live' });
+  const { slug } = await ctx.liveApp(creator.token, { name: `Paid ${++counter}`, price_cents: PRICE });
   const caller = await newUser('caller');
   await callCompletions(ctx.app, slug, caller.token, calls);
   return { creator, slug, caller };
@@ -489,13 +455,7 @@ describe('refunds and disputes of top-ups', () => {
     await stripe.settled();
     const after = await credits(caller.token);
     expect(after).toBe(before - 100_000);
-    const call = () =>
-      ctx.app.inject({
-        method: 'POST',
-        url: `/api/app/${slug}/completion-messages`,
-        headers: { authorization: `Bearer ${caller.token}` },
-        payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-      });
+    const call = () => sendCompletion(ctx.app, slug, caller.token);
     expect((await call()).statusCode).toBe(402);
     // Adding credit pays the debt first: still refused until the balance covers a call.
     const topUp = (await api('POST', '/api/billing/top-ups/', caller.token, { amount_cents: 100_000 })).json();

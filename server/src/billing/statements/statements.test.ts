@@ -2,59 +2,29 @@
 // equal to the ledger summed here independently, the CSV the same figures, nobody else's money in
 // it, and a bad month refused with 400. End to end: top-ups, refunds and subscriptions through the
 // official SDK against the Stripe fake with signed webhooks, calls through the gateway, a payout.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
-import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
-import { type StripeFake, startStripeFake } from '../../test-support/fakes/stripe-fake.ts';
 import { callCompletion } from '../../test-support/paid-call.ts';
+import { createStripeTestContext } from '../../test-support/stripe-app.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 import { STATEMENT_CSV_COLUMNS } from './csv.ts';
 
-let ctx: PaidTestContext;
-let stripe: StripeFake;
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-const sql = async <T>(text: string, params: unknown[] = []) => (await ctx.database.db.query<T & Record<string, unknown>>(text, params)).rows;
-
-beforeAll(async () => {
-  stripe = await startStripeFake();
-  ctx = await createPaidTestContext({
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.url,
-    RATE_LIMIT_PER_MINUTE: '100000',
-    SIGNUP_CREDITS_CENTS: '1000',
-    // Calls are answered before their commit and gathered for up to 60 ms, so calls made together share a batch.
-    SETTLEMENT_GATHER_MS: '60',
-    PLATFORM_FEE_BPS: '1000',
-    PAYOUT_HOLD_DAYS: '0',
-    PAYOUT_MINIMUM_CENTS: '100',
-    PAYOUT_SWEEP_SECONDS: '0',
-  });
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  stripe.setWebhookUrl(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`);
-  stripe.setBalance('usd', 10_000_000);
+const ctx = await createStripeTestContext({
+  SIGNUP_CREDITS_CENTS: '1000',
+  // Calls are answered before their commit and gathered for up to 60 ms, so calls made together share a batch.
+  SETTLEMENT_GATHER_MS: '60',
+  PLATFORM_FEE_BPS: '1000',
+  PAYOUT_HOLD_DAYS: '0',
+  PAYOUT_MINIMUM_CENTS: '100',
+  PAYOUT_SWEEP_SECONDS: '0',
 });
-afterAll(async () => {
-  await ctx?.close();
-  await stripe?.close();
-});
+const { stripe, api, sql, newUser } = ctx;
+stripe.setBalance('usd', 10_000_000);
+afterAll(() => ctx.close());
 
 let counter = 0;
-const newUser = async (name: string) => {
-  const token = await ctx.tokenFor(`${name}-${++counter}`);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  return { token, id };
-};
 async function liveApp(token: string, name: string, price: number) {
-  const created = await api('POST', '/api/app/', token, { name: `${name} ${++counter}`, type: 'prompt', visibility: 'public', price_cents: price });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
+  const { slug } = await ctx.liveApp(token, { name: `${name} ${++counter}`, price_cents: price });
   return slug;
 }
 /** Calls one after the other, or all at once (`together`): calls settled in one batch share a ledger transaction (decision 0062). */
@@ -417,7 +387,7 @@ describe('monthly statements', () => {
       (await sql<{ receipt_url: string | null }>('SELECT receipt_url FROM credit_top_ups WHERE stripe_payment_intent_id = $1', [created.payment_intent_id]))[0]!
         .receipt_url;
     // No webhook: the browser's return is what credits it.
-    const webhook = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/billing/webhook/`;
+    const webhook = ctx.webhookUrl;
     stripe.setWebhookUrl(null);
     try {
       stripe.confirmPaymentIntent(created.payment_intent_id);

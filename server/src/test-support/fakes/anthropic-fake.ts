@@ -3,17 +3,8 @@
 // message_delta with the output usage, message_stop). Checks the headers and max_tokens the real
 // API requires.
 import { randomUUID } from 'node:crypto';
-import {
-  exampleFromSchema,
-  type FakeExchange,
-  type FakeProviderServer,
-  header,
-  type StreamFrame,
-  sendEventStream,
-  sendJson,
-  sendMalformedJson,
-  startFakeServer,
-} from './http-fake.ts';
+import type { FakeExchange, FakeProviderServer, StreamFrame } from './http-fake.ts';
+import { exampleFromSchema, header, sendEventStream, sendJson, sendMalformedJson, startFakeServer } from './http-fake.ts';
 
 export interface AnthropicFakeOptions {
   /** When set, requests without "x-api-key: <apiKey>" get Anthropic's 401. */

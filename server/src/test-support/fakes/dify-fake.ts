@@ -6,17 +6,8 @@
 // error bodies. The app's mode and input form, error statuses and codes, slow answers, error events
 // after HTTP 200 and cut or hanging streams are set by the test (setBehaviour and `app`).
 import { randomUUID } from 'node:crypto';
-import {
-  type FakeExchange,
-  type FakeProviderServer,
-  header,
-  type RecordedRequest,
-  type StreamFrame,
-  sendEventStream,
-  sendJson,
-  sendMalformedJson,
-  startFakeServer,
-} from './http-fake.ts';
+import type { FakeExchange, FakeProviderServer, RecordedRequest, StreamFrame } from './http-fake.ts';
+import { header, sendEventStream, sendJson, sendMalformedJson, startFakeServer } from './http-fake.ts';
 
 export type DifyMode = 'chat' | 'advanced-chat' | 'agent-chat' | 'completion' | 'workflow';
 
@@ -50,6 +41,8 @@ export interface DifyFake extends FakeProviderServer {
   app: DifyFakeApp;
   /** Back to the app the fake started with. */
   resetApp(): void;
+  /** Back to the behaviour and the app the fake started with (before each test). */
+  reset(): void;
   /** Files received by /files/upload: id, name, content, user. */
   uploads: { id: string; name: string; content: string; user: string }[];
   /** Task ids asked to stop. */
@@ -104,6 +97,10 @@ export async function startDifyFake(options: { apiKey: string; app?: Partial<Dif
   return Object.assign(server, {
     app: state.app,
     resetApp() {
+      Object.assign(state.app, DEFAULT_DIFY_APP, options.app);
+    },
+    reset() {
+      server.resetBehaviour();
       Object.assign(state.app, DEFAULT_DIFY_APP, options.app);
     },
     uploads: state.uploads,

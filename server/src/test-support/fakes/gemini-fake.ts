@@ -1,17 +1,8 @@
 // A loopback fake of the Gemini API: POST /v1beta/models/{model}:generateContent and
 // :streamGenerateContent?alt=sse (each SSE event a GenerateContentResponse; the last has the
 // finishReason and the full usageMetadata; no end marker). The key goes in x-goog-api-key.
-import {
-  exampleFromSchema,
-  type FakeExchange,
-  type FakeProviderServer,
-  header,
-  type StreamFrame,
-  sendEventStream,
-  sendJson,
-  sendMalformedJson,
-  startFakeServer,
-} from './http-fake.ts';
+import type { FakeExchange, FakeProviderServer, StreamFrame } from './http-fake.ts';
+import { exampleFromSchema, header, sendEventStream, sendJson, sendMalformedJson, startFakeServer } from './http-fake.ts';
 
 export interface GeminiFakeOptions {
   /** When set, requests without "x-goog-api-key: <apiKey>" (or ?key=) get Gemini's 400. */

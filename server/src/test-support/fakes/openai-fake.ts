@@ -2,17 +2,8 @@
 // (chat.completion.chunk events, the include_usage chunk with empty choices, then [DONE]).
 // Also stands in for any OpenAI-compatible server (Ollama, vLLM, OpenRouter).
 import { randomUUID } from 'node:crypto';
-import {
-  exampleFromSchema,
-  type FakeExchange,
-  type FakeProviderServer,
-  header,
-  type StreamFrame,
-  sendEventStream,
-  sendJson,
-  sendMalformedJson,
-  startFakeServer,
-} from './http-fake.ts';
+import type { FakeExchange, FakeProviderServer, StreamFrame } from './http-fake.ts';
+import { exampleFromSchema, header, sendEventStream, sendJson, sendMalformedJson, startFakeServer } from './http-fake.ts';
 
 export interface OpenAIFakeOptions {
   /** When set, requests without "Authorization: Bearer <apiKey>" get OpenAI's 401. */

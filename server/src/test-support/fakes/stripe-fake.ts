@@ -1281,3 +1281,11 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
 }
 
 export type StripeFake = Awaited<ReturnType<typeof startStripeFake>>;
+
+/** The settings that point a Tollbooth process at the fake: its keys, webhook secret and API base. */
+export const stripeEnv = (stripe: StripeFake) => ({
+  STRIPE_SECRET_KEY: stripe.secretKey,
+  STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+  STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+  STRIPE_API_BASE: stripe.url,
+});

@@ -2,8 +2,8 @@ import type { ApiKey } from '@tollbooth/contract';
 import { DataTable } from '@/components/ui/data-table';
 import { formatCents } from '@/lib/format';
 import { useRevokeApiKey } from '../api/revoke-api-key';
-import { RevokeButton, RevokeError } from './revoke-button';
 import { OriginList } from './origin-list';
+import { RevokeButton, RevokeError } from './revoke-button';
 
 export const REVOKE_PUBLISHABLE_CONFIRM_MESSAGE = 'Revoke this publishable key? Widgets using it stop working immediately.';
 
