@@ -2,7 +2,7 @@
 // calls, POST /api/embed/{slug}/…-messages: Dify's message call and answer (dify/messages-service.ts),
 // paid by a publishable key that only works from its frame (embed's authenticateCall).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type CallRequest, originOf, SlugParams } from '@tollbooth/contract';
+import { type CallRequest, ErrorResponse, originOf, SlugParams } from '@tollbooth/contract';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { createMessageDoor, messageCallSchema, type RunningTasks } from '../dify/messages-service.ts';
@@ -65,9 +65,11 @@ export const embedRoutes: FastifyPluginAsyncTypebox<{ embed: EmbedService; gatew
         description:
           "Query: key (pk_…), origin (the page's origin, used when the browser sends no Origin header). Answers whether the key's widget may be " +
           'framed there and, when not, why (reason) and the near misses (hints: www, ports, localhost vs 127.0.0.1). Informs only: the frame is what enforces.',
+        security: [],
         params: SlugParams,
         querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 100 })), origin: Type.Optional(Type.String({ maxLength: 300 })) }),
         response: {
+          400: ErrorResponse,
           200: Type.Object({
             allowed: Type.Boolean(),
             reason: Type.Union([
