@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const here = import.meta.dirname;
 
-/** Each module's contract-local imports (`./name.ts`), from its source text. */
+/** Each module's contract-local imports (`./<name>.ts`), from its source text. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of readdirSync(here).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))) {

@@ -76,8 +76,8 @@ describe('variables named after Object.prototype members', () => {
     expect(saved.json().active_version.input_schema).toEqual({
       type: 'object',
       properties: {
-        constructor: { type: 'string', description: 'Declared automatically from the template' },
-        toString: { type: 'string', description: 'Declared automatically from the template' },
+        constructor: { type: 'string', description: 'Declared automatically from the template', maxLength: 2000 },
+        toString: { type: 'string', description: 'Declared automatically from the template', maxLength: 2000 },
       },
       required: ['constructor', 'toString'],
       additionalProperties: false,
@@ -91,13 +91,13 @@ describe('variables named after Object.prototype members', () => {
     const caller = await ctx.tokenFor('prototype-caller');
     const before = (await api('GET', '/api/billing/balance/', undefined, caller)).json().credits_cents as number;
 
-    const answered = await api('POST', `/api/app/${slug}/completion-messages`, { inputs: { query: 'q', constructor: 'hello', toString: 'goodbye' } }, caller);
-    expect(answered.statusCode).toBe(200);
+    const answered = await api('POST', `/api/app/${slug}/completion-messages`, { inputs: { constructor: 'hello', toString: 'goodbye' } }, caller);
+    expect(answered.statusCode, answered.body).toBe(200);
     const sent = JSON.stringify(ctx.model.lastRequest().body);
     expect(sent).toContain('Say hello then goodbye');
     expect((await api('GET', '/api/billing/balance/', undefined, caller)).json().credits_cents).toBe(before - 3);
 
-    const missing = await api('POST', `/api/app/${slug}/completion-messages`, { inputs: { query: 'q', constructor: 'hello' } }, caller);
+    const missing = await api('POST', `/api/app/${slug}/completion-messages`, { inputs: { constructor: 'hello' } }, caller);
     expect(missing.statusCode).toBe(400);
     // Missing, not Object.prototype's function ("inputs.toString: must be string" before).
     expect(missing.json().message).toBe('inputs.toString: is required');
