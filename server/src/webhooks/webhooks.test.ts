@@ -369,6 +369,32 @@ describe('events outside the ledger', () => {
     expect(await events()).toEqual(['key.rate_limited', 'key.rate_limited', 'spend_cap.reached']);
   });
 
+  it('a free plan tells its subscriber subscription.created, and subscription.canceled when it ends with its period', async () => {
+    const owner = await newUser();
+    const subscriber = await newUser();
+    const app = (await api('POST', '/api/app/', owner.token, { name: 'Free Plan Hook App', type: 'prompt', visibility: 'public', price_cents: 1 })).json();
+    await api('PATCH', `/api/app/${app.slug}/update_status/`, owner.token, { status: 'live' });
+    const plan = (await api('POST', `/api/app/${app.slug}/packages/`, owner.token, { name: 'Free', price: 0, included_calls: 5 })).json();
+    const subscribed = await api('POST', `/api/app/${app.slug}/subscriptions/`, subscriber.token, { package_id: plan.id });
+    expect(subscribed.statusCode).toBe(201);
+    const subscriptionId = subscribed.json().id as string;
+    const events = async () =>
+      (
+        await ctx.database.db.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM webhook_events WHERE user_id = $1 ORDER BY id', [
+          subscriber.id,
+        ])
+      ).rows;
+    expect(await events()).toEqual([
+      { type: 'subscription.created', data: expect.objectContaining({ subscription_id: subscriptionId, app_id: app.id, amount_minor: 0 }) },
+    ]);
+    // Canceled at period end, and the period is over: the next read ends it, and says so once.
+    expect((await api('POST', `/api/app/${app.slug}/subscriptions/${subscriptionId}/cancel/`, subscriber.token)).statusCode).toBe(200);
+    await ctx.database.db.query("UPDATE subscriptions SET current_period_end = now() - interval '1 minute' WHERE id = $1", [subscriptionId]);
+    expect((await api('GET', `/api/app/${app.slug}/subscriptions/`, subscriber.token)).json()[0].status).toBe('canceled');
+    await api('GET', `/api/app/${app.slug}/subscriptions/`, subscriber.token);
+    expect((await events()).map(({ type }) => type).sort()).toEqual(['subscription.canceled', 'subscription.created']);
+  });
+
   it('price.changed goes to the app’s audience with the effective date, written with the price', async () => {
     const owner = await newUser();
     const created = (await api('POST', '/api/app/', owner.token, { name: 'Priced Hook App', type: 'prompt', visibility: 'public', price_cents: 10 })).json();

@@ -147,12 +147,13 @@ export async function selectLiveSubscription(db: Queryable, userId: string, pack
 export async function insertFreeSubscription(
   db: Queryable,
   subscription: { id: string; userId: string; appId: string; packageId: string; currency: string; includedCalls: number },
-): Promise<void> {
-  await db.query(
+): Promise<Date> {
+  const { rows } = await db.query<{ current_period_end: Date }>(
     `INSERT INTO subscriptions (id, user_id, app_id, package_id, status, price_cents, currency, included_calls, current_period_start, current_period_end)
-     VALUES ($1, $2, $3, $4, 'active', 0, $5, $6, now(), now() + interval '1 month')`,
+     VALUES ($1, $2, $3, $4, 'active', 0, $5, $6, now(), now() + interval '1 month') RETURNING current_period_end`,
     [subscription.id, subscription.userId, subscription.appId, subscription.packageId, subscription.currency, subscription.includedCalls],
   );
+  return rows[0]!.current_period_end;
 }
 
 /** A paid plan's subscription as Stripe made it (its status and first period, in seconds). */
@@ -192,11 +193,13 @@ export async function insertPaidSubscription(
 }
 
 /** The user's free subscriptions set to end whose period is over: canceled. */
-export async function endCancelingFreeSubscriptions(db: Queryable, userId: string): Promise<void> {
-  await db.query(
-    `UPDATE subscriptions SET status = 'canceled' WHERE user_id = $1 AND stripe_subscription_id IS NULL AND cancel_at_period_end AND status = 'active' AND current_period_end <= now()`,
+export async function endCancelingFreeSubscriptions(db: Queryable, userId: string) {
+  const { rows } = await db.query<{ id: string; user_id: string; app_id: string; currency: string; current_period_end: Date }>(
+    `UPDATE subscriptions SET status = 'canceled' WHERE user_id = $1 AND stripe_subscription_id IS NULL AND cancel_at_period_end AND status = 'active' AND current_period_end <= now()
+     RETURNING id, user_id, app_id, currency, current_period_end`,
     [userId],
   );
+  return rows;
 }
 
 /** A Stripe subscription's status and cancel_at_period_end as Stripe answered them; canceled and expired are final. */

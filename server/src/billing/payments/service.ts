@@ -68,6 +68,7 @@ import {
   updatePackageStripePrice,
   updateSubscriptionFromStripe,
 } from './queries.ts';
+import { recordFreeSubscriptionCreated, recordFreeSubscriptionsEnded } from './subscription-events.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -192,7 +193,7 @@ export function createPaymentsService({
    * others move to the period that contains now (see paid-call/included-calls.ts), before anyone reads them.
    */
   const endLapsedFreeSubscriptions = async (userId: string) => {
-    await endCancelingFreeSubscriptions(db, userId);
+    await db.transaction(async (tx) => recordFreeSubscriptionsEnded(tx, await endCancelingFreeSubscriptions(tx, userId)));
     await rollFreePeriods(db, userId);
   };
 
@@ -217,8 +218,19 @@ export function createPaymentsService({
 
     if (cents === 0) {
       const id = randomUUID();
+      // The subscription and its subscription.created webhook commit together (issue 62).
       await insertSubscription(userId, () =>
-        insertFreeSubscription(db, { id, userId, appId: app.id, packageId: pkg.id, currency: pkg.currency, includedCalls: pkg.included_calls }),
+        db.transaction(async (tx) => {
+          const currentPeriodEnd = await insertFreeSubscription(tx, {
+            id,
+            userId,
+            appId: app.id,
+            packageId: pkg.id,
+            currency: pkg.currency,
+            includedCalls: pkg.included_calls,
+          });
+          await recordFreeSubscriptionCreated(tx, { id, userId, appId: app.id, currency: pkg.currency, currentPeriodEnd });
+        }),
       );
       return toSubscription(await readSubscriptionRow(userId, app.id, id));
     }

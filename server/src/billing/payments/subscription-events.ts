@@ -52,3 +52,43 @@ export async function recordSubscriptionEvents(
     });
   }
 }
+
+/** A free plan's subscription.created (no invoice: Stripe is not involved), in the transaction that made it. */
+export async function recordFreeSubscriptionCreated(
+  tx: Queryable,
+  subscription: { id: string; userId: string; appId: string; currency: string; currentPeriodEnd: Date },
+): Promise<void> {
+  await recordWebhookEvent(tx, {
+    type: 'subscription.created',
+    userId: subscription.userId,
+    data: {
+      subscription_id: subscription.id,
+      app_id: subscription.appId,
+      currency: subscription.currency,
+      current_period_end: subscription.currentPeriodEnd.toISOString(),
+      amount_minor: 0,
+    },
+    dedupeKey: `subscription.created:${subscription.id}`,
+  });
+}
+
+/** subscription.canceled of free subscriptions that ended with their period, in the transaction that ended them. */
+export async function recordFreeSubscriptionsEnded(
+  tx: Queryable,
+  ended: { id: string; user_id: string; app_id: string; currency: string; current_period_end: Date }[],
+): Promise<void> {
+  for (const subscription of ended) {
+    await recordWebhookEvent(tx, {
+      type: 'subscription.canceled',
+      userId: subscription.user_id,
+      data: {
+        subscription_id: subscription.id,
+        app_id: subscription.app_id,
+        currency: subscription.currency,
+        current_period_end: subscription.current_period_end.toISOString(),
+        status: 'canceled',
+      },
+      dedupeKey: `subscription.canceled:${subscription.id}`,
+    });
+  }
+}
