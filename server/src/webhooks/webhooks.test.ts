@@ -2,6 +2,7 @@
 // for a rolled-back one), signed deliveries verified by the registry's `standardwebhooks`, retries,
 // "send again", and the bad input the issue names, each refused or cut off with its reason while the
 // other deliveries go on.
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyTopUpPayment } from '../billing/payments/ledger.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { mailSubject, mailText, startSmtpFake } from '../test-support/fakes/smtp-fake.ts';
+import { type AlertSources, scanAlerts } from './alerts.ts';
 import { recordWebhookEvent } from './outbox-service.ts';
 import { sendSigned } from './sender.ts';
 import { createCallAlerts, createWebhooksService } from './service.ts';
@@ -305,6 +307,56 @@ describe('deliveries', () => {
     await ctx.app.webhookWorker.runOnce();
     expect((await events()).map((row) => row.data.credits_cents)).toEqual([500, 2000]);
     expect(received.filter((r) => r.path === '/low')).toHaveLength(2);
+  });
+});
+
+describe('scanned alerts', () => {
+  // The worker's scan with its figures handed in (app.ts gives it analytics' and statements' reads):
+  // what is tested here is when an event is written, once per crossing or per closed month.
+  it('app.error_rate fires once per crossing of the threshold over 5 minutes (at least 5 calls); statement.ready once per closed month', async () => {
+    const user = await newUser();
+    await api('POST', '/api/webhooks/endpoints/', user.token, { url: `${base}/scan`, events: ['app.error_rate', 'statement.ready'] });
+    await api('PATCH', '/api/webhooks/settings/', user.token, { error_rate_percent: 50 });
+    const appId = randomUUID();
+    let rate = { total: 10, failed: 6 };
+    let active: string[] = [];
+    const sources: AlertSources = {
+      creditAlertInputs: async () => [],
+      recentErrorRates: async (owners) => (owners.includes(user.id) ? [{ owner_id: user.id, app_id: appId, slug: 'flaky', ...rate }] : []),
+      usersWithStatementActivity: async (userIds) => userIds.filter((id) => active.includes(id)),
+    };
+    const scan = () => scanAlerts(ctx.database.db, sources, new Date(), { mail: false });
+    const events = async (type: string) =>
+      (await ctx.database.db.query<{ data: Record<string, unknown> }>('SELECT data FROM webhook_events WHERE user_id = $1 AND type = $2', [user.id, type]))
+        .rows;
+
+    await scan();
+    await scan();
+    expect(await events('app.error_rate')).toEqual([
+      { data: { app_id: appId, slug: 'flaky', calls: 10, failed: 6, threshold_percent: 50, window_seconds: 300 } },
+    ]);
+    rate = { total: 10, failed: 5 }; // at the threshold, not above it: back below
+    await scan();
+    rate = { total: 4, failed: 4 }; // too few calls to be a rate
+    await scan();
+    expect(await events('app.error_rate')).toHaveLength(1);
+    rate = { total: 20, failed: 19 }; // a second crossing
+    await scan();
+    await scan();
+    expect((await events('app.error_rate')).map(({ data }) => data.failed)).toEqual([6, 19]);
+
+    // statement.ready: only for an endpoint that wanted it before the month closed, only with activity, once.
+    await scan();
+    expect(await events('statement.ready')).toEqual([]);
+    await ctx.database.db.query("UPDATE webhook_endpoints SET created_at = date_trunc('month', now()) - interval '10 days' WHERE user_id = $1", [user.id]);
+    await scan();
+    expect(await events('statement.ready')).toEqual([]);
+    active = [user.id];
+    await scan();
+    await scan();
+    const now = new Date();
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+    expect(await events('statement.ready')).toEqual([{ data: expect.objectContaining({ month }) }]);
   });
 });
 
