@@ -16,7 +16,7 @@
 //   node --import tsx bench/scale/run.ts [--invocations 1000000] [--requests 100] [--keep]
 //   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,10 +24,11 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { buildApp } from '../../server/src/app.ts';
-import { type Database, openPostgres, type Queryable } from '../../server/src/db/client.ts';
+import { openPostgres } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
 import { loadConfig } from '../../server/src/platform/config.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
+import { agent, explain, http, ms, recordingDatabase, type ScanFigures, summary, table } from '../read-figures.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -198,144 +199,6 @@ async function seed(url: string, ownerId: string): Promise<{ total: number; step
     await step('vacuum analyze', 'VACUUM (ANALYZE)');
   });
   return { total: (performance.now() - started) / 1000, steps };
-}
-
-// ---------------------------------------------------------------------------------------------
-// A database wrapper that can record the statements one request runs
-
-interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
-
-function recordingDatabase(db: Database) {
-  let captured: Statement[] | null = null;
-  const wrap = (q: Queryable): Queryable => ({
-    query(sql, params = []) {
-      captured?.push({ sql, params });
-      return q.query(sql, params);
-    },
-    exec: (sql) => q.exec(sql),
-  });
-  const wrapped: Database = {
-    ...wrap(db),
-    kind: db.kind,
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    listen: (channel, handlers) => db.listen(channel, handlers),
-    close: () => db.close(),
-  };
-  return {
-    db: wrapped,
-    async capture(fn: () => Promise<unknown>): Promise<Statement[]> {
-      captured = [];
-      try {
-        await fn();
-        return captured;
-      } finally {
-        captured = null;
-      }
-    },
-  };
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Shared Hit Blocks'?: number;
-  'Shared Read Blocks'?: number;
-  Plans?: PlanNode[];
-}
-
-interface ScanFigures {
-  rows: number;
-  invocationRows: number;
-  blocks: number;
-  executionMs: number;
-  statements: number;
-}
-
-/** Rows read by every scan node (actual rows × loops), over the SELECT statements of one request. */
-async function explain(client: pg.Client, statements: Statement[]): Promise<ScanFigures> {
-  const figures: ScanFigures = { rows: 0, invocationRows: 0, blocks: 0, executionMs: 0, statements: 0 };
-  for (const statement of statements) {
-    if (!/^\s*SELECT/i.test(statement.sql)) continue;
-    const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`, statement.params as unknown[]);
-    const [result] = rows[0]['QUERY PLAN'] as [{ Plan: PlanNode; 'Execution Time': number }];
-    const walk = (node: PlanNode) => {
-      if (node['Relation Name']) {
-        const read = node['Actual Rows'] * node['Actual Loops'];
-        figures.rows += read;
-        if (node['Relation Name'] === 'invocations') figures.invocationRows += read;
-      }
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(result.Plan);
-    figures.blocks += (result.Plan['Shared Hit Blocks'] ?? 0) + (result.Plan['Shared Read Blocks'] ?? 0);
-    figures.executionMs += result['Execution Time'];
-    figures.statements += 1;
-  }
-  return figures;
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP and statistics
-
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function http(
-  port: number,
-  method: string,
-  urlPath: string,
-  token: string,
-  body?: object,
-  via: Agent = agent,
-): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
-  return new Promise((resolve, reject) => {
-    const payload = body ? JSON.stringify(body) : undefined;
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: urlPath,
-        agent: via,
-        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
-    p50: quantile(sorted, 0.5),
-    p95: quantile(sorted, 0.95),
-    p99: quantile(sorted, 0.99),
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-};
-const ms = (value: number) => value.toFixed(2);
-
-function table(header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((row) => row.map(String))];
-  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.slice(1).map(line)].join(
-    '\n',
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
