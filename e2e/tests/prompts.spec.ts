@@ -78,8 +78,10 @@ test('a creator builds a prompt, tests it, publishes it and calls it with the cu
   expect(curlCommand).toContain('-H "Authorization: Bearer YOUR_API_KEY"');
   expect(curlCommand).toContain(`-d '{"topic":"owls"}'`);
 
-  // Save & Publish goes live and back to the applications.
+  // Save & Publish goes live and back to the applications, once the creator confirms a price below the
+  // model cost of the largest possible call (issue 61: asked visibly, with its own button).
   await page.getByRole('button', { name: 'Save & Publish' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Confirm to publish at this price' }).getByRole('button', { name: 'Publish at this price' }).click();
   await expect(page).toHaveURL(/\/applications$/);
 
   // The prompt detail page renders the saved template with sample inputs.
