@@ -12,6 +12,8 @@ import type { Config } from '../platform/config.ts';
 import { contentSecurityPolicy, setHtmlSecurityHeaders } from './security-headers.ts';
 
 const API_PREFIXES = ['/api/', '/oidc/', '/v1/'];
+/** Operators' paths: never the app's page, so a scraper or a probe pointed at a process without them gets a 404, not HTML. */
+const OPERATIONS_PATHS = new Set(['/metrics', '/livez', '/readyz']);
 /** The build's compressed copies are sent for their originals, never asked for by name. */
 const COMPRESSED_COPY = /\.(?:br|gz)$/;
 
@@ -63,7 +65,7 @@ export async function serveWebApp(app: FastifyInstance, config: Config, routes?:
           request_id: request.id,
         });
     }
-    const isApi = API_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === '/api' || pathname === '/oidc';
+    const isApi = API_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === '/api' || pathname === '/oidc' || OPERATIONS_PATHS.has(pathname);
     // A path naming a file (robots.txt, favicon.ico, openapi.json, a missing asset) that is not
     // there is a real 404: only client-side routes, which never have an extension, get the app.
     const isFile = /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
