@@ -41,7 +41,7 @@ async function startOtlpSink() {
     });
     request.on('end', () => {
       exports++;
-      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

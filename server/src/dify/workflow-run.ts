@@ -6,7 +6,7 @@
 import type { CallAnswer, CallRequest } from '@tollbooth/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/plugin.ts';
-import { endStream, openCall, preparePaidCall, replayHeaders, startPings, streamFailure } from '../gateway/door-service.ts';
+import { endStream, openCall, preparePaidCall, replayHeaders, startPings, streamFailure, traceAuthenticate } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
 import { openEventStream } from '../http/event-stream.ts';
 import { AppError } from '../platform/errors.ts';
@@ -62,7 +62,7 @@ export async function runWorkflow({
   slug: string;
   authenticate: () => Promise<AuthContext | null>;
 }) {
-  const auth = await authenticate();
+  const auth = await traceAuthenticate(request, gateway, authenticate);
   const mode = await difyApi.workflowMode(slug, auth);
   if (mode !== 'workflow') throw new AppError('not_workflow_app', 'Please check if your app mode matches the right API route: this is not a workflow app');
   const workflowId = slug;

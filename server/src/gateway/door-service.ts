@@ -46,15 +46,30 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * credentials, and a refused caller is recorded against the app it called).
  */
 export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate, gateway?: GatewayService): Promise<CallPayer> {
-  // Traced: the authenticate span of the call's trace (observability/, platform/tracing.ts).
-  const span = request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
   try {
-    await authenticate(request, reply);
-    span?.end();
+    // Untraced, the call pays for no closure or span (the hot path's common case).
+    if (request.callSpan && gateway?.tracing) await traceAuthenticate(request, gateway, () => authenticate(request, reply));
+    else await authenticate(request, reply);
     return { auth: request.auth };
   } catch (failure) {
-    if (span) endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
     return { failure };
+  }
+}
+
+/**
+ * Runs a door's authentication as the authenticate span of the call's trace (observability/,
+ * platform/tracing.ts), when the call is traced; a failure ends the span with its code and is thrown on.
+ */
+export async function traceAuthenticate<T>(request: FastifyRequest, gateway: GatewayService | undefined, authenticate: () => Promise<T>): Promise<T> {
+  const span = request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
+  if (!span) return await authenticate();
+  try {
+    const found = await authenticate();
+    span.end();
+    return found;
+  } catch (failure) {
+    endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
+    throw failure;
   }
 }
 

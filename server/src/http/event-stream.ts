@@ -1,5 +1,6 @@
 // A Server-Sent Events answer (the Dify and OpenAI-compatible streams, and Dify's workflow runs).
 import type { FastifyReply } from 'fastify';
+import { endAbandonedSpan } from '../platform/tracing.ts';
 
 /**
  * Takes the reply over for Server-Sent Events and sends its headers (with the reply's own: rate
@@ -21,6 +22,9 @@ export function openEventStream(reply: FastifyReply): (text: string) => void {
   };
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value as string;
   const raw = reply.raw;
+  // A stream whose caller hangs up never finishes its response, so Fastify's onResponse (which ends
+  // the request's server span, observability/observe.ts) never runs: end the span here instead.
+  if (reply.request.callSpan) raw.once('close', () => endAbandonedSpan(reply.request, raw.writableFinished));
   raw.writeHead(200, headers);
   raw.cork();
   raw.flushHeaders();

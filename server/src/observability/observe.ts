@@ -51,6 +51,7 @@ export function registerObservability(app: FastifyInstance, { config, db, metric
   const endSpan = (request: FastifyRequest, status: number) => {
     const span = request.callSpan;
     if (!span) return;
+    request.callSpan = null;
     span.setAttribute('http.response.status_code', status);
     if (status >= 500) endFailed(span, String(status));
     else span.end();

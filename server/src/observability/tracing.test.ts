@@ -1,19 +1,23 @@
 // OpenTelemetry traces of paid calls (issue 58), received by a real OTLP/HTTP receiver on loopback
-// (test-support/fakes/otlp-receiver.ts decodes the exporter's protobuf): one trace per paid call,
+// (test-support/fakes/otlp-receiver.ts decodes the exporter's OTLP JSON): one trace per paid call,
 // continuing the caller's traceparent, with the authenticate, plan/reserve, upstream and settlement
 // spans, GenAI attributes, the price and the outcome; the upstream request carries a traceparent
 // naming the upstream span; the request log carries trace_id and span_id, and a request id always.
 // An unreachable endpoint neither slows nor fails a call, and its dropped spans are counted.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { createPaidTestContext, listenOnLoopback, type PaidTestContext } from '../test-support/app.ts';
+import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
+import type { DifyFake } from '../test-support/fakes/dify-fake.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../test-support/fakes/otlp-receiver.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 const METRICS_TOKEN = 'metrics-token-for-tracing-test';
 let receiver: OtlpReceiver;
-let ctx: PaidTestContext;
+let ctx: PaidTestContext & { dify: DifyFake };
+let base: string;
+const DIFY_KEY = 'app-secretTracedDifyKey00000';
 let callerKey: string;
 let ownerToken: string;
 const logLines: Record<string, unknown>[] = [];
@@ -29,10 +33,11 @@ beforeAll(async () => {
       done();
     },
   });
-  ctx = await createPaidTestContext(
+  ctx = await createDifyTestContext(
     { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'tollbooth-test', METRICS_TOKEN, PLATFORM_FEE_BPS: '1000' },
-    { logger: { level: 'info', stream } },
+    { paid: true, apiKey: DIFY_KEY, logger: { level: 'info', stream } },
   );
+  base = await listenOnLoopback(ctx.app);
   ownerToken = await ctx.tokenFor('trace-owner');
   const callerToken = await ctx.tokenFor('trace-caller');
   const key = await api('POST', '/api/keys/', callerToken, { name: 'tracing' });
@@ -122,8 +127,8 @@ describe('traces of paid calls', () => {
     // The request's log lines carry the trace and span ids, and its request id.
     const completed = logLines.find((line) => line.reqId === 'req-traced-1' && line.msg === 'request completed');
     expect(completed).toMatchObject({ trace_id: CALLER_TRACE, span_id: root.spanId });
-    // Exported as OTLP/HTTP protobuf.
-    expect(receiver.contentTypes.every((type) => type === 'application/x-protobuf')).toBe(true);
+    // Exported as OTLP/HTTP with JSON bodies (decision 0114).
+    expect(receiver.contentTypes.every((type) => type === 'application/json')).toBe(true);
   });
 
   it('makes one trace per call without a traceparent, and marks a refused call with its outcome', async () => {
@@ -176,6 +181,90 @@ describe('traces of paid calls', () => {
     };
     await traced('/v1/chat/completions', { model: slug, messages: [{ role: 'user', content: 'Hi' }] }, '1af7651916cd43dd8448eb211c80319c');
     await traced('/v1/responses', { model: slug, input: 'Hi' }, '2af7651916cd43dd8448eb211c80319c');
+  });
+
+  it("ends a stream's server span when the answer is written, and when its caller hangs up halfway", async () => {
+    const slug = await liveApp();
+    const streamed = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/completion-messages`,
+      headers: { authorization: `Bearer ${callerKey}`, traceparent: `00-3af7651916cd43dd8448eb211c80319c-${CALLER_SPAN}-01` },
+      payload: { inputs: { query: 'Hi' }, response_mode: 'streaming', user: 'u' },
+    });
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.body).toContain('message_end');
+    const whole = (await spansOf('3af7651916cd43dd8448eb211c80319c', 5)).find((span) => span.kind === 2);
+    expect(whole?.attributes).toMatchObject({ 'http.response.status_code': 200, 'tollbooth.outcome': 'success' });
+
+    // A caller who reads the first event and hangs up: the response never finishes, its span still ends.
+    ctx.model.setBehaviour({ text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 50 });
+    try {
+      const cutTrace = '4af7651916cd43dd8448eb211c80319c';
+      const abort = new AbortController();
+      const response = await fetch(`${base}/api/app/${slug}/completion-messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${callerKey}`, 'content-type': 'application/json', traceparent: `00-${cutTrace}-${CALLER_SPAN}-01` },
+        body: JSON.stringify({ inputs: { query: 'Hi' }, response_mode: 'streaming', user: 'u' }),
+        signal: abort.signal,
+      });
+      const first = await response.body!.getReader().read();
+      expect(new TextDecoder().decode(first.value)).toContain('"event":"message"');
+      abort.abort();
+      const deadline = Date.now() + 60_000;
+      let root: ReceivedSpan | undefined;
+      while (!root && Date.now() < deadline) {
+        root = receiver.spans.find((span) => span.traceId === cutTrace && span.kind === 2);
+        if (!root) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(root, 'the server span of the cut stream was exported').toBeDefined();
+      expect(root!.attributes).toMatchObject({
+        'http.route': '/api/app/:slug/completion-messages',
+        'http.response.status_code': 499,
+        'error.type': 'client_closed',
+      });
+      expect(root!.statusCode).toBe(2);
+    } finally {
+      ctx.model.resetBehaviour();
+    }
+  });
+
+  it('traces a Dify workflow run with its authenticate span, and a refused one', async () => {
+    Object.assign(ctx.dify.app, { mode: 'workflow' });
+    const created = await api('POST', '/api/app/', ownerToken, workflowAppFields(ctx.dify, DIFY_KEY, 'Traced flow', 5));
+    expect(created.statusCode, created.body).toBe(201);
+    const slug = created.json().slug as string;
+    // Reads the Dify app's mode (a workflow), as the workflow page's save does.
+    expect((await api('PATCH', `/api/app/${slug}/workflow/`, ownerToken, {})).statusCode).toBe(200);
+    await api('PATCH', `/api/app/${slug}/update_status/`, ownerToken, { status: 'live' });
+    const runTrace = '5af7651916cd43dd8448eb211c80319c';
+    const run = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/workflows/run`,
+      headers: { authorization: `Bearer ${callerKey}`, traceparent: `00-${runTrace}-${CALLER_SPAN}-01` },
+      payload: { inputs: {}, response_mode: 'blocking', user: 'u' },
+    });
+    expect(run.statusCode, run.body).toBe(200);
+    const spans = await spansOf(runTrace, 5);
+    const root = spans.find((span) => span.kind === 2)!;
+    expect(root.name).toBe('POST /api/app/:slug/workflows/run');
+    for (const name of ['authenticate', 'plan/reserve', 'settlement']) {
+      expect(
+        spans.filter((span) => span.name === name).map((span) => span.parentSpanId),
+        name,
+      ).toEqual([root.spanId]);
+    }
+    expect(spans.find((span) => span.name === 'plan/reserve')!.attributes).toMatchObject({ 'tollbooth.app_kind': 'workflow' });
+
+    const refusedTrace = '6af7651916cd43dd8448eb211c80319c';
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/workflows/run`,
+      headers: { authorization: 'Bearer tb_not-a-key', traceparent: `00-${refusedTrace}-${CALLER_SPAN}-01` },
+      payload: { inputs: {}, response_mode: 'blocking', user: 'u' },
+    });
+    expect(refused.statusCode).toBe(401);
+    const refusedSpans = await spansOf(refusedTrace, 2);
+    expect(refusedSpans.find((span) => span.name === 'authenticate')).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'unauthorized' } });
   });
 
   it('never slows or fails a paid call when the OTLP endpoint is unreachable, and counts the spans it drops', async () => {

@@ -1,33 +1,25 @@
 // OpenTelemetry tracing (issue 58): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Spans go to the endpoint as OTLP/HTTP protobuf,
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Spans go to the endpoint as OTLP/HTTP with JSON
+// bodies (opentelemetry-proto's JSON mapping, which every OTLP/HTTP receiver takes; decision 0114),
 // sampled by OTEL_TRACES_SAMPLER (and OTEL_TRACES_SAMPLER_ARG), named by OTEL_SERVICE_NAME.
 //
 // An unreachable or slow endpoint never slows or fails a paid call (decision 0101): a finished span
 // is pushed onto a bounded queue (no await, no I/O); a timer exports it in batches, one export at a
 // time, each with a deadline; a span that finds the queue full, and every span of an export that
 // fails, is dropped and counted (tollbooth_trace_spans_dropped_total).
-import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  ParentBasedSampler,
-  type ReadableSpan,
-  type Sampler,
-  type SpanExporter,
-  type SpanProcessor,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AttributeValue } from '@opentelemetry/api';
 import type { Config } from '../platform/config.ts';
 import type { Metrics } from '../platform/metrics.ts';
-import { createTracing, type Tracing } from '../platform/tracing.ts';
+import { createTracing, type RecordedSpan, type SpanSink, type Tracing } from '../platform/tracing.ts';
 
 const QUEUE_SPANS = 4096;
 const BATCH_SPANS = 512;
 const EXPORT_EVERY_MS = 1000;
 const EXPORT_TIMEOUT_MS = 5000;
+/** At most this much of an export's answer is read (its body is not used). */
+const ANSWER_BYTES = 64 * 1024;
 
 export interface StartedTracing {
   tracing: Tracing;
@@ -37,60 +29,56 @@ export interface StartedTracing {
   flush(): Promise<void>;
 }
 
-export function samplerOf(name: string, ratio: number): Sampler {
+/** Sends one batch; resolves whether the receiver took it. Never rejects. */
+export type SpanExport = (spans: RecordedSpan[]) => Promise<boolean>;
+
+/**
+ * OTEL_TRACES_SAMPLER's decision for a trace: `parentSampled` is the caller's flag (null when the
+ * trace starts here). The ratio sampler reads the trace id's last 8 hex digits, so every process
+ * decides a trace alike.
+ */
+export function samplerOf(name: string, ratio: number): (traceId: string, parentSampled: boolean | null) => boolean {
+  const byRatio = (traceId: string) => ratio >= 1 || Number.parseInt(traceId.slice(24), 16) / 0x1_0000_0000 < ratio;
   switch (name) {
     case 'always_on':
-      return new AlwaysOnSampler();
+      return () => true;
     case 'always_off':
-      return new AlwaysOffSampler();
+      return () => false;
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio);
+      return byRatio;
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return (_traceId, parentSampled) => parentSampled === true;
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+      return (traceId, parentSampled) => parentSampled ?? byRatio(traceId);
     default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return (_traceId, parentSampled) => parentSampled ?? true;
   }
 }
 
-/** A span processor whose onEnd only pushes onto a bounded queue; a timer exports. */
-export function createBoundedSpanProcessor(exporter: SpanExporter, onDropped: (count: number) => void): SpanProcessor & { flushNow(): Promise<void> } {
-  let queue: ReadableSpan[] = [];
+/** The bounded queue: ended spans wait here; a timer (or a full batch) exports them, one export at a time. */
+export function createSpanQueue(send: SpanExport, onDropped: (count: number) => void) {
+  let queue: RecordedSpan[] = [];
   let exporting: Promise<void> | null = null;
   let stopped = false;
 
   const exportBatch = (): Promise<void> => {
-    if (exporting || queue.length === 0) return exporting ?? Promise.resolve();
+    if (exporting) return exporting;
+    if (queue.length === 0) return Promise.resolve();
     const batch = queue.length <= BATCH_SPANS ? queue : queue.slice(0, BATCH_SPANS);
     queue = batch === queue ? [] : queue.slice(BATCH_SPANS);
-    exporting = new Promise<void>((resolve) => {
-      let done = false;
-      const finish = (ok: boolean) => {
-        if (done) return;
-        done = true;
-        clearTimeout(deadline);
-        if (!ok) onDropped(batch.length);
-        exporting = null;
-        resolve();
-      };
-      const deadline = setTimeout(() => finish(false), EXPORT_TIMEOUT_MS);
-      deadline.unref();
-      try {
-        exporter.export(batch, (result) => finish(result.code === ExportResultCode.SUCCESS));
-      } catch {
-        finish(false);
-      }
+    const running = send(batch).then((ok) => {
+      if (!ok) onDropped(batch.length);
+      exporting = null;
     });
-    return exporting;
+    exporting = running;
+    return running;
   };
   const timer = setInterval(() => void exportBatch(), EXPORT_EVERY_MS);
   timer.unref();
 
   return {
-    onStart() {},
-    onEnd(span) {
-      if (stopped || (span.spanContext().traceFlags & 1) === 0) return;
+    ended(span: RecordedSpan) {
+      if (stopped) return;
       if (queue.length >= QUEUE_SPANS) {
         onDropped(1);
         return;
@@ -98,37 +86,111 @@ export function createBoundedSpanProcessor(exporter: SpanExporter, onDropped: (c
       queue.push(span);
       if (queue.length >= BATCH_SPANS && !exporting) setImmediate(() => void exportBatch());
     },
-    async forceFlush() {
-      await this.flushNow();
-    },
-    async flushNow() {
+    async flush() {
       if (exporting) await exporting;
       while (queue.length > 0) await exportBatch();
     },
     async shutdown() {
       clearInterval(timer);
-      await this.flushNow();
+      await this.flush();
       stopped = true;
-      await exporter.shutdown();
     },
   };
+}
+
+type OtlpValue = { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number } | { arrayValue: { values: OtlpValue[] } };
+
+function otlpValue(value: AttributeValue): OtlpValue {
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+  return {
+    arrayValue: { values: (value as unknown[]).filter((item) => item !== null && item !== undefined).map((item) => otlpValue(item as AttributeValue)) },
+  };
+}
+
+/** Epoch milliseconds (with a fraction) as OTLP's unsigned nanoseconds, a decimal string. */
+function nanosOf(ms: number): string {
+  const whole = Math.floor(ms);
+  return `${whole}${String(Math.min(999_999, Math.floor((ms - whole) * 1e6))).padStart(6, '0')}`;
+}
+
+/** An ExportTraceServiceRequest in OTLP's JSON mapping (ids in hex, enums as numbers, 64-bit integers as strings). */
+export function otlpJson(spans: RecordedSpan[], serviceName: string): string {
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: serviceName } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'tollbooth' },
+            spans: spans.map((span) => ({
+              traceId: span.traceId,
+              spanId: span.spanId,
+              ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+              ...(span.traceState ? { traceState: span.traceState } : {}),
+              name: span.name,
+              // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
+              kind: span.kind + 1,
+              startTimeUnixNano: nanosOf(span.startMs),
+              endTimeUnixNano: nanosOf(span.endMs),
+              attributes: Object.entries(span.attributes).map(([key, value]) => ({ key, value: otlpValue(value) })),
+              status: span.status.message ? { code: span.status.code, message: span.status.message } : { code: span.status.code },
+            })),
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** POSTs batches to the OTLP/HTTP traces URL, each within EXPORT_TIMEOUT_MS; a 2xx is taken. */
+export function otlpHttpExport(url: string, headers: Record<string, string>, serviceName: string): SpanExport {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return (spans) =>
+    new Promise<boolean>((resolve) => {
+      let body: Buffer;
+      try {
+        body = Buffer.from(otlpJson(spans, serviceName));
+      } catch {
+        resolve(false);
+        return;
+      }
+      const request = send(
+        target,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': body.length },
+          timeout: EXPORT_TIMEOUT_MS,
+        },
+        (response) => {
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > ANSWER_BYTES) response.destroy();
+          });
+          response.on('close', () => resolve((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300));
+        },
+      );
+      const deadline = setTimeout(() => request.destroy(new Error('OTLP export timed out')), EXPORT_TIMEOUT_MS);
+      deadline.unref();
+      request.on('close', () => clearTimeout(deadline));
+      request.on('timeout', () => request.destroy(new Error('OTLP export timed out')));
+      request.on('error', () => resolve(false));
+      request.end(body);
+    });
 }
 
 /** Starts tracing when the configuration has an OTLP endpoint; null when tracing is off. */
 export function startTracing(config: Config, metrics: Metrics | null): StartedTracing | null {
   const settings = config.tracing;
   if (settings.tracesUrl === null) return null;
-  const exporter = new OTLPTraceExporter({ url: settings.tracesUrl, headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS, concurrencyLimit: 1 });
-  const processor = createBoundedSpanProcessor(exporter, (count) => metrics?.droppedSpans(count));
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
-    sampler: samplerOf(settings.sampler, settings.samplerRatio),
-    spanProcessors: [processor],
-  });
-  const tracing = createTracing(provider.getTracer('tollbooth'), new W3CTraceContextPropagator());
+  const queue = createSpanQueue(otlpHttpExport(settings.tracesUrl, settings.headers, settings.serviceName), (count) => metrics?.droppedSpans(count));
+  const sink: SpanSink = { sample: samplerOf(settings.sampler, settings.samplerRatio), ended: (span) => queue.ended(span) };
   return {
-    tracing,
-    flush: () => processor.flushNow(),
-    shutdown: () => provider.shutdown(),
+    tracing: createTracing(sink),
+    flush: () => queue.flush(),
+    shutdown: () => queue.shutdown(),
   };
 }

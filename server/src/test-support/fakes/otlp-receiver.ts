@@ -1,5 +1,6 @@
 // A small OTLP/HTTP trace receiver on 127.0.0.1 (issue 58's tests): POST /v1/traces with an
-// ExportTraceServiceRequest in protobuf (what OpenTelemetry's proto exporter sends) or JSON. The
+// ExportTraceServiceRequest in OTLP's JSON mapping (what Tollbooth sends) or protobuf (what
+// OpenTelemetry's proto exporter sends). The
 // protobuf is read with a wire-format reader written here for the fields a test checks (trace and
 // span ids, parent, name, kind, attributes, status), after opentelemetry-proto's trace.proto.
 import { createServer, type Server } from 'node:http';
@@ -127,6 +128,66 @@ export function decodeTraceRequest(buffer: Buffer): ReceivedSpan[] {
   return spans;
 }
 
+type JsonValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number };
+type JsonKeyValue = { key: string; value: JsonValue };
+
+function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, string | number | boolean> {
+  const attributes: Record<string, string | number | boolean> = {};
+  for (const { key, value } of list ?? []) {
+    if (value.stringValue !== undefined) attributes[key] = value.stringValue;
+    else if (value.boolValue !== undefined) attributes[key] = value.boolValue;
+    else if (value.intValue !== undefined) attributes[key] = Number(value.intValue);
+    else if (value.doubleValue !== undefined) attributes[key] = value.doubleValue;
+  }
+  return attributes;
+}
+
+const HEX_ID = /^[0-9a-f]+$/;
+
+/** The same request in OTLP's JSON mapping: ids must be hex (not base64, as protobuf's own JSON would have them). */
+export function decodeJsonTraceRequest(body: {
+  resourceSpans?: {
+    resource?: { attributes?: JsonKeyValue[] };
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: JsonKeyValue[];
+        status?: { code?: number };
+        startTimeUnixNano: string;
+        endTimeUnixNano: string;
+      }[];
+    }[];
+  }[];
+}): ReceivedSpan[] {
+  const spans: ReceivedSpan[] = [];
+  for (const resourceSpans of body.resourceSpans ?? []) {
+    const serviceName = String(jsonAttributes(resourceSpans.resource?.attributes)['service.name'] ?? '');
+    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+      for (const span of scopeSpans.spans ?? []) {
+        if (span.traceId.length !== 32 || span.spanId.length !== 16 || !HEX_ID.test(span.traceId + span.spanId))
+          throw new Error(`span ids must be hex: ${span.traceId} ${span.spanId}`);
+        if (!/^\d+$/.test(span.startTimeUnixNano) || BigInt(span.endTimeUnixNano) < BigInt(span.startTimeUnixNano))
+          throw new Error('span times must be nanoseconds, end after start');
+        spans.push({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId ?? '',
+          name: span.name,
+          kind: span.kind,
+          attributes: jsonAttributes(span.attributes),
+          statusCode: span.status?.code ?? 0,
+          serviceName,
+        });
+      }
+    }
+  }
+  return spans;
+}
+
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
@@ -142,6 +203,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       contentTypes.push(type);
       try {
         if (type.includes('protobuf')) spans.push(...decodeTraceRequest(Buffer.concat(chunks)));
+        else if (type.includes('json')) spans.push(...decodeJsonTraceRequest(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
         else throw new Error(`unexpected content type ${type}`);
         // An empty ExportTraceServiceResponse.
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();

@@ -1,0 +1,96 @@
+// The lean spans' own rules (decision 0114), without a server: W3C traceparent parsing, the
+// samplers of OTEL_TRACES_SAMPLER, and the OTLP JSON an export sends.
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { createTracing, type RecordedSpan, type SpanSink } from '../platform/tracing.ts';
+import { decodeJsonTraceRequest } from '../test-support/fakes/otlp-receiver.ts';
+import { otlpJson, samplerOf } from './tracing.ts';
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const PARENT = 'b7ad6b7169203331';
+
+function recorder(sample: SpanSink['sample'] = () => true) {
+  const ended: RecordedSpan[] = [];
+  return { ended, tracing: createTracing({ sample, ended: (span) => ended.push(span) }) };
+}
+
+describe('lean spans', () => {
+  it("continue a valid traceparent, start a new trace for a missing or invalid one, and hand the upstream the span's own", () => {
+    const { tracing, ended } = recorder();
+    const continued = tracing.startRequest('POST /x', { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: 'vendor=1' });
+    expect(continued.spanContext()).toMatchObject({ traceId: TRACE, traceFlags: 1 });
+    expect(tracing.traceparentOf(continued)).toBe(`00-${TRACE}-${continued.spanContext().spanId}-01`);
+    for (const invalid of [
+      'garbage',
+      `ff-${TRACE}-${PARENT}-01`,
+      `00-${'0'.repeat(32)}-${PARENT}-01`,
+      `00-${TRACE}-${'0'.repeat(16)}-01`,
+      `00-${TRACE}-${PARENT}-01-extra`,
+      `00-${TRACE.toUpperCase()}-${PARENT}-01`,
+    ]) {
+      const fresh = tracing.startRequest('POST /x', { traceparent: invalid });
+      expect(fresh.spanContext().traceId, invalid).not.toBe(TRACE);
+      expect(fresh.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+      fresh.end();
+    }
+    const child = tracing.child(continued, 'authenticate', { 'tollbooth.price_cents': 7 }, SpanKind.CLIENT);
+    child.setAttribute('gen_ai.usage.input_tokens', 12);
+    child.setStatus({ code: SpanStatusCode.ERROR, message: 'no' });
+    child.end();
+    child.setAttribute('late', true);
+    child.end();
+    continued.end();
+    const [first] = ended.filter((span) => span.name === 'authenticate');
+    expect(first).toMatchObject({ traceId: TRACE, parentSpanId: continued.spanContext().spanId, traceState: 'vendor=1', kind: SpanKind.CLIENT });
+    expect(first!.attributes).toEqual({ 'tollbooth.price_cents': 7, 'gen_ai.usage.input_tokens': 12 });
+    expect(ended.filter((span) => span.name === 'authenticate')).toHaveLength(1);
+    expect(first!.endMs).toBeGreaterThanOrEqual(first!.startMs);
+  });
+
+  it('follow the samplers: a caller not sampled, always_off or a ratio of 0 records nothing but still propagates', () => {
+    const parentBased = recorder(samplerOf('parentbased_always_on', 1));
+    const unsampled = parentBased.tracing.startRequest('POST /x', { traceparent: `00-${TRACE}-${PARENT}-00` });
+    unsampled.setAttribute('a', 1);
+    parentBased.tracing.child(unsampled, 'settlement').end();
+    unsampled.end();
+    expect(parentBased.ended).toEqual([]);
+    expect(parentBased.tracing.traceparentOf(unsampled)).toMatch(/-00$/);
+
+    expect(samplerOf('always_off', 1)(TRACE, true)).toBe(false);
+    expect(samplerOf('always_on', 1)(TRACE, false)).toBe(true);
+    expect(samplerOf('parentbased_always_off', 1)(TRACE, null)).toBe(false);
+    expect(samplerOf('parentbased_always_off', 1)(TRACE, true)).toBe(true);
+    expect(samplerOf('traceidratio', 0)(TRACE, null)).toBe(false);
+    expect(samplerOf('traceidratio', 1)(TRACE, null)).toBe(true);
+    // A ratio keeps about that share of random traces, and decides one trace alike every time.
+    const half = samplerOf('parentbased_traceidratio', 0.5);
+    const ids = Array.from({ length: 4000 }, (_, i) => `${TRACE.slice(0, 24)}${((i * 2654435761) >>> 0).toString(16).padStart(8, '0')}`);
+    const kept = ids.filter((id) => half(id, null)).length / ids.length;
+    expect(kept).toBeGreaterThan(0.45);
+    expect(kept).toBeLessThan(0.55);
+    expect(ids.every((id) => half(id, null) === half(id, null))).toBe(true);
+  });
+
+  it('export as OTLP JSON: hex ids, OTLP span kinds, nanosecond strings, typed attribute values', () => {
+    const { tracing, ended } = recorder();
+    const root = tracing.startRequest('POST /x', {});
+    root.setAttribute('s', 'text');
+    root.setAttribute('i', 42);
+    root.setAttribute('d', 0.5);
+    root.setAttribute('b', true);
+    root.end();
+    const body = JSON.parse(otlpJson(ended, 'svc'));
+    const sent = body.resourceSpans[0].scopeSpans[0].spans[0];
+    expect(sent.kind).toBe(2);
+    expect(sent.attributes).toEqual([
+      { key: 's', value: { stringValue: 'text' } },
+      { key: 'i', value: { intValue: '42' } },
+      { key: 'd', value: { doubleValue: 0.5 } },
+      { key: 'b', value: { boolValue: true } },
+    ]);
+    expect(sent.startTimeUnixNano).toMatch(/^\d{19}$/);
+    expect(Math.abs(Number(BigInt(sent.startTimeUnixNano) / 1_000_000n) - Date.now())).toBeLessThan(60_000);
+    const [decoded] = decodeJsonTraceRequest(body);
+    expect(decoded).toMatchObject({ name: 'POST /x', kind: 2, serviceName: 'svc', parentSpanId: '', attributes: { s: 'text', i: 42, d: 0.5, b: true } });
+  });
+});
