@@ -546,7 +546,8 @@ function readTracing(env: Env, problems: string[]): Config['tracing'] {
   // Spans leave as OTLP/HTTP JSON (decision 0114): a collector's OTLP/HTTP port takes it.
   for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
     const protocol = value(name);
-    if (protocol !== null && protocol !== 'http/json') problems.push(`${name} must be http/json or unset: Tollbooth exports OTLP/HTTP with JSON bodies (got "${protocol}")`);
+    if (protocol !== null && protocol !== 'http/json')
+      problems.push(`${name} must be http/json or unset: Tollbooth exports OTLP/HTTP with JSON bodies (got "${protocol}")`);
   }
   const sampler = value('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on';
   if (!SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got "${sampler}")`);
