@@ -282,7 +282,13 @@ export function createWebhookHandler({ db, config, stripe, log }: { db: Database
         case 'payout.failed': {
           // A connected account's payout to its bank (the event names the account); platform payouts are not ours to show.
           const account = (event as unknown as { account?: string }).account;
-          if (account) await applyBankPayoutFailure(tx, account, object as { failure_message?: string; failure_code?: string }, event.created);
+          if (account)
+            await applyBankPayoutFailure(
+              tx,
+              account,
+              object as { id?: string; amount?: number; currency?: string; failure_message?: string; failure_code?: string },
+              event.created,
+            );
           break;
         }
         case 'charge.refunded':

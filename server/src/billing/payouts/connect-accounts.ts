@@ -1,7 +1,9 @@
 // A creator's connected Stripe account as Stripe reports it: its onboarding state (account.updated,
 // or read when the creator comes back from Stripe) and its bank payouts' failures (payout.failed).
 // An older state never overwrites a newer one.
+
 import type { Queryable } from '../../db/client.ts';
+import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
 import { updateBankPayoutFailure, updateConnectAccountState } from './queries.ts';
 
 /** What the SDK gives back for a connected account (the fields we read). */
@@ -31,13 +33,31 @@ export function applyConnectAccount(db: Queryable, account: StripeAccountState, 
   );
 }
 
-/** payout.failed of a connected account: the money is in that account's Stripe balance; the page says why. */
+/**
+ * payout.failed of a connected account: the money is in that account's Stripe balance; the page says
+ * why, and the creator's webhook endpoints are told (payout.failed with `bank: true` and Stripe's
+ * payout id), in the same transaction, once per Stripe payout.
+ */
 export async function applyBankPayoutFailure(
   tx: Queryable,
   accountId: string,
-  payout: { failure_message?: string | null; failure_code?: string | null },
+  payout: { id?: string; amount?: number; currency?: string; failure_message?: string | null; failure_code?: string | null },
   at: number,
 ) {
   const reason = payout.failure_message || payout.failure_code || 'Stripe could not pay out to your bank account';
-  await updateBankPayoutFailure(tx, accountId, reason, at);
+  const userId = await updateBankPayoutFailure(tx, accountId, reason, at);
+  if (userId === null || !payout.id) return;
+  await recordWebhookEvent(tx, {
+    type: 'payout.failed',
+    userId,
+    data: {
+      bank: true,
+      stripe_payout_id: payout.id,
+      stripe_account_id: accountId,
+      amount_minor: Number(payout.amount ?? 0),
+      currency: String(payout.currency ?? '').toLowerCase(),
+      reason,
+    },
+    dedupeKey: `payout.failed:bank:${payout.id}`,
+  });
 }

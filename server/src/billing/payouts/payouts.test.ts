@@ -344,6 +344,15 @@ describe('payouts', () => {
     stripe.failPayout(account, 1234, 'usd', 'account_closed');
     await stripe.settled();
     expect((await overview(creator.token)).account).toMatchObject({ last_bank_payout_failure: 'The bank account has been closed.' });
+    // The creator's systems are told once, however often Stripe delivers the event (issue 62).
+    for (const event of stripe.events.filter((e) => e.type === 'payout.failed')) await stripe.deliver(event);
+    const told = await ctx.database.db.query<{ data: Record<string, unknown> }>(
+      "SELECT data FROM webhook_events WHERE user_id = $1 AND type = 'payout.failed'",
+      [creator.id],
+    );
+    expect(told.rows.map((row) => row.data)).toEqual([
+      expect.objectContaining({ bank: true, stripe_account_id: account, amount_minor: 1234, currency: 'usd', reason: 'The bank account has been closed.' }),
+    ]);
     await ledgerBalanced();
   });
 

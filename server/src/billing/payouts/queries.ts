@@ -86,11 +86,14 @@ export async function updateConnectAccountState(
 }
 
 /** Why the connected account's last payout to its bank failed, and when (seconds). */
-export async function updateBankPayoutFailure(tx: Queryable, stripeAccountId: string, reason: string, at: number): Promise<void> {
-  await tx.query(
-    `UPDATE connect_accounts SET last_bank_payout_failure = $2, last_bank_payout_failure_at = to_timestamp($3), updated_at = now() WHERE stripe_account_id = $1`,
+/** Records the account's bank payout failure; the creator whose account it is, or null for an account not ours. */
+export async function updateBankPayoutFailure(tx: Queryable, stripeAccountId: string, reason: string, at: number): Promise<string | null> {
+  const { rows } = await tx.query<{ user_id: string }>(
+    `UPDATE connect_accounts SET last_bank_payout_failure = $2, last_bank_payout_failure_at = to_timestamp($3), updated_at = now()
+     WHERE stripe_account_id = $1 RETURNING user_id`,
     [stripeAccountId, reason, at],
   );
+  return rows[0]?.user_id ?? null;
 }
 
 /** Stops payouts to the creator's connected account; false when none is connected. */
