@@ -19,7 +19,7 @@ import { toStorableText } from '../http/request-guards.ts';
 import { outcomeOfErrorType } from '../platform/call-outcomes.ts';
 import { checkAppMode, priceFields } from '../platform/call-rules.ts';
 import type { Config } from '../platform/config.ts';
-import { AppError } from '../platform/errors.ts';
+import { AppError, SpendCapError } from '../platform/errors.ts';
 import { type AppKind, type CallPath, type Metrics, SPEND_REFUSALS } from '../platform/metrics.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit.ts';
 import { endFailed, type Span, type Tracing } from '../platform/tracing.ts';
@@ -625,8 +625,7 @@ export function checkCallAccess(app: AppRow, auth: AuthContext) {
 /** A key's refusal that its owner asked to hear of (key.rate_limited, spend_cap.reached). */
 function tellRefusal(alerts: CallAlerts, userId: string, apiKeyId: string, error: unknown) {
   if (error instanceof RateLimitedError) alerts.keyRateLimited(userId, apiKeyId, error.decision.limit);
-  else if (error instanceof AppError && error.code === 'key_limit_exceeded')
-    alerts.spendCapReached(userId, apiKeyId, /daily/.test(error.message) ? 'day' : 'month');
+  else if (error instanceof SpendCapError) alerts.spendCapReached(userId, apiKeyId, error.window);
 }
 
 export class RateLimitedError extends AppError {

@@ -55,3 +55,13 @@ export class AppError extends Error {
 export const invalidParam = (field: string, message: string) => new AppError('invalid_param', `${field}: ${message}`, field);
 export const notFound = (message = 'Not found') => new AppError('not_found', message);
 export const unauthorized = (message = 'Authentication required') => new AppError('unauthorized', message);
+
+/** key_limit_exceeded, with the cap that refused the call (spend_cap.reached says which, webhooks/). */
+export class SpendCapError extends AppError {
+  constructor(
+    readonly window: 'day' | 'month',
+    message: string,
+  ) {
+    super('key_limit_exceeded', message);
+  }
+}

@@ -7,7 +7,7 @@
 // hold is settled or released exactly once; holds of a crashed process expire and are released.
 import { formatCents } from '@tollbooth/contract';
 import type { Database, Queryable } from '../../db/client.ts';
-import { AppError } from '../../platform/errors.ts';
+import { AppError, SpendCapError } from '../../platform/errors.ts';
 import { findOrCreateUserAccount } from '../ledger.ts';
 import {
   CREDITS_ACCOUNT_EXISTS_SQL,
@@ -105,13 +105,10 @@ export async function reserveCharge(
     if (dailyLimited) {
       const { rows } = await db.query<{ used: number | string }>(DAY_SPEND_SQL, [request.apiKeyId, spendMonth, spendDay]);
       if (Number(rows[0]?.used ?? 0) + request.amountCents > (request.dailySpendLimitCents as number)) {
-        return new AppError(
-          'key_limit_exceeded',
-          `This key has reached its daily spend limit (${formatCents(request.dailySpendLimitCents as number)} a UTC day)`,
-        );
+        return new SpendCapError('day', `This key has reached its daily spend limit (${formatCents(request.dailySpendLimitCents as number)} a UTC day)`);
       }
     }
-    return new AppError('key_limit_exceeded', 'This API key has reached its monthly spend limit');
+    return new SpendCapError('month', 'This API key has reached its monthly spend limit');
   };
   let hold = await attempt();
   if (!hold) {
