@@ -126,6 +126,12 @@ export async function upsertAlertSettings(db: Queryable, userId: string, setting
 
 // ---- The worker's ----
 
+/** Whether any event waits to be fanned out: one cheap read, so an idle worker opens no transaction. */
+export async function hasEventsToFanOut(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ waiting: boolean }>('SELECT EXISTS (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL) AS waiting');
+  return rows[0]?.waiting === true;
+}
+
 /**
  * Fans out up to `limit` events written but not yet fanned out: one delivery per enabled endpoint of
  * the recipient that wants the event, and one mail when the recipient asked for it by mail (`mail`:

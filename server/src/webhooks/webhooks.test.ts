@@ -8,13 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyTopUpPayment } from '../billing/payments/ledger.ts';
+import type { Database } from '../db/client.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { mailSubject, mailText, startSmtpFake } from '../test-support/fakes/smtp-fake.ts';
 import { type AlertSources, scanAlerts } from './alerts.ts';
 import { recordWebhookEvent } from './outbox-service.ts';
 import { sendSigned } from './sender.ts';
 import { createCallAlerts, createWebhooksService } from './service.ts';
-import { retryDelaySeconds } from './worker.ts';
+import { createWebhookWorker, IDLE_POLL_MS, POLL_MS, retryDelaySeconds } from './worker.ts';
 
 interface Received {
   path: string;
@@ -396,6 +397,49 @@ describe('mail, with SMTP_URL', () => {
       await smtp.close();
     }
   }, 120_000);
+});
+
+describe('the worker at rest', () => {
+  it('backs off while there is nothing to send (a read or two a round, at most every IDLE_POLL_MS), and picks up an event within that', async () => {
+    const statements: string[] = [];
+    const db = ctx.database.db;
+    const counted: Database = {
+      ...db,
+      kind: db.kind,
+      query: ((text: string, values?: unknown[]) => {
+        statements.push(text);
+        return db.query(text, values);
+      }) as Database['query'],
+      transaction: (fn) => {
+        statements.push('BEGIN');
+        return db.transaction(fn);
+      },
+      listen: db.listen.bind(db),
+      close: async () => {},
+    };
+    const worker = createWebhookWorker({
+      db: counted,
+      config: ctx.config,
+      log: { error: () => {}, warn: () => {} },
+      sources: { creditAlertInputs: async () => [], recentErrorRates: async () => [], usersWithStatementActivity: async () => [] },
+    });
+    // Nothing pending for this worker to find: fan out what earlier tests left first.
+    await worker.runOnce();
+    statements.length = 0;
+    worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      // Polling every POLL_MS would be 24 rounds in 6 s; backing off (0.25, 0.5, 1, 2, 2 s) is at most 6.
+      const rounds = statements.filter((text) => text.includes('EXISTS (SELECT 1 FROM webhook_events')).length;
+      expect(rounds).toBeLessThanOrEqual(6);
+      expect(rounds).toBeGreaterThanOrEqual(2);
+      expect(statements.filter((text) => text === 'BEGIN')).toEqual([]);
+      expect(statements.length).toBeLessThanOrEqual(2 * rounds);
+      expect(IDLE_POLL_MS / POLL_MS).toBe(8);
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
 });
 
 describe('events outside the ledger', () => {

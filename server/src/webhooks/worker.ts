@@ -1,5 +1,6 @@
 // The delivery worker (issue 62, decisions 0095, 0096): runs in every process that has WEBHOOK_WORKER
-// on, off the paid call's path. Every POLL_MS it fans the outbox's new events out into deliveries (one
+// on, off the paid call's path. Every POLL_MS while there is work (backing off to IDLE_POLL_MS while
+// there is none, one or two cheap reads a round, so idle processes do not busy the database) it fans the outbox's new events out into deliveries (one
 // transaction, events claimed with SKIP LOCKED), claims due deliveries (SKIP LOCKED; claiming moves
 // each past its attempt's deadline, so a process that dies mid-send leaves it to another, which sends
 // it again with the same webhook-id) and sends up to CONCURRENCY at once, each with its own deadline,
@@ -13,11 +14,13 @@ import { decryptSecret } from '../crypto/secrets.ts';
 import type { Database } from '../db/client.ts';
 import type { Config } from '../platform/config.ts';
 import { type AlertSources, scanAlerts } from './alerts.ts';
-import { type ClaimedDelivery, claimDueDeliveries, fanOutEvents, giveUp, recordAttempt, recordOutcome } from './queries.ts';
+import { type ClaimedDelivery, claimDueDeliveries, fanOutEvents, giveUp, hasEventsToFanOut, recordAttempt, recordOutcome } from './queries.ts';
 import { type AttemptResult, sendSigned } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 
 export const POLL_MS = 250;
+/** The longest wait between rounds of an idle worker (doubling from POLL_MS): bounds commit-to-first-attempt. */
+export const IDLE_POLL_MS = 2000;
 export const CONCURRENCY = 16;
 /** The worker's statements at once: its share of the database pool stays small beside the paid calls'. */
 export const WRITERS = 2;
@@ -122,14 +125,24 @@ export function createWebhookWorker({
     }
   };
 
-  /** One round: fan out, then claim and start what the free slots allow. Resolves when the claims are made (not the sends). */
-  const round = async () => {
-    if (running || stopped) return;
+  /**
+   * One round: fan out, then claim and start what the free slots allow. Resolves when the claims are
+   * made (not the sends), with whether it found any work.
+   */
+  const round = async (): Promise<boolean> => {
+    if (running || stopped) return false;
     running = true;
     try {
-      while (!stopped && (await db.transaction((tx) => fanOutEvents(tx, 200, mailer !== null))) === 200);
+      let fanned = 0;
+      if (await hasEventsToFanOut(db)) {
+        let batch = 0;
+        do {
+          batch = await db.transaction((tx) => fanOutEvents(tx, 200, mailer !== null));
+          fanned += batch;
+        } while (!stopped && batch === 200);
+      }
       const free = CONCURRENCY - inFlight.size;
-      if (free <= 0 || stopped) return;
+      if (free <= 0 || stopped) return true;
       const claimed = await claimDueDeliveries(db, free, leaseSeconds);
       for (const delivery of claimed) {
         const task: Promise<void> = deliver(delivery)
@@ -138,11 +151,25 @@ export function createWebhookWorker({
           .finally(() => inFlight.delete(task));
         inFlight.add(task);
       }
+      return fanned > 0 || claimed.length > 0;
     } catch (error) {
       log.error({ err: error }, 'a webhook delivery round failed');
+      return false;
     } finally {
       running = false;
     }
+  };
+
+  // Rounds chained by timers: every POLL_MS while a round finds work, the wait doubling to IDLE_POLL_MS while none does.
+  let waitMs = POLL_MS;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      const busy = await round();
+      waitMs = busy ? POLL_MS : Math.min(waitMs * 2, IDLE_POLL_MS);
+      schedule();
+    }, waitMs);
+    timer.unref();
   };
 
   const alerts = async () => {
@@ -156,8 +183,7 @@ export function createWebhookWorker({
   return {
     start() {
       if (timer) return;
-      timer = setInterval(() => void round(), POLL_MS);
-      timer.unref();
+      schedule();
       alertTimer = setInterval(() => void alerts(), ALERT_SCAN_MS);
       alertTimer.unref();
     },
@@ -169,7 +195,7 @@ export function createWebhookWorker({
     },
     async close() {
       stopped = true;
-      if (timer) clearInterval(timer);
+      if (timer) clearTimeout(timer);
       if (alertTimer) clearInterval(alertTimer);
       while (running) await new Promise((resolve) => setTimeout(resolve, 10));
       await Promise.all([...inFlight]);
