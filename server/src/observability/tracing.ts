@@ -119,6 +119,27 @@ function nanosOf(ms: number): string {
   return `${Math.round(ms * 1000)}000`;
 }
 
+// The attribute keys and span names repeat from span to span: their JSON is made once (a bounded cache).
+const KEY_PREFIXES = new Map<string, string>();
+const NAMES = new Map<string, string>();
+const CACHED = 1000;
+function keyPrefix(key: string): string {
+  let prefix = KEY_PREFIXES.get(key);
+  if (prefix === undefined) {
+    prefix = `{"key":${JSON.stringify(key)},"value":`;
+    if (KEY_PREFIXES.size < CACHED) KEY_PREFIXES.set(key, prefix);
+  }
+  return prefix;
+}
+function jsonName(name: string): string {
+  let json = NAMES.get(name);
+  if (json === undefined) {
+    json = JSON.stringify(name);
+    if (NAMES.size < CACHED) NAMES.set(name, json);
+  }
+  return json;
+}
+
 /**
  * An ExportTraceServiceRequest in OTLP's JSON mapping (ids in hex, enums as numbers, 64-bit integers
  * as strings), written as text: building the objects for JSON.stringify cost a traced call ~25 µs.
@@ -130,13 +151,13 @@ export function otlpJson(spans: RecordedSpan[], serviceName: string): string {
     for (const key in span.attributes) {
       const value = span.attributes[key];
       if (value === undefined || value === null) continue;
-      attributes += `${attributes ? ',' : ''}{"key":${JSON.stringify(key)},"value":${otlpValue(value)}}`;
+      attributes += `${attributes ? ',' : ''}${keyPrefix(key)}${otlpValue(value)}}`;
     }
     const status = span.status.message ? `{"code":${span.status.code},"message":${JSON.stringify(span.status.message)}}` : `{"code":${span.status.code}}`;
     parts.push(
       `{"traceId":"${span.traceId}","spanId":"${span.spanId}"${span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : ''}${
         span.traceState ? `,"traceState":${JSON.stringify(span.traceState)}` : ''
-      },"name":${JSON.stringify(span.name)},"kind":${
+      },"name":${jsonName(span.name)},"kind":${
         // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
         span.kind + 1
       },"startTimeUnixNano":"${nanosOf(span.startMs)}","endTimeUnixNano":"${nanosOf(span.endMs)}","attributes":[${attributes}],"status":${status}}`,
