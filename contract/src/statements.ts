@@ -80,7 +80,11 @@ export const StatementAppRevenue = Type.Object({
   calls: Type.Integer(),
   gross_cents: Minor('What callers paid'),
   fee_cents: Minor('Platform fee'),
-  model_cost_cents: Minor('Model cost'),
+  model_cost_cents: Minor('Model cost as posted to the ledger (whole cents from a running total of micro-dollars)'),
+  model_cost_micros: Type.Integer({
+    description:
+      "Model cost of these calls in micro-dollars (USD), exactly as analytics adds it: the sum of the calls' model_cost_micros. Costs below a cent are posted to the ledger a cent at a time as they add up (model_cost_cents)",
+  }),
   model_cost_from_credits_cents: Minor('Model cost the price did not cover, paid from your credits'),
   net_cents: Minor('To your earnings: gross − fee − model cost + what your credits covered'),
 });
@@ -118,7 +122,8 @@ export const CreatorStatementCurrency = Type.Object({
   gross_subscriptions_cents: Minor('Subscription revenue'),
   gross_cents: Minor('Per-call and subscription revenue'),
   fee_cents: Minor('Platform fee'),
-  model_cost_cents: Minor('Model cost'),
+  model_cost_cents: Minor('Model cost as posted to the ledger'),
+  model_cost_micros: Type.Integer({ description: "Model cost of the month's calls in micro-dollars (USD), as analytics adds it" }),
   model_cost_from_credits_cents: Minor('Model cost paid from your credits rather than your earnings'),
   net_cents: Minor('Net to your earnings'),
   refunds_seen_cents: Minor('Subscription payments refunded to or disputed by your callers, less disputes won (your earnings keep them)'),

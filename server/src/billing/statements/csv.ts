@@ -20,6 +20,7 @@ export const STATEMENT_CSV_COLUMNS = [
   'gross_minor',
   'fee_minor',
   'model_cost_minor',
+  'model_cost_micros',
   'model_cost_from_credits_minor',
   'amount_minor',
   'amount',
@@ -86,6 +87,7 @@ export function statementCsv(statement: Statement): string {
         gross_minor: r.gross_cents,
         fee_minor: r.fee_cents,
         model_cost_minor: r.model_cost_cents,
+        model_cost_micros: r.model_cost_micros,
         model_cost_from_credits_minor: r.model_cost_from_credits_cents,
       });
     for (const s of block.subscriptions)
@@ -117,6 +119,7 @@ export function statementCsv(statement: Statement): string {
       gross_minor: block.gross_cents,
       fee_minor: block.fee_cents,
       model_cost_minor: block.model_cost_cents,
+      model_cost_micros: block.model_cost_micros,
       model_cost_from_credits_minor: block.model_cost_from_credits_cents,
     });
     add(c, 'closing_balance', block.closing_balance_cents, { date: statement.to });

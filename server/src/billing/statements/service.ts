@@ -230,6 +230,7 @@ export function createStatementsService({
         gross_cents: 0,
         fee_cents: 0,
         model_cost_cents: 0,
+        model_cost_micros: 0,
         model_cost_from_credits_cents: 0,
         net_cents: 0,
         refunds_seen_cents: 0,
@@ -249,6 +250,7 @@ export function createStatementsService({
           gross_cents: num(row.gross),
           fee_cents: num(row.fee),
           model_cost_cents: num(row.model_cost),
+          model_cost_micros: num(row.model_cost_micros),
           model_cost_from_credits_cents: num(row.drawn),
           net_cents: num(row.net),
         };
@@ -256,6 +258,7 @@ export function createStatementsService({
         block.gross_calls_cents += line.gross_cents;
         block.fee_cents += line.fee_cents;
         block.model_cost_cents += line.model_cost_cents;
+        block.model_cost_micros += line.model_cost_micros;
         block.model_cost_from_credits_cents += line.model_cost_from_credits_cents;
         block.net_cents += line.net_cents;
       }
