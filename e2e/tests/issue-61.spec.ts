@@ -83,3 +83,73 @@ test('trap 5: every price is typed in dollars with its preview, and a price far 
   await shot(page, 'issue-61-builder-price-confirm');
   expect(await axeProblems(page)).toEqual([]);
 });
+
+test('trap 8: the first dashboard says where to start, the sign-up credits, the demo model and what costs credits', async ({ page }) => {
+  await signUp(page);
+  const panel = page.getByTestId('first-run-panel');
+  await expect(panel.getByRole('heading', { name: 'Start here' })).toBeVisible();
+  await expect(panel.getByTestId('first-run-credits')).toContainText('$5.00');
+  await expect(panel.getByTestId('first-run-credits')).toContainText('every new account starts with $5.00 of credits');
+  await expect(panel.getByTestId('first-run-demo')).toContainText('demo model');
+  await expect(panel).toContainText(
+    'Test runs in the builder (Test Prompt) and calls to your own apps (the API Test console) pay their model cost from your credits',
+  );
+  await shot(page, 'issue-61-first-run-dashboard');
+  expect(await axeProblems(page)).toEqual([]);
+  await panel.getByRole('link', { name: 'Build a prompt app' }).click();
+  await expect(page).toHaveURL(/\/prompt-builder$/);
+});
+
+test('trap 9: the console offers only the app mode and says what each call charged; Test Prompt says what it cost; trap 6: the creator statement opens on earnings', async ({
+  browser,
+  page,
+}) => {
+  await signUp(page);
+  const id = randomBytes(3).toString('hex');
+  const headers = await auth(page);
+  const created = await page.request.post('/api/app/', { headers, data: { name: `Console ${id}`, type: 'prompt', visibility: 'public', price_cents: 5 } });
+  expect(created.status()).toBe(201);
+  const slug = (await created.json()).slug as string;
+  expect((await page.request.patch(`/api/app/${slug}/update_status/`, { headers, data: { status: 'live' } })).status()).toBe(200);
+
+  // The owner's own call: a completion app shows no chat test, and the call says what it charged.
+  await page.goto(`/api-test?app=${slug}`);
+  await expect(page.getByRole('heading', { name: 'Application Details' })).toBeVisible();
+  const completion = page.getByRole('region', { name: 'Test Completion API' });
+  await expect(completion).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Test Chat API' })).toHaveCount(0);
+  await completion.getByLabel('Input Text').fill('owls');
+  await completion.getByRole('button', { name: 'Test Completion' }).click();
+  await expect(completion.getByTestId('result-charged')).toHaveText(/^Charged: no price \(your own app\) and \$0\.\d+ of model use, from your credits\.$/);
+  await shot(page, 'issue-61-console-owner-charged');
+  expect(await axeProblems(page)).toEqual([]);
+
+  // Test Prompt in the builder says what the run cost.
+  await page.goto(`/applications/${slug}/edit`);
+  await page.getByRole('tab', { name: 'Preview & Test' }).click();
+  await page.getByLabel('query', { exact: true }).fill('owls');
+  await page.getByRole('button', { name: 'Test Prompt' }).click();
+  await expect(page.getByTestId('test-run-charge')).toHaveText(/^Charged: \$0\.\d+ of model use, from your credits/);
+  await shot(page, 'issue-61-builder-test-charged');
+  expect(await axeProblems(page)).toEqual([]);
+
+  // A caller's call says it charged the app's price.
+  const callerContext = await browser.newContext();
+  const caller = await callerContext.newPage();
+  await signUp(caller);
+  await caller.goto(`/api-test?app=${slug}`);
+  const callerCompletion = caller.getByRole('region', { name: 'Test Completion API' });
+  await callerCompletion.getByLabel('Input Text').fill('owls');
+  await callerCompletion.getByRole('button', { name: 'Test Completion' }).click();
+  await expect(callerCompletion.getByTestId('result-charged')).toHaveText("Charged: $0.05, the app's price, from your credits.");
+  await callerContext.close();
+
+  // The creator's statement opens on the earnings, with the calls' model cost to the micro-dollar.
+  await page.goto('/money/statements');
+  await expect(page.getByRole('button', { name: 'Your earnings' })).toHaveAttribute('aria-pressed', 'true');
+  const earnings = page.getByTestId('creator-usd');
+  await expect(earnings.getByTestId('gross-total')).toHaveText('$0.05');
+  await expect(earnings.getByTestId('model-cost-total')).toHaveText(/^−\$0\.\d+$/);
+  await shot(page, 'issue-61-statement-creator');
+  expect(await axeProblems(page)).toEqual([]);
+});
