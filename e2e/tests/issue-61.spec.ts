@@ -153,3 +153,57 @@ test('trap 9: the console offers only the app mode and says what each call charg
   await shot(page, 'issue-61-statement-creator');
   expect(await axeProblems(page)).toEqual([]);
 });
+
+test('trap 10: Get paid is for creators, the invocations table scrolls by keyboard, a Public draft says why, and /auth/callback signed in goes to the dashboard', async ({
+  page,
+}) => {
+  await signUp(page);
+
+  // A caller (no apps): the Money page has no Get paid block.
+  await page.goto('/money');
+  await expect(page.getByTestId('credits-balance')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await expect(page.getByRole('heading', { name: 'Get paid' })).toHaveCount(0);
+  await shot(page, 'issue-61-money-caller');
+  expect(await axeProblems(page)).toEqual([]);
+
+  // Signed in, the callback page is the dashboard, not a sign-in error.
+  await page.goto('/auth/callback');
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByText('Sign-in failed')).toHaveCount(0);
+
+  // A workflow created as Public lands in Draft, and the page says why.
+  const id = randomBytes(3).toString('hex');
+  await page.goto('/applications/create?type=workflow');
+  await page.getByLabel('Name').fill(`Public Flow ${id}`);
+  await page.getByLabel('Visibility').selectOption('public');
+  await page.getByLabel('Provider App ID').fill('dify-e2e-app');
+  await page.getByLabel('Provider API Key').fill('app-e2e-dify-key');
+  await page.getByLabel('Provider Base URL').fill(difyFakeUrl);
+  await page.getByLabel('Price per API call (USD)').fill('0.10');
+  await page.getByRole('button', { name: 'Create Application' }).click();
+  await expect(page).toHaveURL(new RegExp(`/applications/public-flow-${id}$`));
+  const hint = page.getByTestId('draft-visibility-hint');
+  await expect(hint).toContainText('This app is Public but still in Draft');
+  await expect(hint).toContainText('It appears in Explore and takes calls once you choose Set as Live');
+  await shot(page, 'issue-61-public-draft-hint');
+  expect(await axeProblems(page)).toEqual([]);
+
+  // The per-app analytics: the Recent Invocations table is a focusable region (axe scrollable-region-focusable).
+  const headers = await auth(page);
+  const created = await page.request.post('/api/app/', { headers, data: { name: `Wide ${id}`, type: 'prompt', visibility: 'public', price_cents: 5 } });
+  const slug = (await created.json()).slug as string;
+  await page.request.patch(`/api/app/${slug}/update_status/`, { headers, data: { status: 'live' } });
+  const call = await page.request.post(`/api/app/${slug}/completion-messages`, { headers, data: { inputs: { query: 'owls' } } });
+  expect(call.status()).toBe(200);
+  await page.setViewportSize({ width: 900, height: 900 });
+  await page.goto(`/applications/${slug}/analytics`);
+  const table = page.getByRole('region', { name: 'Recent invocations, scrollable' });
+  await expect(table.getByTestId('invocation-row')).toHaveCount(1);
+  await expect(table).toHaveAttribute('tabindex', '0');
+  await table.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect.poll(() => table.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+  await shot(page, 'issue-61-analytics-invocations');
+  expect(await axeProblems(page)).toEqual([]);
+});
