@@ -46,8 +46,8 @@ test('a creator adds their own key, tests it, and runs an app on it', async ({ p
   await openai.getByLabel('API key').fill(creatorKey);
   await openai.getByRole('button', { name: 'Test Connection' }).click();
   // Issue 61: the test says it tested the key as typed, which is not saved yet, and nothing is saved.
-  await expect(openai.getByTestId('own-key-test-openai')).toHaveText(/^Tested the key as entered \(not saved\): ✓ Connected: gpt-4-turbo answered/);
-  await expect(openai.getByText('This key is not saved yet: apps use it only after Save OpenAI-compatible key.')).toBeVisible();
+  await expect(openai.getByTestId('own-key-test-openai')).toHaveText(/^Tested the settings as entered \(not saved\): ✓ Connected: gpt-4-turbo answered/);
+  await expect(openai.getByText('Not saved yet: apps use these settings only after Save OpenAI-compatible key.')).toBeVisible();
   await expect(openai.getByTestId('own-key-state-openai')).toHaveText('Not set');
   await issue61Shot(page, 'issue-61-own-key-tested-unsaved');
   // The profile's own Save is not the key's: the key has its own, named button.

@@ -108,7 +108,8 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
           disabled={test.isPending || (!stored && apiKey.trim() === '')}
           onClick={() => {
             setTestResult(null);
-            const unsaved = apiKey.trim() !== '';
+            // What is tested is what Save would store: unsaved when a key is typed or the base URL differs from the saved one.
+            const unsaved = apiKey.trim() !== '' || (kind === 'openai' && (stored?.base_url ?? '') !== baseUrl.trim());
             test.mutate({ kind, body: body() }, { onSuccess: (result) => setTestResult({ ...result, unsaved }) });
           }}
         >
@@ -136,13 +137,13 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
       <div aria-live="polite" className="space-y-1">
         {testResult ? (
           <p className={`text-sm ${testResult.success ? 'text-green-700' : 'text-red-700'}`} data-testid={`own-key-test-${kind}`}>
-            {testResult.unsaved ? 'Tested the key as entered (not saved): ' : 'Tested the saved key: '}
+            {testResult.unsaved ? 'Tested the settings as entered (not saved): ' : 'Tested the saved key: '}
             {testResult.success ? `✓ ${testResult.message} (${testResult.latency_ms} ms)` : `Connection failed: ${testResult.message}`}
           </p>
         ) : null}
-        {testResult?.unsaved && testResult.success && apiKey.trim() !== '' ? (
+        {testResult?.unsaved && testResult.success && !justSaved ? (
           <p className="rounded-md bg-amber-50 p-2 text-sm text-amber-900 ring-1 ring-amber-300">
-            This key is not saved yet: apps use it only after <strong>Save {title} key</strong>.
+            Not saved yet: apps use these settings only after <strong>Save {title} key</strong>.
           </p>
         ) : null}
         {justSaved && !save.isPending ? (
