@@ -22,6 +22,7 @@ export const STATEMENT_CSV_COLUMNS = [
   'model_cost_minor',
   'model_cost_micros',
   'model_cost_from_credits_minor',
+  'margin_micros',
   'amount_minor',
   'amount',
   'reference',
@@ -89,6 +90,7 @@ export function statementCsv(statement: Statement): string {
         model_cost_minor: r.model_cost_cents,
         model_cost_micros: r.model_cost_micros,
         model_cost_from_credits_minor: r.model_cost_from_credits_cents,
+        margin_micros: r.margin_micros,
       });
     for (const s of block.subscriptions)
       add(c, 'subscription', s.net_cents, {
@@ -121,6 +123,7 @@ export function statementCsv(statement: Statement): string {
       model_cost_minor: block.model_cost_cents,
       model_cost_micros: block.model_cost_micros,
       model_cost_from_credits_minor: block.model_cost_from_credits_cents,
+      margin_micros: block.margin_micros,
     });
     add(c, 'closing_balance', block.closing_balance_cents, { date: statement.to });
   }

@@ -20,7 +20,7 @@ function csvRecords(text: string): Record<string, string>[] {
 }
 
 describe("a creator's statement, its CSV and analytics (issue 61)", () => {
-  it('agree on calls, gross, fee and model cost to the micro-dollar for the same period', async () => {
+  it('agree on calls, gross, fee, model cost and margin to the micro-dollar for the same period', async () => {
     const creator = await ctx.newUser('creator');
     const caller = await ctx.newUser('caller');
     const { slug } = await ctx.liveApp(creator.token, { name: 'Sub-cent Model Cost', price_cents: 5 });
@@ -63,6 +63,13 @@ describe("a creator's statement, its CSV and analytics (issue 61)", () => {
     expect(block.model_cost_micros).toBe(micros);
     expect(Number(csvLine.model_cost_micros)).toBe(micros);
     expect(Number(csvTotal.model_cost_micros)).toBe(micros);
+    // The margin (gross − fee − model cost), analytics' total_net, to the micro-dollar.
+    const margin = (usage.total_revenue_cents - usage.total_platform_fee_cents) * 10_000 - micros;
+    expect(Math.round(usage.total_net * 1_000_000)).toBe(margin);
+    expect(line.margin_micros).toBe(margin);
+    expect(block.margin_micros).toBe(margin);
+    expect(Number(csvLine.margin_micros)).toBe(margin);
+    expect(Number(csvTotal.margin_micros)).toBe(margin);
     // The ledger's whole cents stay what they are, and never less than the exact cost rounds down to.
     expect(line.model_cost_cents).toBeGreaterThanOrEqual(Math.floor(micros / 10_000));
   });

@@ -58,6 +58,7 @@ const creator = (over: Partial<CreatorStatementCurrency> = {}): CreatorStatement
   model_cost_cents: 0,
   model_cost_micros: 0,
   model_cost_from_credits_cents: 0,
+  margin_micros: 0,
   net_cents: 90000,
   refunds_seen_cents: 0,
   payouts_cents: 0,
@@ -141,6 +142,7 @@ describe('Statements', () => {
       fee_cents: 30,
       model_cost_cents: 0,
       model_cost_micros: 3060,
+      margin_micros: 2_696_940,
       net_cents: 270,
       subscriptions: [],
       calls: [
@@ -170,6 +172,7 @@ describe('Statements', () => {
     expect(fetchMock.mock.calls.some(([url]) => String(url) === '/api/billing/statements/2026-11/?role=creator')).toBe(true);
     expect(within(block).getByTestId('model-cost-total').textContent).toBe('−$0.00306');
     expect(within(block).getByText('$0.00 posted in whole cents as costs add up')).toBeTruthy();
+    expect(within(block).getByTestId('margin-total').textContent).toBe('$2.69694');
     expect(within(block).getByRole('row', { name: /Alpha 3 \$3\.00 -\$0\.30 −\$0\.00306 \$2\.70/ })).toBeTruthy();
   });
 

@@ -220,6 +220,14 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
           testId="model-cost-total"
         />
         {block.model_cost_from_credits_cents !== 0 ? <Figure label="Model cost paid from credits" value={m(block.model_cost_from_credits_cents)} /> : null}
+        {c === 'usd' && block.calls.length > 0 ? (
+          <Figure
+            label="Margin of the calls"
+            value={formatModelCost(block.margin_micros / 1_000_000)}
+            note="Gross − fee − model cost, as analytics shows it"
+            testId="margin-total"
+          />
+        ) : null}
         <Figure label="Net" value={m(block.net_cents)} testId="net-total" />
         <Figure label="Payouts" value={m(block.payouts_cents)} testId="payouts-total" />
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
