@@ -155,6 +155,7 @@ describe('Statements', () => {
           model_cost_cents: 0,
           model_cost_micros: 3060,
           model_cost_from_credits_cents: 0,
+          margin_micros: 2_696_940,
           net_cents: 270,
         },
       ],
