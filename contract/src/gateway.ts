@@ -64,6 +64,12 @@ export const CallUsage = Type.Object({
   completion_price: Type.Optional(Type.String()),
   total_price: Type.Optional(Type.String({ description: 'What this call cost the caller, in dollars (a decimal string, e.g. "0.0500000")' })),
   currency: Type.Optional(Type.String({ description: 'USD' })),
+  owner_model_cost: Type.Optional(
+    Type.String({
+      description:
+        'Only on the app owner\'s own call (charged no price): the model cost the owner\'s credits pay for it, in dollars to the micro-dollar (a decimal string, e.g. "0.003060"); "0.000000" on the demo model or the owner\'s own provider key',
+    }),
+  ),
   latency: Type.Number({ description: 'Seconds' }),
 });
 export type CallUsage = Static<typeof CallUsage>;

@@ -145,6 +145,18 @@ export const PromptTestResult = Type.Object({
   detected_variables: Type.Array(Type.String()),
   answer: Type.Optional(Type.String()),
   usage: Type.Optional(Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer() })),
+  run_cost: Type.Optional(
+    Type.Object(
+      {
+        model_cost_micros: Type.Integer({ description: "The run's model cost in micro-dollars (USD)" }),
+        paid_by: Type.Union([Type.Literal('credits'), Type.Literal('demo'), Type.Literal('own_key')], {
+          description:
+            'credits: taken from your credits (posted in whole cents as costs add up); demo: the built-in demo model answered, free; own_key: your own provider key, billed by your provider',
+        }),
+      },
+      { description: 'What a run with the model charged (issue 61: Test Prompt says what it cost)' },
+    ),
+  ),
 });
 
 export type PromptTestResult = Static<typeof PromptTestResult>;

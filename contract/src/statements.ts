@@ -80,8 +80,15 @@ export const StatementAppRevenue = Type.Object({
   calls: Type.Integer(),
   gross_cents: Minor('What callers paid'),
   fee_cents: Minor('Platform fee'),
-  model_cost_cents: Minor('Model cost'),
+  model_cost_cents: Minor('Model cost as posted to the ledger (whole cents from a running total of micro-dollars)'),
+  model_cost_micros: Type.Integer({
+    description:
+      "Model cost of these calls in micro-dollars (USD), exactly as analytics adds it: the sum of the calls' model_cost_micros. Costs below a cent are posted to the ledger a cent at a time as they add up (model_cost_cents)",
+  }),
   model_cost_from_credits_cents: Minor('Model cost the price did not cover, paid from your credits'),
+  margin_micros: Type.Integer({
+    description: "The calls' margin in micro-dollars (USD): gross − fee − model_cost_micros, analytics' margin (total_net) of the same calls",
+  }),
   net_cents: Minor('To your earnings: gross − fee − model cost + what your credits covered'),
 });
 export const StatementSubscriptionRevenue = Type.Object({
@@ -118,8 +125,10 @@ export const CreatorStatementCurrency = Type.Object({
   gross_subscriptions_cents: Minor('Subscription revenue'),
   gross_cents: Minor('Per-call and subscription revenue'),
   fee_cents: Minor('Platform fee'),
-  model_cost_cents: Minor('Model cost'),
+  model_cost_cents: Minor('Model cost as posted to the ledger'),
+  model_cost_micros: Type.Integer({ description: "Model cost of the month's calls in micro-dollars (USD), as analytics adds it" }),
   model_cost_from_credits_cents: Minor('Model cost paid from your credits rather than your earnings'),
+  margin_micros: Type.Integer({ description: "Margin of the month's calls in micro-dollars (USD): per-call gross − fee − model cost, as analytics shows it" }),
   net_cents: Minor('Net to your earnings'),
   refunds_seen_cents: Minor('Subscription payments refunded to or disputed by your callers, less disputes won (your earnings keep them)'),
   payouts_cents: Minor('Signed effect of payouts on your earnings (taken out, failed or reversed back)'),

@@ -15,6 +15,9 @@ export const RuntimeConfig = Type.Object({
   }),
   stripe_publishable_key: Type.Union([Type.String(), Type.Null()]),
   public_url: Type.String(),
+  signup_credits_cents: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Credits (US cents) every new account is given (SIGNUP_CREDITS_CENTS); the first dashboard says so' }),
+  ),
   demo_models: Type.Array(DemoModel, {
     description: 'Models this server answers with the built-in demo model (their provider is not configured); such calls are never charged',
   }),

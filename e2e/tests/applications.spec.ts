@@ -14,8 +14,10 @@ async function createApp(page: Page, fields: { type: 'prompt' | 'workflow'; name
     await page.getByLabel('Provider App ID').fill('dify-app-123');
     await page.getByLabel('Provider API Key').fill('app-secret-key');
   }
-  await page.getByLabel('Price per API call (cents)').fill(fields.price);
+  await page.getByLabel('Price per API call (USD)').fill(fields.price);
   await page.getByRole('button', { name: 'Create Application' }).click();
+  // A price above $1.00 asks to be confirmed (issue 61).
+  if (Number(fields.price) > 1) await page.getByRole('button', { name: `Create at $${Number(fields.price).toFixed(2)} per call` }).click();
 }
 
 test('a creator creates, manages, duplicates, filters and deletes applications', async ({ page }) => {
@@ -36,22 +38,22 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
   await expect(page.getByLabel('Type')).toHaveValue('prompt');
   await expect(page.getByLabel('Interaction Mode')).toHaveValue('completion');
   await expect(page.getByLabel('Visibility')).toHaveValue('private');
-  await expect(page.getByLabel('Price per API call (cents)')).toHaveValue('100');
+  await expect(page.getByLabel('Price per API call (USD)')).toHaveValue('1.00');
   await expect(page.getByText('$1.00 per call')).toBeVisible();
-  await page.getByLabel('Price per API call (cents)').fill('25');
+  await page.getByLabel('Price per API call (USD)').fill('0.25');
   await expect(page.getByText('$0.25 per call')).toBeVisible();
-  await page.getByLabel('Price per API call (cents)').fill('250');
+  await page.getByLabel('Price per API call (USD)').fill('2.50');
   await expect(page.getByText('$2.50 per call')).toBeVisible();
-  await page.getByLabel('Price per API call (cents)').fill('0');
+  await page.getByLabel('Price per API call (USD)').fill('0');
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page.getByText('Name is required.')).toBeVisible();
-  await expect(page.getByText('Price must be at least 1 cent.')).toBeVisible();
+  await expect(page.getByText('Price must be at least $0.01.')).toBeVisible();
 
-  await createApp(page, { type: 'prompt', name: promptName, price: '250' });
+  await createApp(page, { type: 'prompt', name: promptName, price: '2.50' });
   await expect(page).toHaveURL(new RegExp(`/applications/${promptSlug}$`));
   await expect(page.getByRole('heading', { name: promptName, level: 1 })).toBeVisible();
 
-  await createApp(page, { type: 'workflow', name: workflowName, price: '75' });
+  await createApp(page, { type: 'workflow', name: workflowName, price: '0.75' });
   await expect(page).toHaveURL(new RegExp(`/applications/${workflowSlug}$`));
   // Its Dify app was never asked for its mode (no Test Connection): the endpoint follows the app's interaction mode (issue 25).
   await expect(page.getByTestId('api-endpoint')).toHaveText(`POST /api/app/${workflowSlug}/completion-messages`);
@@ -77,9 +79,10 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
   await expect(details).toContainText('$2.50');
 
   await page.getByRole('button', { name: 'Edit' }).click();
-  await page.getByLabel('Price per API call (cents)').fill('300');
+  await page.getByLabel('Price per API call (USD)').fill('3');
   await expect(page.getByText('$3.00 per call')).toBeVisible();
   await page.getByRole('button', { name: 'Save Changes' }).click();
+  await page.getByRole('button', { name: 'Save at $3.00 per call' }).click();
   await expect(page.getByRole('button', { name: 'Save Changes' })).toBeHidden();
   await expect(details).toContainText('$3.00');
 
@@ -128,7 +131,7 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
 test('the workflow list shows workflow cards and filters them', async ({ page }) => {
   await signUp(page);
   const id = unique();
-  await createApp(page, { type: 'workflow', name: `Flow ${id}`, price: '5' });
+  await createApp(page, { type: 'workflow', name: `Flow ${id}`, price: '0.05' });
   await expect(page).toHaveURL(new RegExp(`/applications/flow-${id}$`));
 
   await page.goto('/workflows');

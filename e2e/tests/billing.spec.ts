@@ -15,7 +15,7 @@ async function createLivePublicPrompt(page: Page, name: string, price: string) {
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Description').fill('A prompt with plans');
   await page.getByLabel('Visibility').selectOption('public');
-  await page.getByLabel('Price per API call (cents)').fill(price);
+  await page.getByLabel('Price per API call (USD)').fill(price);
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await page.getByRole('button', { name: 'Set as Live' }).click();
@@ -38,7 +38,7 @@ test('without Stripe: the notice, a free plan from the owner, subscribed to, its
   const id = unique();
   const name = `Plans ${id}`;
   const slug = `plans-${id}`;
-  await createLivePublicPrompt(page, name, '25');
+  await createLivePublicPrompt(page, name, '0.25');
   await page.getByRole('link', { name: 'Billing & Subscriptions' }).click();
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}/billing$`));
   await expect(page.getByRole('heading', { name: 'Billing & Subscriptions', level: 1 })).toBeVisible();
@@ -126,7 +126,7 @@ test.describe('with Stripe configured', () => {
       await signUp(owner.page);
       const id = unique();
       const slug = `paid-plans-${id}`;
-      await createLivePublicPrompt(owner.page, `Paid Plans ${id}`, '25');
+      await createLivePublicPrompt(owner.page, `Paid Plans ${id}`, '0.25');
       await owner.page.goto(`/applications/${slug}/billing`);
       await expect(owner.page.getByRole('note')).toHaveCount(0);
       await createPlan(owner.page, { name: 'Pro', price: '9.99', included: '3', features: 'Support: Email' });
@@ -211,7 +211,7 @@ test.describe('with Stripe configured', () => {
       await signUp(owner.page);
       const id = unique();
       const slug = `secure-plans-${id}`;
-      await createLivePublicPrompt(owner.page, `Secure Plans ${id}`, '25');
+      await createLivePublicPrompt(owner.page, `Secure Plans ${id}`, '0.25');
       await owner.page.goto(`/applications/${slug}/billing`);
       await createPlan(owner.page, { name: 'Pro', price: '7', included: '2' });
 

@@ -11,7 +11,7 @@ async function createLivePublicPrompt(page: Page, name: string, price: string) {
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Description').fill('A prompt sold through the API test console');
   await page.getByLabel('Visibility').selectOption('public');
-  await page.getByLabel('Price per API call (cents)').fill(price);
+  await page.getByLabel('Price per API call (USD)').fill(price);
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await page.getByRole('button', { name: 'Set as Live' }).click();
@@ -42,7 +42,7 @@ test('a creator tests a paid prompt in the console and another user pays for a c
   const id = unique();
   const name = `Console Haiku ${id}`;
   const slug = `console-haiku-${id}`;
-  await createLivePublicPrompt(page, name, '25');
+  await createLivePublicPrompt(page, name, '0.25');
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}$`));
 
   // The console, preselected from ?app=, with A's apps in the dropdown.

@@ -52,7 +52,7 @@ test('a deferred price increase says when and what; Explore and the console show
 
   // The creator raises the price: it waits for the notice period, and the page says so and what it costs.
   await page.goto(`/prompts/${slug}`);
-  await page.getByLabel('Price per Call (cents)').fill('10');
+  await page.getByLabel('Price per Call (USD)').fill('0.10');
   await page.getByRole('button', { name: 'Save Changes' }).click();
   const notice = page.getByTestId('price-notice');
   await expect(notice).toContainText('Your new price $0.10 applies on');

@@ -26,7 +26,7 @@ test('a creator wraps a Dify app, tests and saves it, publishes it, chats with i
   const created = page.getByTestId('provider-test-result');
   await expect(created).toContainText('Configuration Valid');
   await expect(created).toContainText('Fake Support Chatflow (advanced-chat)');
-  await page.getByLabel('Price per API call (cents)').fill('30');
+  await page.getByLabel('Price per API call (USD)').fill('0.30');
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}$`));
 

@@ -204,6 +204,8 @@ export interface InvocationRow {
  * The newest calls of an app (older than `cursor` when given), read backwards along
  * invocations_app_created. A call without a `user` is recorded under its caller's account id (so
  * unique users still count callers); that id is the caller's private business and reads back as no user.
+ * A widget call's `user` is the visitor's random id, which names nobody: it reads back as no user too
+ * (Anonymous, issue 61), while unique users still count visitors.
  */
 export async function selectRecentInvocations(
   db: Queryable,
@@ -213,7 +215,10 @@ export async function selectRecentInvocations(
 ): Promise<(InvocationRow & { cursor_at: string })[]> {
   const older = keysetBefore({ at: 'created_at', id: 'id', idType: 'uuid' }, decodeKeysetCursor(cursor), 3);
   const { rows } = await db.query<InvocationRow & { cursor_at: string }>(
-    `SELECT id, CASE WHEN end_user = caller_id::text THEN '' ELSE end_user END AS end_user, status, outcome, error_type,
+    `SELECT id,
+       CASE WHEN end_user = caller_id::text
+         OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = invocations.api_key_id AND k.kind = 'publishable') THEN ''
+       ELSE end_user END AS end_user, status, outcome, error_type,
        latency_ms, input_tokens, output_tokens, price_cents, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at
      FROM invocations WHERE app_id = $1 ${older.sql}
      ORDER BY created_at DESC, id DESC

@@ -263,6 +263,9 @@ describe('embed calls', () => {
       { end_user: 'visitor-one-abc', price_cents: 4, api_key_id: id },
       { end_user: 'visitor-two-abc', price_cents: 4, api_key_id: id },
     ]);
+    // The app's owner reads the widget's callers as Anonymous: a visitor id names nobody (issue 61).
+    const recent = (await api('GET', `/api/app/${slug}/analytics/invocations/`, creatorToken)).json() as { end_user: string | null }[];
+    expect(recent.map((invocation) => invocation.end_user)).toEqual([null, null]);
     const listed = (await api('GET', '/api/keys/?kind=publishable', siteOwnerToken)).json() as {
       id: string;
       spent_this_month_cents: number;

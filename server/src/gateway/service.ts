@@ -17,7 +17,7 @@ import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call
 import type { Database } from '../db/client.ts';
 import { toStorableText } from '../http/request-guards.ts';
 import { outcomeOfErrorType } from '../platform/call-outcomes.ts';
-import { checkAppMode, priceFields } from '../platform/call-rules.ts';
+import { checkAppMode, microsToDecimalDollars, priceFields } from '../platform/call-rules.ts';
 import type { Config } from '../platform/config.ts';
 import { AppError, SpendCapError } from '../platform/errors.ts';
 import { type AppKind, type CallPath, type Metrics, SPEND_REFUSALS } from '../platform/metrics.ts';
@@ -384,6 +384,8 @@ export function createGatewayService({
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
           ...priceFields(call.charge.priceCents),
+          // The owner's own call is charged no price but its model cost (issue 61: the console says what each call charged).
+          ...(call.auth.user.id === call.app.owner_id ? { owner_model_cost: microsToDecimalDollars(modelCost) } : {}),
           latency: Math.round(latencyMs) / 1000,
         },
         ...demoMetadata(call.resolved),

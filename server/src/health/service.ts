@@ -30,6 +30,7 @@ export function createHealthService({ config, db, models }: { config: Config; db
         },
         stripe_publishable_key: config.stripe.secretKey ? config.stripe.publishableKey : null,
         public_url: config.publicUrl,
+        signup_credits_cents: config.signupCreditsCents,
         demo_models: models.demoModels(),
         models: models.offeredModels(),
       };

@@ -64,6 +64,12 @@ export function centsToDecimalDollars(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}00000`;
 }
 
+/** Integer micro-dollars as a dollar decimal string with 6 places, without floating point. */
+export function microsToDecimalDollars(micros: number): string {
+  const abs = Math.abs(Math.trunc(micros));
+  return `${micros < 0 ? '-' : ''}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, '0')}`;
+}
+
 /** The price a stored answer was charged, in integer cents (its usage.total_price; X-Price-Cents on replays). */
 export function answerPriceCents(answer: { metadata: { usage: { total_price?: string } } }): number {
   const total = answer.metadata.usage.total_price;

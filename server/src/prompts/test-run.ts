@@ -51,5 +51,10 @@ export async function runPromptTest(models: ModelRouter, billing: TestRunBilling
         timeoutMs,
       }),
   );
-  return { answer: result.text, usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens } };
+  const paidBy = resolved.demo ? 'demo' : resolved.ownKey ? 'own_key' : 'credits';
+  return {
+    answer: result.text,
+    usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
+    run_cost: { model_cost_micros: result.modelCostMicros, paid_by: paidBy } as const,
+  };
 }

@@ -35,3 +35,14 @@ export function formatUpcomingPrice(app: { upcoming_price_cents: number | null; 
   if (app.upcoming_price_cents === null || !app.upcoming_price_at) return null;
   return `${formatCents(app.upcoming_price_cents)} from ${formatDate(app.upcoming_price_at)}`;
 }
+
+/**
+ * A model cost in dollars, kept to the micro-dollar: at least two decimals, at most six, no trailing
+ * zeros beyond two (0.01762 → "$0.01762", 1.5 → "$1.50"); negative margins keep their sign.
+ */
+export function formatModelCost(value: number): string {
+  const fixed = Math.abs(value)
+    .toFixed(6)
+    .replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${value < 0 ? '−' : ''}$${fixed}`;
+}

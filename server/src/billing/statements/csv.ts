@@ -20,7 +20,9 @@ export const STATEMENT_CSV_COLUMNS = [
   'gross_minor',
   'fee_minor',
   'model_cost_minor',
+  'model_cost_micros',
   'model_cost_from_credits_minor',
+  'margin_micros',
   'amount_minor',
   'amount',
   'reference',
@@ -86,7 +88,9 @@ export function statementCsv(statement: Statement): string {
         gross_minor: r.gross_cents,
         fee_minor: r.fee_cents,
         model_cost_minor: r.model_cost_cents,
+        model_cost_micros: r.model_cost_micros,
         model_cost_from_credits_minor: r.model_cost_from_credits_cents,
+        margin_micros: r.margin_micros,
       });
     for (const s of block.subscriptions)
       add(c, 'subscription', s.net_cents, {
@@ -117,7 +121,9 @@ export function statementCsv(statement: Statement): string {
       gross_minor: block.gross_cents,
       fee_minor: block.fee_cents,
       model_cost_minor: block.model_cost_cents,
+      model_cost_micros: block.model_cost_micros,
       model_cost_from_credits_minor: block.model_cost_from_credits_cents,
+      margin_micros: block.margin_micros,
     });
     add(c, 'closing_balance', block.closing_balance_cents, { date: statement.to });
   }

@@ -185,18 +185,22 @@ export async function selectCallsByApp(db: Queryable, userId: string, range: Mon
     gross: string;
     fee: string;
     model_cost: string;
+    model_cost_micros: string;
     drawn: string;
     net: string;
   }>(
+    // model_cost_micros: the calls' own model cost, as the rollups analytics reads add it (issue 61: the
+    // ledger posts whole cents from a running total, so a month of sub-cent costs could post 0).
     `WITH txs AS (
-       SELECT i.ledger_transaction_id AS id, ap.id AS app_id, ap.slug, ap.name, count(*) AS calls
+       SELECT i.ledger_transaction_id AS id, ap.id AS app_id, ap.slug, ap.name, count(*) AS calls,
+         coalesce(sum(i.model_cost_micros), 0) AS model_cost_micros
        FROM apps ap JOIN invocations i ON i.app_id = ap.id
        WHERE ap.owner_id = $1 AND i.ledger_transaction_id IS NOT NULL
          AND i.created_at >= $2::timestamptz - interval '${SETTLEMENT_SLACK}' AND i.created_at < $3
        GROUP BY 1, 2, 3, 4
      ),
      moved AS (
-       SELECT a.currency, x.app_id, x.slug, x.name, x.calls,
+       SELECT a.currency, x.app_id, x.slug, x.name, x.calls, x.model_cost_micros,
          coalesce(sum(-e.amount_cents) FILTER (WHERE a.kind = 'user_credits' AND a.user_id <> $1), 0) AS gross,
          coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'platform_fees'), 0) AS fee,
          coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'model_costs'), 0) AS model_cost,
@@ -204,10 +208,10 @@ export async function selectCallsByApp(db: Queryable, userId: string, range: Mon
          coalesce(sum(e.amount_cents) FILTER (WHERE a.kind = 'creator_earnings'), 0) AS net
        FROM txs x JOIN ledger_entries e ON e.transaction_id = x.id JOIN ledger_accounts a ON a.id = e.account_id
        WHERE e.created_at >= $2 AND e.created_at < $3
-       GROUP BY x.id, a.currency, x.app_id, x.slug, x.name, x.calls
+       GROUP BY x.id, a.currency, x.app_id, x.slug, x.name, x.calls, x.model_cost_micros
      )
      SELECT currency, slug, name, sum(calls) AS calls, sum(gross) AS gross, sum(fee) AS fee, sum(model_cost) AS model_cost,
-       sum(drawn) AS drawn, sum(net) AS net
+       sum(model_cost_micros) AS model_cost_micros, sum(drawn) AS drawn, sum(net) AS net
      FROM moved GROUP BY currency, app_id, slug, name ORDER BY currency, gross DESC, slug`,
     [userId, range.from, range.to],
   );

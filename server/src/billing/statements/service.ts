@@ -230,7 +230,9 @@ export function createStatementsService({
         gross_cents: 0,
         fee_cents: 0,
         model_cost_cents: 0,
+        model_cost_micros: 0,
         model_cost_from_credits_cents: 0,
+        margin_micros: 0,
         net_cents: 0,
         refunds_seen_cents: 0,
         payouts_cents: 0,
@@ -249,13 +251,18 @@ export function createStatementsService({
           gross_cents: num(row.gross),
           fee_cents: num(row.fee),
           model_cost_cents: num(row.model_cost),
+          model_cost_micros: num(row.model_cost_micros),
           model_cost_from_credits_cents: num(row.drawn),
+          // Analytics' margin of the same calls: what they brought in, less the fee and their exact model cost.
+          margin_micros: (num(row.gross) - num(row.fee)) * 10_000 - num(row.model_cost_micros),
           net_cents: num(row.net),
         };
         block.calls.push(line);
         block.gross_calls_cents += line.gross_cents;
         block.fee_cents += line.fee_cents;
         block.model_cost_cents += line.model_cost_cents;
+        block.model_cost_micros += line.model_cost_micros;
+        block.margin_micros += line.margin_micros;
         block.model_cost_from_credits_cents += line.model_cost_from_credits_cents;
         block.net_cents += line.net_cents;
       }

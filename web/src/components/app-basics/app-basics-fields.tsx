@@ -1,5 +1,5 @@
 // An application's basics (spec section 5): name, description, visibility and the price per call in
-// an explicit unit, in one component that the create, edit, builder and detail forms (prompt and
+// dollars, in one component that the create, edit, builder and detail forms (prompt and
 // workflow) all render with their own form state. The screens place the basics differently and
 // put their own fields among them (type, status, slug, interaction mode, provider settings), so
 // the component knows each screen's layout and takes those fields in named slots.
@@ -7,10 +7,10 @@ import type { Visibility } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { describedBy } from '@/components/ui/form-field';
 import { DescriptionField, NameField, VisibilityField } from './basic-fields';
-import { PriceField, type PriceUnit } from './price-field';
+import { PriceField } from './price-field';
 
-/** Where a form keeps the price, as typed: integer cents (`price_cents`) or dollars (`price`, the builder). */
-type PriceKey = 'price_cents' | 'price';
+/** Where a form keeps the price, as typed in dollars. */
+type PriceKey = 'price';
 
 /** The basics part of a form's values. */
 export type AppBasicsValues<P extends PriceKey> = { name: string; description: string; visibility: Visibility | '' } & Record<P, string>;
@@ -30,8 +30,7 @@ interface PriceOptions<P extends PriceKey> {
   /** The form value holding the price. */
   key: P;
   label: string;
-  unit: PriceUnit;
-  /** Smallest accepted value, in `unit`. */
+  /** Smallest accepted value, in dollars. */
   min: number;
   /** Shows a price below zero as $0.00 in the "per call" line. */
   clampDisplay?: boolean;
@@ -115,7 +114,6 @@ export function AppBasicsFields<P extends PriceKey, Values extends AppBasicsValu
       id={fieldId(price.key)}
       name={htmlName(price.key)}
       label={price.label}
-      unit={price.unit}
       min={price.min}
       required={validated || undefined}
       clampDisplay={price.clampDisplay}

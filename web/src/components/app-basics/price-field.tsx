@@ -1,20 +1,16 @@
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import { formatCents } from '@/lib/format';
-import { dollarsToCents, parsePriceCents } from '@/lib/price';
-
-/** The unit a price field is typed in; money itself is always integer cents. */
-export type PriceUnit = 'cents' | 'dollars';
+import { dollarsToCents } from '@/lib/price';
 
 interface PriceFieldProps {
   id: string;
   label: string;
-  unit: PriceUnit;
-  /** The field's text, in `unit`. */
+  /** The field's text, in dollars (every price field is, issue 61). */
   value: string;
   onChange: (value: string) => void;
   error?: string;
-  /** Smallest accepted value, in `unit`. */
+  /** Smallest accepted value, in dollars. */
   min: number;
   required?: boolean;
   name?: string;
@@ -26,23 +22,9 @@ interface PriceFieldProps {
   note?: string;
 }
 
-/** The price of an application per call, typed in an explicit unit, with the "$x.xx per call" line. */
-export function PriceField({
-  id,
-  label,
-  unit,
-  value,
-  onChange,
-  error,
-  min,
-  required,
-  name,
-  clampDisplay,
-  inputClassName,
-  outputTestId,
-  note,
-}: PriceFieldProps) {
-  const cents = unit === 'dollars' ? dollarsToCents(value) : parsePriceCents(value);
+/** The price of an application per call, typed in dollars, with the "$x.xx per call" line. */
+export function PriceField({ id, label, value, onChange, error, min, required, name, clampDisplay, inputClassName, outputTestId, note }: PriceFieldProps) {
+  const cents = dollarsToCents(value);
   return (
     <FormField
       id={id}
@@ -63,8 +45,8 @@ export function PriceField({
         type="number"
         required={required}
         min={min}
-        step={unit === 'dollars' ? 0.01 : 1}
-        inputMode={unit === 'dollars' ? 'decimal' : 'numeric'}
+        step={0.01}
+        inputMode="decimal"
         value={value}
         onChange={(event) => onChange(event.target.value)}
         className={inputClassName ?? inputField}

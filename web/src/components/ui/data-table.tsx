@@ -70,6 +70,7 @@ export function DataTable<Row>({
   empty,
   children,
   className,
+  scrollLabel,
 }: {
   look: DataTableLook;
   /** NoInfer: the rows say what a row is; the columns are checked against it. */
@@ -84,10 +85,18 @@ export function DataTable<Row>({
   children?: ReactNode;
   /** Classes for the scrolling box around the table. */
   className?: string;
+  /**
+   * Names the scrolling box and lets the keyboard focus and scroll it (axe
+   * scrollable-region-focusable): for a table wider than the screen, such as the recent invocations.
+   */
+  scrollLabel?: string;
 }) {
   const styles = LOOKS[look];
   return (
-    <div className={join('overflow-x-auto', className)}>
+    <div
+      className={join('overflow-x-auto', scrollLabel && 'focus-visible:outline-2 focus-visible:outline-indigo-600', className)}
+      {...(scrollLabel ? { role: 'region', 'aria-label': scrollLabel, tabIndex: 0 } : {})}
+    >
       <table className={styles.table}>
         <thead className={styles.thead || undefined}>
           <tr>

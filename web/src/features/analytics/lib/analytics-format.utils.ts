@@ -1,10 +1,10 @@
 // The analytics screens' number and date formats (spec sections 2 and 9): counts with thousands
 // separators, success rates with one decimal and %, response times in seconds (three decimals in
 // tables, two on the per-application card), local dates, ids cut to eight characters.
-import { formatDate, formatDateTime } from '@/lib/format';
+import { formatDate, formatDateTime, formatModelCost } from '@/lib/format';
 import { formatCount } from '@/lib/format-count';
 
-export { formatCount };
+export { formatCount, formatModelCost };
 
 const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -36,17 +36,6 @@ export function formatSeconds(value: number, decimals: 2 | 3): string {
 /** Dollars with two decimals: 4.5 → "$4.50". */
 export function formatRevenue(value: number): string {
   return dollars.format(value);
-}
-
-/**
- * A model cost in dollars, kept to the micro-dollar: at least two decimals, at most six, no trailing
- * zeros beyond two (0.01762 → "$0.01762", 1.5 → "$1.50"); negative margins keep their sign.
- */
-export function formatModelCost(value: number): string {
-  const fixed = Math.abs(value)
-    .toFixed(6)
-    .replace(/(\.\d\d\d*?)0+$/, '$1');
-  return `${value < 0 ? '−' : ''}$${fixed}`;
 }
 
 /** The Last Used column: a local date, or Never. */

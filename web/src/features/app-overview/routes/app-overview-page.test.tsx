@@ -96,8 +96,11 @@ describe('DashboardPage', () => {
     fakeAppsServer({ apps: [] });
     renderDashboard();
 
-    expect(await screen.findByText('No applications')).toBeTruthy();
-    expect(screen.getByText('Get started by creating a new application.')).toBeTruthy();
+    // The first-run panel (issue 61): where to start, in one glance.
+    expect(await screen.findByRole('heading', { name: 'Start here' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Build a prompt app' }).getAttribute('href')).toBe('/prompt-builder');
+    expect(screen.getByRole('link', { name: 'Wrap a Dify workflow' }).getAttribute('href')).toBe('/applications/create?type=workflow');
+    expect(screen.getByText(/pay their model cost from your credits/)).toBeTruthy();
     expect(screen.queryByRole('table')).toBeNull();
     expect(screen.getByText('$0.00')).toBeTruthy();
   });

@@ -10,6 +10,7 @@ import { isUnauthorizedError } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
 import { formatCount } from '@/lib/format-count';
 import { ApplicationsTable } from '../components/applications-table';
+import { FirstRunPanel } from '../components/first-run-panel';
 import { QuickLinks } from '../components/quick-links';
 import { StatCards } from '../components/stat-cards';
 
@@ -64,10 +65,7 @@ export function DashboardPage() {
           ]}
         />
         {list.length === 0 ? (
-          <div className="rounded-lg border-2 border-dashed border-gray-300 bg-white px-6 py-12 text-center">
-            <h2 className="text-sm font-semibold text-gray-900">No applications</h2>
-            <p className="mt-1 text-sm text-gray-500">Get started by creating a new application.</p>
-          </div>
+          <FirstRunPanel />
         ) : (
           <ApplicationsTable apps={list} usage={usage} onDownload={(app) => void download(app)} isDownloading={isDownloading} />
         )}

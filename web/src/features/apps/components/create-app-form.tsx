@@ -2,12 +2,13 @@ import type { AppType, InteractionMode } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { MIN_PRICE_CENTS } from '@/lib/price';
+import { dollarsToCents, formatPrice } from '@/lib/price';
 import { buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
@@ -20,7 +21,7 @@ const fieldOrder: Array<keyof CreateAppValues> = [
   'provider_app_id',
   'provider_api_key',
   'provider_base_url',
-  'price_cents',
+  'price',
 ];
 
 export function CreateAppForm({ initialType }: { initialType: AppType }) {
@@ -29,11 +30,18 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
   const testProvider = useTestWorkflowProvider();
   const form = useAppForm(() => initialCreateValues(initialType), fieldOrder);
   const { fieldId, values, errors, set, accept } = form;
+  const highPrice = useHighPriceGuard();
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    create();
+  }
+
+  /** `confirmedCents`: the price the high-price warning's button confirmed. */
+  function create(confirmedCents: number | null = null) {
     if (createApp.isPending) return;
     if (!accept(validateCreateApp(values))) return;
+    if (!highPrice.allow(dollarsToCents(values.price), null, confirmedCents)) return;
     // The tested Dify app's mode, when the test was of the settings being created.
     const tested = testProvider.data?.success && testProvider.variables && JSON.stringify(testProvider.variables) === JSON.stringify(providerConfigOf(values));
     createApp.mutate(buildCreateBody(values, tested ? testProvider.data?.app_info?.mode : undefined), {
@@ -175,15 +183,20 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         layout="create"
         form={form}
         price={{
-          key: 'price_cents',
-          label: 'Price per API call (cents)',
-          unit: 'cents',
-          min: MIN_PRICE_CENTS,
+          key: 'price',
+          label: 'Price per API call (USD)',
+          min: 0.01,
           inputClassName: `${inputField} sm:max-w-xs`,
           outputTestId: 'price-display',
         }}
         beforeVisibility={typeAndMode}
         afterVisibility={providerSettings}
+      />
+
+      <HighPriceWarning
+        warning={highPrice.warning}
+        label={`Create at ${formatPrice(highPrice.warnedPriceCents)} per call`}
+        onConfirm={() => create(highPrice.warnedPriceCents)}
       />
 
       <div className="flex justify-end gap-3 border-t border-gray-200 pt-6">

@@ -1,10 +1,11 @@
 import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { MIN_PRICE_CENTS } from '@/lib/price';
+import { centsToDollars, dollarsToCents, formatPrice } from '@/lib/price';
 import { buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
@@ -16,15 +17,24 @@ interface EditAppFormProps {
 export function EditAppForm({ app, onDone }: EditAppFormProps) {
   const updateApp = useUpdateApp();
   const form = useAppForm<EditAppValues>(
-    () => ({ name: app.name, description: app.description, visibility: app.visibility, price_cents: String(app.price_cents) }),
-    ['name', 'price_cents'],
+    () => ({ name: app.name, description: app.description, visibility: app.visibility, price: centsToDollars(app.price_cents) }),
+    ['name', 'price'],
   );
   const { id, values, accept } = form;
+  const highPrice = useHighPriceGuard();
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    submit();
+  }
+
+  /** `confirmedCents`: the price the high-price warning's button confirmed. */
+  function submit(confirmedCents: number | null = null) {
     if (updateApp.isPending) return;
     if (!accept(validateEditApp(values))) return;
+    const priceCents = dollarsToCents(values.price);
+    // An unchanged price was confirmed when it was set.
+    if (priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
     updateApp.mutate({ slug: app.slug, changes: buildUpdateBody(values) }, { onSuccess: onDone });
   }
 
@@ -45,12 +55,17 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
         layout="edit"
         form={form}
         price={{
-          key: 'price_cents',
-          label: 'Price per API call (cents)',
-          unit: 'cents',
-          min: MIN_PRICE_CENTS,
+          key: 'price',
+          label: 'Price per API call (USD)',
+          min: 0.01,
           note: app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined,
         }}
+      />
+
+      <HighPriceWarning
+        warning={highPrice.warning}
+        label={`Save at ${formatPrice(highPrice.warnedPriceCents)} per call`}
+        onConfirm={() => submit(highPrice.warnedPriceCents)}
       />
 
       <div className="flex justify-end gap-3">

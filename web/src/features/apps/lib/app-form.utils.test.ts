@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildCreateBody, buildUpdateBody, initialCreateValues, typeFromQuery, validateCreateApp, validateEditApp } from './app-form.utils';
 
 describe('create form', () => {
-  it('defaults to visibility private, completion mode and 100 cents', () => {
-    expect(initialCreateValues('prompt')).toMatchObject({ type: 'prompt', visibility: 'private', interaction_mode: 'completion', price_cents: '100' });
+  it('defaults to visibility private, completion mode and $1.00 (typed in dollars, issue 61)', () => {
+    expect(initialCreateValues('prompt')).toMatchObject({ type: 'prompt', visibility: 'private', interaction_mode: 'completion', price: '1.00' });
   });
 
   it('takes the type from ?type, prompt by default', () => {
@@ -14,11 +14,11 @@ describe('create form', () => {
   });
 
   it('requires name, type, visibility, the mode of a prompt and a price of at least 1', () => {
-    expect(validateCreateApp({ ...initialCreateValues('prompt'), name: ' ', type: '', visibility: '', price_cents: '0' })).toEqual({
+    expect(validateCreateApp({ ...initialCreateValues('prompt'), name: ' ', type: '', visibility: '', price: '0' })).toEqual({
       name: 'Name is required.',
       type: 'Type is required.',
       visibility: 'Visibility is required.',
-      price_cents: 'Price must be at least 1 cent.',
+      price: 'Price must be at least $0.01.',
     });
     expect(validateCreateApp({ ...initialCreateValues('prompt'), name: 'A', interaction_mode: '' })).toEqual({
       interaction_mode: 'Interaction mode is required.',
@@ -56,10 +56,10 @@ describe('create form', () => {
 
 describe('edit form', () => {
   it('needs a name and a price of at least 1', () => {
-    const values = { name: 'A', description: '', visibility: 'public' as const, price_cents: '1' };
+    const values = { name: 'A', description: '', visibility: 'public' as const, price: '0.01' };
     expect(validateEditApp(values)).toEqual({});
-    expect(validateEditApp({ ...values, name: '', price_cents: 'x' })).toEqual({ name: 'Name is required.', price_cents: 'Price must be at least 1 cent.' });
-    expect(buildUpdateBody({ ...values, price_cents: '250' })).toEqual({ name: 'A', description: '', visibility: 'public', price_cents: 250 });
+    expect(validateEditApp({ ...values, name: '', price: 'x' })).toEqual({ name: 'Name is required.', price: 'Price must be at least $0.01.' });
+    expect(buildUpdateBody({ ...values, price: '2.50' })).toEqual({ name: 'A', description: '', visibility: 'public', price_cents: 250 });
   });
 });
 

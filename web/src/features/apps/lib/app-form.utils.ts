@@ -3,7 +3,7 @@
 
 import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '@tollbooth/contract';
 import { frontendKindOfDifyMode } from '@tollbooth/contract';
-import { DEFAULT_PRICE_CENTS, MIN_PRICE_CENTS, PRICE_TOO_LOW_MESSAGE, parsePriceCents } from '@/lib/price';
+import { centsToDollars, DEFAULT_PRICE_CENTS, dollarsToCents, MIN_PRICE_CENTS, PRICE_TOO_LOW_MESSAGE } from '@/lib/price';
 
 export interface CreateAppValues {
   name: string;
@@ -15,7 +15,8 @@ export interface CreateAppValues {
   provider_api_key: string;
   /** The Dify Service API base URL (Dify Cloud by default; a self-hosted Dify's /v1 otherwise). */
   provider_base_url: string;
-  price_cents: string;
+  /** The price per call as typed, in dollars. */
+  price: string;
 }
 
 export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
@@ -32,7 +33,7 @@ export function initialCreateValues(type: AppType): CreateAppValues {
     provider_app_id: '',
     provider_api_key: '',
     provider_base_url: DEFAULT_DIFY_BASE_URL,
-    price_cents: String(DEFAULT_PRICE_CENTS),
+    price: centsToDollars(DEFAULT_PRICE_CENTS),
   };
 }
 
@@ -51,7 +52,7 @@ export function validateCreateApp(values: CreateAppValues): CreateAppErrors {
     if (!values.provider_app_id.trim()) errors.provider_app_id = 'Provider App ID is required.';
     if (!values.provider_api_key.trim()) errors.provider_api_key = 'Provider API Key is required.';
   }
-  if (parsePriceCents(values.price_cents) < MIN_PRICE_CENTS) errors.price_cents = PRICE_TOO_LOW_MESSAGE;
+  if (dollarsToCents(values.price) < MIN_PRICE_CENTS) errors.price = PRICE_TOO_LOW_MESSAGE;
   return errors;
 }
 
@@ -67,7 +68,7 @@ export function buildCreateBody(values: CreateAppValues, difyMode?: string): App
     description: values.description.trim(),
     type,
     visibility: values.visibility || 'private',
-    price_cents: parsePriceCents(values.price_cents),
+    price_cents: dollarsToCents(values.price),
   };
   if (type === 'prompt') body.interaction_mode = values.interaction_mode || 'completion';
   else {
@@ -90,7 +91,8 @@ export interface EditAppValues {
   name: string;
   description: string;
   visibility: Visibility;
-  price_cents: string;
+  /** The price per call as typed, in dollars. */
+  price: string;
 }
 
 export type EditAppErrors = Partial<Record<keyof EditAppValues, string>>;
@@ -98,7 +100,7 @@ export type EditAppErrors = Partial<Record<keyof EditAppValues, string>>;
 export function validateEditApp(values: EditAppValues): EditAppErrors {
   const errors: EditAppErrors = {};
   if (!values.name.trim()) errors.name = 'Name is required.';
-  if (parsePriceCents(values.price_cents) < MIN_PRICE_CENTS) errors.price_cents = PRICE_TOO_LOW_MESSAGE;
+  if (dollarsToCents(values.price) < MIN_PRICE_CENTS) errors.price = PRICE_TOO_LOW_MESSAGE;
   return errors;
 }
 
@@ -107,6 +109,6 @@ export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
     name: values.name.trim(),
     description: values.description.trim(),
     visibility: values.visibility,
-    price_cents: parsePriceCents(values.price_cents),
+    price_cents: dollarsToCents(values.price),
   };
 }

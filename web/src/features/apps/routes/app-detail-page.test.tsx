@@ -130,20 +130,24 @@ describe('AppDetailPage', () => {
     renderDetail('haiku-writer');
 
     fireEvent.click(await screen.findByRole('button', { name: 'Edit' }));
-    const price = screen.getByLabelText('Price per API call (cents)') as HTMLInputElement;
-    expect(price.value).toBe('250');
+    const price = screen.getByLabelText('Price per API call (USD)') as HTMLInputElement;
+    expect(price.value).toBe('2.50');
     expect(document.activeElement).toBe(screen.getByLabelText('Name'));
 
     fireEvent.change(price, { target: { value: '0' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
-    expect(screen.getByText('Price must be at least 1 cent.')).toBeTruthy();
+    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
     expect(server.calls().some((call) => call.startsWith('PATCH'))).toBe(false);
 
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Haiku Master' } });
     fireEvent.change(screen.getByLabelText('Visibility'), { target: { value: 'public' } });
-    fireEvent.change(price, { target: { value: '375' } });
+    fireEvent.change(price, { target: { value: '3.75' } });
     expect(screen.getByText('$3.75 per call')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    // Above $1.00 with no model cost known here, the price asks first (issue 61), and its own button saves it.
+    expect(screen.getByTestId('high-price-warning').textContent).toContain('$3.75 per call is far above what a call costs');
+    expect(server.calls().some((call) => call.startsWith('PATCH'))).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Save at $3.75 per call' }));
 
     expect(await screen.findByRole('heading', { name: 'Haiku Master', level: 1 })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Save Changes' })).toBeNull();

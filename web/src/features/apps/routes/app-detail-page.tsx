@@ -98,6 +98,14 @@ function AppDetail({ app }: { app: Application }) {
         </p>
       ) : null}
       <AppDemoNotice app={app} />
+      {app.is_owner && app.status === 'draft' && app.visibility !== 'private' ? (
+        // Issue 61: an app created as Public (or Embed) lands in Draft; say why, and what makes it visible.
+        <p role="note" data-testid="draft-visibility-hint" className="mt-4 rounded-md bg-sky-50 p-3 text-sm text-sky-900 ring-1 ring-sky-200">
+          This app is {app.visibility === 'public' ? 'Public' : 'Embed'} but still in <strong>Draft</strong>: every new app starts as a draft so you can test it
+          first. {app.visibility === 'public' ? 'It appears in Explore and takes calls' : 'Its widget takes calls'} once you choose <strong>Set as Live</strong>{' '}
+          under Status Management.
+        </p>
+      ) : null}
 
       <div className="mt-8 grid grid-cols-1 gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">

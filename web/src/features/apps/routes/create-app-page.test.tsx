@@ -40,7 +40,7 @@ describe('CreateAppPage', () => {
     expect(input('Type').value).toBe('prompt');
     expect(input('Interaction Mode').value).toBe('completion');
     expect(input('Visibility').value).toBe('private');
-    expect(input('Price per API call (cents)').value).toBe('100');
+    expect(input('Price per API call (USD)').value).toBe('1.00');
     expect(screen.getByText('$1.00 per call')).toBeTruthy();
     expect(screen.queryByLabelText('Provider App ID')).toBeNull();
     expect(screen.queryByLabelText('Provider API Key')).toBeNull();
@@ -50,9 +50,9 @@ describe('CreateAppPage', () => {
     fakeAppsServer();
     renderCreate();
 
-    fireEvent.change(input('Price per API call (cents)'), { target: { value: '250' } });
+    fireEvent.change(input('Price per API call (USD)'), { target: { value: '2.5' } });
     expect(screen.getByText('$2.50 per call')).toBeTruthy();
-    fireEvent.change(input('Price per API call (cents)'), { target: { value: '5' } });
+    fireEvent.change(input('Price per API call (USD)'), { target: { value: '0.05' } });
     expect(screen.getByText('$0.05 per call')).toBeTruthy();
   });
 
@@ -74,21 +74,21 @@ describe('CreateAppPage', () => {
     const server = fakeAppsServer();
     renderCreate('/applications/create?type=workflow');
 
-    fireEvent.change(input('Price per API call (cents)'), { target: { value: 'abc' } });
+    fireEvent.change(input('Price per API call (USD)'), { target: { value: 'abc' } });
     expect(screen.getByText('$0.00 per call')).toBeTruthy();
     submit();
 
     expect(screen.getByText('Name is required.')).toBeTruthy();
     expect(screen.getByText('Provider App ID is required.')).toBeTruthy();
     expect(screen.getByText('Provider API Key is required.')).toBeTruthy();
-    expect(screen.getByText('Price must be at least 1 cent.')).toBeTruthy();
+    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
     expect(input('Name').getAttribute('aria-invalid')).toBe('true');
     expect(document.activeElement).toBe(input('Name'));
     expect(server.calls()).toEqual([]);
 
-    fireEvent.change(input('Price per API call (cents)'), { target: { value: '0' } });
+    fireEvent.change(input('Price per API call (USD)'), { target: { value: '0' } });
     submit();
-    expect(screen.getByText('Price must be at least 1 cent.')).toBeTruthy();
+    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
     expect(server.calls()).toEqual([]);
   });
 
@@ -100,7 +100,7 @@ describe('CreateAppPage', () => {
     fireEvent.change(input('Description'), { target: { value: 'Writes haiku' } });
     fireEvent.change(input('Interaction Mode'), { target: { value: 'chat' } });
     fireEvent.change(input('Visibility'), { target: { value: 'public' } });
-    fireEvent.change(input('Price per API call (cents)'), { target: { value: '25' } });
+    fireEvent.change(input('Price per API call (USD)'), { target: { value: '0.25' } });
     submit();
 
     expect(screen.getByRole('button', { name: 'Creating...' })).toHaveProperty('disabled', true);

@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeAuth, renderWithProviders } from '@/testing/test-utils';
+import { fakeAuth, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { INTENDED_PATH_KEY } from '../lib/intended-path';
 import { CallbackPage } from './callback-page';
 
@@ -55,5 +55,15 @@ describe('CallbackPage', () => {
     expect(alert.textContent).toContain('Sign-in session not found');
     expect(screen.getByRole('link', { name: 'Back to sign in' }).getAttribute('href')).toBe('/login');
     await waitFor(() => expect(screen.queryByText(/Arrived at/)).toBeNull());
+  });
+
+  it('sends someone already signed in to the dashboard when the callback cannot be completed, instead of a sign-in error (issue 61)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const completeSignIn = vi.fn(async () => {
+      throw new Error('No matching state found in storage');
+    });
+    renderCallback(signedInAuth({ completeSignIn }));
+    expect(await screen.findByText('Arrived at /dashboard')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, Navigate, useNavigate } from 'react-router';
 import { Spinner } from '@/components/ui/spinner';
 import { textLink } from '@/components/ui/styles';
 import { useAuth } from '@/lib/auth/use-auth';
@@ -20,7 +20,7 @@ function completeOnce(url: string, complete: (url: string) => Promise<void>): Pr
 }
 
 export function CallbackPage() {
-  const { completeSignIn } = useAuth();
+  const { completeSignIn, status } = useAuth();
   const navigate = useNavigate();
   const [error, setError] = useState<string | null>(null);
 
@@ -40,7 +40,10 @@ export function CallbackPage() {
     };
   }, [completeSignIn, navigate]);
 
-  if (error) {
+  // Opened again while signed in (a bookmark, Back, a second tab): the code is spent or missing, but
+  // there is nothing to sign in to — the dashboard, not a sign-in error (issue 61).
+  if (error && status === 'authenticated') return <Navigate to={consumeIntendedPath() ?? '/dashboard'} replace />;
+  if (error && status !== 'loading') {
     return (
       <div className="flex min-h-[60vh] items-center justify-center px-4">
         <div role="alert" className="w-full max-w-md rounded-lg bg-white p-8 text-center shadow-sm ring-1 ring-red-200">

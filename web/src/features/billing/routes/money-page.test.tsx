@@ -157,3 +157,39 @@ describe('earnings in other currencies', () => {
     );
   });
 });
+
+describe('Get paid is for creators (issue 61)', () => {
+  const overview = {
+    stripe_configured: true,
+    account: null,
+    balances: [{ currency: 'usd', pending_cents: 0, available_cents: 0, in_transit_cents: 0, paid_out_cents: 0, minimum_cents: 1000 }],
+    hold_days: 7,
+    minimum_cents: 1000,
+    payouts: [],
+  };
+  const serve = (apps: unknown[]) =>
+    fetchMock.mockImplementation(async (url: string) => {
+      if (url === '/api/billing/balance/') return jsonResponse({ credits_cents: 500, earnings_cents: 0 });
+      if (url.startsWith('/api/billing/ledger/')) return jsonResponse({ results: [], next_cursor: null });
+      if (url === '/api/billing/payouts/') return jsonResponse(overview);
+      if (url === '/api/app/') return jsonResponse(apps);
+      return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
+    });
+
+  it('a caller (no apps, no earnings, no payout account) sees no Get paid block', async () => {
+    serve([]);
+    const { queryClient } = renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    await screen.findByTestId('credits-balance');
+    await waitFor(() => expect(fetchMock.mock.calls.some(([url]) => url === '/api/app/')).toBe(true));
+    // Every answer in (apps, balance, payouts), and the page drawn from them.
+    await waitFor(() => expect(queryClient.isFetching()).toBe(0));
+    expect(queryClient.getQueryState(['billing-balance'])?.status).toBe('success');
+    expect(screen.queryByRole('heading', { name: 'Get paid' })).toBeNull();
+  });
+
+  it('a creator with an app sees it', async () => {
+    serve([{ slug: 'alpha' }]);
+    renderWithProviders(<MoneyPage />, { route: '/money', auth: signedInAuth() });
+    expect(await screen.findByRole('heading', { name: 'Get paid' })).toBeTruthy();
+  });
+});

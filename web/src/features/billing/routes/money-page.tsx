@@ -9,6 +9,7 @@ import { Link } from 'react-router';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { useApps } from '@/lib/api/apps/get-apps';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents, formatDateTime, formatMinor } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
@@ -161,6 +162,12 @@ export function MoneyPage() {
   // Earnings in other currencies than the dollar, each in its own unit (the payouts overview keeps them per currency).
   const payouts = usePayouts();
   const otherEarnings = (payouts.data?.balances ?? []).filter((b) => b.currency !== 'usd' && b.pending_cents + b.available_cents !== 0);
+  const apps = useApps();
+  const isCreator =
+    (apps.data?.length ?? 0) > 0 ||
+    (balance.data?.earnings_cents ?? 0) !== 0 ||
+    payouts.data?.account != null ||
+    (payouts.data?.balances ?? []).some((b) => b.pending_cents + b.available_cents !== 0);
   const queryClient = useQueryClient();
   const [account, setAccount] = useState<'all' | 'credits' | 'earnings'>('all');
   const [kind, setKind] = useState('all');
@@ -222,7 +229,8 @@ export function MoneyPage() {
           ) : null}
         </div>
       </div>
-      <PayoutsPanel onMoneyMoved={ledger.reload} />
+      {/* Getting paid is a creator's (issue 61): shown to someone with apps, earnings or a payout account, not to a caller. */}
+      {isCreator ? <PayoutsPanel onMoneyMoved={ledger.reload} /> : null}
       <TopUp
         onDone={() => {
           void queryClient.invalidateQueries({ queryKey: billingKeys.balance });

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { callChargeText } from '@/lib/charged';
 import { ApiError } from '@/lib/errors';
 import type { GatewayAnswer } from '../api/gateway-types';
 import { formatCreatedAt } from '../lib/console-messages';
@@ -11,12 +12,16 @@ export function TestResult({ result, showConversation = false }: { result: Gatew
     ['Input Tokens', String(result.metadata.usage.input_tokens), 'result-input-tokens'],
     ['Output Tokens', String(result.metadata.usage.output_tokens), 'result-output-tokens'],
   ];
+  const charged = callChargeText(result.metadata.usage, result.metadata.demo === true);
   if (showConversation) rows.push(['Conversation ID', result.conversation_id, 'result-conversation-id']);
 
   // One level of <div> between <dl> and its <dt>/<dd> pairs, as the definition-list rules allow.
   return (
     <div role="status" className="mt-4 rounded-md bg-green-50 p-4 ring-1 ring-green-200">
       <h3 className="text-sm font-semibold text-green-800">Response Received</h3>
+      <p className="mt-1 text-sm font-medium text-gray-900" data-testid="result-charged">
+        {charged}
+      </p>
       <dl className="mt-3 grid grid-cols-1 gap-3 text-sm sm:grid-cols-2">
         <div className="sm:col-span-2">
           <dt className="font-medium text-gray-600">Answer</dt>

@@ -12,6 +12,8 @@ import { ApiTestPage } from './api-test-page';
 withTestAccessToken();
 
 const haiku = () => makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt', status: 'live', visibility: 'public', price_cents: 100 });
+const haikuChat = () =>
+  makeApp({ name: 'Haiku Chat', slug: 'haiku-chat', type: 'prompt', status: 'live', visibility: 'public', price_cents: 100, interaction_mode: 'chat' });
 const flow = () => makeApp({ name: 'Support Flow', slug: 'support-flow', type: 'workflow', status: 'draft', price_cents: 250, call_mode: 'chat' });
 
 function renderConsole({ route = '/api-test', signedIn = true } = {}) {
@@ -208,8 +210,9 @@ describe('ApiTestPage', () => {
   });
 
   it('continues a chat in the same conversation until it is reset', async () => {
-    const server = fakeGatewayServer({ apps: [haiku()] });
-    renderConsole({ route: '/api-test?app=haiku-writer' });
+    const server = fakeGatewayServer({ apps: [haikuChat()] });
+    renderConsole({ route: '/api-test?app=haiku-chat' });
+    await screen.findByRole('heading', { name: 'Application Details' });
 
     await testChat('Hello');
     expect(await within(chatSection()).findByText('Response Received')).toBeTruthy();
@@ -232,7 +235,7 @@ describe('ApiTestPage', () => {
   });
 
   it('streams the answer and assembles the chunks', async () => {
-    const server = fakeGatewayServer({ apps: [haiku()] });
+    const server = fakeGatewayServer({ apps: [haiku(), haikuChat()] });
     renderConsole({ route: '/api-test?app=haiku-writer' });
 
     fireEvent.click(screen.getByLabelText('Stream response'));
@@ -244,6 +247,8 @@ describe('ApiTestPage', () => {
     expect(within(completionSection()).getByTestId('result-output-tokens').textContent).toBe('34');
     expect(server.gatewayCalls[0]?.body.response_mode).toBe('streaming');
 
+    fireEvent.change(screen.getByLabelText('Application'), { target: { value: 'haiku-chat' } });
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Test Completion API' })).toBeNull());
     await testChat('chat stream');
     await within(chatSection()).findByText('Response Received');
     expect(within(chatSection()).getByTestId('result-answer').textContent).toBe('You said: chat stream');
@@ -309,6 +314,7 @@ describe('ApiTestPage', () => {
           : jsonResponse({ code: 'insufficient_credits', message: 'Insufficient credits: this call costs $1.00', status: 402 }, 402),
     });
     renderConsole({ route: '/api-test?app=haiku-writer' });
+    await screen.findByRole('heading', { name: 'Application Details' });
 
     await testCompletion('No money');
     const outOfCredit = await within(completionSection()).findByRole('alert');
@@ -317,9 +323,9 @@ describe('ApiTestPage', () => {
     expect(within(outOfCredit).getByRole('link', { name: 'Add credits on the Money page' }).getAttribute('href')).toBe('/money');
 
     fireEvent.click(screen.getByLabelText('Stream response'));
-    await testChat('Break');
-    expect((await within(chatSection()).findByRole('alert')).textContent).toBe('Chat test failed: The model provider failed');
-    expect(within(chatSection()).queryByText('Response Received')).toBeNull();
+    await testCompletion('Break');
+    expect((await within(completionSection()).findByRole('alert')).textContent).toBe('Completion test failed: The model provider failed');
+    expect(within(completionSection()).queryByText('Response Received')).toBeNull();
     expect(warn).not.toHaveBeenCalled();
   });
 
@@ -329,8 +335,8 @@ describe('ApiTestPage', () => {
     renderConsole({ route: '/api-test?app=haiku-writer', signedIn: false });
     await screen.findByRole('heading', { name: 'Application Details' });
 
-    await testChat('Hi');
-    expect(within(chatSection()).getByRole('alert').textContent).toBe(API_KEY_REQUIRED);
+    // A completion app: only its own mode is offered (issue 61).
+    expect(screen.queryByRole('region', { name: 'Test Chat API' })).toBeNull();
     await testCompletion('Hello');
     expect(within(completionSection()).getByRole('alert').textContent).toBe(API_KEY_REQUIRED);
     expect(server.gatewayCalls).toEqual([]);
@@ -422,7 +428,6 @@ describe('ApiTestPage', () => {
           additionalProperties: false,
         },
       },
-      answerCall: (call) => (call.action === 'chat-messages' ? jsonResponse({ code: 'not_chat_app', message: 'Not a chat app', status: 400 }, 400) : undefined),
     });
     renderConsole();
     const dropdown = screen.getByLabelText('Application') as HTMLSelectElement;
@@ -432,12 +437,13 @@ describe('ApiTestPage', () => {
 
     await testCompletion('First app');
     await within(completionSection()).findByText('Response Received');
-    await testChat('Wrong mode');
-    expect((await within(chatSection()).findByRole('alert')).textContent).toBe('Chat test failed: Not a chat app');
+    // A completion app offers no chat test (issue 61).
+    expect(screen.queryByRole('region', { name: 'Test Chat API' })).toBeNull();
 
     fireEvent.change(dropdown, { target: { value: 'support-flow' } });
-    await waitFor(() => expect(within(completionSection()).queryByText('Response Received')).toBeNull());
-    expect(within(chatSection()).queryByRole('alert')).toBeNull();
+    // A chat workflow: the chat test only, and nothing of the last app's answer.
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Test Completion API' })).toBeNull());
+    expect(chatSection()).toBeTruthy();
     expect(screen.queryByText('You said: First app')).toBeNull();
 
     fireEvent.change(dropdown, { target: { value: 'haiku-writer' } });

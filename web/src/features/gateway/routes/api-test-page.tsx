@@ -102,9 +102,11 @@ export function ApiTestPage() {
           values={fieldValues}
           onChange={(name, value) => setFieldValues((current) => ({ ...current, [name]: value }))}
         />
-        <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-          <CompletionTester {...testerProps} />
-          <ChatTester {...testerProps} />
+        {/* Only the mode the app answers in (issue 61: a completion app offered Test Chat, which it refuses); both before an app is found.
+            Each tester keeps its place among the children, so one typed into while the app loads is not remounted. */}
+        <div className={`grid grid-cols-1 gap-6 ${app.data ? '' : 'lg:grid-cols-2'}`}>
+          {!app.data || mode === 'completion' ? <CompletionTester {...testerProps} /> : null}
+          {!app.data || mode === 'chat' ? <ChatTester {...testerProps} /> : null}
         </div>
         {app.data ? <OpenAIExample slug={app.data.slug} mode={mode} inputs={inputs} values={fieldValues} /> : null}
       </div>

@@ -68,13 +68,14 @@ describe('OwnKeysSection', () => {
     expect(within(anthropic).queryByLabelText('Base URL')).toBeNull();
 
     fireEvent.change(within(anthropic).getByLabelText('API key'), { target: { value: 'sk-ant-secret-WXYZ' } });
-    fireEvent.click(within(anthropic).getByRole('button', { name: 'Save' }));
+    fireEvent.click(within(anthropic).getByRole('button', { name: 'Save Anthropic key' }));
     await waitFor(() => expect(bodiesOf(fetchMock, 'PUT', '/api/profile/provider-keys/anthropic/')).toEqual([{ api_key: 'sk-ant-secret-WXYZ' }]));
     expect(await within(screen.getByRole('form', { name: 'Anthropic' })).findByText('••••••••WXYZ')).toBeTruthy();
+    expect(await within(anthropic).findByText('Anthropic key saved (••••••••WXYZ): apps set to My own key use it now.')).toBeTruthy();
 
     // Test Connection with the stored key: only the base URL is sent, the key field is empty.
     fireEvent.click(within(openai).getByRole('button', { name: 'Test Connection' }));
-    expect(await within(openai).findByText(/Connection failed: .*401/)).toBeTruthy();
+    expect((await within(openai).findByTestId('own-key-test-openai')).textContent).toMatch(/^Tested the saved key: Connection failed: .*401/);
     expect(bodiesOf(fetchMock, 'POST', '/api/profile/provider-keys/openai/test/')).toEqual([{ base_url: 'https://llm.example.com/v1' }]);
   });
 });

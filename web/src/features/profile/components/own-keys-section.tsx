@@ -1,12 +1,16 @@
 // Bring your own key: the creator's own provider keys, one per provider. Keys are shown
 // masked (last four characters); Test Connection asks the provider for one token with the values
-// in the form (or the stored ones when the key field is empty).
+// in the form (or the stored key when the key field is empty), which is what Save would store, and
+// says which it tested: a key typed but not saved is said to be unsaved (issue 61, trap 7). Each
+// provider's save button names its key, apart from the profile's own Save, and the saved state
+// (masked key, when) is shown beside the title.
 import type { CredentialKind, ProviderCredential, ProviderCredentialTestResult } from '@tollbooth/contract';
 import { type FormEvent, useId, useState } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { Spinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatDateTime } from '@/lib/format';
 import { useOwnKeys, useRemoveOwnKey, useSaveOwnKey, useTestOwnKey } from '../api/own-keys';
 
 const PROVIDERS: { kind: CredentialKind; title: string; keyHint: string }[] = [
@@ -19,7 +23,8 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
   const id = useId();
   const [baseUrl, setBaseUrl] = useState(stored?.base_url ?? (kind === 'openai' ? 'https://api.openai.com/v1' : ''));
   const [apiKey, setApiKey] = useState('');
-  const [testResult, setTestResult] = useState<ProviderCredentialTestResult | null>(null);
+  const [testResult, setTestResult] = useState<(ProviderCredentialTestResult & { unsaved: boolean }) | null>(null);
+  const [justSaved, setJustSaved] = useState(false);
   const save = useSaveOwnKey();
   const remove = useRemoveOwnKey();
   const test = useTestOwnKey();
@@ -29,7 +34,18 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
   });
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ kind, body: body() }, { onSuccess: () => setApiKey('') });
+    setJustSaved(false);
+    save.mutate(
+      { kind, body: body() },
+      {
+        onSuccess: () => {
+          setApiKey('');
+          setJustSaved(true);
+          // A test of the typed key described a key that is now the saved one.
+          setTestResult((current) => (current ? { ...current, unsaved: false } : current));
+        },
+      },
+    );
   };
   const error = save.error ?? remove.error ?? test.error;
 
@@ -39,10 +55,11 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
         <h3 id={`${id}-title`} className="text-sm font-semibold text-gray-900">
           {title}
         </h3>
-        <span className="text-xs text-gray-500">
+        <span className="text-xs text-gray-500" data-testid={`own-key-state-${kind}`}>
           {stored ? (
             <>
-              Saved key <span className="font-mono text-gray-800">{stored.api_key_masked}</span>
+              <span className="font-medium text-green-800">Saved</span> key <span className="font-mono text-gray-800">{stored.api_key_masked}</span>
+              {stored.updated_at ? ` · ${formatDateTime(stored.updated_at)}` : null}
             </>
           ) : (
             'Not set'
@@ -73,14 +90,17 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
           autoComplete="off"
           value={apiKey}
           placeholder={stored ? stored.api_key_masked : ''}
-          onChange={(event) => setApiKey(event.target.value)}
+          onChange={(event) => {
+            setApiKey(event.target.value);
+            setJustSaved(false);
+          }}
           className={inputField}
           {...describedBy(`${id}-key`, { hint: Boolean(stored) })}
         />
       </FormField>
       <div className="flex flex-wrap items-center gap-2">
         <button type="submit" className={primaryButton} disabled={save.isPending || (!stored && apiKey.trim() === '')}>
-          {save.isPending ? 'Saving...' : 'Save'}
+          {save.isPending ? 'Saving...' : `Save ${title} key`}
         </button>
         <button
           type="button"
@@ -88,21 +108,47 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
           disabled={test.isPending || (!stored && apiKey.trim() === '')}
           onClick={() => {
             setTestResult(null);
-            test.mutate({ kind, body: body() }, { onSuccess: setTestResult });
+            // What is tested is what Save would store: unsaved when a key is typed or the base URL differs from the saved one.
+            const unsaved = apiKey.trim() !== '' || (kind === 'openai' && (stored?.base_url ?? '') !== baseUrl.trim());
+            test.mutate({ kind, body: body() }, { onSuccess: (result) => setTestResult({ ...result, unsaved }) });
           }}
         >
           {test.isPending ? 'Testing...' : 'Test Connection'}
         </button>
         {stored ? (
-          <button type="button" className={secondaryButton} disabled={remove.isPending} onClick={() => remove.mutate(kind)}>
+          <button
+            type="button"
+            className={secondaryButton}
+            disabled={remove.isPending}
+            onClick={() =>
+              remove.mutate(kind, {
+                onSuccess: () => {
+                  setBaseUrl(kind === 'openai' ? 'https://api.openai.com/v1' : '');
+                  setTestResult(null);
+                  setJustSaved(false);
+                },
+              })
+            }
+          >
             Remove
           </button>
         ) : null}
       </div>
-      <div aria-live="polite">
+      <div aria-live="polite" className="space-y-1">
         {testResult ? (
-          <p className={`text-sm ${testResult.success ? 'text-green-700' : 'text-red-700'}`}>
+          <p className={`text-sm ${testResult.success ? 'text-green-700' : 'text-red-700'}`} data-testid={`own-key-test-${kind}`}>
+            {testResult.unsaved ? 'Tested the settings as entered (not saved): ' : 'Tested the saved key: '}
             {testResult.success ? `✓ ${testResult.message} (${testResult.latency_ms} ms)` : `Connection failed: ${testResult.message}`}
+          </p>
+        ) : null}
+        {testResult?.unsaved && testResult.success && !justSaved ? (
+          <p className="rounded-md bg-amber-50 p-2 text-sm text-amber-900 ring-1 ring-amber-300">
+            Not saved yet: apps use these settings only after <strong>Save {title} key</strong>.
+          </p>
+        ) : null}
+        {justSaved && !save.isPending ? (
+          <p className="text-sm text-green-700" data-testid={`own-key-saved-${kind}`}>
+            {title} key saved{stored ? ` (${stored.api_key_masked})` : ''}: apps set to My own key use it now.
           </p>
         ) : null}
         {error && !isUnauthorizedError(error) ? (
@@ -132,7 +178,8 @@ export function OwnKeysSection() {
           <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
             {PROVIDERS.map((provider) => {
               const stored = keys.data.results.find((row) => row.kind === provider.kind);
-              return <ProviderKeyForm key={`${provider.kind}:${stored?.updated_at ?? ''}`} {...provider} stored={stored} />;
+              // Keyed by the provider only: the form outlives a save, so it can say the key was saved.
+              return <ProviderKeyForm key={provider.kind} {...provider} stored={stored} />;
             })}
           </div>
         ) : keys.isError ? (

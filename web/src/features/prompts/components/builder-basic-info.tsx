@@ -67,7 +67,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
         form={{ values: draft, set: setBasic, fieldId }}
         nameLabel="Prompt Name"
         embedLabel="Embeddable"
-        price={{ key: 'price', label: 'Price per Call (USD)', unit: 'dollars', min: 0.01 }}
+        price={{ key: 'price', label: 'Price per Call (USD)', min: 0.01 }}
         besideName={slugField}
         beforeVisibility={statusField}
       />

@@ -44,7 +44,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
         layout="settings"
         form={{ values, set, fieldId }}
         nameLabel="Application Name"
-        price={{ key: 'price_cents', label: 'Price per Call (cents)', unit: 'cents', min: 0, clampDisplay: true }}
+        price={{ key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true }}
         besideName={statusField}
         beforeVisibility={modeField}
       />

@@ -123,7 +123,7 @@ describe('the model cost panel', () => {
     expect((await screen.findByTestId('margin-warning')).textContent).toContain('Confirm to save it anyway');
     expect(server.calls().filter((call) => call.startsWith('PATCH'))).toEqual([]);
     // Raising the price above the typical cost saves at once.
-    fireEvent.change(screen.getByLabelText('Price per Call (cents)'), { target: { value: '6' } });
+    fireEvent.change(screen.getByLabelText('Price per Call (USD)'), { target: { value: '0.06' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByText('Changes saved')).toBeTruthy();
     expect(screen.queryByTestId('margin-warning')).toBeNull();

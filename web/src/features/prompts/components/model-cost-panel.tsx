@@ -6,6 +6,7 @@ import type { CostEstimate } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
+import { highPriceWarning, priceFarAboveCost } from '@/lib/price';
 import { useCostEstimate } from '../api/get-cost-estimate';
 import {
   belowTypicalWarning,
@@ -37,26 +38,35 @@ export function useModelCost(inputs: CostInputs) {
 }
 
 /**
- * Saving a live app whose price is below its typical model cost: the first try shows the warning
- * and does not save; trying again with the same price saves.
+ * Saving a live app whose price is below its typical model cost, or any app at a price far above it
+ * (issue 61: "5" typed meaning 5¢ is $5.00): the first try shows the warning and does not save;
+ * trying again with the same price (the warning's own button) saves.
  */
 export function useMarginGuard(estimate: CostEstimate | undefined) {
-  const [warned, setWarned] = useState<{ priceCents: number; cost: number; typical: boolean } | null>(null);
+  const [warned, setWarned] = useState<{ priceCents: number; cost: number | null; kind: 'typical' | 'worst' | 'above' } | null>(null);
   return {
-    warning: warned ? (warned.typical ? belowTypicalWarning(warned.priceCents, warned.cost) : belowWorstCaseWarning(warned.priceCents, warned.cost)) : null,
-    /** `publishing`: this save takes the app live. */
-    allowSave(priceCents: number, live: boolean, publishing = false): boolean {
+    warning: warned
+      ? warned.kind === 'above'
+        ? highPriceWarning(warned.priceCents, warned.cost)
+        : warned.kind === 'typical'
+          ? belowTypicalWarning(warned.priceCents, warned.cost!)
+          : belowWorstCaseWarning(warned.priceCents, warned.cost!)
+      : null,
+    /** `publishing`: this save takes the app live; `priceChanged`: false when the saved price is kept (it was asked about when set). */
+    allowSave(priceCents: number, live: boolean, publishing = false, priceChanged = true): boolean {
       // The typical cost when the app has paid calls; before any, publishing checks the worst case the server reserves by (issue 61).
       const typical = estimate?.typical_micros ?? null;
-      const below = typical !== null ? priceBelowTypical(priceCents, estimate) : publishing && priceBelowWorstCase(priceCents, estimate);
-      if (!live || !below) {
+      const below = live && (typical !== null ? priceBelowTypical(priceCents, estimate) : publishing && priceBelowWorstCase(priceCents, estimate));
+      // Far above: against the typical cost, else the worst case, else nothing known (from $1.00).
+      const above = priceChanged && priceFarAboveCost(priceCents, typical ?? estimate?.worst_case_micros ?? null);
+      if (!below && !above) {
         setWarned(null);
         return true;
       }
-      const cost = typical ?? estimate!.worst_case_micros!;
       // Confirmed for this price: the estimate may have settled on a newer draft meanwhile, the creator's answer stands.
       if (warned?.priceCents === priceCents) return true;
-      setWarned({ priceCents, cost, typical: typical !== null });
+      if (above) setWarned({ priceCents, cost: typical ?? estimate?.worst_case_micros ?? null, kind: 'above' });
+      else setWarned({ priceCents, cost: typical ?? estimate!.worst_case_micros!, kind: typical !== null ? 'typical' : 'worst' });
       return false;
     },
   };

@@ -103,7 +103,10 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     if (!checkDraft(next)) return;
     // On its own key the platform posts no model cost: nothing to warn about.
     const ownKey = next.key_source === 'own';
-    if (!margin.allowSave(dollarsToCents(next.price), next.status === 'live' && !ownKey, next.status === 'live' && initialDraft.status !== 'live')) return;
+    const priceCents = dollarsToCents(next.price);
+    const publishing = next.status === 'live' && initialDraft.status !== 'live';
+    if (!margin.allowSave(priceCents, next.status === 'live' && !ownKey, publishing, savedSlug === null || priceCents !== dollarsToCents(initialDraft.price)))
+      return;
     savePrompt.mutate(
       { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
       {

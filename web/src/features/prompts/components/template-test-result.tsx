@@ -1,4 +1,5 @@
 import type { PromptTestResult } from '@tollbooth/contract';
+import { testRunChargeText } from '@/lib/charged';
 
 /** The Template Valid / Template Error panel, with the model's answer and token usage when the test ran the model. */
 export function TemplateTestResult({ result }: { result: PromptTestResult }) {
@@ -39,6 +40,11 @@ export function TemplateTestResult({ result }: { result: PromptTestResult }) {
       {result.usage ? (
         <p data-testid="token-usage" className="mt-2 text-sm text-gray-700">
           Token usage: {result.usage.input_tokens} input, {result.usage.output_tokens} output
+        </p>
+      ) : null}
+      {result.run_cost ? (
+        <p data-testid="test-run-charge" className="mt-1 text-sm font-medium text-gray-900">
+          {testRunChargeText(result.run_cost)}
         </p>
       ) : null}
     </section>

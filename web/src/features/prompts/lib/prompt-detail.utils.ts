@@ -12,7 +12,7 @@ import type {
   Visibility,
 } from '@tollbooth/contract';
 import { detectVariables } from '@tollbooth/contract';
-import { parsePriceCents } from '@/lib/price';
+import { centsToDollars, dollarsToCents } from '@/lib/price';
 import type { ModelName } from './model-options';
 import { numberOr, UI_CHANGELOG } from './prompt-builder.utils';
 import { sampleValue } from './schema-fields.utils';
@@ -37,8 +37,8 @@ export interface DetailBasicValues {
   status: AppStatus;
   visibility: Visibility;
   interaction_mode: InteractionMode;
-  /** Integer cents, as typed. */
-  price_cents: string;
+  /** The price per call as typed, in dollars. */
+  price: string;
   /** Callers may send tools and response formats through the OpenAI-compatible endpoints (apps.caller_tools). */
   caller_tools: boolean;
 }
@@ -64,7 +64,7 @@ export function basicValuesOf(app: Application): DetailBasicValues {
     status: app.status,
     visibility: app.visibility,
     interaction_mode: app.interaction_mode,
-    price_cents: String(app.price_cents),
+    price: centsToDollars(app.price_cents),
     caller_tools: app.caller_tools ?? true,
   };
 }
@@ -91,7 +91,7 @@ export function buildDetailAppBody(values: DetailBasicValues): ApplicationUpdate
     description: values.description.trim(),
     visibility: values.visibility,
     status: values.status,
-    price_cents: Math.max(0, parsePriceCents(values.price_cents)),
+    price_cents: Math.max(0, dollarsToCents(values.price)),
     interaction_mode: values.interaction_mode,
     caller_tools: values.caller_tools,
   };

@@ -75,8 +75,8 @@ describe('PromptDetailPage', () => {
     expect(Array.from(mode.options).map((option) => option.text)).toEqual(['Text Completion - Single input/output', 'Chat Conversation - Multi-turn dialogue']);
     expect(screen.getByText(/Affects the frontend app template you download and the API interface/)).toBeTruthy();
     expect(field('Visibility').value).toBe('public');
-    expect(field('Price per Call (cents)').value).toBe('100');
-    expect(field('Price per Call (cents)').min).toBe('0');
+    expect(field('Price per Call (USD)').value).toBe('1.00');
+    expect(field('Price per Call (USD)').min).toBe('0');
   });
 
   it('offers the one model list, the same as the builder, with the detail ranges', async () => {
@@ -112,7 +112,7 @@ describe('PromptDetailPage', () => {
 
     change('Application Name', 'Haiku Writer Pro');
     change('Interaction Mode', 'completion');
-    change('Price per Call (cents)', 'abc');
+    change('Price per Call (USD)', 'abc');
     expect(screen.getByText('$0.00 per call')).toBeTruthy();
     openConfig();
     change('Model', 'claude3');

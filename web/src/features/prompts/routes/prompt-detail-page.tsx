@@ -18,7 +18,7 @@ import { updateApp } from '@/lib/api/apps/update-app';
 import { usePromptConfig } from '@/lib/api/prompts/get-prompt-config';
 import { promptKeys } from '@/lib/api/prompts/prompt-keys';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { parsePriceCents } from '@/lib/price';
+import { dollarsToCents } from '@/lib/price';
 import { promptVersionsKey, useActivatePromptVersion, usePromptVersions } from '../api/prompt-versions';
 import { useTestPromptConfig } from '../api/test-prompt-config';
 import { updatePromptConfig } from '../api/update-prompt-config';
@@ -81,7 +81,8 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
     if (save.isPending) return;
     setSaved(false);
     const live = basic.status === 'live' && configValues.key_source !== 'own';
-    if (!margin.allowSave(parsePriceCents(basic.price_cents), live, live && app.status !== 'live')) return;
+    const priceCents = dollarsToCents(basic.price);
+    if (!margin.allowSave(priceCents, live, live && app.status !== 'live', priceCents !== app.price_cents)) return;
     save.mutate(
       { basic, config: configValues },
       {
@@ -173,7 +174,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
                   <DetailBasicSettings values={basic} onChange={setBasic} />
                   <ModelCostPanel
                     inputs={costInputs}
-                    priceCents={parsePriceCents(basic.price_cents)}
+                    priceCents={dollarsToCents(basic.price)}
                     ownKey={configValues.key_source === 'own'}
                     className="mt-6 max-w-3xl"
                   />

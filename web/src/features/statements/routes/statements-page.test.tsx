@@ -56,7 +56,9 @@ const creator = (over: Partial<CreatorStatementCurrency> = {}): CreatorStatement
   gross_cents: 100000,
   fee_cents: 10000,
   model_cost_cents: 0,
+  model_cost_micros: 0,
   model_cost_from_credits_cents: 0,
+  margin_micros: 0,
   net_cents: 90000,
   refunds_seen_cents: 0,
   payouts_cents: 0,
@@ -86,11 +88,15 @@ const creator = (over: Partial<CreatorStatementCurrency> = {}): CreatorStatement
 let restore: () => void;
 let fetchMock: ReturnType<typeof vi.fn>;
 let failStatement = false;
+/** What GET /api/app/ answers: a creator has apps, a caller none. */
+let ownApps: unknown[] = [];
 beforeEach(() => {
   failStatement = false;
+  ownApps = [];
   restore = setAccessTokenGetter(async () => 'test-token');
   fetchMock = vi.fn(async (input: string) => {
     const url = new URL(input, 'http://x');
+    if (url.pathname === '/api/app/') return jsonResponse(ownApps);
     if (url.pathname === '/api/billing/statements/') return jsonResponse({ current: '2026-11', months: ['2026-11', '2026-09'] });
     const match = /^\/api\/billing\/statements\/(\d{4}-\d{2})\/(csv\/)?$/.exec(url.pathname);
     if (match) {
@@ -126,6 +132,51 @@ describe('money formats', () => {
 });
 
 describe('Statements', () => {
+  it('opens on the earnings side for a creator (issue 61), with the model cost to the micro-dollar and what the ledger posted', async () => {
+    ownApps = [{ slug: 'alpha' }];
+    const usd = creator({
+      currency: 'usd',
+      gross_calls_cents: 300,
+      gross_subscriptions_cents: 0,
+      gross_cents: 300,
+      fee_cents: 30,
+      model_cost_cents: 0,
+      model_cost_micros: 3060,
+      margin_micros: 2_696_940,
+      net_cents: 270,
+      subscriptions: [],
+      calls: [
+        {
+          app_slug: 'alpha',
+          app_name: 'Alpha',
+          calls: 3,
+          gross_cents: 300,
+          fee_cents: 30,
+          model_cost_cents: 0,
+          model_cost_micros: 3060,
+          model_cost_from_credits_cents: 0,
+          margin_micros: 2_696_940,
+          net_cents: 270,
+        },
+      ],
+    });
+    fetchMock.mockImplementation(async (input: string) => {
+      const url = new URL(input, 'http://x');
+      if (url.pathname === '/api/app/') return jsonResponse(ownApps);
+      if (url.pathname === '/api/billing/statements/') return jsonResponse({ current: '2026-11', months: ['2026-11'] });
+      const role = url.searchParams.get('role');
+      return jsonResponse({ month: '2026-11', role, from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', creator: [usd] });
+    });
+    renderWithProviders(<StatementsPage />, { route: '/money/statements', auth: signedInAuth() });
+    const block = await screen.findByTestId('creator-usd');
+    expect(screen.getByRole('button', { name: 'Your earnings' }).getAttribute('aria-pressed')).toBe('true');
+    expect(fetchMock.mock.calls.some(([url]) => String(url) === '/api/billing/statements/2026-11/?role=creator')).toBe(true);
+    expect(within(block).getByTestId('model-cost-total').textContent).toBe('−$0.00306');
+    expect(within(block).getByText('$0.00 posted in whole cents as costs add up')).toBeTruthy();
+    expect(within(block).getByTestId('margin-total').textContent).toBe('$2.69694');
+    expect(within(block).getByRole('row', { name: /Alpha 3 \$3\.00 -\$0\.30 −\$0\.00306 \$2\.70/ })).toBeTruthy();
+  });
+
   it('opens on the current month as a caller: figures, the receipt link, spend per app and the subscription', async () => {
     renderWithProviders(<StatementsPage />, { route: '/money/statements', auth: signedInAuth() });
     const block = await screen.findByTestId('caller-usd');

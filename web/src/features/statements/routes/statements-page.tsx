@@ -1,7 +1,10 @@
 // Statements (/money/statements): a month (UTC) of the signed-in user's money, as a caller (credits:
 // top-ups with their Stripe receipts, refunds and disputes, spend per app, subscriptions) or as a
 // creator (revenue, platform fee, model cost, net, refunds seen, payouts), one block per currency,
-// with a CSV download. The month and side are in the URL (?month=YYYY-MM&role=caller|creator).
+// with a CSV download. The month and side are in the URL (?month=YYYY-MM&role=caller|creator); without
+// a side, a creator (someone with apps) opens on their earnings and a caller on their spending (issue 61).
+// The model cost is the calls' own, to the micro-dollar as analytics shows it; the ledger posts it in
+// whole cents as it adds up, which the figure says when the two differ.
 
 import type { CallerStatementCurrency, CreatorStatementCurrency, StatementRole } from '@tollbooth/contract';
 import { type ReactNode, useState } from 'react';
@@ -10,8 +13,9 @@ import { type DataColumn, DataTable } from '@/components/ui/data-table';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, secondaryButton, textLink } from '@/components/ui/styles';
+import { useApps } from '@/lib/api/apps/get-apps';
 import { getErrorMessage } from '@/lib/errors';
-import { formatMinor } from '@/lib/format';
+import { formatMinor, formatModelCost } from '@/lib/format';
 import { saveBlob } from '@/lib/save-blob';
 import { downloadStatementCsv } from '../api/download-statement-csv';
 import { useStatement } from '../api/get-statement';
@@ -23,16 +27,23 @@ const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
 export const STATEMENT_LOAD_FAILED = 'Failed to load the statement';
 export const STATEMENT_CSV_FAILED = 'Failed to download the CSV';
 
-function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
+function Figure({ label, value, testId, note }: { label: string; value: string; testId?: string; note?: string }) {
   return (
     <div>
       <dt className="text-sm text-gray-500">{label}</dt>
       <dd className="mt-1 text-lg font-semibold text-gray-900 tabular-nums" data-testid={testId}>
         {value}
       </dd>
+      {note ? <dd className="mt-0.5 text-xs text-gray-500">{note}</dd> : null}
     </div>
   );
 }
+
+/** A model cost in micro-dollars as a debit, to the micro-dollar (as analytics writes it). */
+const modelCost = (micros: number) => (micros === 0 ? '$0.00' : formatModelCost(-micros / 1_000_000));
+/** What the ledger has posted of it, when that is not the same amount. */
+const postedNote = (micros: number, postedCents: number, currency: string) =>
+  postedCents * 10_000 === micros ? undefined : `${formatMinor(-postedCents, currency)} posted in whole cents as costs add up`;
 
 /** A titled table of the statement, left out when it has no rows. */
 function StatementTable<Row>({ title, note, ...table }: { title: string; note?: string } & Omit<Parameters<typeof DataTable<Row>>[0], 'look'>) {
@@ -201,8 +212,22 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
         <Figure label="Opening balance" value={balance(block.opening_balance_cents, c)} testId="opening-balance" />
         <Figure label="Gross revenue" value={m(block.gross_cents)} testId="gross-total" />
         <Figure label="Platform fee" value={m(-block.fee_cents)} testId="fee-total" />
-        <Figure label="Model cost" value={m(-block.model_cost_cents)} testId="model-cost-total" />
+        {/* Model costs are micro-dollars: exact in a dollar block, the posted amount in any other currency. */}
+        <Figure
+          label="Model cost"
+          value={c === 'usd' ? modelCost(block.model_cost_micros) : m(-block.model_cost_cents)}
+          note={c === 'usd' ? postedNote(block.model_cost_micros, block.model_cost_cents, c) : undefined}
+          testId="model-cost-total"
+        />
         {block.model_cost_from_credits_cents !== 0 ? <Figure label="Model cost paid from credits" value={m(block.model_cost_from_credits_cents)} /> : null}
+        {c === 'usd' && block.calls.length > 0 ? (
+          <Figure
+            label="Margin of the calls"
+            value={formatModelCost(block.margin_micros / 1_000_000)}
+            note="Gross − fee − model cost, as analytics shows it"
+            testId="margin-total"
+          />
+        ) : null}
         <Figure label="Net" value={m(block.net_cents)} testId="net-total" />
         <Figure label="Payouts" value={m(block.payouts_cents)} testId="payouts-total" />
         <Figure label="Closing balance" value={balance(block.closing_balance_cents, c)} testId="closing-balance" />
@@ -216,7 +241,7 @@ function CreatorBlock({ block }: { block: CreatorStatementCurrency }) {
           calls.calls((row) => row.calls),
           calls.amount('Gross', (r) => r.gross_cents),
           calls.amount('Fee', (r) => -r.fee_cents),
-          calls.amount('Model cost', (r) => -r.model_cost_cents),
+          { label: 'Model cost', numeric: true, cell: (r) => (c === 'usd' ? modelCost(r.model_cost_micros) : m(-r.model_cost_cents)) },
           calls.amount('Net', (r) => r.net_cents),
         ]}
       />
@@ -292,7 +317,10 @@ function StatementBody({ month, role }: { month: string; role: StatementRole }) 
 export function StatementsPage() {
   const months = useStatementMonths();
   const [params, setParams] = useSearchParams();
-  const role: StatementRole = params.get('role') === 'creator' ? 'creator' : 'caller';
+  const apps = useApps();
+  const asked = params.get('role');
+  // Without a side in the URL: a creator's statement opens on the earnings, a caller's on the spending.
+  const role: StatementRole = asked === 'creator' || asked === 'caller' ? asked : (apps.data?.length ?? 0) > 0 ? 'creator' : 'caller';
   const month = params.get('month') ?? months.data?.current ?? null;
   const [downloading, setDownloading] = useState(false);
   const [csvError, setCsvError] = useState<string | null>(null);
@@ -364,7 +392,7 @@ export function StatementsPage() {
       </div>
       {csvError ? <ErrorBox message={csvError} /> : null}
       {months.isError ? <ErrorBox message={`${STATEMENT_LOAD_FAILED}: ${getErrorMessage(months.error)}`} /> : null}
-      {months.isPending && !params.get('month') ? (
+      {(months.isPending && !params.get('month')) || (!asked && apps.isPending) ? (
         <PageSpinner message="Loading your statements..." />
       ) : month ? (
         <StatementBody month={month} role={role} />

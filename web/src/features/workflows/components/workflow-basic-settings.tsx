@@ -3,7 +3,7 @@ import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
 import type { WorkflowBasicValues } from '../lib/workflow-detail.utils';
 
-/** The Basic Settings tab: name, status, description, visibility, price in cents. */
+/** The Basic Settings tab: name, status, description, visibility, price in dollars. */
 export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBasicValues; onChange: Dispatch<SetStateAction<WorkflowBasicValues>> }) {
   const id = useId();
   const fieldId = (name: string) => `${id}-${name}`;
@@ -15,7 +15,7 @@ export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBa
       layout="settings"
       form={{ values, set, fieldId }}
       nameLabel="Application Name"
-      price={{ key: 'price_cents', label: 'Price per Call (cents)', unit: 'cents', min: 0, clampDisplay: true }}
+      price={{ key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true }}
       besideName={statusField}
     />
   );

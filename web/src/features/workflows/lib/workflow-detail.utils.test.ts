@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIFY_PROVIDER, makeWorkflowConfig } from '../testing/fake-workflows-server';
-import { buildWorkflowConfigBody, inputFormFields, isSecretLooking, parseCents, settingsValuesOf } from './workflow-detail.utils';
+import { buildWorkflowConfigBody, inputFormFields, isSecretLooking, parsePrice, settingsValuesOf } from './workflow-detail.utils';
 
 describe('workflow detail rules', () => {
   it('renders a field as a password when its title contains password or key', () => {
@@ -44,7 +44,7 @@ describe('workflow detail rules', () => {
   });
 
   it('a non-numeric price becomes 0', () => {
-    expect(parseCents('abc')).toBe(0);
-    expect(parseCents('25')).toBe(25);
+    expect(parsePrice('abc')).toBe(0);
+    expect(parsePrice('0.25')).toBe(25);
   });
 });

@@ -10,6 +10,7 @@ import type {
   WorkflowConfigUpdate,
   WorkflowProviderInfo,
 } from '@tollbooth/contract';
+import { centsToDollars, dollarsToCents } from '@/lib/price';
 
 export const WORKFLOW_NOT_FOUND_MESSAGE = 'Workflow not found';
 export const NO_PROVIDERS_MESSAGE = 'No providers available';
@@ -21,8 +22,8 @@ export interface WorkflowBasicValues {
   description: string;
   status: AppStatus;
   visibility: Visibility;
-  /** Integer cents, as typed. */
-  price_cents: string;
+  /** The price per call as typed, in dollars. */
+  price: string;
 }
 
 export interface WorkflowSettingsValues {
@@ -39,13 +40,12 @@ export function isSecretLooking(title: string): boolean {
 }
 
 export function basicValuesOf(app: Application): WorkflowBasicValues {
-  return { name: app.name, description: app.description, status: app.status, visibility: app.visibility, price_cents: String(app.price_cents) };
+  return { name: app.name, description: app.description, status: app.status, visibility: app.visibility, price: centsToDollars(app.price_cents) };
 }
 
-/** A price typed in cents: an integer ≥ 0; anything non-numeric becomes 0. */
-export function parseCents(text: string): number {
-  const value = Number.parseInt(text, 10);
-  return Number.isFinite(value) && value > 0 ? value : 0;
+/** A price typed in dollars as cents ≥ 0; anything non-numeric becomes 0. */
+export function parsePrice(text: string): number {
+  return Math.max(0, dollarsToCents(text));
 }
 
 export function buildWorkflowAppBody(values: WorkflowBasicValues): ApplicationUpdate {
@@ -54,7 +54,7 @@ export function buildWorkflowAppBody(values: WorkflowBasicValues): ApplicationUp
     description: values.description.trim(),
     status: values.status,
     visibility: values.visibility,
-    price_cents: parseCents(values.price_cents),
+    price_cents: parsePrice(values.price),
   };
 }
 

@@ -45,7 +45,7 @@ describe('WorkflowDetailPage', () => {
     expect(screen.getByRole('button', { name: 'Download App' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Save Changes' })).toBeTruthy();
     expect(field('Application Name').value).toBe('Support Bot');
-    expect(field('Price per Call (cents)').value).toBe('25');
+    expect(field('Price per Call (USD)').value).toBe('0.25');
   });
 
   it('Provider Config: the select, the provider card, the generated form with a password key, and Advanced Settings', async () => {
@@ -99,7 +99,7 @@ describe('WorkflowDetailPage', () => {
   it('Save Changes patches the app and the workflow configuration', async () => {
     const server = renderDetail();
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
-    fireEvent.change(field('Price per Call (cents)'), { target: { value: '40' } });
+    fireEvent.change(field('Price per Call (USD)'), { target: { value: '0.40' } });
     openTab('Provider Config');
     fireEvent.change(field('Timeout (seconds)'), { target: { value: '60' } });
     fireEvent.change(field('API Key *'), { target: { value: 'app-newkey1234' } });

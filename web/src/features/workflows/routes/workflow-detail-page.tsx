@@ -6,6 +6,8 @@ import type { Application, WorkflowConfig, WorkflowProviderInfo, WorkflowTestRes
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
+import { useHighPriceGuard } from '@/components/pricing/high-price-guard';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { Tabs } from '@/components/ui/tabs';
@@ -14,6 +16,7 @@ import { useApp } from '@/lib/api/apps/get-app';
 import { updateApp } from '@/lib/api/apps/update-app';
 import { workflowKeys } from '@/lib/api/workflows/workflow-keys';
 import { ApiError, getErrorMessage, isUnauthorizedError } from '@/lib/errors';
+import { formatPrice } from '@/lib/price';
 import {
   getWorkflowConfig,
   updateWorkflowConfig,
@@ -31,6 +34,7 @@ import {
   buildWorkflowAppBody,
   buildWorkflowConfigBody,
   describeMode,
+  parsePrice,
   settingsValuesOf,
   WORKFLOW_NOT_FOUND_MESSAGE,
   type WorkflowBasicValues,
@@ -80,9 +84,15 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   const provider = providers.find((candidate) => candidate.id === settings.provider) ?? null;
   const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
 
-  function saveChanges() {
+  const highPrice = useHighPriceGuard();
+
+  /** `confirmedCents`: the price the high-price warning's button confirmed. */
+  function saveChanges(confirmedCents: number | null = null) {
     if (save.isPending) return;
     setSaved(false);
+    const priceCents = parsePrice(basic.price);
+    // A Dify workflow's model cost is the creator's Dify bill, unknown here: a price above $1.00 asks (an unchanged one was asked when set).
+    if (priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
     save.mutate(
       { basic, settings, saved: config, provider },
       {
@@ -119,7 +129,7 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
         app={app}
         kind="workflow"
         listPath="/workflows"
-        onSave={saveChanges}
+        onSave={() => saveChanges()}
         saving={save.isPending}
         badges={
           <>
@@ -135,7 +145,14 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
         }
       />
 
-      <SaveOutcome error={saveError} saved={saved && !save.isPending} />
+      <SaveOutcome
+        warning={highPrice.warning}
+        warningAction={
+          <ConfirmPriceButton label={`Save at ${formatPrice(highPrice.warnedPriceCents)} per call`} onConfirm={() => saveChanges(highPrice.warnedPriceCents)} />
+        }
+        error={saveError}
+        saved={saved && !save.isPending}
+      />
 
       <div className="mt-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
         <Tabs
