@@ -25,9 +25,10 @@ import { createStatementsService } from './billing/statements/service.ts';
 import { createTestRunBilling } from './billing/test-runs-service.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';
-import type { Database } from './db/client.ts';
+import { type Database, openPostgres } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
 import { startHistoryKeeper } from './db/partitions.ts';
+import { createReadRouter, type ReadRouter, recordWritePosition } from './db/reads.ts';
 import { difyRoutes } from './dify/routes.ts';
 import { createDifyApiService } from './dify/service.ts';
 import { createRunningTasks } from './dify/tasks.ts';
@@ -92,6 +93,8 @@ import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService
 export interface AppDependencies {
   config: Config;
   db: Database;
+  /** The read replica (tests give their own); default: DATABASE_READ_URL opened here, or none. */
+  readReplica?: Database | null;
   logger?: FastifyServerOptions['logger'];
   /** The process's drain state (main.ts drains it on SIGTERM); a fresh one when not given. */
   lifecycle?: ReturnType<typeof createLifecycle>;
@@ -104,7 +107,53 @@ export type App = FastifyInstance;
 /** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export async function buildApp({ config, db, logger, lifecycle = createLifecycle(), observability = {} }: AppDependencies) {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Where analytics, catalog, statement and list reads go (db/reads.ts, decision 0130). With a replica,
+ * every changing request of a signed-in user (and a user's first request, which may create them)
+ * records the primary's WAL position before its answer is sent, so the user's next read, on any
+ * process, waits for the replica to reach it or goes to the primary. Paid calls record nothing.
+ */
+async function registerReads(
+  app: FastifyInstance,
+  { config, db, readReplica }: { config: Config; db: Database; readReplica: Database | null | undefined },
+): Promise<ReadRouter> {
+  const opened =
+    readReplica === undefined && config.databaseReadUrl !== null
+      ? await openPostgres(config.databaseReadUrl, 30, { prepare: config.databasePoolMode !== 'transaction' })
+      : null;
+  const replica = readReplica ?? opened;
+  if (opened) app.addHook('onClose', () => opened.close());
+  let warnedAt = 0;
+  const reads = createReadRouter({
+    primary: db,
+    replica,
+    statementTimeoutMs: config.readStatementTimeoutMs,
+    onReplicaError: (error) => {
+      // At most one line a minute: a replica that is down fails every read until it is back.
+      if (Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      app.log.warn({ err: error }, 'DATABASE_READ_URL: the replica failed a read; reads go to the primary until it answers');
+    },
+  });
+  if (replica) {
+    app.addHook('onSend', async (request, _reply, payload) => {
+      const auth = request.auth;
+      if (!auth || auth.apiKey || request.routeOptions.config.paidCall) return payload;
+      if (SAFE_METHODS.has(request.method) && auth.user.written_lsn) return payload;
+      try {
+        await recordWritePosition(db, auth.user.id);
+      } catch (error) {
+        request.log.error({ err: error }, 'recording the write position for replica reads failed');
+      }
+      return payload;
+    });
+  }
+  return reads;
+}
+
+export async function buildApp({ config, db, readReplica, logger, lifecycle = createLifecycle(), observability = {} }: AppDependencies) {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
@@ -226,6 +275,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   });
   journalFigures = paidCalls.journalFigures;
   registerSettledReads(app, paidCalls.written);
+  const reads = await registerReads(app, { config, db, readReplica });
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
   const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys, accounts: { openUserAccounts, grantSignupCredits } });
@@ -302,7 +352,11 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
       await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
-      await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
+      await api.register(analyticsRoutes, { analytics: createAnalyticsService({
+          reads,
+          apps,
+          onExportError: (error) => app.log.error({ err: error }, 'an invocations export failed after its first line'),
+        }) });
       await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
