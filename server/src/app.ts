@@ -277,11 +277,12 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
   registerSettledReads(app, paidCalls.written);
   const reads = await registerReads(app, { config, db, readReplica });
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
-  const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
+  const keys = createApiKeysService({ db, reads, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys, accounts: { openUserAccounts, grantSignupCredits } });
   const callTargets = createCallTargetCache();
   const apps = createAppsService({
     db,
+    reads,
     config,
     onChange: (slug, appId) => {
       callTargets.invalidate({ slug });
@@ -325,6 +326,7 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
   });
   const catalog = createCatalogService({
     db,
+    reads,
     publicUrl: config.publicUrl,
     productName: config.productName,
     apps,
@@ -352,11 +354,13 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
       await api.register(profileRoutes, { profile: createProfileService({ db }) });
       await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
-      await api.register(analyticsRoutes, { analytics: createAnalyticsService({
+      await api.register(analyticsRoutes, {
+        analytics: createAnalyticsService({
           reads,
           apps,
           onExportError: (error) => app.log.error({ err: error }, 'an invocations export failed after its first line'),
-        }) });
+        }),
+      });
       await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
@@ -373,7 +377,7 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
       await api.register(payoutsRoutes, { payouts });
-      await api.register(statementsRoutes, { statements: createStatementsService({ db, stripe, log: app.log }) });
+      await api.register(statementsRoutes, { statements: createStatementsService({ db, reads, stripe, log: app.log }) });
       await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
       await api.register(webhooksRoutes, { webhooks: createWebhooksService({ db, config }) });
     },

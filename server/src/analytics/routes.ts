@@ -98,10 +98,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       },
     },
     async (request, reply) =>
-      sendPageHeaders(
-        reply,
-        await analytics.readRecentInvocations(request.params.slug, requireAuth(request).user, request.query.limit, request.query.cursor),
-      ),
+      sendPageHeaders(reply, await analytics.readRecentInvocations(request.params.slug, requireAuth(request).user, request.query.limit, request.query.cursor)),
   );
 
   app.get(

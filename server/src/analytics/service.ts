@@ -4,7 +4,13 @@
 // rates are success / (success + failed) and response times those of answered and failed calls,
 // so callers' mistakes (rejected calls, counted apart by type) never count against the app.
 import type { Readable } from 'node:stream';
-import { type DashboardAnalytics, INVOCATIONS_CSV_DEFAULT_LIMIT, type PerformanceAnalytics, type RecentInvocation, type UsageAnalytics } from '@tollbooth/contract';
+import {
+  type DashboardAnalytics,
+  INVOCATIONS_CSV_DEFAULT_LIMIT,
+  type PerformanceAnalytics,
+  type RecentInvocation,
+  type UsageAnalytics,
+} from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
 import type { Reader, ReadRouter } from '../db/reads.ts';
@@ -13,10 +19,10 @@ import { mapPage, type Page, takeKeysetPage } from '../http/pagination.ts';
 import { analyticsPeriod, centsToDollars, meanSeconds, msToSeconds, type Period, percent } from './period.ts';
 import {
   countAppUsersSince,
-  eachInvocation,
   countOwnerUsersSince,
   type DailyTotals,
   type ErrorGroupRow,
+  eachInvocation,
   selectAppCurrencyRevenue,
   selectAppDailyRejections,
   selectAppDailyStats,

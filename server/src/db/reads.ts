@@ -69,6 +69,9 @@ const retryable = (error: unknown) => {
 
 let cursorCount = 0;
 
+/** READ_STATEMENT_TIMEOUT_MS's default, for services built without a router (tests). */
+export const DEFAULT_READ_TIMEOUT_MS = 5000;
+
 export function createReadRouter({
   primary,
   replica = null,
