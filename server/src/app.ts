@@ -104,6 +104,13 @@ export interface AppDependencies {
 
 export type App = FastifyInstance;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where reads go, and how many went where (db/reads.ts): tests and metrics read its counters. */
+    reads: ReadRouter;
+  }
+}
+
 /** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -137,6 +144,7 @@ async function registerReads(
       app.log.warn({ err: error }, 'DATABASE_READ_URL: the replica failed a read; reads go to the primary until it answers');
     },
   });
+  app.decorate('reads', reads);
   if (replica) {
     app.addHook('onSend', async (request, _reply, payload) => {
       const auth = request.auth;
