@@ -284,6 +284,25 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
   journalFigures = paidCalls.journalFigures;
   registerSettledReads(app, paidCalls.written);
   const reads = await registerReads(app, { config, db, readReplica });
+  // Where the routed reads went since start (db/reads.ts): statements per database, and why some left the replica.
+  metrics?.gauge(
+    'tollbooth_db_read_statements',
+    'Routed read statements since start, by the database that ran them (replica or primary)',
+    ['database'],
+    (gauge) => {
+      gauge.set({ database: 'replica' }, reads.counters.replica);
+      gauge.set({ database: 'primary' }, reads.counters.primary);
+    },
+  );
+  metrics?.gauge(
+    'tollbooth_db_read_fallbacks',
+    "Reads sent to the primary since start: the replica had not replayed the reader's last change (behind), or failed a statement (replica_failed)",
+    ['reason'],
+    (gauge) => {
+      gauge.set({ reason: 'behind' }, reads.counters.behind);
+      gauge.set({ reason: 'replica_failed' }, reads.counters.retried);
+    },
+  );
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
   const keys = createApiKeysService({ db, reads, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys, accounts: { openUserAccounts, grantSignupCredits } });

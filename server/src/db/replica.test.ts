@@ -19,6 +19,7 @@ const missing = await replicaMissing();
 if (missing) console.info(`replica.test.ts skipped: ${missing}`);
 
 const APPLICATION_NAME = 'tollbooth-replica-reads';
+const METRICS_TOKEN = 'replica-metrics-token-0123';
 
 describe.skipIf(missing !== null)('reads on a streaming replica (DATABASE_READ_URL)', () => {
   let replica: Replica;
@@ -44,7 +45,7 @@ describe.skipIf(missing !== null)('reads on a streaming replica (DATABASE_READ_U
 
   beforeAll(async () => {
     replica = await startReplica();
-    ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' }, { readReplica: async (db) => replicaOf(db.url!) });
+    ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000', METRICS_TOKEN: METRICS_TOKEN }, { readReplica: async (db) => replicaOf(db.url!) });
     await replica.catchUp();
     secondReplica = await replicaOf(ctx.database.url!);
     // A second app on the same primary and replica, as another process would be.
@@ -124,6 +125,13 @@ describe.skipIf(missing !== null)('reads on a streaming replica (DATABASE_READ_U
     after = counters(second);
     expect(after.replica - before.replica).toBe(2);
     expect(after.behind).toBe(before.behind);
+
+    // What an operator sees: the same counts on /metrics.
+    const scraped = (await get(ctx.app, '/metrics', METRICS_TOKEN)).body;
+    const sample = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(scraped)?.[1]);
+    expect(sample('tollbooth_db_read_statements{database="replica"}')).toBe(ctx.app.reads.counters.replica);
+    expect(sample('tollbooth_db_read_fallbacks{reason="behind"}')).toBe(ctx.app.reads.counters.behind);
+    expect(ctx.app.reads.counters.behind).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it('keeps money on the primary: paid calls charge and balances read there while the replica is paused', async () => {
