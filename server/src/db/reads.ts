@@ -61,9 +61,11 @@ export interface ReadRouter {
 
 /** SQLSTATEs after which a replica statement is tried again on the primary. */
 const RETRY_ON_PRIMARY = new Set(['40001', '57P01', '57P02', '57P03', '53300']);
+const SQLSTATE = /^[0-9A-Z]{5}$/;
 const retryable = (error: unknown) => {
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return true; // no SQLSTATE: the connection failed
+  // No SQLSTATE (none, or a socket's ECONNREFUSED, ETIMEDOUT…): the connection failed, not the statement.
+  if (typeof code !== 'string' || !SQLSTATE.test(code)) return true;
   return RETRY_ON_PRIMARY.has(code) || code.startsWith('08');
 };
 

@@ -148,6 +148,10 @@ describe.skipIf(missing !== null)('reads on a streaming replica (DATABASE_READ_U
     await ctx.app.settledReads();
     const balance = (await get(second, '/api/billing/balance/', caller.token)).json();
     expect(balance.credits_cents).toBe(500 - 21);
+    // The current month's statement is money still moving: read on the primary, with the three calls.
+    const month = new Date().toISOString().slice(0, 7);
+    const statement = (await get(second, `/api/billing/statements/${month}/`, caller.token)).json();
+    expect(statement.caller[0]).toMatchObject({ spend_cents: 21, closing_balance_cents: 500 - 21 });
     // Calls are not the creator's changes: their recent invocations come from the replica, which has none yet.
     const invocations = await get(second, `/api/app/${slug}/analytics/invocations/`, creator.token);
     expect(invocations.json()).toHaveLength(0);
