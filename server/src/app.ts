@@ -378,7 +378,7 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
       limitManagementRequests(api, managementLimiter);
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
-      await api.register(profileRoutes, { profile: createProfileService({ db }) });
+      await api.register(profileRoutes, { profile: createProfileService({ db, reads }) });
       await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
       await api.register(analyticsRoutes, {

@@ -79,6 +79,7 @@ describe('bad input on analytics', () => {
       [`/api/app/${slug}/analytics/invocations/?limit=1000000000`, 'limit'],
       ['/api/catalog/?limit=1000000000', 'limit'],
       ['/api/app/?limit=1000000000', 'limit'],
+      ['/api/creators/?limit=1000000000', 'limit'],
       ['/api/billing/statements/1990-01/', 'month'],
     ];
     for (const [url, field] of refused) {
@@ -104,6 +105,7 @@ describe('bad input on analytics', () => {
       '/api/catalog/',
       '/api/app/',
       '/api/keys/',
+      '/api/creators/',
     ];
     for (const url of urls) {
       seen.length = 0;
