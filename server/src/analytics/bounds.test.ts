@@ -138,6 +138,21 @@ describe('bad input on analytics', () => {
       await locker.end();
     }
     expect((await get(`/api/app/${slug}/analytics/usage/?days=30`)).statusCode).toBe(200);
+
+    // An export whose first batch cannot be read in time is a plain 503, not a CSV cut after its header.
+    const exporter = new pg.Client({ connectionString: ctx.database.url! });
+    await exporter.connect();
+    try {
+      await exporter.query('BEGIN');
+      await exporter.query('LOCK TABLE invocations IN ACCESS EXCLUSIVE MODE');
+      const response = await get(`/api/app/${slug}/analytics/invocations.csv?days=30`);
+      expect(response.statusCode, response.body).toBe(503);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.json().message).toContain('READ_STATEMENT_TIMEOUT_MS');
+    } finally {
+      await exporter.query('ROLLBACK');
+      await exporter.end();
+    }
   });
   if (!process.env.DATABASE_URL)
     console.info('bounds.test.ts: the 503 on a passed statement timeout is PostgreSQL only: PGlite has no timer to enforce statement_timeout');

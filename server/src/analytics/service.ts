@@ -259,7 +259,7 @@ export function createAnalyticsService({ reads, apps, now = () => new Date(), on
       const app = await apps.findOwnedApp(slug, owner.id);
       const db = reads.as(owner);
       const since = days === undefined ? null : new Date(`${periodOf(days).start}T00:00:00.000Z`);
-      const body = csvStream(
+      const body = await csvStream(
         INVOCATIONS_CSV_HEADER,
         (push) =>
           eachInvocation(
