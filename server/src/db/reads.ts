@@ -69,7 +69,12 @@ const retryable = (error: unknown) => {
   return RETRY_ON_PRIMARY.has(code) || code.startsWith('08');
 };
 
-let cursorCount = 0;
+/**
+ * One cursor name for every export: a cursor lives in its transaction, which holds its connection, and
+ * the DECLARE's text stays constant, so it is prepared once per connection like any other statement
+ * (a name per export would prepare, and keep, a new statement each time).
+ */
+const CURSOR = 'tb_reads_cursor';
 
 /** READ_STATEMENT_TIMEOUT_MS's default, for services built without a router (tests). */
 export const DEFAULT_READ_TIMEOUT_MS = 5000;
@@ -144,14 +149,13 @@ export function createReadRouter({
         throw new Error('reads run no statements without results: write through the primary database');
       },
       async eachBatch<Row>(sql: string, params: readonly unknown[], batchRows: number, onRows: (rows: Row[]) => Promise<void>) {
-        const name = `tb_reads_${++cursorCount}`;
         const rows = Math.max(1, Math.trunc(batchRows));
         // Not retried on the primary: rows may have been sent already.
         const db = (await target()) === 'replica' && replica ? replica : primary;
         await inReadTransaction(db, async (tx) => {
-          await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
+          await tx.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}`, params);
           for (;;) {
-            const batch = await tx.query<Row>(`FETCH ${rows} FROM ${name}`);
+            const batch = await tx.query<Row>(`FETCH ${rows} FROM ${CURSOR}`);
             if (batch.rows.length > 0) await onRows(batch.rows);
             if (batch.rows.length < rows) break;
           }
