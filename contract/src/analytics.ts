@@ -34,6 +34,8 @@ export const RECENT_INVOCATIONS_DEFAULT_LIMIT = 20;
 export const RECENT_INVOCATIONS_MAX_LIMIT = 100;
 export const INVOCATIONS_CSV_DEFAULT_LIMIT = 1000;
 export const INVOCATIONS_CSV_MAX_LIMIT = 10_000;
+/** The longest period an invocations export covers: a year (leap years included). */
+export const INVOCATIONS_CSV_MAX_DAYS = 366;
 
 export const DashboardAnalytics = Type.Object({
   overview: Type.Object({
@@ -128,12 +130,20 @@ export const RecentInvocation = Type.Object({
 export const RecentInvocations = Type.Array(RecentInvocation, { description: 'Newest first' });
 
 export const InvocationsCsvQuery = Type.Object({
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: INVOCATIONS_CSV_MAX_LIMIT,
-    default: INVOCATIONS_CSV_DEFAULT_LIMIT,
-    description: `How many of the newest calls to export (1–${INVOCATIONS_CSV_MAX_LIMIT})`,
-  }),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: INVOCATIONS_CSV_MAX_LIMIT,
+      description: `How many of the newest calls to export (1–${INVOCATIONS_CSV_MAX_LIMIT}); without \`days\` the default is ${INVOCATIONS_CSV_DEFAULT_LIMIT}, with it every call of the period`,
+    }),
+  ),
+  days: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: INVOCATIONS_CSV_MAX_DAYS,
+      description: `Every call of the last \`days\` UTC days, today included (1–${INVOCATIONS_CSV_MAX_DAYS}), streamed as it is read; with \`limit\`, the newest \`limit\` of them`,
+    }),
+  ),
 });
 
 export type DashboardAnalytics = Static<typeof DashboardAnalytics>;

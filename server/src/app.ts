@@ -25,9 +25,10 @@ import { createStatementsService } from './billing/statements/service.ts';
 import { createTestRunBilling } from './billing/test-runs-service.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { createCatalogService } from './catalog/service.ts';
-import type { Database } from './db/client.ts';
+import { type Database, openPostgres } from './db/client.ts';
 import { createInvalidationBus } from './db/invalidation.ts';
 import { startHistoryKeeper } from './db/partitions.ts';
+import { createReadRouter, type ReadRouter, recordWritePosition } from './db/reads.ts';
 import { difyRoutes } from './dify/routes.ts';
 import { createDifyApiService } from './dify/service.ts';
 import { createRunningTasks } from './dify/tasks.ts';
@@ -92,6 +93,8 @@ import { copyWorkflowConfig, createInitialWorkflowConfig, createWorkflowsService
 export interface AppDependencies {
   config: Config;
   db: Database;
+  /** The read replica (tests give their own); default: DATABASE_READ_URL opened here, or none. */
+  readReplica?: Database | null;
   logger?: FastifyServerOptions['logger'];
   /** The process's drain state (main.ts drains it on SIGTERM); a fresh one when not given. */
   lifecycle?: ReturnType<typeof createLifecycle>;
@@ -101,10 +104,64 @@ export interface AppDependencies {
 
 export type App = FastifyInstance;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where reads go, and how many went where (db/reads.ts): tests and metrics read its counters. */
+    reads: ReadRouter;
+  }
+}
+
 /** TRUST_PROXY as a hop count: believe that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export async function buildApp({ config, db, logger, lifecycle = createLifecycle(), observability = {} }: AppDependencies) {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Where analytics, catalog, statement and list reads go (db/reads.ts, decision 0130). With a replica,
+ * every changing request of a signed-in user (and a user's first request, which may create them)
+ * records the primary's WAL position before its answer is sent, so the user's next read, on any
+ * process, waits for the replica to reach it or goes to the primary. Paid calls record nothing.
+ */
+async function registerReads(
+  app: FastifyInstance,
+  { config, db, readReplica }: { config: Config; db: Database; readReplica: Database | null | undefined },
+): Promise<ReadRouter> {
+  const opened =
+    readReplica === undefined && config.databaseReadUrl !== null
+      ? await openPostgres(config.databaseReadUrl, 30, { prepare: config.databasePoolMode !== 'transaction' })
+      : null;
+  const replica = readReplica ?? opened;
+  if (opened) app.addHook('onClose', () => opened.close());
+  let warnedAt = 0;
+  const reads = createReadRouter({
+    primary: db,
+    replica,
+    statementTimeoutMs: config.readStatementTimeoutMs,
+    onReplicaError: (error) => {
+      // At most one line a minute: a replica that is down fails every read until it is back.
+      if (Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      app.log.warn({ err: error }, 'DATABASE_READ_URL: the replica failed a read; reads go to the primary until it answers');
+    },
+  });
+  app.decorate('reads', reads);
+  if (replica) {
+    app.addHook('onSend', async (request, _reply, payload) => {
+      const auth = request.auth;
+      if (!auth || auth.apiKey || request.routeOptions.config.paidCall) return payload;
+      if (SAFE_METHODS.has(request.method) && auth.user.written_lsn) return payload;
+      try {
+        await recordWritePosition(db, auth.user.id);
+      } catch (error) {
+        request.log.error({ err: error }, 'recording the write position for replica reads failed');
+      }
+      return payload;
+    });
+  }
+  return reads;
+}
+
+export async function buildApp({ config, db, readReplica, logger, lifecycle = createLifecycle(), observability = {} }: AppDependencies) {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, serializers: { req: serializeRequest } },
     bodyLimit: 1024 * 1024,
@@ -226,12 +283,33 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   });
   journalFigures = paidCalls.journalFigures;
   registerSettledReads(app, paidCalls.written);
+  const reads = await registerReads(app, { config, db, readReplica });
+  // Where the routed reads went since start (db/reads.ts): statements per database, and why some left the replica.
+  metrics?.gauge(
+    'tollbooth_db_read_statements',
+    'Routed read statements since start, by the database that ran them (replica or primary)',
+    ['database'],
+    (gauge) => {
+      gauge.set({ database: 'replica' }, reads.counters.replica);
+      gauge.set({ database: 'primary' }, reads.counters.primary);
+    },
+  );
+  metrics?.gauge(
+    'tollbooth_db_read_fallbacks',
+    "Reads sent to the primary since start: the replica had not replayed the reader's last change (behind), or failed a statement (replica_failed)",
+    ['reason'],
+    (gauge) => {
+      gauge.set({ reason: 'behind' }, reads.counters.behind);
+      gauge.set({ reason: 'replica_failed' }, reads.counters.retried);
+    },
+  );
   // Publishable keys are bound to apps; `apps` is made below, and only used once requests come in.
-  const keys = createApiKeysService({ db, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
+  const keys = createApiKeysService({ db, reads, invalidation, apps: { findCallableApp: (slug) => apps.findCallableApp(slug) } });
   await app.register(registerAuth, { config, db, apiKeys: keys, accounts: { openUserAccounts, grantSignupCredits } });
   const callTargets = createCallTargetCache();
   const apps = createAppsService({
     db,
+    reads,
     config,
     onChange: (slug, appId) => {
       callTargets.invalidate({ slug });
@@ -275,6 +353,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
   });
   const catalog = createCatalogService({
     db,
+    reads,
     publicUrl: config.publicUrl,
     productName: config.productName,
     apps,
@@ -299,10 +378,16 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       limitManagementRequests(api, managementLimiter);
       await api.register(healthRoutes, { health: createHealthService({ config, db, models }) });
       await api.register(authRoutes, { config, users: createUsersService({ db }) });
-      await api.register(profileRoutes, { profile: createProfileService({ db }) });
+      await api.register(profileRoutes, { profile: createProfileService({ db, reads }) });
       await api.register(ownKeysRoutes, { ownKeys });
       await api.register(appsRoutes, { apps });
-      await api.register(analyticsRoutes, { analytics: createAnalyticsService({ db, apps }) });
+      await api.register(analyticsRoutes, {
+        analytics: createAnalyticsService({
+          reads,
+          apps,
+          onExportError: (error) => app.log.error({ err: error }, 'an invocations export failed after its first line'),
+        }),
+      });
       await api.register(promptsRoutes, { apps, prompts, costs: createCostEstimator({ db, priceOfModel: models.priceOf }) });
       await api.register(workflowsRoutes, { apps, workflows });
       await api.register(keysRoutes, { keys });
@@ -319,7 +404,7 @@ export async function buildApp({ config, db, logger, lifecycle = createLifecycle
       await api.register(paymentsRoutes, { payments });
       await api.register(webhookRoutes, { webhooks, secret: config.stripe.webhookSecret, connectSecret: config.stripe.connectWebhookSecret });
       await api.register(payoutsRoutes, { payouts });
-      await api.register(statementsRoutes, { statements: createStatementsService({ db, stripe, log: app.log }) });
+      await api.register(statementsRoutes, { statements: createStatementsService({ db, reads, stripe, log: app.log }) });
       await api.register(operatorRoutes, { operator: createOperatorService({ db, adminEmails: config.adminEmails }) });
       await api.register(webhooksRoutes, { webhooks: createWebhooksService({ db, config }) });
     },

@@ -2,7 +2,8 @@
 // last-day tables of migration 0007), bounded by the app and the period; only the recent
 // invocations read the invocations table, through its (app_id, created_at DESC, id DESC) index.
 import type { Queryable } from '../db/client.ts';
-import { decodeKeysetCursor, keysetAtSql, keysetBefore } from '../http/pagination.ts';
+import type { Reads } from '../db/reads.ts';
+import { decodeKeysetCursor, type KeysetPosition, keysetAtSql, keysetBefore } from '../http/pagination.ts';
 
 export interface DailyTotals {
   /** Every call, whatever its outcome. */
@@ -226,4 +227,47 @@ export async function selectRecentInvocations(
     [appId, limit, ...older.params],
   );
   return rows;
+}
+
+const EXPORT_COLUMNS = `id, CASE WHEN end_user = caller_id::text THEN '' ELSE end_user END AS end_user, status, outcome, error_type,
+       latency_ms, input_tokens, output_tokens, price_cents, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at`;
+
+/**
+ * Every call of an app from `since` on (-infinity: all), newest first, at most `limit` (null: all), handed
+ * over `batchRows` at a time; only one batch is held. On PostgreSQL (and a replica) one cursor in one
+ * read-only transaction: one snapshot, each FETCH under the statement timeout. On PGlite, keyset pages of
+ * short statements instead: its one connection would be held, and every other statement (paid calls
+ * included) kept waiting, for as long as the client takes to read the export.
+ */
+export async function eachInvocation(
+  db: Reads,
+  appId: string,
+  { since, limit, batchRows }: { since: Date | null; limit: number | null; batchRows: number },
+  onRows: (rows: InvocationRow[]) => Promise<void>,
+): Promise<void> {
+  const from = since ?? '-infinity';
+  if (db.kind === 'postgres') {
+    await db.eachBatch<InvocationRow>(
+      `SELECT ${EXPORT_COLUMNS} FROM invocations WHERE app_id = $1 AND created_at >= $2::timestamptz ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [appId, from, limit],
+      batchRows,
+      onRows,
+    );
+    return;
+  }
+  let left = limit ?? Number.POSITIVE_INFINITY;
+  let position: KeysetPosition | null = null;
+  while (left > 0) {
+    const older = keysetBefore({ at: 'created_at', id: 'id', idType: 'uuid' }, position, 4);
+    const { rows } = await db.query<InvocationRow & { cursor_at: string }>(
+      `SELECT ${EXPORT_COLUMNS} FROM invocations WHERE app_id = $1 AND created_at >= $2::timestamptz ${older.sql}
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [appId, from, Math.min(batchRows, left), ...older.params],
+    );
+    if (rows.length > 0) await onRows(rows);
+    if (rows.length < Math.min(batchRows, left)) return;
+    left -= rows.length;
+    const last = rows.at(-1)!;
+    position = { at: last.cursor_at, id: last.id };
+  }
 }

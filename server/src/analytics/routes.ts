@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
 import { CursorParam, sendPageHeaders } from '../http/pagination.ts';
-import type { AnalyticsService, CsvExport } from './service.ts';
+import type { AnalyticsService, CsvExport, CsvStreamExport } from './service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const security = [{ bearer: [] }];
@@ -26,8 +26,11 @@ const csvResponse = (description: string) => ({
   content: { 'text/csv': { schema: Type.String({ description: 'CSV (RFC 4180) with a header row' }) } },
 });
 
-const sendCsv = (reply: FastifyReply, { filename, csv }: CsvExport) =>
-  reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(csv);
+const sendCsv = (reply: FastifyReply, { filename, ...body }: CsvExport | CsvStreamExport) =>
+  reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send('csv' in body ? body.csv : body.body);
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
   app.get(
@@ -43,7 +46,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         response: { 200: DashboardAnalytics, ...errors },
       },
     },
-    async (request) => analytics.readDashboard(requireAuth(request).user.id, request.query.days),
+    async (request) => analytics.readDashboard(requireAuth(request).user, request.query.days),
   );
 
   app.get(
@@ -60,7 +63,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         response: { 200: UsageAnalytics, ...errors },
       },
     },
-    async (request) => analytics.readUsage(request.params.slug, requireAuth(request).user.id, request.query.days),
+    async (request) => analytics.readUsage(request.params.slug, requireAuth(request).user, request.query.days),
   );
 
   app.get(
@@ -77,7 +80,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         response: { 200: PerformanceAnalytics, ...errors },
       },
     },
-    async (request) => analytics.readPerformance(request.params.slug, requireAuth(request).user.id, request.query.days),
+    async (request) => analytics.readPerformance(request.params.slug, requireAuth(request).user, request.query.days),
   );
 
   app.get(
@@ -95,10 +98,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       },
     },
     async (request, reply) =>
-      sendPageHeaders(
-        reply,
-        await analytics.readRecentInvocations(request.params.slug, requireAuth(request).user.id, request.query.limit, request.query.cursor),
-      ),
+      sendPageHeaders(reply, await analytics.readRecentInvocations(request.params.slug, requireAuth(request).user, request.query.limit, request.query.cursor)),
   );
 
   app.get(
@@ -107,15 +107,15 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       preHandler: app.authenticate,
       schema: {
         tags,
-        summary: 'The newest calls of an application as CSV (owner only)',
-        description: `Columns id, created_at (ISO 8601 UTC), end_user (the user the caller sent; empty when none), status (success or error), outcome (success, failed, or rejected for the caller's own mistake), error_type, response_time_seconds, input_tokens, output_tokens; newest first. Saved as {slug}-invocations.csv. ${OWNER_ONLY}`,
+        summary: 'The calls of an application as CSV: the newest, or a period of up to a year (owner only)',
+        description: `The newest \`limit\` calls (default 1,000), or with \`days\` every call of the last \`days\` UTC days (at most 366; more is a 400 naming \`days\`), read through a cursor and written as it is read, never held whole. Columns id, created_at (ISO 8601 UTC), end_user (the user the caller sent; empty when none), status (success or error), outcome (success, failed, or rejected for the caller's own mistake), error_type, response_time_seconds, input_tokens, output_tokens; newest first. Saved as {slug}-invocations.csv ({slug}-invocations-{days}d.csv for a period). Each statement runs under READ_STATEMENT_TIMEOUT_MS. ${OWNER_ONLY}`,
         security,
         params: SlugParams,
         querystring: InvocationsCsvQuery,
         response: { 200: csvResponse('The calls, one per line'), ...errors },
       },
     },
-    async (request, reply) => sendCsv(reply, await analytics.exportInvocationsCsv(request.params.slug, requireAuth(request).user.id, request.query.limit)),
+    async (request, reply) => sendCsv(reply, await analytics.exportInvocationsCsv(request.params.slug, requireAuth(request).user, request.query)),
   );
 
   app.get(
@@ -132,6 +132,6 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         response: { 200: csvResponse('The daily figures, one day per line'), ...errors },
       },
     },
-    async (request, reply) => sendCsv(reply, await analytics.exportUsageCsv(request.params.slug, requireAuth(request).user.id, request.query.days)),
+    async (request, reply) => sendCsv(reply, await analytics.exportUsageCsv(request.params.slug, requireAuth(request).user, request.query.days)),
   );
 };

@@ -3,10 +3,18 @@
 // gets the same 404 as for an app that does not exist. Outcomes (call-outcomes.ts): success
 // rates are success / (success + failed) and response times those of answered and failed calls,
 // so callers' mistakes (rejected calls, counted apart by type) never count against the app.
-import type { DashboardAnalytics, PerformanceAnalytics, RecentInvocation, UsageAnalytics } from '@tollbooth/contract';
+import type { Readable } from 'node:stream';
+import {
+  type DashboardAnalytics,
+  INVOCATIONS_CSV_DEFAULT_LIMIT,
+  type PerformanceAnalytics,
+  type RecentInvocation,
+  type UsageAnalytics,
+} from '@tollbooth/contract';
 import type { AppsService } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
-import { toCsv } from '../http/csv.ts';
+import type { Reader, ReadRouter } from '../db/reads.ts';
+import { csvStream, toCsv } from '../http/csv.ts';
 import { mapPage, type Page, takeKeysetPage } from '../http/pagination.ts';
 import { analyticsPeriod, centsToDollars, meanSeconds, msToSeconds, type Period, percent } from './period.ts';
 import {
@@ -14,6 +22,7 @@ import {
   countOwnerUsersSince,
   type DailyTotals,
   type ErrorGroupRow,
+  eachInvocation,
   selectAppCurrencyRevenue,
   selectAppDailyRejections,
   selectAppDailyStats,
@@ -26,16 +35,42 @@ import {
 } from './queries.ts';
 
 export interface AnalyticsDependencies {
-  db: Queryable;
+  /** Every read under the statement timeout, on the replica when it has the reader's last change (db/reads.ts). */
+  reads: ReadRouter;
   apps: Pick<AppsService, 'findOwnedApp'>;
   /** The clock that decides which day is today; tests may pin it. */
   now?: () => Date;
+  /** Told when a streamed export fails after its first line (the answer is then cut short). */
+  onExportError?: (error: unknown) => void;
 }
 
 export interface CsvExport {
   filename: string;
   csv: string;
 }
+
+/** A CSV answer written while it is read (http/csv.ts csvStream). */
+export interface CsvStreamExport {
+  filename: string;
+  body: Readable;
+}
+
+/** Rows read and written per batch of a streamed export: only one batch is held at a time. */
+export const EXPORT_BATCH_ROWS = 1000;
+
+const INVOCATIONS_CSV_HEADER = [
+  'id',
+  'created_at',
+  'end_user',
+  'status',
+  'outcome',
+  'error_type',
+  'response_time_seconds',
+  'input_tokens',
+  'output_tokens',
+  'price_cents',
+  'model_cost_dollars',
+];
 
 const ZERO: DailyTotals = {
   invocations: 0,
@@ -77,15 +112,15 @@ function zeroFilled(period: Period, rows: readonly (DailyTotals & { day: string 
   return period.days.map((date) => ({ date, totals: byDay.get(date) ?? ZERO }));
 }
 
-export function createAnalyticsService({ db, apps, now = () => new Date() }: AnalyticsDependencies) {
+export function createAnalyticsService({ reads, apps, now = () => new Date(), onExportError }: AnalyticsDependencies) {
   const periodOf = (days: number) => analyticsPeriod(days, now());
 
-  const appDays = async (appId: string, period: Period) => zeroFilled(period, await selectAppDailyStats(db, appId, period.start, period.end));
+  const appDays = async (db: Queryable, appId: string, period: Period) => zeroFilled(period, await selectAppDailyStats(db, appId, period.start, period.end));
 
-  const readUsageOf = async (appId: string, days: number): Promise<UsageAnalytics> => {
+  const readUsageOf = async (db: Queryable, appId: string, days: number): Promise<UsageAnalytics> => {
     const period = periodOf(days);
     const [series, users, otherRevenue] = await Promise.all([
-      appDays(appId, period),
+      appDays(db, appId, period),
       countAppUsersSince(db, appId, period.start),
       selectAppCurrencyRevenue(db, appId, period.start, period.end),
     ]);
@@ -112,7 +147,9 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
 
   return {
     /** Everything the Global Analytics screen shows, over the owner's live applications. */
-    async readDashboard(ownerId: string, days: number): Promise<DashboardAnalytics> {
+    async readDashboard(owner: Reader, days: number): Promise<DashboardAnalytics> {
+      const db = reads.as(owner);
+      const ownerId = owner.id;
       const period = periodOf(days);
       const [owned, totals, errors, users] = await Promise.all([
         selectOwnedApps(db, ownerId),
@@ -167,15 +204,16 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       };
     },
 
-    async readUsage(slug: string, ownerId: string, days: number): Promise<UsageAnalytics> {
-      const app = await apps.findOwnedApp(slug, ownerId);
-      return readUsageOf(app.id, days);
+    async readUsage(slug: string, owner: Reader, days: number): Promise<UsageAnalytics> {
+      const app = await apps.findOwnedApp(slug, owner.id);
+      return readUsageOf(reads.as(owner), app.id, days);
     },
 
-    async readPerformance(slug: string, ownerId: string, days: number): Promise<PerformanceAnalytics> {
-      const app = await apps.findOwnedApp(slug, ownerId);
+    async readPerformance(slug: string, owner: Reader, days: number): Promise<PerformanceAnalytics> {
+      const app = await apps.findOwnedApp(slug, owner.id);
+      const db = reads.as(owner);
       const period = periodOf(days);
-      const [series, errors] = await Promise.all([appDays(app.id, period), selectAppErrors(db, app.id, period.start, period.end)]);
+      const [series, errors] = await Promise.all([appDays(db, app.id, period), selectAppErrors(db, app.id, period.start, period.end)]);
       const total = sumTotals(series.map((entry) => entry.totals));
       return {
         success_rate: successRate(total),
@@ -195,9 +233,9 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
     },
 
     /** A page of the app's calls, newest first (older than `cursor` when given). */
-    async readRecentInvocations(slug: string, ownerId: string, limit: number, cursor?: string): Promise<Page<RecentInvocation>> {
-      const app = await apps.findOwnedApp(slug, ownerId);
-      const page = takeKeysetPage(await selectRecentInvocations(db, app.id, limit + 1, cursor), limit);
+    async readRecentInvocations(slug: string, owner: Reader, limit: number, cursor?: string): Promise<Page<RecentInvocation>> {
+      const app = await apps.findOwnedApp(slug, owner.id);
+      const page = takeKeysetPage(await selectRecentInvocations(reads.as(owner), app.id, limit + 1, cursor), limit);
       return mapPage(page, (row) => ({
         id: row.id,
         end_user: row.end_user === '' ? null : row.end_user,
@@ -213,39 +251,41 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
       }));
     },
 
-    /** The newest `limit` calls as CSV, newest first. */
-    async exportInvocationsCsv(slug: string, ownerId: string, limit: number): Promise<CsvExport> {
-      const app = await apps.findOwnedApp(slug, ownerId);
-      const rows = await selectRecentInvocations(db, app.id, limit);
-      const csv = toCsv(
-        [
-          'id',
-          'created_at',
-          'end_user',
-          'status',
-          'outcome',
-          'error_type',
-          'response_time_seconds',
-          'input_tokens',
-          'output_tokens',
-          'price_cents',
-          'model_cost_dollars',
-        ],
-        rows.map((row) => [
-          row.id,
-          new Date(row.created_at).toISOString(),
-          row.end_user,
-          row.status,
-          row.outcome,
-          row.error_type,
-          msToSeconds(row.latency_ms),
-          row.input_tokens,
-          row.output_tokens,
-          row.price_cents,
-          microsToDollars(row.model_cost_micros).toFixed(6),
-        ]),
+    /**
+     * The app's calls as CSV, newest first: the newest `limit` (default 1,000), or every call of the
+     * last `days` UTC days (at most `limit` of them when given), streamed a batch at a time.
+     */
+    async exportInvocationsCsv(slug: string, owner: Reader, { limit, days }: { limit?: number; days?: number }): Promise<CsvStreamExport> {
+      const app = await apps.findOwnedApp(slug, owner.id);
+      const db = reads.as(owner);
+      const since = days === undefined ? null : new Date(`${periodOf(days).start}T00:00:00.000Z`);
+      const body = await csvStream(
+        INVOCATIONS_CSV_HEADER,
+        (push) =>
+          eachInvocation(
+            db,
+            app.id,
+            { since, limit: limit ?? (days === undefined ? INVOCATIONS_CSV_DEFAULT_LIMIT : null), batchRows: EXPORT_BATCH_ROWS },
+            (rows) =>
+              push(
+                rows.map((row) => [
+                  row.id,
+                  new Date(row.created_at).toISOString(),
+                  row.end_user,
+                  row.status,
+                  row.outcome,
+                  row.error_type,
+                  msToSeconds(row.latency_ms),
+                  row.input_tokens,
+                  row.output_tokens,
+                  row.price_cents,
+                  microsToDollars(row.model_cost_micros).toFixed(6),
+                ]),
+              ),
+          ),
+        onExportError,
       );
-      return { filename: `${app.slug}-invocations.csv`, csv };
+      return { filename: days === undefined ? `${app.slug}-invocations.csv` : `${app.slug}-invocations-${days}d.csv`, body };
     },
 
     /**
@@ -253,11 +293,12 @@ export function createAnalyticsService({ db, apps, now = () => new Date() }: Ana
      * error_count, rejected calls apart in rejected_count and, per type seen in the period, in one
      * rejected_<type> column each.
      */
-    async exportUsageCsv(slug: string, ownerId: string, days: number): Promise<CsvExport> {
-      const app = await apps.findOwnedApp(slug, ownerId);
+    async exportUsageCsv(slug: string, owner: Reader, days: number): Promise<CsvExport> {
+      const app = await apps.findOwnedApp(slug, owner.id);
+      const db = reads.as(owner);
       const period = periodOf(days);
       const [series, dailyUsers, rejections] = await Promise.all([
-        appDays(app.id, period),
+        appDays(db, app.id, period),
         selectAppDailyUserCounts(db, app.id, period.start, period.end),
         selectAppDailyRejections(db, app.id, period.start, period.end),
       ]);

@@ -26,7 +26,7 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
     },
     async (request, reply) => {
       const { limit = APP_PAGE.defaultLimit, cursor } = request.query;
-      return sendPageHeaders(reply, await apps.listOwnApps(requireAuth(request).user.id, { limit, cursor }));
+      return sendPageHeaders(reply, await apps.listOwnApps(requireAuth(request).user, { limit, cursor }));
     },
   );
 

@@ -13,6 +13,7 @@ import {
 } from '@tollbooth/contract';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
 import type { Database, Queryable } from '../db/client.ts';
+import { createReadRouter, DEFAULT_READ_TIMEOUT_MS, type Reader, type ReadRouter } from '../db/reads.ts';
 import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import type { Config } from '../platform/config.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
@@ -40,7 +41,8 @@ export type CopyAppConfiguration = (tx: Parameters<Parameters<Database['transact
 
 export interface AppsService {
   /** A page of the owner's applications, newest first. */
-  listOwnApps(ownerId: string, page: PageRequest): Promise<Page<Application>>;
+  /** The owner's apps, a page at a time: from the replica once it has the owner's last change (db/reads.ts). */
+  listOwnApps(owner: Reader, page: PageRequest): Promise<Page<Application>>;
   createApp(ownerId: string, input: ApplicationCreate): Promise<Application>;
   readApp(slug: string, viewerId: string | null): Promise<Application>;
   findOwnedApp(slug: string, ownerId: string): Promise<AppRow>;
@@ -62,6 +64,7 @@ export type InitAppConfiguration = (
 
 export function createAppsService({
   db,
+  reads = createReadRouter({ primary: db, statementTimeoutMs: DEFAULT_READ_TIMEOUT_MS }),
   config,
   createHooks = [],
   copyHooks = [],
@@ -69,6 +72,8 @@ export function createAppsService({
   onChange = () => {},
 }: {
   db: Database;
+  /** List reads under the statement timeout, on the replica when it has the reader's last change. */
+  reads?: ReadRouter;
   config: Config;
   createHooks?: InitAppConfiguration[];
   copyHooks?: CopyAppConfiguration[];
@@ -153,8 +158,8 @@ export function createAppsService({
     findOwnedApp,
     findCallableApp: (slug) => selectAppBySlug(db, slug),
 
-    async listOwnApps(ownerId, page) {
-      return mapPage(await selectAppsByOwner(db, ownerId, page), (row) => toView(row, ownerId));
+    async listOwnApps(owner, page) {
+      return mapPage(await selectAppsByOwner(reads.as(owner), owner.id, page), (row) => toView(row, owner.id));
     },
 
     async createApp(ownerId, input) {

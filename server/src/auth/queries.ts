@@ -12,12 +12,27 @@ export interface UserRow {
   display_name: string;
   is_active: boolean;
   date_joined: Date;
+  /**
+   * The primary's WAL position after the user's last change (db/reads.ts, decision 0130): their reads
+   * go to a replica only once it has replayed this far. Null when none is recorded; absent on rows
+   * read another way (an API key's cached user).
+   */
+  written_lsn?: string | null;
 }
 
 const USER_COLUMNS = 'id, issuer, subject, email, username, first_name, last_name, display_name, is_active, date_joined';
+const USER_COLUMNS_OF_U = USER_COLUMNS.split(', ')
+  .map((column) => `u.${column}`)
+  .join(', ');
 
+/** The user a token names, with the WAL position of their last change (one statement per signed-in request). */
 export async function selectUserBySubject(db: Queryable, issuer: string, subject: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE issuer = $1 AND subject = $2`, [issuer, subject]);
+  const { rows } = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS_OF_U}, p.written_lsn::text AS written_lsn
+       FROM users u LEFT JOIN user_write_positions p ON p.user_id = u.id
+      WHERE u.issuer = $1 AND u.subject = $2`,
+    [issuer, subject],
+  );
   return rows[0] ?? null;
 }
 

@@ -18,6 +18,7 @@ import {
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { Database } from '../db/client.ts';
+import { createReadRouter, DEFAULT_READ_TIMEOUT_MS, type ReadRouter } from '../db/reads.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { type AppOpenApiDocument, buildAppOpenApi } from './openapi.ts';
@@ -98,6 +99,7 @@ export function textInputOf(mode: 'completion' | 'chat', fields: CatalogField[])
 
 export function createCatalogService({
   db,
+  reads = createReadRouter({ primary: db, statementTimeoutMs: DEFAULT_READ_TIMEOUT_MS }),
   publicUrl,
   productName,
   apps,
@@ -105,6 +107,8 @@ export function createCatalogService({
   isDemoModel = () => false,
 }: {
   db: Database;
+  /** The public catalog's reads: the same for everyone, so from the replica when there is one (db/reads.ts). */
+  reads?: ReadRouter;
   publicUrl: string;
   productName: string;
   apps: Pick<AppsService, 'findCallableApp'>;
@@ -151,7 +155,7 @@ export function createCatalogService({
       const limit = query.limit ?? CATALOG_DEFAULT_LIMIT;
       const words = (query.q ?? '').trim().split(/\s+/).filter(Boolean).slice(0, MAX_SEARCH_WORDS);
       // One row more than asked tells whether another page follows.
-      const rows = await selectCatalogPage(db, {
+      const rows = await selectCatalogPage(reads.as(null), {
         words,
         type: query.type,
         mode: query.mode,
@@ -176,12 +180,13 @@ export function createCatalogService({
     },
 
     async readApp(slug) {
-      const row = await selectCatalogApp(db, slug, CATALOG_POPULAR_DAYS);
+      const publicReads = reads.as(null);
+      const row = await selectCatalogApp(publicReads, slug, CATALOG_POPULAR_DAYS);
       if (!row) throw notFound();
       const { fields } = await describe({ ...row, interaction_mode: row.mode }, row.app_info);
       const textInput = textInputOf(row.mode, fields);
       const urls = appUrls(publicUrl, row.slug, row.mode);
-      const plans = await selectActivePlans(db, row.id);
+      const plans = await selectActivePlans(publicReads, row.id);
       return {
         ...toItem(row, isDemoModel),
         fields,

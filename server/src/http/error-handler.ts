@@ -12,6 +12,9 @@ interface ErrorBody {
   request_id: string;
 }
 
+/** SQLSTATE query_canceled: a statement stopped by its statement_timeout. */
+const QUERY_CANCELED = '57014';
+
 /** Names the field of the first schema violation, e.g. "body/first_name" becomes "first_name". */
 function describeValidation(error: FastifyError): { field: string; message: string } {
   const first = error.validation?.[0];
@@ -45,6 +48,14 @@ export function registerErrorHandling(app: FastifyInstance) {
       )[error.statusCode];
       // Malformed JSON, empty bodies and other client mistakes Fastify catches before our code.
       body = { code: code ?? 'invalid_param', message: error.message, status: error.statusCode };
+    } else if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+      // A read's statement_timeout (db/reads.ts, READ_STATEMENT_TIMEOUT_MS): no runaway query, a clear answer.
+      request.log.warn({ err: error }, 'a read passed its statement timeout');
+      body = {
+        code: 'service_unavailable',
+        message: 'The database took longer than READ_STATEMENT_TIMEOUT_MS to answer this read, which was stopped: ask for a shorter period or fewer rows',
+        status: ERROR_STATUS.service_unavailable,
+      };
     } else {
       request.log.error({ err: error }, 'unhandled error');
       body = { code: 'internal_error', message: 'Internal server error', status: ERROR_STATUS.internal_error };

@@ -26,7 +26,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
     },
     async (request, reply) => {
       const { include_revoked: includeRevoked, kind, limit = KEY_PAGE.defaultLimit, cursor } = request.query;
-      return sendPageHeaders(reply, await keys.listKeys(requireAuth(request).user.id, { includeRevoked, kind, limit, cursor }));
+      return sendPageHeaders(reply, await keys.listKeys(requireAuth(request).user, { includeRevoked, kind, limit, cursor }));
     },
   );
 

@@ -7,6 +7,7 @@ import type { AppsService } from '../apps/service.ts';
 import type { UserRow } from '../auth/users-service.ts';
 import type { Database } from '../db/client.ts';
 import type { InvalidationBus } from '../db/invalidation.ts';
+import { createReadRouter, DEFAULT_READ_TIMEOUT_MS, type Reader, type ReadRouter } from '../db/reads.ts';
 import { mapPage, type Page, type PageRequest } from '../http/pagination.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import { looksLikeApiKey, looksLikePublishableKey } from '../platform/key-formats.ts';
@@ -59,7 +60,8 @@ export interface AuthenticatedApiKey {
 export interface ApiKeysService {
   createKey(userId: string, input: ApiKeyCreate): Promise<ApiKeyCreated>;
   /** A page of the user's keys, newest first. */
-  listKeys(userId: string, options: { includeRevoked?: boolean; kind?: 'secret' | 'publishable' } & PageRequest): Promise<Page<ApiKey>>;
+  /** The user's keys, a page at a time: from the replica once it has the user's last change (db/reads.ts). */
+  listKeys(user: Reader, options: { includeRevoked?: boolean; kind?: 'secret' | 'publishable' } & PageRequest): Promise<Page<ApiKey>>;
   revokeKey(userId: string, keyId: string): Promise<void>;
   /** The live key a raw key string belongs to, or null (malformed, unknown, revoked, or its user inactive). */
   authenticateApiKey(rawKey: string): Promise<AuthenticatedApiKey | null>;
@@ -181,10 +183,13 @@ function createKeyCache(bus: InvalidationBus) {
 
 export function createApiKeysService({
   db,
+  reads = createReadRouter({ primary: db, statementTimeoutMs: DEFAULT_READ_TIMEOUT_MS }),
   invalidation,
   apps,
 }: {
   db: Database;
+  /** List reads under the statement timeout, on the replica when it has the reader's last change. */
+  reads?: ReadRouter;
   invalidation?: InvalidationBus;
   /** Checks the apps a publishable key is bound to. */
   apps?: Pick<AppsService, 'findCallableApp'>;
@@ -245,8 +250,8 @@ export function createApiKeysService({
       return { ...toView(row), key };
     },
 
-    async listKeys(userId, { includeRevoked = false, kind, ...page }) {
-      return mapPage(await selectApiKeysByUser(db, userId, includeRevoked, page, kind ?? null), toView);
+    async listKeys(user, { includeRevoked = false, kind, ...page }) {
+      return mapPage(await selectApiKeysByUser(reads.as(user), user.id, includeRevoked, page, kind ?? null), toView);
     },
 
     async revokeKey(userId, keyId) {

@@ -75,6 +75,34 @@ describe('a database that cannot be used', () => {
     expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 
+  it.skipIf(!process.env.DATABASE_URL)(
+    'refuses a DATABASE_READ_URL that cannot be reached, naming it (PostgreSQL)',
+    async () => {
+      const dataDir = freshDir();
+      const { code, stderr } = await runServerCommand([], {
+        DATA_DIR: dataDir,
+        DATABASE_URL: process.env.DATABASE_URL!,
+        DATABASE_READ_URL: 'postgres://reader:s3cret@127.0.0.1:1/tollbooth',
+      });
+      expect(code).toBe(1);
+      const lines = refusals(stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^Tollbooth did not start: DATABASE_READ_URL: cannot reach postgres:\/\/reader:\*\*\*@127\.0\.0\.1:1\/tollbooth: .*ECONNREFUSED/,
+      );
+      expect(stderr).not.toContain('s3cret');
+    },
+    120_000,
+  );
+
+  it('refuses DATABASE_READ_URL without DATABASE_URL: the embedded database has no replica', async () => {
+    const dataDir = freshDir();
+    const { code, stderr } = await runServerCommand([], { DATA_DIR: dataDir, DATABASE_READ_URL: 'postgres://reader@127.0.0.1:5433/tollbooth' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('DATABASE_READ_URL needs DATABASE_URL: the embedded database (PGlite, no DATABASE_URL) has no replica');
+    expect(existsSync(dataDir)).toBe(false);
+  }, 120_000);
+
   describe('on the suite database', () => {
     // The database a process of this test starts on: PostgreSQL's test database, or PGlite files in a DATA_DIR of the test's.
     let database: TestDatabase | null = null;

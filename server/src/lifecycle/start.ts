@@ -98,6 +98,7 @@ export async function openCheckedDatabase(config: Config): Promise<OpenedDatabas
     } finally {
       await probe.end().catch(() => undefined);
     }
+    if (config.databaseReadUrl) await checkReadReplica(config.databaseUrl, config.databaseReadUrl);
     const db = await openDatabase(config);
     return { db, close: () => db.close() };
   }
@@ -114,6 +115,34 @@ export async function openCheckedDatabase(config: Config): Promise<OpenedDatabas
   } catch (error) {
     unlock();
     throw new StartRefused([`DATA_DIR: cannot open the embedded database in ${config.dataDir}: ${reasonOf(error)}`]);
+  }
+}
+
+/**
+ * DATABASE_READ_URL must answer and be a copy of DATABASE_URL's cluster (the same system identifier,
+ * where the role may read it): a replica of another database would show other data. One not in
+ * recovery (the primary itself, or a promoted standby) is accepted: it has every change.
+ */
+async function checkReadReplica(primaryUrl: string, readUrl: string): Promise<void> {
+  const identify = async (url: string, variable: string) => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ system: string | null }>('SELECT (SELECT system_identifier::text FROM pg_control_system()) AS system');
+      return rows[0]?.system ?? null;
+    } catch (error) {
+      // Some managed services keep pg_control_system() from their users: nothing to compare then.
+      if ((error as { code?: string }).code === '42501') return null;
+      throw new StartRefused([`${variable}: cannot reach ${redactUrl(url)}: ${reasonOf(error)}`]);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  const [primary, replica] = [await identify(primaryUrl, 'DATABASE_URL'), await identify(readUrl, 'DATABASE_READ_URL')];
+  if (primary !== null && replica !== null && primary !== replica) {
+    throw new StartRefused([
+      `DATABASE_READ_URL: ${redactUrl(readUrl)} is not a replica of DATABASE_URL (PostgreSQL system identifier ${replica}, the primary's is ${primary})`,
+    ]);
   }
 }
 

@@ -55,7 +55,7 @@ describe('SETTLEMENT_GATHER_MS', () => {
   });
 });
 
-describe('RETENTION_DAYS and DATABASE_POOL_MODE (issue 59)', () => {
+describe('RETENTION_DAYS, DATABASE_POOL_MODE and DATABASE_READ_URL (issue 59)', () => {
   const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tollbooth-config-')), SECRET_KEY: 'a'.repeat(64) });
   it('keeps every call unless RETENTION_DAYS is set to a number of days, naming it when it is not one', () => {
     expect(loadConfig(base()).historyRetentionDays).toBeNull();
@@ -70,6 +70,23 @@ describe('RETENTION_DAYS and DATABASE_POOL_MODE (issue 59)', () => {
     expect(() => loadConfig({ ...base(), DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction' })).toThrow(/needs DATABASE_LISTEN_URL/);
     const config = loadConfig({ ...base(), DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction', DATABASE_LISTEN_URL: 'postgres://u@db:5432/tb' });
     expect(config).toMatchObject({ databasePoolMode: 'transaction', databaseListenUrl: 'postgres://u@db:5432/tb' });
+  });
+  it('reads from DATABASE_READ_URL only beside DATABASE_URL: PGlite has no replica, and the start says so', () => {
+    expect(loadConfig(base())).toMatchObject({ databaseReadUrl: null, readStatementTimeoutMs: 5000 });
+    expect(() => loadConfig({ ...base(), DATABASE_READ_URL: 'postgres://u@replica:5432/tb' })).toThrow(
+      /DATABASE_READ_URL needs DATABASE_URL: the embedded database \(PGlite, no DATABASE_URL\) has no replica/,
+    );
+    expect(() => loadConfig({ ...base(), DATABASE_URL: 'postgres://u@db:5432/tb', DATABASE_READ_URL: 'replica' })).toThrow(/DATABASE_READ_URL must be a URL/);
+    const config = loadConfig({
+      ...base(),
+      DATABASE_URL: 'postgres://u@db:5432/tb',
+      DATABASE_READ_URL: 'postgres://u@replica:5432/tb',
+      READ_STATEMENT_TIMEOUT_MS: '250',
+    });
+    expect(config).toMatchObject({ databaseReadUrl: 'postgres://u@replica:5432/tb', readStatementTimeoutMs: 250 });
+    for (const bad of ['0', '99', '600001', 'soon']) {
+      expect(() => loadConfig({ ...base(), READ_STATEMENT_TIMEOUT_MS: bad })).toThrow(/READ_STATEMENT_TIMEOUT_MS must be an integer from 100 to 600000/);
+    }
   });
 });
 

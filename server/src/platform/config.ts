@@ -33,6 +33,13 @@ export interface Config {
   databasePoolMode: 'session' | 'transaction';
   /** DATABASE_LISTEN_URL: where the cache-invalidation LISTEN connects; null is DATABASE_URL. */
   databaseListenUrl: string | null;
+  /**
+   * DATABASE_READ_URL: a streaming replica of DATABASE_URL for analytics, catalog, statement and list
+   * reads (db/reads.ts, decision 0130); null reads everything from DATABASE_URL. Refused without DATABASE_URL.
+   */
+  databaseReadUrl: string | null;
+  /** READ_STATEMENT_TIMEOUT_MS: statement_timeout of every analytics, catalog, statement, list and export statement. */
+  readStatementTimeoutMs: number;
   /** Externally visible base URL of this server, without a trailing slash. */
   publicUrl: string;
   /** 32-byte key for encrypting secrets at rest and signing cookies. */
@@ -245,6 +252,12 @@ export function loadConfig(env: Env = process.env): Config {
       'DATABASE_POOL_MODE=transaction needs DATABASE_LISTEN_URL: a direct PostgreSQL connection for LISTEN, which a transaction pooler cannot hold',
     );
   }
+  const databaseReadUrl = url('DATABASE_READ_URL', null);
+  if (databaseReadUrl !== null && databaseUrl === null) {
+    problems.push(
+      'DATABASE_READ_URL needs DATABASE_URL: the embedded database (PGlite, no DATABASE_URL) has no replica; unset DATABASE_READ_URL or set DATABASE_URL to its primary',
+    );
+  }
   const publicUrl = url('PUBLIC_URL', `http://localhost:${port || 3000}`) ?? 'http://localhost:3000';
 
   // The issuer is compared byte for byte with each token's iss claim, so it is kept as given
@@ -286,6 +299,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databasePoolMode,
     databaseListenUrl,
+    databaseReadUrl,
+    readStatementTimeoutMs: integer('READ_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     publicUrl,
     secretKey: secretKey ?? Buffer.alloc(0),
     productName: 'Tollbooth',

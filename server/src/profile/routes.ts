@@ -73,7 +73,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ profile: ProfileService 
       const { limit, cursor, offset } = request.query;
       if (offset !== undefined && cursor !== undefined) throw invalidParam('offset', 'cannot be combined with cursor; page with cursor alone');
       if (offset !== undefined) reply.header('Deprecation', 'true');
-      const page = await profile.listCreators(limit, cursor, offset ?? 0);
+      const page = await profile.listCreators(requireAuth(request).user, limit, cursor, offset ?? 0);
       sendPageHeaders(reply, { items: page.results, has_more: page.has_more, next_cursor: page.next_cursor });
       return page;
     },

@@ -4,13 +4,21 @@ import type { CreatorMe, Profile, ProfileUpdate } from '@tollbooth/contract';
 import type { UserRow } from '../auth/users-service.ts';
 import { readCreditsCents } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
+import { createReadRouter, DEFAULT_READ_TIMEOUT_MS, type Reader, type ReadRouter } from '../db/reads.ts';
 import { decodeKeysetCursor, takeKeysetPage } from '../http/pagination.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import { selectCreator, selectCreatorPage, selectProfileUser, updateCreatorDisplayName, updateUserNames } from './queries.ts';
 
 const centsToDollars = (cents: number) => Math.round(cents) / 100;
 
-export function createProfileService({ db }: { db: Database }) {
+export function createProfileService({
+  db,
+  reads = createReadRouter({ primary: db, statementTimeoutMs: DEFAULT_READ_TIMEOUT_MS }),
+}: {
+  db: Database;
+  /** The creators directory's reads, on the replica once it has the reader's last change (db/reads.ts). */
+  reads?: ReadRouter;
+}) {
   const readProfile = async (userId: string): Promise<Profile> => {
     const user = await selectProfileUser(db, userId);
     if (!user) throw new AppError('not_found', 'User not found');
@@ -78,8 +86,8 @@ export function createProfileService({ db }: { db: Database }) {
     },
 
     /** The creators directory, paged by cursor (or by the old `offset`, kept for a release). */
-    async listCreators(limit: number, cursor: string | undefined, offset: number) {
-      const { rows, count } = await selectCreatorPage(db, limit, decodeKeysetCursor(cursor), offset);
+    async listCreators(reader: Reader, limit: number, cursor: string | undefined, offset: number) {
+      const { rows, count } = await selectCreatorPage(reads.as(reader), limit, decodeKeysetCursor(cursor), offset);
       const page = takeKeysetPage(rows, limit);
       return {
         count,

@@ -77,6 +77,8 @@ export interface TestContextOptions {
   wrapDatabase?: (db: Database) => Database;
   /** Observability's knobs (app.ts): how often the money's health is read, Node's process metrics. */
   observability?: AppDependencies['observability'];
+  /** A read replica of the test's database (closed with the context), e.g. test-support/replica.ts's. */
+  readReplica?: (database: TestDatabase) => Promise<Database>;
 }
 
 export async function createTestContext(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
@@ -92,7 +94,14 @@ export async function createTestContext(env: Record<string, string> = {}, option
     ...env,
   });
   const appDb = options.wrapDatabase?.(database.db) ?? database.db;
-  const app = await buildApp({ config, db: appDb, logger: options.logger ?? false, observability: options.observability ?? { processMetrics: false } });
+  const readReplica = options.readReplica ? await options.readReplica(database) : undefined;
+  const app = await buildApp({
+    config,
+    db: appDb,
+    readReplica,
+    logger: options.logger ?? false,
+    observability: options.observability ?? { processMetrics: false },
+  });
   await app.ready();
   // The test reads the database as the API does: after this process's answered calls are settled.
   const db = readingAfterSettlements(database.db, () => app.settledReads());
@@ -123,6 +132,7 @@ export async function createTestContext(env: Record<string, string> = {}, option
     },
     async close() {
       await app.close();
+      await readReplica?.close();
       await Promise.all([database.cleanup(), issuer.close()]);
     },
   };

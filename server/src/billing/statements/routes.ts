@@ -48,7 +48,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<{ statements: Statement
         response: { 200: Statement, ...errors },
       },
     },
-    async (request) => statements.read(user(request), request.params.month, request.query.role),
+    async (request) => statements.read(requireAuth(request).user, request.params.month, request.query.role),
   );
 
   app.get(
@@ -70,7 +70,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<{ statements: Statement
     },
     async (request, reply) => {
       const role = request.query.role ?? 'caller';
-      const statement = await statements.read(user(request), request.params.month, role);
+      const statement = await statements.read(requireAuth(request).user, request.params.month, role);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="statement-${statement.month}-${role}.csv"`)

@@ -14,7 +14,8 @@ import type {
   StatementPayout,
   StatementRole,
 } from '@tollbooth/contract';
-import type { Database } from '../../db/client.ts';
+import type { Database, Queryable } from '../../db/client.ts';
+import { createReadRouter, DEFAULT_READ_TIMEOUT_MS, type Reader, type ReadRouter } from '../../db/reads.ts';
 import { invalidParam } from '../../platform/errors.ts';
 import type { StripeClient } from '../../providers/stripe/client.ts';
 import {
@@ -54,17 +55,20 @@ export function parseMonth(value: string, now = new Date()): MonthRange {
   return { month: value, from: new Date(Date.UTC(year, index, 1)), to: new Date(Date.UTC(year, index + 1, 1)) };
 }
 
+/** How long after its end a month is read from the replica: its last entries have long been replicated. */
+const CLOSED_MONTH_SETTLED_MS = 86_400_000;
+
 const num = (value: unknown) => Number(value ?? 0);
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 /** The account's balance as its entries before `from` and before `to` sum it. */
-async function balances(db: Database, accountId: number, range: MonthRange): Promise<{ opening: number; closing: number }> {
+async function balances(db: Queryable, accountId: number, range: MonthRange): Promise<{ opening: number; closing: number }> {
   const row = await selectBalances(db, accountId, range);
   return { opening: num(row?.opening), closing: num(row?.closing) };
 }
 
 /** The months (YYYY-MM) in which any of these accounts has entries, by one index probe per month. */
-async function monthsWithEntries(db: Database, accountIds: number[]): Promise<Set<string>> {
+async function monthsWithEntries(db: Queryable, accountIds: number[]): Promise<Set<string>> {
   const months = new Set<string>();
   for (const id of accountIds) {
     let after = new Date(0);
@@ -88,14 +92,17 @@ const other = (row: EntryRow): StatementOther => ({
 
 export function createStatementsService({
   db,
+  reads = createReadRouter({ primary: db, statementTimeoutMs: DEFAULT_READ_TIMEOUT_MS }),
   stripe = null,
   log,
 }: {
   db: Database;
+  /** Statement reads under the statement timeout; closed months from the replica (db/reads.ts). */
+  reads?: ReadRouter;
   stripe?: StripeClient | null;
   log?: { warn(details: object, message: string): void };
 }) {
-  async function callerCurrency(userId: string, account: Account | null, currency: string, range: MonthRange): Promise<CallerStatementCurrency> {
+  async function callerCurrency(q: Queryable, userId: string, account: Account | null, currency: string, range: MonthRange): Promise<CallerStatementCurrency> {
     const block: CallerStatementCurrency = {
       currency,
       opening_balance_cents: null,
@@ -114,14 +121,14 @@ export function createStatementsService({
       other: [],
     };
     if (account) {
-      const balance = await balances(db, account.id, range);
+      const balance = await balances(q, account.id, range);
       block.opening_balance_cents = balance.opening;
       block.closing_balance_cents = balance.closing;
-      const rows = await selectEntriesOfMonth(db, account.id, range, ['call_charge']);
+      const rows = await selectEntriesOfMonth(q, account.id, range, ['call_charge']);
       const topUpIntents = rows.filter((row) => row.kind === 'credit_top_up' && row.reference?.startsWith('topup:')).map((row) => row.reference!.slice(6));
       const receipts = new Map<string, string | null>();
       if (topUpIntents.length > 0) {
-        const found = await selectTopUpReceipts(db, userId, topUpIntents);
+        const found = await selectTopUpReceipts(q, userId, topUpIntents);
         for (const row of found) {
           // A receipt Stripe did not give us when the top-up succeeded is asked for again now.
           if (!row.receipt_url && stripe) await tryRecordTopUpReceipt(db, stripe, { id: row.stripe_payment_intent_id }, log);
@@ -156,7 +163,7 @@ export function createStatementsService({
         }
       }
       // Calls paid from these credits, per app (decision 0062).
-      const spend = await selectSpendByApp(db, account.id, range);
+      const spend = await selectSpendByApp(q, account.id, range);
       for (const row of spend) {
         block.spend_cents += num(row.amount);
         block.spend_by_app.push({
@@ -171,19 +178,19 @@ export function createStatementsService({
   }
 
   /** The caller's subscription invoices and their refunds in the month (paid by card: outside funding in the invoice's currency). */
-  async function callerSubscriptions(userId: string, range: MonthRange) {
-    const paid = await selectPaidInvoices(db, userId, range);
-    const refunds = await selectSubscriptionAdjustments(db, userId, range);
+  async function callerSubscriptions(q: Queryable, userId: string, range: MonthRange) {
+    const paid = await selectPaidInvoices(q, userId, range);
+    const refunds = await selectSubscriptionAdjustments(q, userId, range);
     return { paid, refunds };
   }
 
-  async function callerStatement(userId: string, range: MonthRange): Promise<CallerStatementCurrency[]> {
-    const accounts = await selectAccounts(db, userId, ['user_credits']);
-    const subs = await callerSubscriptions(userId, range);
+  async function callerStatement(q: Queryable, userId: string, range: MonthRange): Promise<CallerStatementCurrency[]> {
+    const accounts = await selectAccounts(q, userId, ['user_credits']);
+    const subs = await callerSubscriptions(q, userId, range);
     const currencies = [...new Set([...accounts.map((a) => a.currency), ...subs.paid.map((r) => r.currency), ...subs.refunds.map((r) => r.currency)])].sort();
     const blocks: CallerStatementCurrency[] = [];
     for (const currency of currencies) {
-      const block = await callerCurrency(userId, accounts.find((a) => a.currency === currency) ?? null, currency, range);
+      const block = await callerCurrency(q, userId, accounts.find((a) => a.currency === currency) ?? null, currency, range);
       for (const row of subs.paid.filter((r) => r.currency === currency)) {
         block.subscriptions_cents += num(row.amount);
         block.subscriptions.push({
@@ -212,12 +219,12 @@ export function createStatementsService({
     return blocks;
   }
 
-  async function creatorStatement(userId: string, range: MonthRange): Promise<CreatorStatementCurrency[]> {
-    const accounts = await selectAccounts(db, userId, ['creator_earnings', 'payouts_in_transit']);
+  async function creatorStatement(q: Queryable, userId: string, range: MonthRange): Promise<CreatorStatementCurrency[]> {
+    const accounts = await selectAccounts(q, userId, ['creator_earnings', 'payouts_in_transit']);
     // The money of the creator's apps' calls, per currency and app (decision 0062).
-    const calls = await selectCallsByApp(db, userId, range);
+    const calls = await selectCallsByApp(q, userId, range);
     // Refunds of their callers' subscription payments: the platform's (fees → outside funding), shown for information.
-    const refunds = await selectRefundsSeen(db, userId, range);
+    const refunds = await selectRefundsSeen(q, userId, range);
     const currencies = [...new Set([...accounts.map((a) => a.currency), ...calls.map((r) => r.currency), ...refunds.map((r) => r.currency)])].sort();
     const blocks: CreatorStatementCurrency[] = [];
     for (const currency of currencies) {
@@ -268,17 +275,17 @@ export function createStatementsService({
       }
       const earnings = accounts.find((a) => a.kind === 'creator_earnings' && a.currency === currency);
       if (earnings) {
-        const balance = await balances(db, earnings.id, range);
+        const balance = await balances(q, earnings.id, range);
         block.opening_balance_cents = balance.opening;
         block.closing_balance_cents = balance.closing;
-        const rows = await selectEntriesOfMonth(db, earnings.id, range, ['call_charge']);
+        const rows = await selectEntriesOfMonth(q, earnings.id, range, ['call_charge']);
         const subscriptionTxs = rows.filter((row) => row.kind === 'subscription_payment').map((row) => row.transaction_id);
         const subscriptionDetails = new Map<
           string,
           { gross: number; fee: number; plan: string | null; slug: string | null; name: string | null; invoice: string | null }
         >();
         if (subscriptionTxs.length > 0) {
-          const details = await selectSubscriptionPayments(db, subscriptionTxs);
+          const details = await selectSubscriptionPayments(q, subscriptionTxs);
           for (const row of details) {
             subscriptionDetails.set(row.id, {
               gross: num(row.gross),
@@ -327,7 +334,7 @@ export function createStatementsService({
       // Stripe's confirmation of a payout moves it from in transit to paid; the earnings saw it leave already.
       const inTransit = accounts.find((a) => a.kind === 'payouts_in_transit' && a.currency === currency);
       if (inTransit) {
-        const sent: StatementPayout[] = (await selectEntriesOfMonth(db, inTransit.id, range, ['payout', 'payout_failed']))
+        const sent: StatementPayout[] = (await selectEntriesOfMonth(q, inTransit.id, range, ['payout', 'payout_failed']))
           .filter((row) => row.kind === 'payout_sent')
           .map((row) => ({
             date: iso(row.created_at)!,
@@ -363,14 +370,16 @@ export function createStatementsService({
           : role === 'creator'
             ? ['creator_earnings', 'payouts_in_transit']
             : ['user_credits', 'creator_earnings', 'payouts_in_transit'];
-      const accounts = await selectAccounts(db, userId, kinds);
+      // Which months have entries changes with every entry: read where the entries are written.
+      const q = reads.primary;
+      const accounts = await selectAccounts(q, userId, kinds);
       const months = await monthsWithEntries(
-        db,
+        q,
         accounts.map((a) => a.id),
       );
       if (role !== 'creator') {
         // Subscriptions paid by card leave no entry on the caller's accounts.
-        for (const month of await selectInvoiceMonths(db, userId)) months.add(month);
+        for (const month of await selectInvoiceMonths(q, userId)) months.add(month);
       }
       const current = monthKey(now);
       months.add(current);
@@ -383,10 +392,15 @@ export function createStatementsService({
       };
     },
 
-    async read(userId: string, month: string, role: StatementRole = 'caller', now = new Date()): Promise<Statement> {
+    async read(reader: Reader, month: string, role: StatementRole = 'caller', now = new Date()): Promise<Statement> {
+      const userId = reader.id;
       const range = parseMonth(month, now);
       const base = { month: range.month, role, from: range.from.toISOString(), to: range.to.toISOString() };
-      return role === 'creator' ? { ...base, creator: await creatorStatement(userId, range) } : { ...base, caller: await callerStatement(userId, range) };
+      // A month closed a day ago or more no longer changes: the replica (once it has the reader's own last
+      // change) reads it; the current month, and one just closed whose last entries may still be on their
+      // way to the replica, from the primary. Either way under the statement timeout.
+      const q = range.to.getTime() <= now.getTime() - CLOSED_MONTH_SETTLED_MS ? reads.as(reader) : reads.primary;
+      return role === 'creator' ? { ...base, creator: await creatorStatement(q, userId, range) } : { ...base, caller: await callerStatement(q, userId, range) };
     },
   };
 }
