@@ -21,6 +21,11 @@ import { signedHeaders } from './signing.ts';
 export const POLL_MS = 250;
 /** The longest wait between rounds of an idle worker (doubling from POLL_MS): bounds commit-to-first-attempt. */
 export const IDLE_POLL_MS = 2000;
+/** The wait between rounds while deliveries are backed up (every slot busy, or the last claim was full). */
+export const BACKLOG_POLL_MS = 20;
+
+/** What a round found: nothing, some work, or more than it could take. */
+type Round = 'idle' | 'busy' | 'more';
 export const CONCURRENCY = 16;
 /** The worker's statements at once: its share of the database pool stays small beside the paid calls'. */
 export const WRITERS = 2;
@@ -129,10 +134,12 @@ export function createWebhookWorker({
    * One round: fan out, then claim and start what the free slots allow. Resolves when the claims are
    * made (not the sends), with whether it found any work.
    */
-  const round = async (): Promise<boolean> => {
-    if (running || stopped) return false;
+  const round = async (): Promise<Round> => {
+    if (running || stopped) return 'idle';
     running = true;
     try {
+      // Every slot sending: look again soon, a send takes milliseconds (no query until a slot is free).
+      if (inFlight.size >= CONCURRENCY) return 'more';
       let fanned = 0;
       if (await hasEventsToFanOut(db)) {
         let batch = 0;
@@ -142,7 +149,7 @@ export function createWebhookWorker({
         } while (!stopped && batch === 200);
       }
       const free = CONCURRENCY - inFlight.size;
-      if (free <= 0 || stopped) return true;
+      if (free <= 0 || stopped) return 'more';
       const claimed = await claimDueDeliveries(db, free, leaseSeconds);
       for (const delivery of claimed) {
         const task: Promise<void> = deliver(delivery)
@@ -151,10 +158,13 @@ export function createWebhookWorker({
           .finally(() => inFlight.delete(task));
         inFlight.add(task);
       }
-      return fanned > 0 || claimed.length > 0;
+      // A full claim means more may be due: claim again soon rather than a POLL_MS later, so one process
+      // sends hundreds a second (POLL_MS alone would cap it at CONCURRENCY per POLL_MS).
+      if (claimed.length === free) return 'more';
+      return fanned > 0 || claimed.length > 0 ? 'busy' : 'idle';
     } catch (error) {
       log.error({ err: error }, 'a webhook delivery round failed');
-      return false;
+      return 'idle';
     } finally {
       running = false;
     }
@@ -165,8 +175,8 @@ export function createWebhookWorker({
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(async () => {
-      const busy = await round();
-      waitMs = busy ? POLL_MS : Math.min(waitMs * 2, IDLE_POLL_MS);
+      const found = await round();
+      waitMs = found === 'more' ? BACKLOG_POLL_MS : found === 'busy' ? POLL_MS : Math.min(waitMs * 2, IDLE_POLL_MS);
       schedule();
     }, waitMs);
     timer.unref();
