@@ -16,6 +16,8 @@ import { createTracing, type RecordedSpan, type SpanSink, type Tracing } from '.
 
 const QUEUE_SPANS = 4096;
 const BATCH_SPANS = 512;
+/** A batch's bytes at most (its spans' JSON, outside V8's heap). */
+const BATCH_BYTES = 512 * 1024;
 const EXPORT_EVERY_MS = 1000;
 const EXPORT_TIMEOUT_MS = 5000;
 /** At most this much of an export's answer is read (its body is not used). */
@@ -29,8 +31,8 @@ export interface StartedTracing {
   flush(): Promise<void>;
 }
 
-/** Sends one batch; resolves whether the receiver took it. Never rejects. */
-export type SpanExport = (spans: RecordedSpan[]) => Promise<boolean>;
+/** Sends one batch (its spans' OTLP JSON, comma-separated); resolves whether the receiver took it. Never rejects. */
+export type SpanExport = (spans: Buffer) => Promise<boolean>;
 
 /**
  * OTEL_TRACES_SAMPLER's decision for a trace: `parentSampled` is the caller's flag (null when the
@@ -55,19 +57,33 @@ export function samplerOf(name: string, ratio: number): (traceId: string, parent
   }
 }
 
-/** The bounded queue: ended spans wait here; a timer (or a full batch) exports them, one export at a time. */
+/**
+ * The bounded queue: a span is written as its OTLP JSON when it ends, into a batch buffer outside
+ * V8's heap, so the span object dies young (ended spans kept as objects until their export survived
+ * scavenges into the old generation: most of what tracing cost a paid call). A timer (or a full batch)
+ * exports them, one export at a time.
+ */
 export function createSpanQueue(send: SpanExport, onDropped: (count: number) => void) {
-  let queue: RecordedSpan[] = [];
+  type Batch = { buffer: Buffer; used: number; spans: number };
+  const newBatch = (): Batch => ({ buffer: Buffer.allocUnsafe(BATCH_BYTES), used: 0, spans: 0 });
+  const full: Batch[] = [];
+  let current = newBatch();
+  let queued = 0;
   let exporting: Promise<void> | null = null;
   let stopped = false;
 
   const exportBatch = (): Promise<void> => {
     if (exporting) return exporting;
-    if (queue.length === 0) return Promise.resolve();
-    const batch = queue.length <= BATCH_SPANS ? queue : queue.slice(0, BATCH_SPANS);
-    queue = batch === queue ? [] : queue.slice(BATCH_SPANS);
-    const running = send(batch).then((ok) => {
-      if (!ok) onDropped(batch.length);
+    let batch = full.shift();
+    if (!batch) {
+      if (current.spans === 0) return Promise.resolve();
+      batch = current;
+      current = newBatch();
+    }
+    const sent = batch;
+    const running = send(sent.buffer.subarray(0, sent.used)).then((ok) => {
+      queued -= sent.spans;
+      if (!ok) onDropped(sent.spans);
       exporting = null;
     });
     exporting = running;
@@ -79,16 +95,29 @@ export function createSpanQueue(send: SpanExport, onDropped: (count: number) => 
   return {
     ended(span: RecordedSpan) {
       if (stopped) return;
-      if (queue.length >= QUEUE_SPANS) {
+      if (queued >= QUEUE_SPANS) {
         onDropped(1);
         return;
       }
-      queue.push(span);
-      if (queue.length >= BATCH_SPANS && !exporting) setImmediate(() => void exportBatch());
+      const text = spanJson(span);
+      const bytes = Buffer.byteLength(text) + 1;
+      if (bytes > BATCH_BYTES) {
+        onDropped(1);
+        return;
+      }
+      if (current.used + bytes > BATCH_BYTES || current.spans >= BATCH_SPANS) {
+        full.push(current);
+        current = newBatch();
+      }
+      if (current.spans > 0) current.buffer[current.used++] = 0x2c; // ','
+      current.used += current.buffer.write(text, current.used);
+      current.spans++;
+      queued++;
+      if (full.length > 0 && !exporting) setImmediate(() => void exportBatch());
     },
     async flush() {
       if (exporting) await exporting;
-      while (queue.length > 0) await exportBatch();
+      while (full.length > 0 || current.spans > 0) await exportBatch();
     },
     async shutdown() {
       clearInterval(timer);
@@ -140,47 +169,47 @@ function jsonName(name: string): string {
   return json;
 }
 
-/**
- * An ExportTraceServiceRequest in OTLP's JSON mapping (ids in hex, enums as numbers, 64-bit integers
- * as strings), written as text: building the objects for JSON.stringify cost a traced call ~25 µs.
- */
-export function otlpJson(spans: RecordedSpan[], serviceName: string): string {
-  const parts: string[] = [];
-  for (const span of spans) {
-    let attributes = '';
-    for (const key in span.attributes) {
-      const value = span.attributes[key];
-      if (value === undefined || value === null) continue;
-      attributes += `${attributes ? ',' : ''}${keyPrefix(key)}${otlpValue(value)}}`;
-    }
-    const status = span.status.message ? `{"code":${span.status.code},"message":${JSON.stringify(span.status.message)}}` : `{"code":${span.status.code}}`;
-    parts.push(
-      `{"traceId":"${span.traceId}","spanId":"${span.spanId}"${span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : ''}${
-        span.traceState ? `,"traceState":${JSON.stringify(span.traceState)}` : ''
-      },"name":${jsonName(span.name)},"kind":${
-        // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
-        span.kind + 1
-      },"startTimeUnixNano":"${nanosOf(span.startMs)}","endTimeUnixNano":"${nanosOf(span.endMs)}","attributes":[${attributes}],"status":${status}}`,
-    );
+/** One span in OTLP's JSON mapping (ids in hex, enums as numbers, 64-bit integers as strings), written as text. */
+export function spanJson(span: RecordedSpan): string {
+  let attributes = '';
+  for (const key in span.attributes) {
+    const value = span.attributes[key];
+    if (value === undefined || value === null) continue;
+    attributes += `${attributes ? ',' : ''}${keyPrefix(key)}${otlpValue(value)}}`;
   }
-  return `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":${JSON.stringify(
-    serviceName,
-  )}}}]},"scopeSpans":[{"scope":{"name":"tollbooth"},"spans":[${parts.join(',')}]}]}]}`;
+  const status = span.status.message ? `{"code":${span.status.code},"message":${JSON.stringify(span.status.message)}}` : `{"code":${span.status.code}}`;
+  return `{"traceId":"${span.traceId}","spanId":"${span.spanId}"${span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : ''}${
+    span.traceState ? `,"traceState":${JSON.stringify(span.traceState)}` : ''
+  },"name":${jsonName(span.name)},"kind":${
+    // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
+    span.kind + 1
+  },"startTimeUnixNano":"${nanosOf(span.startMs)}","endTimeUnixNano":"${nanosOf(span.endMs)}","attributes":[${attributes}],"status":${status}}`;
+}
+
+/** The ExportTraceServiceRequest around a batch of spans' JSON. */
+function envelope(serviceName: string): [Buffer, Buffer] {
+  return [
+    Buffer.from(
+      `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":${JSON.stringify(serviceName)}}}]},"scopeSpans":[{"scope":{"name":"tollbooth"},"spans":[`,
+    ),
+    Buffer.from(']}]}]}'),
+  ];
+}
+
+/** A whole ExportTraceServiceRequest of these spans (tests). */
+export function otlpJson(spans: RecordedSpan[], serviceName: string): string {
+  const [head, tail] = envelope(serviceName);
+  return `${head.toString()}${spans.map(spanJson).join(',')}${tail.toString()}`;
 }
 
 /** POSTs batches to the OTLP/HTTP traces URL, each within EXPORT_TIMEOUT_MS; a 2xx is taken. */
 export function otlpHttpExport(url: string, headers: Record<string, string>, serviceName: string): SpanExport {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const [head, tail] = envelope(serviceName);
   return (spans) =>
     new Promise<boolean>((resolve) => {
-      let body: Buffer;
-      try {
-        body = Buffer.from(otlpJson(spans, serviceName));
-      } catch {
-        resolve(false);
-        return;
-      }
+      const body = Buffer.concat([head, spans, tail]);
       const request = send(
         target,
         {
