@@ -8,7 +8,8 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { createPaymentIntent, savePaymentMethod } from '../api/billing-api';
+import { createPaymentIntent } from '../api/create-payment-intent';
+import { savePaymentMethod } from '../api/save-payment-method';
 import { SETUP_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
 import { planPrice } from '../lib/plan-price';
 import {

@@ -12,8 +12,12 @@ import { inputField, primaryButton, secondaryButton } from '@/components/ui/styl
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents, formatDateTime, formatMinor } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { billingKeys, confirmTopUp, createTopUp, fetchLedgerPage, useBalance } from '../api/billing-api';
-import { usePayouts } from '../api/payouts-api';
+import { billingKeys } from '../api/billing-keys';
+import { confirmTopUp } from '../api/confirm-top-up';
+import { createTopUp } from '../api/create-top-up';
+import { useBalance } from '../api/get-balance';
+import { fetchLedgerPage } from '../api/get-ledger';
+import { usePayouts } from '../api/get-payouts';
 import { StripeNotConfigured } from '../components/bits';
 import { PayoutsPanel } from '../components/payouts-panel';
 import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
