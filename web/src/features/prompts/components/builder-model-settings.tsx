@@ -1,6 +1,7 @@
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
+import { useFormSection } from '@/components/ui/use-form-state';
 import { type ModelName, useModelOptions } from '../lib/model-options';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 import { KeySourceSelect } from './key-source-select';
@@ -14,10 +15,8 @@ interface BuilderModelSettingsProps {
 type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
 
 export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsProps) {
-  const id = useId();
   const modelOptions = useModelOptions(draft.model);
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<PromptDraft>(onChange);
 
   const slider = (name: SliderName, label: string, range: { min: number; max: number; step: number }, hint?: string) => (
     <FormField id={fieldId(name)} label={label} hint={hint}>

@@ -1,7 +1,8 @@
 import type { PromptTestResult } from '@tollbooth/contract';
-import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
+import { type Dispatch, type SetStateAction, useMemo } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
+import { useFormSection } from '@/components/ui/use-form-state';
 import { type ModelName, useModelOptions } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
@@ -23,10 +24,8 @@ interface DetailPromptConfigProps {
 type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';
 
 export function DetailPromptConfig({ values, onChange, onTest, testing, result, testError }: DetailPromptConfigProps) {
-  const id = useId();
   const modelOptions = useModelOptions(values.model);
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof DetailConfigValues>(name: K, value: DetailConfigValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { id, fieldId, set } = useFormSection<DetailConfigValues>(onChange);
 
   const fields = useMemo<DeclaredField[]>(
     () =>
