@@ -3,6 +3,7 @@
 // version is (`intro`), what a row adds (`meta`: when, and for a workflow its settings) and what
 // shows below it (`below`: a prompt's diff with the active version).
 import type { ReactNode } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { secondaryButton } from '@/components/ui/styles';
 
 /** What the history needs of a version. */
@@ -46,11 +47,7 @@ export function VersionHistory<V extends HistoryVersion>({
     <div className="max-w-4xl">
       <h2 className="text-lg font-semibold text-gray-900">Version History</h2>
       <p className="mt-1 text-sm text-gray-600">{intro}</p>
-      {error ? (
-        <p role="alert" className="mt-4 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {error}
-        </p>
-      ) : null}
+      <FormAlert message={error} className="mt-4" as="p" />
       {loading || !versions ? (
         <p className="mt-4 text-sm text-gray-600">Loading versions...</p>
       ) : (

@@ -2,6 +2,7 @@ import type { AppType, InteractionMode } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
@@ -153,11 +154,11 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
               ) : null}
             </div>
           ) : null}
-          {testProvider.error && !isUnauthorizedError(testProvider.error) ? (
-            <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-              {`Test failed: ${getErrorMessage(testProvider.error)}`}
-            </p>
-          ) : null}
+          <FormAlert
+            message={testProvider.error && !isUnauthorizedError(testProvider.error) ? `Test failed: ${getErrorMessage(testProvider.error)}` : null}
+            className="mt-3"
+            as="p"
+          />
         </div>
       </div>
     </div>
@@ -165,11 +166,7 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
 
   return (
     <form onSubmit={handleSubmit} noValidate className="space-y-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
 
       <AppBasicsFields
         layout="create"

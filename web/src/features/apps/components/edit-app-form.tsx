@@ -1,6 +1,7 @@
 import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
@@ -35,11 +36,7 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
       <h2 id={`${id}-title`} className="text-lg font-semibold text-gray-900">
         Edit Application
       </h2>
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
 
       <AppBasicsFields
         layout="edit"

@@ -1,5 +1,6 @@
 import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useMemo } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
@@ -63,11 +64,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
         <p className="text-sm text-gray-600">Renders the template below with sample inputs.</p>
       </div>
       <div aria-live="polite" className="space-y-3">
-        {testError ? (
-          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-            {testError}
-          </p>
-        ) : null}
+        <FormAlert message={testError} as="p" />
         {result ? <TemplateTestResult result={result} /> : null}
       </div>
 

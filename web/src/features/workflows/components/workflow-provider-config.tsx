@@ -2,6 +2,7 @@
 // provider's config schema, Advanced Settings, the test result, and the app's input form.
 import type { WorkflowAppInfo, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
 import type { Dispatch, SetStateAction } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
@@ -148,11 +149,7 @@ export function WorkflowProviderConfig({ providers, values, onChange, onTest, te
         </div>
       </section>
 
-      {testError ? (
-        <p role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {testError}
-        </p>
-      ) : null}
+      <FormAlert message={testError} className="mt-6" as="p" />
       {result ? <WorkflowTestResultPanel result={result} /> : <InputFormTable appInfo={appInfo} />}
     </div>
   );
