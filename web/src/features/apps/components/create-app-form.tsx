@@ -8,8 +8,7 @@ import { inputField, primaryButton, secondaryButton } from '@/components/ui/styl
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { MIN_PRICE_CENTS } from '@/lib/price';
-import { buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
+import { APP_PRICE_FIELD, buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
@@ -171,14 +170,7 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
       <AppBasicsFields
         layout="create"
         form={form}
-        price={{
-          key: 'price_cents',
-          label: 'Price per API call (cents)',
-          unit: 'cents',
-          min: MIN_PRICE_CENTS,
-          inputClassName: `${inputField} sm:max-w-xs`,
-          outputTestId: 'price-display',
-        }}
+        price={{ ...APP_PRICE_FIELD, inputClassName: `${inputField} sm:max-w-xs`, outputTestId: 'price-display' }}
         beforeVisibility={typeAndMode}
         afterVisibility={providerSettings}
       />

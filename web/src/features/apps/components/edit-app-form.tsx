@@ -5,8 +5,7 @@ import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { MIN_PRICE_CENTS } from '@/lib/price';
-import { buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
+import { APP_PRICE_FIELD, buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
 interface EditAppFormProps {
@@ -42,10 +41,7 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
         layout="edit"
         form={form}
         price={{
-          key: 'price_cents',
-          label: 'Price per API call (cents)',
-          unit: 'cents',
-          min: MIN_PRICE_CENTS,
+          ...APP_PRICE_FIELD,
           note: app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined,
         }}
       />

@@ -18,6 +18,9 @@ export interface CreateAppValues {
   price_cents: string;
 }
 
+/** The price field of the create and edit forms: integer cents, at least the minimum. */
+export const APP_PRICE_FIELD = { key: 'price_cents', label: 'Price per API call (cents)', unit: 'cents', min: MIN_PRICE_CENTS } as const;
+
 export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
 
 export type CreateAppErrors = Partial<Record<keyof CreateAppValues, string>>;
