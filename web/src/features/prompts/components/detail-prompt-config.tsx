@@ -4,11 +4,11 @@ import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
-import { type ModelName, useModelOptions } from '../lib/model-options';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { JsonSchemaEditor } from './json-schema-editor';
 import { KeySourceSelect } from './key-source-select';
+import { ModelSelect } from './model-select';
 import { PromptEditor } from './prompt-editor';
 import { TemplateTestResult } from './template-test-result';
 
@@ -25,7 +25,6 @@ interface DetailPromptConfigProps {
 type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';
 
 export function DetailPromptConfig({ values, onChange, onTest, testing, result, testError }: DetailPromptConfigProps) {
-  const modelOptions = useModelOptions(values.model);
   const { id, fieldId, set } = useFormSection<DetailConfigValues>(onChange);
 
   const fields = useMemo<DeclaredField[]>(
@@ -73,15 +72,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
           Model Settings
         </h2>
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
-          <FormField id={fieldId('model')} label="Model">
-            <select id={fieldId('model')} value={values.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-              {modelOptions.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </FormField>
+          <ModelSelect id={fieldId('model')} value={values.model} onChange={(model) => set('model', model)} />
           <KeySourceSelect id={fieldId('key-source')} value={values.key_source} onChange={(value) => set('key_source', value)} />
           {numberInput('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
           {numberInput('max_tokens', 'Max Tokens', { min: 1, max: 8192, step: 1 })}
