@@ -6,6 +6,7 @@ import { listenOnLoopback } from '../test-support/app.ts';
 import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
 import { type DifyFakeApp, difyBody } from '../test-support/fakes/dify-fake.ts';
 import { sendRequest } from '../test-support/server-process.ts';
+import { waitFor } from '../test-support/wait-for.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 100;
@@ -48,15 +49,6 @@ const invocationsOf = async (subject: string) =>
       [subject],
     )
   ).rows;
-
-const waitFor = async <T>(read: () => Promise<T | null>): Promise<T> => {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('timed out waiting');
-};
 
 const chat = (slug: string, token: string, body: object = {}, signal?: AbortSignal) =>
   request('POST', `/api/app/${slug}/chat-messages`, token, { inputs: {}, query: 'Hello?', response_mode: 'blocking', user: 'end-user-7', ...body }, signal);
