@@ -5,6 +5,7 @@
 import { AddressElement, Elements, PaymentElement } from '@stripe/react-stripe-js';
 import type { Package } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
+import { PlanFeatures } from '@/components/ui/plan-features';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
@@ -119,15 +120,7 @@ export function SubscribeModal({
         <dt className="text-gray-500">Currency</dt>
         <dd className="text-gray-900">{plan.currency.toUpperCase()}</dd>
       </dl>
-      {Object.keys(plan.features).length > 0 ? (
-        <ul className="mb-4 list-disc pl-5 text-sm text-gray-700">
-          {Object.entries(plan.features).map(([key, value]) => (
-            <li key={key}>
-              {key}: {value}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <PlanFeatures features={plan.features} className="mb-4 list-disc pl-5 text-sm text-gray-700" />
       {!publishableKey ? (
         <StripeNotConfigured />
       ) : secret ? (
