@@ -93,3 +93,10 @@ export function signInApiEachTest(): void {
     vi.unstubAllGlobals();
   });
 }
+
+/** The calls a stubbed fetch received, as "METHOD /path?query" strings. */
+export const callsOf = (fetchMock: { mock: { calls: [string, RequestInit?][] } }) =>
+  fetchMock.mock.calls.map(([input, init]) => {
+    const url = new URL(input, 'http://localhost');
+    return `${init?.method ?? 'GET'} ${url.pathname}${url.search}`;
+  });
