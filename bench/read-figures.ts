@@ -141,3 +141,50 @@ export function table(header: string[], rows: (string | number)[][]): string {
     '\n',
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// One read measured through HTTP, and the table of them
+
+export interface ReadResult {
+  name: string;
+  stats: ReturnType<typeof summary>;
+  scan: ScanFigures;
+}
+
+/**
+ * GETs the warm-up paths, then times the measured ones one at a time (each must answer 200), then
+ * records the statements of `explained` and reads what they read (EXPLAIN ANALYZE).
+ */
+export async function measureRead(
+  { port, token, recorder, client }: { port: number; token: string; recorder: ReturnType<typeof recordingDatabase>; client: pg.Client },
+  { name, warmUp, measured, explained }: { name: string; warmUp: string[]; measured: string[]; explained: string },
+): Promise<ReadResult> {
+  for (const target of warmUp) await http(port, 'GET', target, token);
+  const samples: number[] = [];
+  for (const target of measured) {
+    const started = performance.now();
+    const response = await http(port, 'GET', target, token);
+    samples.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`${name} answered ${response.status}: ${response.body.slice(0, 300)}`);
+  }
+  const statements = await recorder.capture(() => http(port, 'GET', explained, token));
+  return { name, stats: summary(samples), scan: await explain(client, statements) };
+}
+
+/** The reads' latencies and what their statements read, one row per read. */
+export function readsTable(firstColumn: string, results: ReadResult[]): string {
+  return table(
+    [firstColumn, 'p50', 'p95', 'p99', 'max', 'rows read', 'of invocations', 'buffers', 'SQL ms'],
+    results.map(({ name, stats, scan }) => [
+      name,
+      ms(stats.p50),
+      ms(stats.p95),
+      ms(stats.p99),
+      ms(stats.max),
+      scan.rows,
+      scan.invocationRows,
+      scan.blocks,
+      scan.executionMs.toFixed(2),
+    ]),
+  );
+}

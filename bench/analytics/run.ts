@@ -1,31 +1,14 @@
-// The analytics benchmark (issue 6, "Performance"). It seeds N invocations (default ten million)
-// across 200 applications of one creator, 2,000 end users and 90 days into a PostgreSQL database
-// of its own (generate_series, then the rollups computed from the invocations with
-// INSERT … SELECT … GROUP BY, as recordInvocation would have kept them), starts the real server
-// (buildApp + listen) against it, and measures through HTTP:
-//   - the dashboard and the three per-app endpoints for each period (p50/p95 over --requests
-//     sequential requests each, per-app requests rotating over every app);
-//   - the rows each request reads (EXPLAIN (ANALYZE, BUFFERS) of the statements it ran);
-//   - what keeping the rollups adds to recordInvocation (with vs an insert-only variant, both in
-//     a transaction as the gateway runs them), next to the gateway's own per-call time.
-// The seeded database is kept (and reused when its parameters match) unless --drop is given.
-//
-//   node --import tsx bench/analytics/run.ts [--invocations 10000000] [--requests 200] [--reseed] [--drop]
-//   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../../server/src/app.ts';
 import { type InvocationRecord, recordInvocation } from '../../server/src/billing/paid-call/queries.ts';
 import { type Database, openPostgres, type Queryable } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
-import { loadConfig } from '../../server/src/platform/config.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
-import { agent, explain, http, ms, recordingDatabase, type ScanFigures, summary, table } from '../read-figures.ts';
+import { databaseOn, log, positiveOption, startBenchServer, withClient } from '../bench-server.ts';
+import { agent, http, measureRead, ms, type ReadResult, readsTable, summary, table } from '../read-figures.ts';
+import { finishInvocationsAndRollups, startBulkLoad } from '../seed-rollups.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,11 +24,7 @@ const { values: args } = parseArgs({
     drop: { type: 'boolean', default: false },
   },
 });
-const positive = (name: keyof typeof args) => {
-  const value = Number(args[name]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-};
+const positive = positiveOption(args);
 const N = positive('invocations');
 const APPS = positive('apps');
 const USERS = positive('users');
@@ -61,22 +40,7 @@ const PERIODS = [7, 30, 90] as const;
 const WARMUP = 20;
 const RERUN = `node --import tsx bench/analytics/run.ts --invocations ${N}${REQUESTS === 200 ? '' : ` --requests ${REQUESTS}`}`;
 
-const log = (message: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
-const databaseUrl = (name: string) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+const databaseUrl = (name: string) => databaseOn(SERVER_URL, name);
 
 // ---------------------------------------------------------------------------------------------
 // Seeding
@@ -116,12 +80,7 @@ async function seed(ownerId: string): Promise<number> {
       const result = await client.query(sql, params);
       log(`seed: ${label} (${result.rowCount ?? 0} rows, ${((performance.now() - t) / 1000).toFixed(1)} s)`);
     };
-    // Bulk load: no foreign-key checks or triggers (the rollups are computed below), indexes built afterwards.
-    await client.query("SET session_replication_role = 'replica'");
-    await client.query("SET maintenance_work_mem = '1GB'");
-    await client.query("SET work_mem = '256MB'");
-    await client.query('SET synchronous_commit = off');
-    await client.query('SELECT setseed(0.42)');
+    await startBulkLoad(client);
     await step(
       'apps',
       `INSERT INTO apps (owner_id, name, slug, type, status, visibility, price_cents, created_at)
@@ -152,37 +111,7 @@ async function seed(ownerId: string): Promise<number> {
             (SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - interval '1 day' * ($4::int - 1)) AT TIME ZONE 'UTC' AS start) p`,
       [N, APPS, USERS, DAYS, ownerId],
     );
-    await step('primary key', 'ALTER TABLE invocations ADD CONSTRAINT invocations_pkey PRIMARY KEY (id, created_at)');
-    await step('index invocations_app_created', 'CREATE INDEX invocations_app_created ON invocations (app_id, created_at DESC, id DESC)');
-    const day = "(created_at AT TIME ZONE 'UTC')::date";
-    await step(
-      'app_daily_stats',
-      `INSERT INTO app_daily_stats (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
-       SELECT app_id, ${day}, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status = 'error'),
-              sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
-       FROM invocations GROUP BY 1, 2`,
-    );
-    await step(
-      'app_daily_errors',
-      `INSERT INTO app_daily_errors (app_id, day, error_type, count)
-       SELECT app_id, ${day}, error_type, count(*) FROM invocations WHERE status = 'error' GROUP BY 1, 2, 3`,
-    );
-    await step(
-      'owner_daily_errors',
-      `INSERT INTO owner_daily_errors (owner_id, day, error_type, count)
-       SELECT a.owner_id, e.day, e.error_type, sum(e.count) FROM app_daily_errors e JOIN apps a ON a.id = e.app_id WHERE a.deleted_at IS NULL GROUP BY 1, 2, 3`,
-    );
-    await step(
-      'app_daily_users',
-      `INSERT INTO app_daily_users (app_id, day, end_user) SELECT DISTINCT app_id, ${day}, end_user FROM invocations WHERE end_user <> ''`,
-    );
-    await step('app_end_users', 'INSERT INTO app_end_users (app_id, end_user, last_day) SELECT app_id, end_user, max(day) FROM app_daily_users GROUP BY 1, 2');
-    await step(
-      'owner_end_users',
-      `INSERT INTO owner_end_users (owner_id, end_user, last_day)
-       SELECT a.owner_id, u.end_user, max(u.last_day) FROM app_end_users u JOIN apps a ON a.id = u.app_id GROUP BY 1, 2`,
-    );
-    await step('vacuum analyze', 'VACUUM (ANALYZE)');
+    await finishInvocationsAndRollups(step);
     await client.query('INSERT INTO bench_seed (invocations, apps, users, days, seconds) VALUES ($1, $2, $3, $4, $5)', [
       N,
       APPS,
@@ -288,29 +217,8 @@ async function main() {
   // The issuer's port changes between runs; the bench users keep their rows (and their apps).
   await withClient(url, (client) => client.query('UPDATE users SET issuer = $1 WHERE subject = ANY($2)', [issuer.issuer, [OWNER, CALLER]]));
 
-  const pool = await openPostgres(url, 10);
-  const recorder = recordingDatabase(pool);
-  const config = loadConfig({
-    DATABASE_URL: url,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-')),
-    SECRET_KEY: 'b'.repeat(64),
-    PUBLIC_URL: 'http://tollbooth.bench',
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: 'bench',
-    OIDC_AUDIENCE: issuer.audience,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-    RATE_LIMIT_PER_MINUTE: '10000000',
-    SIGNUP_CREDITS_CENTS: '100000000',
-  });
-  const app = await buildApp({ config, db: recorder.db, ...(process.env.BENCH_LOG_LEVEL ? {} : { logger: false }) });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as AddressInfo).port;
-  const ownerToken = await issuer.sign({ sub: OWNER, email: 'owner@bench.test', name: 'Bench Owner' }, { expiresIn: '6h' });
-  const callerToken = await issuer.sign({ sub: CALLER, email: 'caller@bench.test', name: 'Bench Caller' }, { expiresIn: '6h' });
-  for (const token of [ownerToken, callerToken]) {
-    const response = await http(port, 'GET', '/api/app/', token);
-    if (response.status !== 200) throw new Error(`GET /api/app/ answered ${response.status}: ${response.body}`);
-  }
+  const server = await startBenchServer(url, issuer, { owner: OWNER, caller: CALLER });
+  const { port, ownerToken, callerToken, recorder, pool } = server;
 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -358,20 +266,15 @@ async function main() {
   endpoints.push({ name: 'invocations limit=20', path: (slug) => `/api/app/${slug}/analytics/invocations/?limit=20` });
   endpoints.push({ name: 'invocations limit=100', path: (slug) => `/api/app/${slug}/analytics/invocations/?limit=100` });
 
-  const results: { name: string; stats: ReturnType<typeof summary>; scan: ScanFigures }[] = [];
+  const results: ReadResult[] = [];
   for (const endpoint of endpoints) {
-    for (let i = 0; i < WARMUP; i++) await http(port, 'GET', endpoint.path(slugs[i % slugs.length]!), ownerToken);
-    const samples: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const started = performance.now();
-      const response = await http(port, 'GET', endpoint.path(slugs[i % slugs.length]!), ownerToken);
-      samples.push(performance.now() - started);
-      if (response.status !== 200) throw new Error(`${endpoint.name} answered ${response.status}: ${response.body}`);
-    }
-    const statements = await recorder.capture(() => http(port, 'GET', endpoint.path(slugs[0]!), ownerToken));
-    const scan = await explain(client, statements);
-    const stats = summary(samples);
-    results.push({ name: endpoint.name, stats, scan });
+    const paths = (count: number) => Array.from({ length: count }, (_, i) => endpoint.path(slugs[i % slugs.length]!));
+    const result = await measureRead(
+      { port, token: ownerToken, recorder, client },
+      { name: endpoint.name, warmUp: paths(WARMUP), measured: paths(REQUESTS), explained: endpoint.path(slugs[0]!) },
+    );
+    const { stats, scan } = result;
+    results.push(result);
     log(`${endpoint.name}: p50 ${ms(stats.p50)} ms, p95 ${ms(stats.p95)} ms, ${scan.rows} rows read`);
   }
 
@@ -410,11 +313,9 @@ async function main() {
   }
 
   await client.end();
-  await app.close();
-  await pool.close();
+  await server.close();
   await issuer.close();
   agent.destroy();
-  rmSync(config.dataDir, { recursive: true, force: true });
 
   // Report.
   const withRollups = recording.stats['with rollups (recordInvocation)'];
@@ -432,22 +333,7 @@ async function main() {
   out.push('');
   out.push(`Endpoints through HTTP (${REQUESTS} sequential requests each after ${WARMUP} warm-up, per-app requests over all ${slugs.length} apps; ms):`);
   out.push('');
-  out.push(
-    table(
-      ['endpoint', 'p50', 'p95', 'p99', 'max', 'rows read', 'of invocations', 'buffers', 'SQL ms'],
-      results.map(({ name, stats, scan }) => [
-        name,
-        ms(stats.p50),
-        ms(stats.p95),
-        ms(stats.p99),
-        ms(stats.max),
-        scan.rows,
-        scan.invocationRows,
-        scan.blocks,
-        scan.executionMs.toFixed(2),
-      ]),
-    ),
-  );
+  out.push(readsTable('endpoint', results));
   out.push('');
   out.push(`Recording one call (${withRollups.n} calls per variant, interleaved, each in its own transaction; ms):`);
   out.push('');

@@ -1,41 +1,21 @@
 // The compare run (--compare <checkout>): this checkout's server (A) against another's (B), each on a
 // database of its own, in alternating throughput windows, with the B/A ratio of each pair.
-import pg from 'pg';
+import type pg from 'pg';
 import { int, ms, stealCell, stealText, table } from './format.ts';
 import { backendCpu, measureThroughput, processTicks, type ThroughputResult } from './measure.ts';
-import { type ChargeCheck, checkCharges, type MoneySnapshot, type Setup, settled, setUpTollbooth, snapshot } from './money.ts';
+import { type ChargeCheck, chargeCheckReport, checkCharges, settled, snapshot } from './money.ts';
 import { MAX_CONNECTIONS, OPTIONS, RERUN, SECONDS, SERVER_ROOT } from './options.ts';
-import { cleanups, freePort } from './processes.ts';
 import type { Bench } from './setup.ts';
-import { answerProblem, newTally, type Target } from './targets.ts';
+import { type RunSide, startOtherSide } from './side.ts';
 
 /** The compare run, after the set-up: B's server started beside A's, then the pairs of windows. */
 export async function runCompare(bench: Bench) {
   const { phase, paths, targets, setup, tollbooth, database, db, tollboothOrigin, moneyBefore, admin } = bench;
   // B: the other checkout's server, on a database, a port and a data directory of its own.
   const compareRoot = OPTIONS.compare!;
-  const second = await bench.createDatabase();
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), PUBLIC_URL: origin, DATA_DIR: bench.newDataDir(), DATABASE_URL: second.url.toString() };
-  const other = await bench.startTollbooth([], env, compareRoot);
-  cleanups.push(() => other.stop());
-  const otherDb = new pg.Client({ connectionString: second.url.toString() });
-  await otherDb.connect();
-  cleanups.push(async () => otherDb.end());
-  const otherSetup = await setUpTollbooth(origin, bench.issuer, otherDb);
+  const other = await startOtherSide(bench, { who: `B (${compareRoot})`, root: compareRoot });
   const a = targets[paths[0]!.tollbooth];
-  const b: Target = {
-    ...a,
-    origin,
-    path: a.path.replace(setup.slug, otherSetup.slug),
-    headers: { ...a.headers, authorization: `Bearer ${otherSetup.apiKey}` },
-    tally: newTally(),
-  };
-  if (a.name === 'tollbooth-openai' || a.name === 'tollbooth-openai-stream') b.body = a.body.replace(setup.slug, otherSetup.slug);
-  const problem = await answerProblem(b);
-  if (problem) throw new Error(`B (${compareRoot}) does not answer as expected: ${problem}\nLast lines it logged:\n${other.output().slice(-3000)}`);
-  phase(`B: Tollbooth of ${compareRoot} on ${origin} (pid ${other.process.pid}), database ${second.name}`);
+  phase(`B: Tollbooth of ${compareRoot} on ${other.origin} (pid ${other.server.process.pid}), database ${other.database.name}`);
   await comparePairs({
     label: paths[0]!.label,
     phase,
@@ -44,29 +24,21 @@ export async function runCompare(bench: Bench) {
       {
         name: 'B',
         root: compareRoot,
-        target: b,
-        pid: other.process.pid,
-        database: second.name,
-        db: otherDb,
-        origin,
-        setup: otherSetup,
-        before: await snapshot(otherDb, origin, otherSetup),
+        target: other.target,
+        pid: other.server.process.pid,
+        database: other.database.name,
+        db: other.db,
+        origin: other.origin,
+        setup: other.setup,
+        before: await snapshot(other.db, other.origin, other.setup),
       },
     ],
     admin,
   });
 }
 
-interface CompareSide {
-  name: 'A' | 'B';
+interface CompareSide extends RunSide<'A' | 'B'> {
   root: string;
-  target: Target;
-  pid: number | undefined;
-  database: string;
-  db: pg.Client;
-  origin: string;
-  setup: Setup;
-  before: MoneySnapshot;
 }
 
 /** The median and the range of some figures, as "median (min–max)". */
@@ -161,12 +133,7 @@ async function comparePairs(run: { label: string; phase: (text: string) => void;
       ]),
     ),
     '',
-    ...checks.flatMap(([side, check]) => [
-      `Charge check of ${side.name} (${check.ok ? 'passed' : 'FAILED'}):`,
-      '',
-      ...check.lines.map((line) => `    ${line}`),
-      '',
-    ]),
+    ...checks.flatMap(([side, check]) => chargeCheckReport(side.name, check)),
     `Re-run: ${RERUN}`,
   ];
   console.log(`\n${lines.join('\n')}`);

@@ -127,6 +127,14 @@ export interface ChargeCheck {
   lines: string[];
 }
 
+/** A side's charge check in a run's report: passed or FAILED, then its lines, indented. */
+export const chargeCheckReport = (name: string, check: ChargeCheck): string[] => [
+  `Charge check of ${name} (${check.ok ? 'passed' : 'FAILED'}):`,
+  '',
+  ...check.lines.map((line) => `    ${line}`),
+  '',
+];
+
 /**
  * Waits (up to 10 s) until no credit hold is left: a process keeps its caller's credit lease until it
  * has been idle for a second, so right after a phase that ends with Tollbooth's calls one is still

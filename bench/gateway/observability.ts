@@ -8,27 +8,18 @@
 // The issue's goals: B costs at most 2 % of calls/s and 0.05 ms of p50; C at most 10 % of calls/s.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { int, ms, stealCell, table } from './format.ts';
 import { backendCpu, measureLatencies, measureThroughput, processTicks, type ThroughputResult } from './measure.ts';
-import { checkCharges, type MoneySnapshot, type Setup, settled, setUpTollbooth, snapshot } from './money.ts';
+import { chargeCheckReport, checkCharges, settled, snapshot } from './money.ts';
 import { MAX_CONNECTIONS, N, OPTIONS, RERUN, SECONDS, WARMUP } from './options.ts';
-import { cleanups, freePort } from './processes.ts';
+import { cleanups } from './processes.ts';
 import type { Bench } from './setup.ts';
-import { answerProblem, newTally, type Target } from './targets.ts';
+import { type RunSide, startOtherSide } from './side.ts';
 
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
-interface Side {
-  name: 'A' | 'B' | 'C';
+interface Side extends RunSide<'A' | 'B' | 'C'> {
   label: string;
-  target: Target;
-  pid: number | undefined;
-  database: string;
-  db: pg.Client;
-  origin: string;
-  setup: Setup;
-  before: MoneySnapshot;
 }
 
 /** An OTLP/HTTP sink: reads each export, answers 200, counts the bytes. */
@@ -61,37 +52,18 @@ export async function runObservability(bench: Bench) {
   const sink = await startOtlpSink();
   const a = targets[paths[0]!.tollbooth];
   const startSide = async (name: 'B' | 'C', label: string, extraEnv: Record<string, string>): Promise<Side> => {
-    const created = await bench.createDatabase();
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const env = { PORT: String(port), PUBLIC_URL: origin, DATA_DIR: bench.newDataDir(), DATABASE_URL: created.url.toString(), ...extraEnv };
-    const server = await bench.startTollbooth([], env);
-    cleanups.push(() => server.stop());
-    const sideDb = new pg.Client({ connectionString: created.url.toString() });
-    await sideDb.connect();
-    cleanups.push(async () => sideDb.end());
-    const sideSetup = await setUpTollbooth(origin, bench.issuer, sideDb);
-    const target: Target = {
-      ...a,
-      origin,
-      path: a.path.replace(setup.slug, sideSetup.slug),
-      headers: { ...a.headers, authorization: `Bearer ${sideSetup.apiKey}` },
-      tally: newTally(),
-    };
-    if (a.name === 'tollbooth-openai' || a.name === 'tollbooth-openai-stream') target.body = a.body.replace(setup.slug, sideSetup.slug);
-    const problem = await answerProblem(target);
-    if (problem) throw new Error(`${name} does not answer as expected: ${problem}\nLast lines it logged:\n${server.output().slice(-3000)}`);
-    phase(`${name}: ${label} on ${origin} (pid ${server.process.pid}), database ${created.name}`);
+    const side = await startOtherSide(bench, { who: name, env: extraEnv });
+    phase(`${name}: ${label} on ${side.origin} (pid ${side.server.process.pid}), database ${side.database.name}`);
     return {
       name,
       label,
-      target,
-      pid: server.process.pid,
-      database: created.name,
-      db: sideDb,
-      origin,
-      setup: sideSetup,
-      before: await snapshot(sideDb, origin, sideSetup),
+      target: side.target,
+      pid: side.server.process.pid,
+      database: side.database.name,
+      db: side.db,
+      origin: side.origin,
+      setup: side.setup,
+      before: await snapshot(side.db, side.origin, side.setup),
     };
   };
   const sides: Side[] = [
@@ -218,12 +190,7 @@ export async function runObservability(bench: Bench) {
       ],
     ),
     '',
-    ...checks.flatMap(({ side, check }) => [
-      `Charge check of ${side.name} (${check.ok ? 'passed' : 'FAILED'}):`,
-      '',
-      ...check.lines.map((line) => `    ${line}`),
-      '',
-    ]),
+    ...checks.flatMap(({ side, check }) => chargeCheckReport(side.name, check)),
     `Re-run: ${RERUN}`,
   ];
   console.log(`\n${lines.join('\n')}`);

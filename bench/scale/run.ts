@@ -1,34 +1,14 @@
-// The scale benchmark (issue 59). Seeds N invocations (default one million; --invocations
-// 100000000 for the issue's full size) into a PostgreSQL database of its own, over the last 365
-// days in month partitions (migration 0043), 10,000 apps of 100 creators, 1,000 of them busy (90 %
-// of the calls; all the busy ones belong to the largest creator, whose dashboard is the worst case),
-// computes the rollups from them, starts the real server (buildApp + listen) against it and measures
-// through HTTP, one request at a time:
-//   - every dashboard, analytics, catalog and statement read for 7, 30 and 90 days, global and per
-//     app (p50/p95/p99; per-app requests rotate over the busy apps);
-//   - keyset paging of recent invocations (the second page, by the first page's cursor);
-//   - the CSV export, with the server's resident memory before and after;
-//   - the paid path (a paid call through /api/app/{slug}/completion-messages with an API key on the
-//     demo model): p50/p99 one at a time and calls/s at 10 connections, on an empty database and on
-//     the loaded one, in the same run.
-// It prints the load time, the disk per million invocations, the figures and the re-run command.
-//
-//   node --import tsx bench/scale/run.ts [--invocations 1000000] [--requests 100] [--keep]
-//   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../../server/src/app.ts';
 import { openPostgres } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
-import { loadConfig } from '../../server/src/platform/config.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
-import { agent, explain, http, ms, recordingDatabase, type ScanFigures, summary, table } from '../read-figures.ts';
+import { type BenchServer, databaseOn, log, positiveOption, startBenchServer, withClient } from '../bench-server.ts';
+import { agent, http, measureRead, ms, type ReadResult, readsTable, summary, table } from '../read-figures.ts';
+import { finishInvocationsAndRollups, startBulkLoad } from '../seed-rollups.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,11 +23,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const positive = (name: keyof typeof args) => {
-  const value = Number(args[name]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-};
+const positive = positiveOption(args);
 const N = positive('invocations');
 const APPS = positive('apps');
 const BUSY = positive('busy');
@@ -64,22 +40,7 @@ const PERIODS = [7, 30, 90] as const;
 const WARMUP = 10;
 const RERUN = `nice -n 10 node --import tsx bench/scale/run.ts --invocations ${N}${REQUESTS === 100 ? '' : ` --requests ${REQUESTS}`}`;
 
-const log = (message: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
-const databaseUrl = (name: string) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+const databaseUrl = (name: string) => databaseOn(SERVER_URL, name);
 
 // ---------------------------------------------------------------------------------------------
 // Seeding
@@ -123,12 +84,7 @@ async function seed(url: string, ownerId: string): Promise<{ total: number; step
       log(`seed: ${label} (${result.rowCount ?? 0} rows, ${seconds.toFixed(1)} s)`);
     };
     await partitionThePastYear(client);
-    // Bulk load: no reference checks or triggers (the rollups are computed below), indexes built afterwards.
-    await client.query("SET session_replication_role = 'replica'");
-    await client.query("SET maintenance_work_mem = '1GB'");
-    await client.query("SET work_mem = '256MB'");
-    await client.query('SET synchronous_commit = off');
-    await client.query('SELECT setseed(0.42)');
+    await startBulkLoad(client);
     await step(
       'creators',
       `INSERT INTO users (issuer, subject, email) SELECT 'https://issuer.bench', 'bench-creator-' || g, 'creator' || g || '@bench.test' FROM generate_series(1, $1::int - 1) g`,
@@ -166,37 +122,7 @@ async function seed(url: string, ownerId: string): Promise<{ total: number; step
             (SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - interval '1 day' * ($4::int - 1)) AT TIME ZONE 'UTC' AS start) p`,
       [N, BUSY, USERS, DAYS, APPS],
     );
-    await step('primary key', 'ALTER TABLE invocations ADD CONSTRAINT invocations_pkey PRIMARY KEY (id, created_at)');
-    await step('index invocations_app_created', 'CREATE INDEX invocations_app_created ON invocations (app_id, created_at DESC, id DESC)');
-    const day = "(created_at AT TIME ZONE 'UTC')::date";
-    await step(
-      'app_daily_stats',
-      `INSERT INTO app_daily_stats (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
-       SELECT app_id, ${day}, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status = 'error'),
-              sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
-       FROM invocations GROUP BY 1, 2`,
-    );
-    await step(
-      'app_daily_errors',
-      `INSERT INTO app_daily_errors (app_id, day, error_type, count)
-       SELECT app_id, ${day}, error_type, count(*) FROM invocations WHERE status = 'error' GROUP BY 1, 2, 3`,
-    );
-    await step(
-      'owner_daily_errors',
-      `INSERT INTO owner_daily_errors (owner_id, day, error_type, count)
-       SELECT a.owner_id, e.day, e.error_type, sum(e.count) FROM app_daily_errors e JOIN apps a ON a.id = e.app_id WHERE a.deleted_at IS NULL GROUP BY 1, 2, 3`,
-    );
-    await step(
-      'app_daily_users',
-      `INSERT INTO app_daily_users (app_id, day, end_user) SELECT DISTINCT app_id, ${day}, end_user FROM invocations WHERE end_user <> ''`,
-    );
-    await step('app_end_users', 'INSERT INTO app_end_users (app_id, end_user, last_day) SELECT app_id, end_user, max(day) FROM app_daily_users GROUP BY 1, 2');
-    await step(
-      'owner_end_users',
-      `INSERT INTO owner_end_users (owner_id, end_user, last_day)
-       SELECT a.owner_id, u.end_user, max(u.last_day) FROM app_end_users u JOIN apps a ON a.id = u.app_id GROUP BY 1, 2`,
-    );
-    await step('vacuum analyze', 'VACUUM (ANALYZE)');
+    await finishInvocationsAndRollups(step);
   });
   return { total: (performance.now() - started) / 1000, steps };
 }
@@ -204,50 +130,8 @@ async function seed(url: string, ownerId: string): Promise<{ total: number; step
 // ---------------------------------------------------------------------------------------------
 // One server on one database
 
-interface Server {
-  port: number;
-  ownerToken: string;
-  callerToken: string;
-  recorder: ReturnType<typeof recordingDatabase>;
-  close(): Promise<void>;
-}
-
-async function startServer(url: string, issuer: Awaited<ReturnType<typeof startTestIssuer>>): Promise<Server> {
-  const pool = await openPostgres(url, 10);
-  const recorder = recordingDatabase(pool);
-  const config = loadConfig({
-    DATABASE_URL: url,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-')),
-    SECRET_KEY: 'b'.repeat(64),
-    PUBLIC_URL: 'http://tollbooth.bench',
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: 'bench',
-    OIDC_AUDIENCE: issuer.audience,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-    RATE_LIMIT_PER_MINUTE: '10000000',
-    SIGNUP_CREDITS_CENTS: '100000000',
-  });
-  const app = await buildApp({ config, db: recorder.db, ...(process.env.BENCH_LOG_LEVEL ? {} : { logger: false }) });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as AddressInfo).port;
-  const ownerToken = await issuer.sign({ sub: OWNER, email: 'owner@bench.test', name: 'Bench Owner' }, { expiresIn: '6h' });
-  const callerToken = await issuer.sign({ sub: CALLER, email: 'caller@bench.test', name: 'Bench Caller' }, { expiresIn: '6h' });
-  for (const token of [ownerToken, callerToken]) {
-    const response = await http(port, 'GET', '/api/app/', token);
-    if (response.status !== 200) throw new Error(`GET /api/app/ answered ${response.status}: ${response.body}`);
-  }
-  return {
-    port,
-    ownerToken,
-    callerToken,
-    recorder,
-    async close() {
-      await app.close();
-      await pool.close();
-      rmSync(config.dataDir, { recursive: true, force: true });
-    },
-  };
-}
+type Server = BenchServer;
+const startServer = (url: string, issuer: Awaited<ReturnType<typeof startTestIssuer>>) => startBenchServer(url, issuer, { owner: OWNER, caller: CALLER });
 
 /** Paid calls (an API key of the owner on an app of the caller, demo model): one at a time, then 10 at a time. */
 async function paidPath(server: Server) {
@@ -367,22 +251,16 @@ async function main() {
       }
       return target;
     };
-    const results: { name: string; stats: ReturnType<typeof summary>; scan: ScanFigures }[] = [];
+    const results: ReadResult[] = [];
     for (const endpoint of endpoints) {
       const targets: string[] = [];
       for (let i = 0; i < WARMUP + REQUESTS; i++) targets.push(await get(endpoint, busySlugs[i % busySlugs.length]!));
-      for (let i = 0; i < WARMUP; i++) await http(port, 'GET', targets[i]!, ownerToken);
-      const samples: number[] = [];
-      for (let i = WARMUP; i < targets.length; i++) {
-        const started = performance.now();
-        const response = await http(port, 'GET', targets[i]!, ownerToken);
-        samples.push(performance.now() - started);
-        if (response.status !== 200) throw new Error(`${endpoint.name} answered ${response.status}: ${response.body.slice(0, 300)}`);
-      }
-      const statements = await recorder.capture(() => http(port, 'GET', targets[0]!, ownerToken));
-      const scan = await explain(client, statements);
-      const stats = summary(samples);
-      results.push({ name: endpoint.name, stats, scan });
+      const result = await measureRead(
+        { port, token: ownerToken, recorder, client },
+        { name: endpoint.name, warmUp: targets.slice(0, WARMUP), measured: targets.slice(WARMUP), explained: targets[0]! },
+      );
+      const { stats, scan } = result;
+      results.push(result);
       log(`${endpoint.name}: p50 ${ms(stats.p50)} ms, p95 ${ms(stats.p95)} ms, ${scan.rows} rows read`);
     }
 
@@ -423,22 +301,7 @@ async function main() {
     out.push('');
     out.push(`Reads through HTTP (${REQUESTS} sequential requests each after ${WARMUP} warm-up; per-app requests over the ${busySlugs.length} busy apps; ms):`);
     out.push('');
-    out.push(
-      table(
-        ['read', 'p50', 'p95', 'p99', 'max', 'rows read', 'of invocations', 'buffers', 'SQL ms'],
-        results.map(({ name, stats, scan }) => [
-          name,
-          ms(stats.p50),
-          ms(stats.p95),
-          ms(stats.p99),
-          ms(stats.max),
-          scan.rows,
-          scan.invocationRows,
-          scan.blocks,
-          scan.executionMs.toFixed(2),
-        ]),
-      ),
-    );
+    out.push(readsTable('read', results));
     out.push('');
     out.push(
       `invocations.csv?limit=10000 (the largest export; 20 requests): p50 ${ms(csv.p50)} ms, p95 ${ms(csv.p95)} ms, ${(csv.bytes / 1024).toFixed(0)} KiB each; the bench process (server included) grew ${(csv.rssGrowth / 1024 ** 2).toFixed(0)} MB over them`,

@@ -93,15 +93,20 @@ export const PromptConfig = Type.Object({
   active_version: PromptVersion,
 });
 
+/** The model settings a save or a test run may leave out (the saved ones apply). */
+const OptionalModelSettings = {
+  model: Type.Optional(ModelSettings.model),
+  key_source: Type.Optional(KeySource),
+  temperature: Type.Optional(ModelSettings.temperature),
+  max_tokens: Type.Optional(ModelSettings.max_tokens),
+  top_p: Type.Optional(ModelSettings.top_p),
+  frequency_penalty: Type.Optional(ModelSettings.frequency_penalty),
+  presence_penalty: Type.Optional(ModelSettings.presence_penalty),
+};
+
 export const PromptConfigUpdate = Type.Object(
   {
-    model: Type.Optional(ModelSettings.model),
-    key_source: Type.Optional(KeySource),
-    temperature: Type.Optional(ModelSettings.temperature),
-    max_tokens: Type.Optional(ModelSettings.max_tokens),
-    top_p: Type.Optional(ModelSettings.top_p),
-    frequency_penalty: Type.Optional(ModelSettings.frequency_penalty),
-    presence_penalty: Type.Optional(ModelSettings.presence_penalty),
+    ...OptionalModelSettings,
     system_prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
     prompt_template: Type.Optional(Type.String({ maxLength: 100_000 })),
     input_schema: Type.Optional(IoSchema),
@@ -122,13 +127,7 @@ export const PromptTestRequest = Type.Object(
   {
     prompt_template: Type.String({ maxLength: 100_000 }),
     system_prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
-    model: Type.Optional(ModelSettings.model),
-    key_source: Type.Optional(KeySource),
-    temperature: Type.Optional(ModelSettings.temperature),
-    max_tokens: Type.Optional(ModelSettings.max_tokens),
-    top_p: Type.Optional(ModelSettings.top_p),
-    frequency_penalty: Type.Optional(ModelSettings.frequency_penalty),
-    presence_penalty: Type.Optional(ModelSettings.presence_penalty),
+    ...OptionalModelSettings,
     input_schema: Type.Optional(IoSchema),
     output_schema: Type.Optional(Type.Union([IoSchema, Type.Null()])),
     test_inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

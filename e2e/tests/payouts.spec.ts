@@ -5,25 +5,16 @@
 // refused transfer explained. PAYOUTS_SCREENSHOTS_DIR keeps a full-page screenshot of each state.
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, stripeTollboothForFile } from './support.ts';
 
 const shot = screenshotsInto(process.env.PAYOUTS_SCREENSHOTS_DIR);
-let tollbooth: StripeTollbooth | undefined;
 let base = '';
 let stripe: StripeTollbooth['stripe'];
 
-test.describe.configure({ timeout: 180_000, mode: 'default' });
-
-test.beforeAll(async () => {
-  test.setTimeout(240_000);
-  // A real (fake) model provider, so the calls are charged and the creator earns. Dong earnings of the
-  // currencies test reach their minimum (the default is ₫250,000).
-  tollbooth = await startStripeTollbooth({ name: 'payouts', modelKey: 'sk-payouts-model', env: { ...EARNINGS_AT_ONCE_ENV, PAYOUT_MINIMUMS: 'vnd=50000' } });
-  ({ base, stripe } = tollbooth);
-});
-
-test.afterAll(async () => {
-  await tollbooth?.stop();
+// A real (fake) model provider, so the calls are charged and the creator earns. Dong earnings of the
+// currencies test reach their minimum (the default is ₫250,000).
+stripeTollboothForFile({ name: 'payouts', modelKey: 'sk-payouts-model', env: { ...EARNINGS_AT_ONCE_ENV, PAYOUT_MINIMUMS: 'vnd=50000' } }, (started) => {
+  ({ base, stripe } = started);
 });
 
 const faults = (body: Record<string, string>) => fetch(`${stripe.url}/_test/transfer-faults`, { method: 'POST', body: new URLSearchParams(body) });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth } from './support.ts';
+import { accessTokenOf, EARNINGS_AT_ONCE_ENV, type StripeTollbooth, screenshotsInto, signUp, stripeTollboothForFile } from './support.ts';
 
 const shot = screenshotsInto(process.env.STATEMENTS_SCREENSHOTS_DIR);
 /** axe-core: no serious or critical violation and no heading-order problem (as accessibility.spec.ts asks of every screen). */
@@ -14,21 +14,12 @@ const axeProblems = async (page: Page) =>
   (await new AxeBuilder({ page }).analyze()).violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'heading-order')
     .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-let tollbooth: StripeTollbooth | undefined;
 let base = '';
 let stripe: StripeTollbooth['stripe'];
 
-test.describe.configure({ timeout: 180_000, mode: 'default' });
-
-test.beforeAll(async () => {
-  test.setTimeout(240_000);
-  // A real (fake) model provider, so the calls are charged and the creator earns.
-  tollbooth = await startStripeTollbooth({ name: 'statements', modelKey: 'sk-statements-model', env: { ...EARNINGS_AT_ONCE_ENV, PLATFORM_FEE_BPS: '1000' } });
-  ({ base, stripe } = tollbooth);
-});
-
-test.afterAll(async () => {
-  await tollbooth?.stop();
+// A real (fake) model provider, so the calls are charged and the creator earns.
+stripeTollboothForFile({ name: 'statements', modelKey: 'sk-statements-model', env: { ...EARNINGS_AT_ONCE_ENV, PLATFORM_FEE_BPS: '1000' } }, (started) => {
+  ({ base, stripe } = started);
 });
 
 /** Stripe's API as the card holder's browser and the dashboard would use it (the fake, over HTTP). */

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { type BrowserContext, expect, type Page } from '@playwright/test';
+import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 
 export interface TestAccount {
   email: string;
@@ -168,6 +168,23 @@ export interface StripeTollbooth {
  * OpenAI-compatible model fake asking for that key answers the OpenAI model names, so calls are charged
  * and creators earn. `env` adds settings.
  */
+/**
+ * A spec file's own Stripe Tollbooth (startStripeTollbooth): its tests run one after another on one
+ * worker, the server started before them (handed to `started`) and stopped after them.
+ */
+export function stripeTollboothForFile(options: Parameters<typeof startStripeTollbooth>[0], started: (tollbooth: StripeTollbooth) => void): void {
+  let tollbooth: StripeTollbooth | undefined;
+  test.describe.configure({ timeout: 180_000, mode: 'default' });
+  test.beforeAll(async () => {
+    test.setTimeout(240_000);
+    tollbooth = await startStripeTollbooth(options);
+    started(tollbooth);
+  });
+  test.afterAll(async () => {
+    await tollbooth?.stop();
+  });
+}
+
 export async function startStripeTollbooth({
   name,
   env = {},

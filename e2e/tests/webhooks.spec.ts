@@ -3,44 +3,28 @@
 // loopback, allowed by ALLOW_PRIVATE_WEBHOOK_URLS), keeps the secret shown once, tops up with a card,
 // and sees the signed delivery arrive (verified by the registry's standardwebhooks) and in the
 // endpoint's delivery log. WEBHOOKS_SCREENSHOTS_DIR keeps a screenshot of the page and of the log.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { expect, type Page, test } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
-import { accessTokenOf, signUp, startTollbooth } from './support.ts';
+import { accessTokenOf, type StripeTollbooth, signUp, stripeTollboothForFile } from './support.ts';
 
-const serverDir = path.resolve(import.meta.dirname, '../../server');
 const SHOTS = process.env.WEBHOOKS_SCREENSHOTS_DIR;
 const shot = async (page: Page, name: string) => {
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 };
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let base = '';
-let fake: ChildProcess | undefined;
-let server: ChildProcess | undefined;
 let receiver: Server | undefined;
 let receiverUrl = '';
-let stripe: { url: string; secretKey: string };
-let dataDir = '';
+let stripe: StripeTollbooth['stripe'];
 const received: { headers: Record<string, string>; body: string }[] = [];
 
-test.describe.configure({ timeout: 180_000, mode: 'default' });
+stripeTollboothForFile({ name: 'webhooks', env: { SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000', ALLOW_PRIVATE_WEBHOOK_URLS: 'on' } }, (started) => {
+  ({ base, stripe } = started);
+});
 
 test.beforeAll(async () => {
-  test.setTimeout(240_000);
   receiver = createHttpServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,43 +35,11 @@ test.beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/tollbooth-events`;
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  fake = spawn(process.execPath, ['--import', 'tsx', 'src/test-support/fakes/stripe-fake-main.ts'], {
-    cwd: serverDir,
-    env: { ...process.env, STRIPE_FAKE_WEBHOOK_URL: `http://127.0.0.1:${port}/api/billing/webhook/` },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve) => createInterface({ input: fake!.stdout! }).once('line', resolve));
-  const config = JSON.parse(first) as { url: string; secretKey: string; publishableKey: string; webhookSecret: string };
-  stripe = config;
-  dataDir = mkdtempSync(path.join(tmpdir(), 'tollbooth-e2e-webhooks-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: base,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    STRIPE_SECRET_KEY: config.secretKey,
-    STRIPE_PUBLISHABLE_KEY: config.publishableKey,
-    STRIPE_WEBHOOK_SECRET: config.webhookSecret,
-    STRIPE_API_BASE: config.url,
-    SIGNUP_LIMIT_PER_ADDRESS_PER_HOUR: '10000',
-    ALLOW_PRIVATE_WEBHOOK_URLS: 'on',
-  };
-  delete env.OIDC_ISSUER;
-  delete env.DATABASE_URL;
-  server = await startTollbooth(base, env);
 });
 
-test.afterAll(async () => {
-  server?.kill('SIGTERM');
-  fake?.kill('SIGTERM');
+test.afterAll(() => {
   receiver?.closeAllConnections();
   receiver?.close();
-  await new Promise((r) => setTimeout(r, 500));
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('add an endpoint in Settings, top up, and see the signed delivery arrive and in the delivery log', async ({ browser }) => {

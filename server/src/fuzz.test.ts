@@ -14,12 +14,7 @@ beforeAll(async () => {
   // check, as in production, instead of its deliberate 503 "not configured".
   ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000', MANAGEMENT_RATE_LIMIT_PER_MINUTE: '1000000', STRIPE_WEBHOOK_SECRET: 'whsec_fuzz' });
   token = await ctx.tokenFor('fuzzer');
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/app/',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'Fuzz target', type: 'prompt', visibility: 'public' },
-  });
+  const created = await ctx.api('POST', '/api/app/', token, { name: 'Fuzz target', type: 'prompt', visibility: 'public' });
   slug = created.json().slug;
 });
 afterAll(async () => {

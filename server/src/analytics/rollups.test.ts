@@ -118,12 +118,7 @@ describe('rollups', () => {
     const consumerToken = await ctx.tokenFor('rollup-consumer');
     const key = (await api('POST', '/api/keys/', consumerToken, { name: 'rollups' })).json().key as string;
     const gatewayCall = (token: string, inputs: object, user?: string) =>
-      ctx.app.inject({
-        method: 'POST',
-        url: `/api/app/${first!.slug}/completion-messages`,
-        headers: { authorization: `Bearer ${token}` },
-        payload: { inputs, response_mode: 'blocking', ...(user ? { user } : {}) },
-      });
+      ctx.api('POST', `/api/app/${first!.slug}/completion-messages`, token, { inputs, response_mode: 'blocking', ...(user ? { user } : {}) });
     expect((await gatewayCall(ownerTokens[0]!, { query: 'hi' })).statusCode).toBe(200);
     expect((await gatewayCall(key, { query: 'hi' }, 'gateway-user')).statusCode).toBe(200);
     expect((await gatewayCall(key, {}, 'gateway-user')).statusCode).toBe(400);

@@ -1,29 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, ErrorResponse, SlugParams, StatusUpdate } from '@tollbooth/contract';
+import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, SlugParams, StatusUpdate } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
 import { PageQuery, sendPageHeaders } from '../http/pagination.ts';
+import { SIGNED_IN_ERRORS as errors, signedInRoutes } from '../http/route-schema.ts';
 import type { AppsService } from './service.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
-const security = [{ bearer: [] }];
 const tags = ['applications'];
 const APP_PAGE = { defaultLimit: 100, maxLimit: 100 };
 
 export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = async (app, { apps }) => {
+  const signedIn = signedInRoutes(app.authenticate, tags);
   app.get(
     '/app/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: "The signed-in user's applications, newest first",
-        description: `Paged: \`limit\` (1–${APP_PAGE.maxLimit}, default ${APP_PAGE.defaultLimit}) and \`cursor\`; the X-Has-More, X-Next-Cursor and Link headers describe the page.`,
-        security,
-        querystring: PageQuery(APP_PAGE),
-        response: { 200: ApplicationList, ...errors },
-      },
-    },
+    signedIn({
+      summary: "The signed-in user's applications, newest first",
+      description: `Paged: \`limit\` (1–${APP_PAGE.maxLimit}, default ${APP_PAGE.defaultLimit}) and \`cursor\`; the X-Has-More, X-Next-Cursor and Link headers describe the page.`,
+      querystring: PageQuery(APP_PAGE),
+      response: { 200: ApplicationList, ...errors },
+    }),
     async (request, reply) => {
       const { limit = APP_PAGE.defaultLimit, cursor } = request.query;
       return sendPageHeaders(reply, await apps.listOwnApps(requireAuth(request).user, { limit, cursor }));
@@ -32,18 +27,13 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
 
   app.post(
     '/app/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Create an application',
-        description:
-          'Defaults: visibility private, interaction_mode completion, price_cents 100, status draft. The slug comes from the name and gets -2, -3… on collision; it never changes. Workflow apps need provider_config.app_id and provider_config.api_key (stored encrypted, returned masked).',
-        security,
-        body: ApplicationCreate,
-        response: { 201: Application, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Create an application',
+      description:
+        'Defaults: visibility private, interaction_mode completion, price_cents 100, status draft. The slug comes from the name and gets -2, -3… on collision; it never changes. Workflow apps need provider_config.app_id and provider_config.api_key (stored encrypted, returned masked).',
+      body: ApplicationCreate,
+      response: { 201: Application, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await apps.createApp(requireAuth(request).user.id, request.body)),
   );
 
@@ -65,49 +55,34 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
 
   app.patch(
     '/app/:slug/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Update an application (owner only)',
-        security,
-        params: SlugParams,
-        body: ApplicationUpdate,
-        response: { 200: Application, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Update an application (owner only)',
+      params: SlugParams,
+      body: ApplicationUpdate,
+      response: { 200: Application, ...errors },
+    }),
     async (request) => apps.updateApp(request.params.slug, requireAuth(request).user.id, request.body),
   );
 
   app.patch(
     '/app/:slug/update_status/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Set the status: draft, live or archived (any to any)',
-        security,
-        params: SlugParams,
-        body: StatusUpdate,
-        response: { 200: Application, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Set the status: draft, live or archived (any to any)',
+      params: SlugParams,
+      body: StatusUpdate,
+      response: { 200: Application, ...errors },
+    }),
     async (request) => apps.updateStatus(request.params.slug, requireAuth(request).user.id, request.body.status),
   );
 
   app.delete(
     '/app/:slug/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Delete an application (owner only)',
-        description: 'Its invocations and money history are kept, and its slug is never reused.',
-        security,
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Delete an application (owner only)',
+      description: 'Its invocations and money history are kept, and its slug is never reused.',
+      params: SlugParams,
+      response: { 204: Type.Null(), ...errors },
+    }),
     async (request, reply) => {
       await apps.deleteApp(request.params.slug, requireAuth(request).user.id);
       return reply.status(204).send(null);
@@ -116,16 +91,11 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
 
   app.post(
     '/app/:slug/duplicate/',
-    {
-      preHandler: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Duplicate an application as a draft named "{name} copy"',
-        security,
-        params: SlugParams,
-        response: { 201: Application, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Duplicate an application as a draft named "{name} copy"',
+      params: SlugParams,
+      response: { 201: Application, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await apps.duplicateApp(request.params.slug, requireAuth(request).user.id)),
   );
 };

@@ -175,13 +175,7 @@ describe('sorting and paging', () => {
 
   it('sorts by successful calls over the last 30 days, read from the rollups', async () => {
     const key = (await api('POST', '/api/keys/', visitorToken, { name: 'catalog' })).json().key as string;
-    const call = (slug: string, body: object) =>
-      ctx.app.inject({
-        method: 'POST',
-        url: `/api/app/${slug}/${'query' in body ? 'chat' : 'completion'}-messages`,
-        headers: { authorization: `Bearer ${key}` },
-        payload: body,
-      });
+    const call = (slug: string, body: object) => ctx.api('POST', `/api/app/${slug}/${'query' in body ? 'chat' : 'completion'}-messages`, key, body);
     for (let index = 0; index < 2; index++) {
       const response = await call(slugs.cheap!, { inputs: { query: 'Summarise this' }, response_mode: 'blocking' });
       expect(response.statusCode, response.body).toBe(200);

@@ -63,19 +63,7 @@ describe.runIf(process.env.DATABASE_URL)('backup with pg_dump, restore with pg_r
   it('restores every balance, statement and invocation identical', async () => {
     const owner = await ctx.tokenFor('backup-owner');
     const caller = await ctx.tokenFor('backup-caller');
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${owner}` },
-      payload: { name: 'Backed up', type: 'prompt', visibility: 'public', price_cents: 4 },
-    });
-    const slug = created.json().slug as string;
-    await ctx.app.inject({
-      method: 'PATCH',
-      url: `/api/app/${slug}/update_status/`,
-      headers: { authorization: `Bearer ${owner}` },
-      payload: { status: 'live' },
-    });
+    const { slug } = await ctx.liveApp(owner, { name: 'Backed up', type: 'prompt', visibility: 'public', price_cents: 4 });
     const key = (
       await ctx.app.inject({ method: 'POST', url: '/api/keys/', headers: { authorization: `Bearer ${caller}` }, payload: { name: 'backup' } })
     ).json().key as string;

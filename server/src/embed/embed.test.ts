@@ -145,12 +145,7 @@ describe('publishable keys', () => {
   it('never authenticate a secret-key call, and a secret key never authenticates an embed call', async () => {
     const slug = await liveApp({ priceCents: 3 });
     const { key } = await publishableKey([slug]);
-    const direct = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${key}` },
-      payload: { inputs: {}, query: 'hi', user: 'curl-user' },
-    });
+    const direct = await ctx.api('POST', `/api/app/${slug}/chat-messages`, key, { inputs: {}, query: 'hi', user: 'curl-user' });
     expect(direct.statusCode).toBe(401);
     expect(direct.json().message).toMatch(/Publishable keys \(pk_…\) call only from the embed widget/);
     const secret = (await api('POST', '/api/keys/', siteOwnerToken, { name: 'server' })).json().key as string;

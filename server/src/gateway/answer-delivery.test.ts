@@ -16,6 +16,7 @@ import { createDifyTestContext } from '../test-support/dify-app.ts';
 import type { DifyMode } from '../test-support/fakes/dify-fake.ts';
 import type { FakeProviderServer, RecordedRequest } from '../test-support/fakes/http-fake.ts';
 import { sendRequest } from '../test-support/server-process.ts';
+import { waitFor as readUntil } from '../test-support/wait-for.ts';
 
 const KEY = 'app-deliveryDifyKey0001';
 const PRICE = 100;
@@ -42,14 +43,8 @@ beforeEach(() => {
 
 const request = (method: string, path: string, token: string, body?: object, signal?: AbortSignal) => sendRequest(base, method, path, token, body, { signal });
 
-const waitFor = async <T>(read: () => Promise<T | null> | T | null): Promise<T> => {
-  for (let i = 0; i < 200; i++) {
-    const value = await read();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('timed out waiting');
-};
+/** Up to 10 s (200 reads). */
+const waitFor = <T>(read: () => Promise<T | null> | T | null) => readUntil(read, 200);
 
 interface Target {
   slug: string;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { waitFor } from '../test-support/wait-for.ts';
 
 let ctx: TestContext;
 let upstream: FakeProviderServer;
@@ -135,15 +136,6 @@ describe('output schema', () => {
     expect(balance.credits_cents).toBe(400);
   });
 });
-
-const waitFor = async <T>(read: () => Promise<T | null>): Promise<T> => {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('timed out waiting');
-};
 
 const balanceOf = async (subject: string) => {
   const token = await ctx.tokenFor(subject);

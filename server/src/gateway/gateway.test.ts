@@ -138,12 +138,7 @@ describe('a paid completion call', () => {
   it('serves /v1/invoke/{slug} with a body of input fields', async () => {
     const slug = await livePublicApp();
     const consumer = await newConsumer();
-    const response = await ctx.app.inject({
-      method: 'POST',
-      url: `/v1/invoke/${slug}`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: { query: 'Hi' },
-    });
+    const response = await ctx.api('POST', `/v1/invoke/${slug}`, consumer.key, { query: 'Hi' });
     expect(response.statusCode).toBe(200);
     expect(response.json().answer).toBe('Hello from the fake model.');
     expect((await balance(consumer.token)).credits_cents).toBe(500 - PRICE);
@@ -187,12 +182,7 @@ describe('access and validation', () => {
     const huge = await callCompletion(slug, consumer.key, { query: 'x'.repeat(1024 * 1024 + 10) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json()).toMatchObject({ code: 'payload_too_large', status: 413 });
-    const longQuery = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: { query: 'y'.repeat(100_001) },
-    });
+    const longQuery = await ctx.api('POST', `/api/app/${slug}/chat-messages`, consumer.key, { query: 'y'.repeat(100_001) });
     expect(longQuery.json()).toMatchObject({ code: 'invalid_param', params: 'query' });
     expect((await balance(consumer.token)).credits_cents).toBe(500);
   });
@@ -349,22 +339,17 @@ describe('chat', () => {
     const slug = await livePublicApp({ interaction_mode: 'chat' });
     const consumer = await newConsumer();
     upstream.setBehaviour({ text: 'Nice to meet you, Ada.' });
-    const first = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: { query: 'My name is Ada.', response_mode: 'blocking', user: 'u' },
-    });
+    const first = await ctx.api('POST', `/api/app/${slug}/chat-messages`, consumer.key, { query: 'My name is Ada.', response_mode: 'blocking', user: 'u' });
     expect(first.statusCode).toBe(200);
     const conversationId = first.json().conversation_id;
     expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(first.json().mode).toBe('chat');
     upstream.setBehaviour({ text: 'Your name is Ada.' });
-    const second = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: { query: 'What is my name?', conversation_id: conversationId, response_mode: 'blocking', user: 'u' },
+    const second = await ctx.api('POST', `/api/app/${slug}/chat-messages`, consumer.key, {
+      query: 'What is my name?',
+      conversation_id: conversationId,
+      response_mode: 'blocking',
+      user: 'u',
     });
     expect(second.json()).toMatchObject({ conversation_id: conversationId, answer: 'Your name is Ada.' });
     const sent = upstream.lastRequest().body as { messages: { role: string; content: string }[] };
@@ -375,19 +360,9 @@ describe('chat', () => {
       ['user', 'What is my name?'],
     ]);
     const stranger = await newConsumer();
-    const foreign = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${stranger.key}` },
-      payload: { query: 'Hi', conversation_id: conversationId },
-    });
+    const foreign = await ctx.api('POST', `/api/app/${slug}/chat-messages`, stranger.key, { query: 'Hi', conversation_id: conversationId });
     expect(foreign.json()).toMatchObject({ code: 'not_found', message: 'Conversation Not Exists.' });
-    const missingQuery = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/chat-messages`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: {},
-    });
+    const missingQuery = await ctx.api('POST', `/api/app/${slug}/chat-messages`, consumer.key, {});
     expect(missingQuery.json()).toMatchObject({ code: 'invalid_param', params: 'query' });
   });
 });
@@ -400,13 +375,7 @@ describe('rate limiting', () => {
       const slug = (
         await limited.app.inject({ method: 'POST', url: '/api/app/', headers: { authorization: `Bearer ${owner}` }, payload: { name: 'RL', type: 'prompt' } })
       ).json().slug;
-      const call = () =>
-        limited.app.inject({
-          method: 'POST',
-          url: `/api/app/${slug}/completion-messages`,
-          headers: { authorization: `Bearer ${owner}` },
-          payload: { inputs: { query: 'x' } },
-        });
+      const call = () => limited.api('POST', `/api/app/${slug}/completion-messages`, owner, { inputs: { query: 'x' } });
       for (let i = 0; i < 3; i++) expect((await call()).statusCode).toBe(200);
       const response = await call();
       expect(response.statusCode).toBe(429);
@@ -467,12 +436,7 @@ describe('a creator’s first app (issue 25)', () => {
     const consumer = await newConsumer();
     const toChat = await callCompletion(chatSlug, consumer.key, { query: 'x' });
     expect(toChat.json()).toMatchObject({ code: 'app_unavailable', status: 400, message: expect.stringContaining('call chat-messages') });
-    const toCompletion = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${completionSlug}/chat-messages`,
-      headers: { authorization: `Bearer ${consumer.key}` },
-      payload: { query: 'x', inputs: {} },
-    });
+    const toCompletion = await ctx.api('POST', `/api/app/${completionSlug}/chat-messages`, consumer.key, { query: 'x', inputs: {} });
     expect(toCompletion.json()).toMatchObject({ code: 'not_chat_app', status: 400 });
     const { rows } = await ctx.database.db.query<{ error_type: string; outcome: string }>(
       'SELECT error_type, outcome FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = ANY($1)',

@@ -6,11 +6,13 @@ import type { CallAnswer, CallMode, CallRequest, IoSchema } from '@tollbooth/con
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
 import type { CallCharge, Payer } from '../billing/paid-call/service.ts';
+import { microsToDecimalDollars, priceFields } from '../platform/call-rules.ts';
 import type { CallPath } from '../platform/metrics.ts';
 import type { RateLimitDecision } from '../platform/rate-limit.ts';
 import type { Span } from '../platform/tracing.ts';
 import type { ModelRouter } from '../providers/registry.ts';
-import type { EveryKey, PreparedModelRequest } from '../providers/types.ts';
+import type { EveryKey, ModelUsage, PreparedModelRequest } from '../providers/types.ts';
+import { demoMetadata } from './demo-calls.ts';
 
 /** The body of a call; the route schema and the service read the same declaration. */
 export type CallBody = CallRequest;
@@ -141,4 +143,42 @@ export interface CallRequestContext {
 export interface UploadBody {
   isMultipart: boolean;
   file: () => Promise<MultipartFile | undefined>;
+}
+
+/** What an answered call says, in the contract's CallAnswer: its ids, the answer, its usage, price and latency, and whether the demo model gave it. */
+export function callAnswer(
+  call: PreparedCall,
+  id: string,
+  conversationId: string | null,
+  answer: string,
+  usage: ModelUsage,
+  latencyMs: number,
+  createdAt: Date,
+  /** The call's model cost in micro-dollars: what the owner's own call pays (no price). */
+  modelCost: number,
+): CallAnswer {
+  return {
+    event: 'message',
+    task_id: call.taskId,
+    id,
+    message_id: id,
+    conversation_id: conversationId ?? '',
+    mode: call.mode,
+    answer,
+    metadata: {
+      usage: {
+        prompt_tokens: usage.inputTokens,
+        completion_tokens: usage.outputTokens,
+        total_tokens: usage.inputTokens + usage.outputTokens,
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        ...priceFields(call.charge.priceCents),
+        // The owner's own call is charged no price but its model cost (issue 61: the console says what each call charged).
+        ...(call.auth.user.id === call.app.owner_id ? { owner_model_cost: microsToDecimalDollars(modelCost) } : {}),
+        latency: Math.round(latencyMs) / 1000,
+      },
+      ...demoMetadata(call.resolved),
+    },
+    created_at: Math.floor(createdAt.getTime() / 1000),
+  };
 }

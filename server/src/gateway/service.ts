@@ -9,18 +9,16 @@
 // contract's CallAnswer, Dify's message (platform/call-rules.ts's price fields), which each door
 // answers in its own protocol.
 import { randomUUID } from 'node:crypto';
-import { SpanKind } from '@opentelemetry/api';
 import type { CallAnswer, CallMode } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { CallCharge, ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
+import type { ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
 import { toStorableText } from '../http/request-guards.ts';
-import { outcomeOfErrorType } from '../platform/call-outcomes.ts';
-import { checkAppMode, microsToDecimalDollars, priceFields } from '../platform/call-rules.ts';
+import { checkAppMode } from '../platform/call-rules.ts';
 import type { Config } from '../platform/config.ts';
-import { AppError, SpendCapError } from '../platform/errors.ts';
-import { type AppKind, type CallPath, type Metrics, SPEND_REFUSALS } from '../platform/metrics.ts';
+import { AppError } from '../platform/errors.ts';
+import type { CallPath, Metrics } from '../platform/metrics.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit.ts';
 import { endFailed, type Span, type Tracing } from '../platform/tracing.ts';
 import type { PromptsService } from '../prompts/service.ts';
@@ -31,8 +29,17 @@ import { countPromptTokens, countTokens } from '../providers/tokens.ts';
 import { type ModelUsage, withDeadline } from '../providers/types.ts';
 import type { CallAlerts } from '../webhooks/service.ts';
 import type { WorkflowCallTarget } from '../workflows/call-target-service.ts';
+import {
+  endPlan,
+  endSettlement,
+  endUpstreamSpan,
+  observeAnswer,
+  observeFailure as observeFailureOf,
+  providerLabel,
+  startUpstreamSpan,
+  tellRefusal,
+} from './call-observation.ts';
 import type { CallTarget, CallTargetCache } from './call-target-cache.ts';
-import { demoMetadata } from './demo-calls.ts';
 import { storeUpload, type UploadedFile } from './files.ts';
 import { hashRequest, type IdempotencyStore } from './idempotency.ts';
 import { errorTypeOf } from './outcomes.ts';
@@ -40,14 +47,15 @@ import {
   type CallCommon,
   type CallPayer,
   type CallRequestContext,
+  callAnswer,
   type Preparation,
   type PreparedCall,
-  payerOf,
   preparedCall,
   type UploadBody,
 } from './prepared-call.ts';
-import { checkPriceCap } from './price-cap.ts';
+import { reserveWithinCap } from './price-cap.ts';
 import { createPromptCalls, modelCostBound, usageForCost } from './prompt-calls.ts';
+import { checkCallAccess, NO_CREDENTIALS, RateLimitedError } from './refusals.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
 /** An app as a call finds it (findTarget). */
@@ -55,8 +63,6 @@ export type { CallTarget } from './call-target-cache.ts';
 /** What may be uploaded, and how large (Dify's parameters answer says so). */
 export { ALLOWED_UPLOADS, MAX_UPLOAD_BYTES } from './files.ts';
 export type { CallBody, CallPayer, CallRequestContext, Preparation, PreparedCall, UploadBody } from './prepared-call.ts';
-
-const NO_CREDENTIALS = 'Authentication credentials were not provided: send Authorization: Bearer <API key>';
 
 export interface GatewayDependencies {
   db: Database;
@@ -104,21 +110,8 @@ export function createGatewayService({
 
   // --- What a call shows of itself: metrics and spans (issue 58; nothing when both are off) -----
 
-  /** A call that ended without an answer: counted by outcome, its refusal or upstream error too, and its trace marked. */
-  const observeFailure = (app: AppRow, path: CallPath, span: Span | null, provider: string | null, error: unknown) => {
-    const errorType = errorTypeOf(error);
-    const outcome = outcomeOfErrorType(errorType);
-    if (metrics) {
-      metrics.call(app.type as AppKind, path, outcome, app.slug);
-      if (error instanceof RateLimitedError) metrics.rateLimited(path);
-      else if (error instanceof AppError && SPEND_REFUSALS.has(error.code)) metrics.spendRefused(error.code);
-      else if (provider !== null && errorType.startsWith('provider_')) metrics.upstreamError(provider, errorType);
-    }
-    if (span) {
-      span.setAttribute('tollbooth.outcome', outcome);
-      span.setAttribute('error.type', errorType);
-    }
-  };
+  const observeFailure = (app: AppRow, path: CallPath, span: Span | null, provider: string | null, error: unknown) =>
+    observeFailureOf(metrics, app, path, span, provider, error);
 
   /** The callable app of a slug and its active prompt configuration, read on a miss of the call target cache. */
   const loadTarget = async (slug: string): Promise<CallTarget | null> => {
@@ -174,28 +167,9 @@ export function createGatewayService({
     return decision;
   };
 
-  /**
-   * 8. Reserve, last, so nothing after it can fail: the caller's price cap is checked against the
-   * app's price (the owner's own calls and demo answers are free, demo-calls.ts), then billing takes the charge.
-   */
-  const reserve = async (
-    app: AppRow,
-    auth: AuthContext,
-    maxPriceCents: number | null,
-    demo = false,
-    modelCost: ModelCostBound | null = null,
-  ): Promise<CallCharge> => {
-    const listPriceCents = app.owner_id === auth.user.id || demo ? 0 : app.price_cents;
-    checkPriceCap(listPriceCents, auth, maxPriceCents);
-    try {
-      return await paidCalls.take(payerOf(auth), { appId: app.id, listPriceCents, ownerId: app.owner_id, modelCost });
-    } catch (error) {
-      // A caller out of credit for the price is told where to add some (issue 25); the owner's own
-      // call short of its model cost already says so (billing/paid-call/service.ts).
-      if (error instanceof AppError && error.code === 'insufficient_credits' && listPriceCents > 0) throw insufficientCredits(listPriceCents, config.publicUrl);
-      throw error;
-    }
-  };
+  /** 8. Reserve, last, so nothing after it can fail (price-cap.ts). */
+  const reserve = (app: AppRow, auth: AuthContext, maxPriceCents: number | null, demo = false, modelCost: ModelCostBound | null = null) =>
+    reserveWithinCap(paidCalls, config.publicUrl, app, auth, maxPriceCents, demo, modelCost);
 
   /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
   const prepare = async (request: CallRequestContext): Promise<Preparation> => {
@@ -338,60 +312,9 @@ export function createGatewayService({
       },
       { beforeAnswer: call.idempotency !== null },
     );
-    if (metrics) {
-      // The gateway's own time: the whole call so far (its settlement's share included) less the upstream's.
-      const totalMs = performance.now() - call.startedAt;
-      metrics.call(call.app.type as AppKind, call.path, 'success', call.app.slug);
-      metrics.answered(
-        call.app.type as AppKind,
-        call.path,
-        providerLabel(call),
-        call.modelName || 'none',
-        call.app.slug,
-        Math.max(0, totalMs - upstreamMs) / 1000,
-        upstreamMs / 1000,
-        usage.inputTokens,
-        usage.outputTokens,
-        modelCost,
-      );
-    }
-    if (settleSpan) {
-      settleSpan.setAttribute('tollbooth.price_cents', call.charge.priceCents);
-      settleSpan.setAttribute('tollbooth.model_cost_micros', modelCost);
-      settleSpan.end();
-      const span = call.span!;
-      span.setAttribute('gen_ai.operation.name', operationOf(call));
-      span.setAttribute('gen_ai.request.model', call.resolved.upstreamModel);
-      span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
-      span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
-      span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
-      span.setAttribute('tollbooth.model_cost_micros', modelCost);
-      span.setAttribute('tollbooth.outcome', 'success');
-    }
-    const result: CallAnswer = {
-      event: 'message',
-      task_id: call.taskId,
-      id: invocationId,
-      message_id: invocationId,
-      conversation_id: conversationId ?? '',
-      mode: call.mode,
-      answer,
-      metadata: {
-        usage: {
-          prompt_tokens: usage.inputTokens,
-          completion_tokens: usage.outputTokens,
-          total_tokens: usage.inputTokens + usage.outputTokens,
-          input_tokens: usage.inputTokens,
-          output_tokens: usage.outputTokens,
-          ...priceFields(call.charge.priceCents),
-          // The owner's own call is charged no price but its model cost (issue 61: the console says what each call charged).
-          ...(call.auth.user.id === call.app.owner_id ? { owner_model_cost: microsToDecimalDollars(modelCost) } : {}),
-          latency: Math.round(latencyMs) / 1000,
-        },
-        ...demoMetadata(call.resolved),
-      },
-      created_at: Math.floor(createdAt.getTime() / 1000),
-    };
+    if (metrics) observeAnswer(metrics, call, usage, modelCost, upstreamMs);
+    if (settleSpan) endSettlement(settleSpan, call, usage, modelCost);
+    const result = callAnswer(call, invocationId, conversationId, answer, usage, latencyMs, createdAt, modelCost);
     if (call.idempotency) await idempotency.complete(call.idempotency.userId, call.idempotency.key, 200, result);
     return result;
   };
@@ -569,69 +492,8 @@ export function createGatewayService({
   };
 }
 
-/** The provider label of a call's metrics: the model provider's kind, 'demo', or the workflow provider's id. */
-const providerLabel = (call: PreparedCall): string => (call.resolved.demo ? 'demo' : (call.resolved.providerKind ?? call.resolved.provider.name));
-
-/** GenAI's gen_ai.operation.name: a prompt app asks a chat model; a workflow app invokes an agent or workflow (Dify). */
-const operationOf = (call: PreparedCall): string => (call.app.type === 'prompt' ? 'chat' : 'invoke_agent');
-
-/** The plan/reserve span's end: what the reservation holds. */
-function endPlan(span: Span, call: PreparedCall) {
-  span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
-  span.end();
-}
-
-/** The upstream call's span, after GenAI's conventions: "{operation} {model}", a client span. */
-function startUpstreamSpan(tracing: Tracing, call: PreparedCall): Span {
-  const operation = operationOf(call);
-  const model = call.resolved.upstreamModel;
-  const span = tracing.child(call.span!, `${operation} ${model}`, undefined, SpanKind.CLIENT);
-  span.setAttribute('gen_ai.operation.name', operation);
-  span.setAttribute('gen_ai.provider.name', providerLabel(call));
-  span.setAttribute('gen_ai.request.model', model);
-  const request = call.modelRequest;
-  if (request.temperature !== undefined) span.setAttribute('gen_ai.request.temperature', request.temperature);
-  if (request.maxTokens !== undefined) span.setAttribute('gen_ai.request.max_tokens', request.maxTokens);
-  if (request.topP !== undefined) span.setAttribute('gen_ai.request.top_p', request.topP);
-  span.setAttribute('tollbooth.price_cents', call.charge.priceCents);
-  return span;
-}
-
-function endUpstreamSpan(span: Span, usage: ModelUsage | null) {
-  if (usage) {
-    span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
-    span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
-  }
-  span.end();
-}
-
 const clientDisconnected = () => Object.assign(new Error('client disconnected'), { name: 'AbortError' });
 
 export type GatewayService = ReturnType<typeof createGatewayService>;
 
-/** The 402 of a caller whose credits do not cover the call: it names the Money page, where credits are added. */
-export function insufficientCredits(priceCents: number, publicUrl: string) {
-  return new AppError(
-    'insufficient_credits',
-    `Not enough credits for this call (${priceCents} ${priceCents === 1 ? 'cent' : 'cents'}): add credits on the Money page, ${publicUrl}/money, and try again`,
-  );
-}
-
-/** Owners may call any status; everyone else only live public or embed apps (a private app is not even there). */
-export function checkCallAccess(app: AppRow, auth: AuthContext) {
-  if (app.owner_id === auth.user.id) return;
-  if (app.visibility === 'private') throw new AppError('not_found', 'Application not found');
-  if (app.status !== 'live') throw new AppError('app_unavailable', 'This application is not live');
-}
-
-/** A key's refusal that its owner asked to hear of (key.rate_limited, spend_cap.reached). */
-function tellRefusal(alerts: CallAlerts, userId: string, apiKeyId: string, error: unknown) {
-  if (error instanceof RateLimitedError) alerts.keyRateLimited(userId, apiKeyId, error.decision.limit);
-  else if (error instanceof SpendCapError) alerts.spendCapReached(userId, apiKeyId, error.window);
-}
-
-export class RateLimitedError extends AppError {
-  constructor(readonly decision: RateLimitDecision) {
-    super('rate_limited', `Rate limit of ${decision.limit} calls per minute exceeded; retry in ${decision.resetSeconds} s`);
-  }
-}
+export { checkCallAccess, insufficientCredits, RateLimitedError } from './refusals.ts';

@@ -15,12 +15,7 @@ beforeAll(async () => {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   owner = await ctx.tokenFor('uploader');
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/app/',
-    headers: { authorization: `Bearer ${owner}` },
-    payload: { name: 'Uploads', type: 'prompt', visibility: 'public' },
-  });
+  const created = await ctx.api('POST', '/api/app/', owner, { name: 'Uploads', type: 'prompt', visibility: 'public' });
   slug = created.json().slug;
 });
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { listenOnLoopback } from '../test-support/app.ts';
 import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
 import { type DifyFakeApp, difyBody } from '../test-support/fakes/dify-fake.ts';
 import { sendRequest } from '../test-support/server-process.ts';
+import { waitFor } from '../test-support/wait-for.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 100;
@@ -49,14 +50,12 @@ const invocationsOf = async (subject: string) =>
     )
   ).rows;
 
-const waitFor = async <T>(read: () => Promise<T | null>): Promise<T> => {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('timed out waiting');
-};
+/** The subject's invocations once at least one is recorded (a failure is recorded after the answer). */
+const recordedInvocationsOf = (subject: string) =>
+  waitFor(async () => {
+    const found = await invocationsOf(subject);
+    return found.length > 0 ? found : null;
+  });
 
 const chat = (slug: string, token: string, body: object = {}, signal?: AbortSignal) =>
   request('POST', `/api/app/${slug}/chat-messages`, token, { inputs: {}, query: 'Hello?', response_mode: 'blocking', user: 'end-user-7', ...body }, signal);
@@ -225,27 +224,16 @@ describe('other Dify app modes', () => {
 });
 
 describe('provider failures are never charged and are recorded with their type', () => {
+  /** Dify answers 400 with this error code. */
+  const difyError = (code: string) => () => {
+    dify.setBehaviour({ status: 400 });
+    dify.app.errorCode = code;
+  };
   const cases: [string, () => void, number, string][] = [
     ['HTTP 500', () => dify.setBehaviour({ status: 500 }), 502, 'provider_error'],
-    [
-      'HTTP 400 completion_request_error',
-      () => {
-        dify.setBehaviour({ status: 400 });
-        dify.app.errorCode = 'completion_request_error';
-      },
-      502,
-      'provider_error',
-    ],
+    ['HTTP 400 completion_request_error', difyError('completion_request_error'), 502, 'provider_error'],
     ['a key that stopped working (401)', () => dify.setBehaviour({ status: 401 }), 502, 'provider_auth_failed'],
-    [
-      'quota exhausted',
-      () => {
-        dify.setBehaviour({ status: 400 });
-        dify.app.errorCode = 'provider_quota_exceeded';
-      },
-      502,
-      'provider_quota_exceeded',
-    ],
+    ['quota exhausted', difyError('provider_quota_exceeded'), 502, 'provider_quota_exceeded'],
     ['Dify rate limit (429)', () => dify.setBehaviour({ status: 429 }), 502, 'provider_rate_limited'],
     ['an answer that is not JSON', () => dify.setBehaviour({ malformed: true }), 502, 'provider_error'],
   ];
@@ -335,10 +323,7 @@ describe('streaming', () => {
     await reading;
     await dify.requests[before]!.closed;
     expect(dify.requests[before]!.aborted).toBe(true);
-    const rows = await waitFor(async () => {
-      const found = await invocationsOf(consumer.subject);
-      return found.length > 0 ? found : null;
-    });
+    const rows = await recordedInvocationsOf(consumer.subject);
     expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
     expect(await balance(consumer.token)).toBe(500);
   });
@@ -356,10 +341,7 @@ describe('streaming', () => {
     abort.abort();
     await dify.requests[before]!.closed;
     expect(dify.requests[before]!.aborted).toBe(true);
-    const rows = await waitFor(async () => {
-      const found = await invocationsOf(consumer.subject);
-      return found.length > 0 ? found : null;
-    });
+    const rows = await recordedInvocationsOf(consumer.subject);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'success', price_cents: PRICE });
     expect(await balance(consumer.token)).toBe(400);
@@ -568,10 +550,7 @@ describe('Dify’s stop endpoint when an answer ends before Dify ends it', () =>
     expect(stop.known).toBe(true);
     expect(stop.user).toBe(difyBody(dify.requests[before]!).user);
     expect(dify.requests.find((r) => r.path === `/v1/chat-messages/${stop.taskId}/stop`)).toBeTruthy();
-    const rows = await waitFor(async () => {
-      const found = await invocationsOf(consumer.subject);
-      return found.length > 0 ? found : null;
-    });
+    const rows = await recordedInvocationsOf(consumer.subject);
     expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
     expect(await balance(consumer.token)).toBe(500);
   });
@@ -607,10 +586,7 @@ describe('Dify’s stop endpoint when an answer ends before Dify ends it', () =>
     expect(dify.requests[before]!.aborted).toBe(true);
     const stop = await waitFor(async () => dify.stopRequests[stopsBefore] ?? null);
     expect(stop.known).toBe(true);
-    const rows = await waitFor(async () => {
-      const found = await invocationsOf(consumer.subject);
-      return found.length > 0 ? found : null;
-    });
+    const rows = await recordedInvocationsOf(consumer.subject);
     expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
     expect(await balance(consumer.token)).toBe(500);
   });

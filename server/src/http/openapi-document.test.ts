@@ -161,20 +161,10 @@ describe('OpenAPI document', () => {
 
   it('public operations answer without credentials; the others ask for them (401)', async () => {
     const owner = await ctx.tokenFor('openapi-owner');
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${owner}` },
-      payload: { name: 'Docs check', type: 'prompt', visibility: 'public' },
-    });
+    const created = await ctx.api('POST', '/api/app/', owner, { name: 'Docs check', type: 'prompt', visibility: 'public' });
     expect(created.statusCode, created.body).toBe(201);
     const slug = created.json().slug as string;
-    const live = await ctx.app.inject({
-      method: 'PATCH',
-      url: `/api/app/${slug}/update_status/`,
-      headers: { authorization: `Bearer ${owner}` },
-      payload: { status: 'live' },
-    });
+    const live = await ctx.api('PATCH', `/api/app/${slug}/update_status/`, owner, { status: 'live' });
     expect(live.statusCode).toBe(200);
 
     const anonymousAllowed = (operation: Operation) =>

@@ -61,34 +61,22 @@ async function freePort(): Promise<number> {
 
 /** One call through each door, each answered 200. */
 async function callEveryDoor(key: string, completionSlug: string, chatSlug: string) {
-  const dify = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${completionSlug}/completion-messages`,
-    headers: { authorization: `Bearer ${key}` },
-    payload: { inputs: { query: PROMPT_TEXT }, response_mode: 'blocking', user: 'u' },
+  const dify = await ctx.api('POST', `/api/app/${completionSlug}/completion-messages`, key, {
+    inputs: { query: PROMPT_TEXT },
+    response_mode: 'blocking',
+    user: 'u',
   });
   expect(dify.statusCode, dify.body).toBe(200);
-  const difyStream = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${completionSlug}/completion-messages`,
-    headers: { authorization: `Bearer ${key}` },
-    payload: { inputs: { query: PROMPT_TEXT }, response_mode: 'streaming', user: 'u' },
+  const difyStream = await ctx.api('POST', `/api/app/${completionSlug}/completion-messages`, key, {
+    inputs: { query: PROMPT_TEXT },
+    response_mode: 'streaming',
+    user: 'u',
   });
   expect(difyStream.statusCode).toBe(200);
   expect(difyStream.body).toContain('message_end');
-  const openai = await ctx.app.inject({
-    method: 'POST',
-    url: '/v1/chat/completions',
-    headers: { authorization: `Bearer ${key}` },
-    payload: { model: chatSlug, messages: [{ role: 'user', content: PROMPT_TEXT }] },
-  });
+  const openai = await ctx.api('POST', '/v1/chat/completions', key, { model: chatSlug, messages: [{ role: 'user', content: PROMPT_TEXT }] });
   expect(openai.statusCode, openai.body).toBe(200);
-  const responses = await ctx.app.inject({
-    method: 'POST',
-    url: '/v1/responses',
-    headers: { authorization: `Bearer ${key}` },
-    payload: { model: chatSlug, input: PROMPT_TEXT },
-  });
+  const responses = await ctx.api('POST', '/v1/responses', key, { model: chatSlug, input: PROMPT_TEXT });
   expect(responses.statusCode, responses.body).toBe(200);
 }
 
@@ -222,12 +210,7 @@ describe('/metrics on the main port', () => {
     await embedCall(chatSlug, await ctx.tokenFor('metrics-site-owner'));
     // Refusals: the rate limit (8 a minute) of a key of its own, and a price cap.
     for (let i = 0; i < 9; i++) {
-      await ctx.app.inject({
-        method: 'POST',
-        url: `/api/app/${completionSlug}/completion-messages`,
-        headers: { authorization: `Bearer ${limitedKey}` },
-        payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-      });
+      await ctx.api('POST', `/api/app/${completionSlug}/completion-messages`, limitedKey, { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' });
     }
     const capped = await ctx.app.inject({
       method: 'POST',
@@ -272,25 +255,8 @@ describe('/metrics on the main port', () => {
     const perApp = await createPaidTestContext({ METRICS_TOKEN, METRICS_PER_APP: 'true' });
     try {
       const owner = await perApp.tokenFor('per-app-owner');
-      const created = await perApp.app.inject({
-        method: 'POST',
-        url: '/api/app/',
-        headers: { authorization: `Bearer ${owner}` },
-        payload: { name: 'Per App', type: 'prompt', visibility: 'public', price_cents: 3, interaction_mode: 'completion' },
-      });
-      const slug = created.json().slug as string;
-      await perApp.app.inject({
-        method: 'PATCH',
-        url: `/api/app/${slug}/update_status/`,
-        headers: { authorization: `Bearer ${owner}` },
-        payload: { status: 'live' },
-      });
-      const answer = await perApp.app.inject({
-        method: 'POST',
-        url: `/api/app/${slug}/completion-messages`,
-        headers: { authorization: `Bearer ${owner}` },
-        payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-      });
+      const { slug } = await perApp.liveApp(owner, { name: 'Per App', type: 'prompt', visibility: 'public', price_cents: 3, interaction_mode: 'completion' });
+      const answer = await perApp.api('POST', `/api/app/${slug}/completion-messages`, owner, { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' });
       expect(answer.statusCode, answer.body).toBe(200);
       const text = (await perApp.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
       expect(sample(text, 'tollbooth_paid_calls_total', { app_kind: 'prompt', path: 'dify', outcome: 'success', app: slug })).toBe(1);

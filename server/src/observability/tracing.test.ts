@@ -134,12 +134,7 @@ describe('traces of paid calls', () => {
   it('makes one trace per call without a traceparent, and marks a refused call with its outcome', async () => {
     const slug = await liveApp();
     const first = receiver.spans.length;
-    const ok = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/completion-messages`,
-      headers: { authorization: `Bearer ${callerKey}` },
-      payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
-    });
+    const ok = await ctx.api('POST', `/api/app/${slug}/completion-messages`, callerKey, { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' });
     expect(ok.statusCode).toBe(200);
     const refused = await ctx.app.inject({
       method: 'POST',
@@ -273,26 +268,12 @@ describe('traces of paid calls', () => {
     const offline = await createPaidTestContext({ OTEL_EXPORTER_OTLP_ENDPOINT: gone.endpoint, METRICS_TOKEN });
     try {
       const owner = await offline.tokenFor('offline-owner');
-      const created = await offline.app.inject({
-        method: 'POST',
-        url: '/api/app/',
-        headers: { authorization: `Bearer ${owner}` },
-        payload: { name: 'Offline', type: 'prompt', visibility: 'public', price_cents: 1, interaction_mode: 'completion' },
-      });
-      expect(created.statusCode, created.body).toBe(201);
-      const slug = created.json().slug as string;
-      await offline.app.inject({
-        method: 'PATCH',
-        url: `/api/app/${slug}/update_status/`,
-        headers: { authorization: `Bearer ${owner}` },
-        payload: { status: 'live' },
-      });
+      const { slug } = await offline.liveApp(owner, { name: 'Offline', type: 'prompt', visibility: 'public', price_cents: 1, interaction_mode: 'completion' });
       for (let i = 0; i < 3; i++) {
-        const answer = await offline.app.inject({
-          method: 'POST',
-          url: `/api/app/${slug}/completion-messages`,
-          headers: { authorization: `Bearer ${owner}` },
-          payload: { inputs: { query: 'Hi' }, response_mode: 'blocking', user: 'u' },
+        const answer = await offline.api('POST', `/api/app/${slug}/completion-messages`, owner, {
+          inputs: { query: 'Hi' },
+          response_mode: 'blocking',
+          user: 'u',
         });
         expect(answer.statusCode, answer.body).toBe(200);
       }

@@ -12,12 +12,7 @@ const base = await listenOnLoopback(ctx.app);
 
 beforeAll(async () => {
   const owner = await ctx.tokenFor('tool-owner');
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/app/',
-    headers: { authorization: `Bearer ${owner}` },
-    payload: { name: 'Tool Caller', type: 'prompt', visibility: 'public', price_cents: PRICE },
-  });
+  const created = await ctx.api('POST', '/api/app/', owner, { name: 'Tool Caller', type: 'prompt', visibility: 'public', price_cents: PRICE });
   slug = created.json().slug;
   // A small max_tokens, so the price covers the worst-case model cost and only the caller is charged.
   await ctx.app.inject({ method: 'PATCH', url: `/api/app/${slug}/prompt/`, headers: { authorization: `Bearer ${owner}` }, payload: { max_tokens: 100 } });

@@ -30,12 +30,7 @@ async function userId(token: string): Promise<string> {
 }
 
 async function createApp(token: string, name: string): Promise<{ id: string; slug: string }> {
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/app/',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name, type: 'prompt', price_cents: 2 },
-  });
+  const response = await ctx.api('POST', '/api/app/', token, { name, type: 'prompt', price_cents: 2 });
   expect(response.statusCode).toBe(201);
   return response.json();
 }
@@ -132,12 +127,7 @@ describe('who sees the operator view', () => {
   });
 
   it('is a 404 like an unknown route for everyone else: unverified email, unlisted, anonymous, bad token, API key', async () => {
-    const key = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/keys/',
-      headers: { authorization: `Bearer ${bossToken}` },
-      payload: { name: 'ops' },
-    });
+    const key = await ctx.api('POST', '/api/keys/', bossToken, { name: 'ops' });
     expect(key.statusCode).toBe(201);
     const apiKey: string = key.json().key;
     for (const token of [unverifiedBossToken, creatorToken, otherToken, null, 'not-a-token', apiKey]) {

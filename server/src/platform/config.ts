@@ -1,9 +1,14 @@
 // Every environment variable Tollbooth reads, parsed, defaulted and validated once at start-up.
 // The browser never sees this object; it gets the whitelisted subset from GET /api/config.
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { type MetricsConfig, readMetrics, readTracing, type TracingConfig } from './config-observability.ts';
+import { isWeakSecretKey, parseSecretKey, readSecretKeyFile } from './config-secret-key.ts';
+import { parseAdminEmails, parseSmtpUrl, parseTrustProxy } from './config-values.ts';
 import { DEFAULT_MODEL_TABLE, type ModelTable, parseModelTable } from './model-table.ts';
+
+export type { MetricsConfig, TracingConfig } from './config-observability.ts';
+export { isWeakSecretKey, keepSecretKey } from './config-secret-key.ts';
 
 /**
  * How long a process may answer from its copy of an app's call configuration (the gateway's call
@@ -152,22 +157,9 @@ export interface Config {
    * after the signal, when what is still open is cut (decision 0082).
    */
   shutdown: { graceSeconds: number; timeoutSeconds: number };
-  /**
-   * Prometheus metrics (issue 58; observability/): on when a token or a port is set. /metrics on the
-   * main port answers a bearer of METRICS_TOKEN only; METRICS_PORT serves it on METRICS_HOST.
-   */
-  metrics: { enabled: boolean; token: string | null; port: number | null; host: string; perApp: boolean };
+  metrics: MetricsConfig;
   /** OpenTelemetry traces (observability/tracing.ts): off when tracesUrl is null. */
-  tracing: {
-    /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
-    tracesUrl: string | null;
-    /** OTEL_EXPORTER_OTLP_HEADERS (and _TRACES_HEADERS): name=value pairs sent with each export. */
-    headers: Record<string, string>;
-    serviceName: string;
-    /** OTEL_TRACES_SAMPLER (default parentbased_always_on) and OTEL_TRACES_SAMPLER_ARG (a ratio, default 1). */
-    sampler: string;
-    samplerRatio: number;
-  };
+  tracing: TracingConfig;
 }
 
 export class ConfigError extends Error {
@@ -397,7 +389,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.production) problems.push(...productionProblems(env, config));
   if (problems.length > 0) throw new ConfigError(problems);
   // Without SECRET_KEY, the key kept in DATA_DIR by an earlier start; none yet, keepSecretKey makes it.
-  if (secretKey === null) config.secretKey = readSecretKeyFile(dataDir) ?? Buffer.alloc(0);
+  if (secretKey === null) config.secretKey = readSecretKeyFile(dataDir, (problem) => new ConfigError([problem])) ?? Buffer.alloc(0);
   return config;
 }
 
@@ -418,162 +410,7 @@ function productionProblems(env: Env, config: Config): string[] {
   return problems;
 }
 
-/**
- * A key whose 32 bytes take fewer than 16 distinct values was not drawn at random ("aaaa…",
- * "0123456789abcdef" repeated, a word typed twice): 32 random bytes take ~30 distinct values, and
- * fewer than 16 about once in 10^9 draws.
- */
-export function isWeakSecretKey(key: Buffer): boolean {
-  return new Set(key).size < 16;
-}
-
-function parseSecretKey(raw: string): Buffer | null {
-  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
-  const decoded = Buffer.from(raw, 'base64');
-  return decoded.length === 32 ? decoded : null;
-}
-
-/** The key an earlier start generated into DATA_DIR (SECRET_KEY unset), or null when there is none. */
-function readSecretKeyFile(dataDir: string): Buffer | null {
-  const file = path.join(dataDir, 'secret-key');
-  if (!existsSync(file)) return null;
-  const key = parseSecretKey(readFileSync(file, 'utf8').trim());
-  if (key) return key;
-  throw new ConfigError([`${file} does not hold a valid key; remove it or set SECRET_KEY`]);
-}
-
-/**
- * Without SECRET_KEY, one is generated on the first start and kept under DATA_DIR so restarts can
- * still decrypt. main.ts calls this once the database is reachable and on a schema this code knows,
- * so a start that is refused writes nothing.
- */
-export function keepSecretKey(config: Config): void {
-  if (config.secretKey.length > 0) return;
-  mkdirSync(config.dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(path.join(config.dataDir, 'secret-key'), key.toString('hex'), { mode: 0o600, flag: 'wx' });
-  config.secretKey = key;
-}
-
 function resolveWebDist(explicit: string | null): string | null {
   const candidates = explicit ? [path.resolve(explicit)] : [path.resolve(import.meta.dirname, '../../../web/dist')];
   return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
-}
-
-/** TRUST_PROXY: off (default), on (every hop), a hop count, or comma-separated addresses and CIDR ranges. */
-function parseTrustProxy(raw: string | null, problems: string[]): boolean | number | string[] {
-  if (raw === null || ['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
-  if (['true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  if (
-    entries.length === 0 ||
-    entries.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && !['loopback', 'linklocal', 'uniquelocal'].includes(entry))
-  ) {
-    problems.push(`TRUST_PROXY must be off, on, a hop count or comma-separated IP addresses/CIDR ranges (got "${raw}")`);
-    return false;
-  }
-  return entries;
-}
-
-/** ADMIN_EMAILS: comma-separated addresses, compared case-insensitively (kept lower-cased). */
-function parseAdminEmails(raw: string | null, problems: string[]): string[] {
-  if (raw === null) return [];
-  const emails = raw
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter(Boolean);
-  const invalid = emails.filter((email) => !/^[^\s@]+@[^\s@]+$/.test(email));
-  if (invalid.length > 0) problems.push(`ADMIN_EMAILS must be comma-separated email addresses (not ${invalid.map((e) => `"${e}"`).join(', ')})`);
-  return [...new Set(emails)];
-}
-
-function parseSmtpUrl(raw: string | null, problems: string[]): string | null {
-  if (raw === null) return null;
-  try {
-    if (/^smtps?:$/.test(new URL(raw).protocol)) return raw;
-  } catch {}
-  problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
-  return null;
-}
-
-const TRUE_VALUES = ['1', 'true', 'on', 'yes'];
-const FALSE_VALUES = ['0', 'false', 'off', 'no'];
-
-/** METRICS_TOKEN, METRICS_PORT, METRICS_HOST, METRICS_PER_APP (issue 58). */
-function readMetrics(env: Env, port: number, problems: string[]): Config['metrics'] {
-  const token = env.METRICS_TOKEN?.trim() || null;
-  if (token !== null && !/^[\x21-\x7e]{16,512}$/.test(token)) {
-    problems.push('METRICS_TOKEN must be 16 to 512 printable characters without spaces, e.g. from `openssl rand -hex 32`');
-  }
-  const rawPort = env.METRICS_PORT?.trim() || null;
-  let metricsPort: number | null = null;
-  if (rawPort !== null) {
-    const value = Number(rawPort);
-    if (!Number.isInteger(value) || value < 1 || value > 65535) problems.push(`METRICS_PORT must be an integer from 1 to 65535 (got "${rawPort}")`);
-    else if (value === port) problems.push(`METRICS_PORT must differ from PORT (${port}): /metrics on the main port is METRICS_TOKEN's`);
-    else metricsPort = value;
-  }
-  const host = env.METRICS_HOST?.trim() || '127.0.0.1';
-  const rawPerApp = env.METRICS_PER_APP?.trim().toLowerCase() || null;
-  if (rawPerApp !== null && !TRUE_VALUES.includes(rawPerApp) && !FALSE_VALUES.includes(rawPerApp)) {
-    problems.push(`METRICS_PER_APP must be true or false (got "${rawPerApp}")`);
-  }
-  return { enabled: token !== null || metricsPort !== null, token, port: metricsPort, host, perApp: rawPerApp !== null && TRUE_VALUES.includes(rawPerApp) };
-}
-
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
-
-/** The OpenTelemetry settings Tollbooth reads (OTEL_*, the SDK's own names; issue 58). */
-function readTracing(env: Env, problems: string[]): Config['tracing'] {
-  const value = (name: string) => env[name]?.trim() || null;
-  const url = (name: string, raw: string): string | null => {
-    try {
-      const parsed = new URL(raw);
-      if (/^https?:$/.test(parsed.protocol)) return raw;
-    } catch {}
-    problems.push(`${name} must be an http(s) URL (got "${raw}")`);
-    return null;
-  };
-  const disabled = TRUE_VALUES.includes(value('OTEL_SDK_DISABLED')?.toLowerCase() ?? '');
-  const tracesEndpoint = value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const endpoint = value('OTEL_EXPORTER_OTLP_ENDPOINT');
-  let tracesUrl: string | null = null;
-  if (tracesEndpoint !== null) tracesUrl = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint);
-  else if (endpoint !== null) {
-    const base = url('OTEL_EXPORTER_OTLP_ENDPOINT', endpoint);
-    tracesUrl = base === null ? null : `${base.replace(/\/+$/, '')}/v1/traces`;
-  }
-  const headers: Record<string, string> = {};
-  for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']) {
-    for (const pair of (value(name) ?? '').split(',').filter((part) => part.trim())) {
-      const at = pair.indexOf('=');
-      if (at <= 0) {
-        problems.push(`${name} must be comma-separated name=value pairs (got "${pair.trim()}")`);
-        continue;
-      }
-      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
-    }
-  }
-  // Spans leave as OTLP/HTTP JSON (decision 0114): a collector's OTLP/HTTP port takes it.
-  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
-    const protocol = value(name);
-    if (protocol !== null && protocol !== 'http/json')
-      problems.push(`${name} must be http/json or unset: Tollbooth exports OTLP/HTTP with JSON bodies (got "${protocol}")`);
-  }
-  const sampler = value('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on';
-  if (!SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got "${sampler}")`);
-  const rawRatio = value('OTEL_TRACES_SAMPLER_ARG');
-  let samplerRatio = 1;
-  if (rawRatio !== null) {
-    samplerRatio = Number(rawRatio);
-    if (!Number.isFinite(samplerRatio) || samplerRatio < 0 || samplerRatio > 1) {
-      problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 (got "${rawRatio}")`);
-      samplerRatio = 1;
-    }
-  }
-  return { tracesUrl: disabled ? null : tracesUrl, headers, serviceName: value('OTEL_SERVICE_NAME') ?? 'tollbooth', sampler, samplerRatio };
 }

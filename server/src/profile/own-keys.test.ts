@@ -173,12 +173,7 @@ describe('own provider credentials in the profile', () => {
         expect(refused.statusCode, url).toBe(400);
         expect(refused.json()).toMatchObject({ code: 'invalid_param', params: 'base_url' });
       }
-      const tested = await strict.app.inject({
-        method: 'POST',
-        url: '/api/profile/provider-keys/openai/test/',
-        headers: { authorization: `Bearer ${token}` },
-        payload: { base_url: creatorUpstream.baseUrl, api_key: CREATOR_KEY },
-      });
+      const tested = await strict.api('POST', '/api/profile/provider-keys/openai/test/', token, { base_url: creatorUpstream.baseUrl, api_key: CREATOR_KEY });
       expect(tested.statusCode).toBe(400);
       expect((await put({ base_url: 'https://api.openai.com/v1', api_key: CREATOR_KEY })).statusCode).toBe(200);
     } finally {

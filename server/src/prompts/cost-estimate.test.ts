@@ -60,12 +60,7 @@ describe('POST /api/prompt/cost-estimate/', () => {
     ctx = await createTestContext();
     owner = await ctx.tokenFor('cost-owner');
     stranger = await ctx.tokenFor('cost-stranger');
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${owner}` },
-      payload: { name: 'Essay Writer', type: 'prompt', price_cents: 1 },
-    });
+    const created = await ctx.api('POST', '/api/app/', owner, { name: 'Essay Writer', type: 'prompt', price_cents: 1 });
     expect(created.statusCode).toBe(201);
     ({ slug, id: appId } = created.json());
     // Newest last: three paid gpt-4-turbo successes (1000, 2000, 4001 µ$), a demo answer, a failure,

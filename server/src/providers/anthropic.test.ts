@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAnthropicFake } from '../test-support/fakes/anthropic-fake.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
+import { baseRequest, collect, describeProviderContract, fakeForBlock, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, createAnthropicProvider } from './anthropic.ts';
 import { jsonSchemaInstruction } from './json-output.ts';
 
@@ -16,12 +15,7 @@ describeProviderContract({
 });
 
 describe('Anthropic: the wire format', () => {
-  let fake: FakeProviderServer;
-  beforeAll(async () => {
-    fake = await startAnthropicFake({ apiKey });
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.resetBehaviour());
+  const fake = fakeForBlock(() => startAnthropicFake({ apiKey }));
   const provider = () => createAnthropicProvider({ baseUrl: fake.baseUrl, apiKey });
 
   it('posts to /v1/messages with x-api-key and anthropic-version, the system prompt top-level', async () => {
@@ -129,12 +123,7 @@ describe('Anthropic: the wire format', () => {
 });
 
 describe('Anthropic: tools', () => {
-  let fake: FakeProviderServer;
-  beforeAll(async () => {
-    fake = await startAnthropicFake({ apiKey });
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.resetBehaviour());
+  const fake = fakeForBlock(() => startAnthropicFake({ apiKey }));
   const provider = () => createAnthropicProvider({ baseUrl: fake.baseUrl, apiKey });
   const tools = [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startGeminiFake } from '../test-support/fakes/gemini-fake.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
+import { baseRequest, collect, describeProviderContract, fakeForBlock, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { createGeminiProvider, toGeminiSchema } from './gemini.ts';
 import { jsonSchemaInstruction } from './json-output.ts';
 
@@ -16,12 +15,7 @@ describeProviderContract({
 });
 
 describe('Gemini: the wire format', () => {
-  let fake: FakeProviderServer;
-  beforeAll(async () => {
-    fake = await startGeminiFake({ apiKey });
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.resetBehaviour());
+  const fake = fakeForBlock(() => startGeminiFake({ apiKey }));
   const provider = () => createGeminiProvider({ baseUrl: fake.baseUrl, apiKey });
 
   it('posts to :generateContent with the key in x-goog-api-key, the system prompt as systemInstruction', async () => {
@@ -192,12 +186,7 @@ describe('toGeminiSchema', () => {
 });
 
 describe('Gemini: tools', () => {
-  let fake: FakeProviderServer;
-  beforeAll(async () => {
-    fake = await startGeminiFake({ apiKey: apiKey });
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.resetBehaviour());
+  const fake = fakeForBlock(() => startGeminiFake({ apiKey: apiKey }));
   const provider = () => createGeminiProvider({ baseUrl: fake.baseUrl, apiKey: apiKey });
   const tools = [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
+import { describe, expect, it } from 'vitest';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
-import { baseRequest, collect, describeProviderContract, rejectionOf } from '../test-support/fakes/provider-contract.ts';
+import { baseRequest, collect, describeProviderContract, fakeForBlock, rejectionOf } from '../test-support/fakes/provider-contract.ts';
 import { createOpenAICompatibleProvider } from './openai-compatible.ts';
 import { countTokens } from './tokens.ts';
 
@@ -16,12 +15,7 @@ describeProviderContract({
 });
 
 describe('OpenAI-compatible: the wire format', () => {
-  let fake: FakeProviderServer;
-  beforeAll(async () => {
-    fake = await startOpenAIFake({ apiKey });
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.resetBehaviour());
+  const fake = fakeForBlock(() => startOpenAIFake({ apiKey }));
   const provider = () => createOpenAICompatibleProvider({ baseUrl: fake.baseUrl, apiKey });
 
   it('posts to {base}/chat/completions with a Bearer key and maps every parameter', async () => {

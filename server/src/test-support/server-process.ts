@@ -157,6 +157,41 @@ export async function sendJson(base: string, method: string, url: string, token:
 }
 
 /**
+ * `connections` loops of paid calls (`query` as the input) against a server process until stop(),
+ * which waits for them: each answered call's id goes into `answered`, each refusal into `refused`
+ * (its status and body), and a loop ends when the process is gone (a killed server).
+ */
+export function callUnderLoad(
+  base: string,
+  callUrl: string,
+  key: string,
+  { query, connections, answered = new Set<string>() }: { query: string; connections: number; answered?: Set<string> },
+) {
+  const refused: string[] = [];
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        const result = await sendJson(base, 'POST', callUrl, key, { inputs: { query } });
+        if (result.status === 200) answered.add(result.body.id);
+        else refused.push(`${result.status} ${JSON.stringify(result.body)}`.slice(0, 300));
+      } catch {
+        return; // the process is gone
+      }
+    }
+  };
+  const loops = Array.from({ length: connections }, loop);
+  return {
+    answered,
+    refused,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+/**
  * On a server process: a live public prompt app of `owner`'s (`name`, priced `priceCents`) and an API
  * key of `caller`'s named `keyName`; throws unless the app is created and set live. Its completion
  * URL (relative to the base) and the key.

@@ -15,11 +15,11 @@ beforeAll(async () => {
   ownerToken = await ctx.tokenFor('compression-owner');
   // Enough applications for the owner's list to be several KiB of JSON.
   for (let index = 1; index <= 6; index++) {
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${ownerToken}` },
-      payload: { name: `Compression check ${index}`, type: 'prompt', visibility: 'public', price_cents: 25 },
+    const created = await ctx.api('POST', '/api/app/', ownerToken, {
+      name: `Compression check ${index}`,
+      type: 'prompt',
+      visibility: 'public',
+      price_cents: 25,
     });
     expect(created.statusCode, created.body).toBe(201);
   }

@@ -5,7 +5,7 @@
 import type { Application, UsageAnalytics } from '@tollbooth/contract';
 import { beforeEach, vi } from 'vitest';
 import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse } from './test-utils';
+import { callsOf, jsonResponse } from './test-utils';
 
 let nextId = 1;
 
@@ -117,11 +117,7 @@ export function fakeAppsServer({ apps = [], usage = {}, override }: FakeServerOp
   vi.stubGlobal('fetch', fetchMock);
 
   /** The calls made so far as "METHOD /path?query" strings. */
-  const calls = () =>
-    fetchMock.mock.calls.map(([input, init]) => {
-      const url = new URL(input, 'http://localhost');
-      return `${init?.method ?? 'GET'} ${url.pathname}${url.search}`;
-    });
+  const calls = () => callsOf(fetchMock);
 
   const bodyOf = (call: string) => {
     const index = calls().lastIndexOf(call);

@@ -4,7 +4,8 @@ import { render } from '@testing-library/react';
 import type { RuntimeConfig } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { setAccessTokenGetter } from '@/lib/api-client';
 import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
 import { RuntimeConfigContext } from '../lib/runtime-config';
 
@@ -77,3 +78,25 @@ export function renderWithProviders(
 export function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
+
+/**
+ * For the test file it is called in: the API client signed in (token `test-token`) before each test,
+ * and after it signed out again and any stubbed global (fetch) restored.
+ */
+export function signInApiEachTest(): void {
+  let restore = () => {};
+  beforeEach(() => {
+    restore = setAccessTokenGetter(async () => 'test-token');
+  });
+  afterEach(() => {
+    restore();
+    vi.unstubAllGlobals();
+  });
+}
+
+/** The calls a stubbed fetch received, as "METHOD /path?query" strings. */
+export const callsOf = (fetchMock: { mock: { calls: [string, RequestInit?][] } }) =>
+  fetchMock.mock.calls.map(([input, init]) => {
+    const url = new URL(input, 'http://localhost');
+    return `${init?.method ?? 'GET'} ${url.pathname}${url.search}`;
+  });

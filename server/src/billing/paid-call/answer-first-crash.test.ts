@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
-import { liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
+import { callUnderLoad, liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -33,26 +33,12 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
     const { callUrl, key } = await liveAppAndKey(survivor.base, owner, caller, { name: 'Under load', priceCents: 1, keyName: 'load' });
 
     // CONNECTIONS loops of calls against the victim, until it is killed after some hundreds of answers.
-    const answered = new Set<string>();
     // Each refusal with its answer, so a failure says why (a PostgreSQL CI run once saw 404s here).
-    const refused: string[] = [];
-    let killed = false;
-    const loop = async () => {
-      while (!killed) {
-        try {
-          const result = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'load' } });
-          if (result.status === 200) answered.add(result.body.id);
-          else refused.push(`${result.status} ${JSON.stringify(result.body)}`.slice(0, 300));
-        } catch {
-          return; // the process is gone
-        }
-      }
-    };
-    const loops = Array.from({ length: CONNECTIONS }, loop);
+    const load = callUnderLoad(victim.base, callUrl, key, { query: 'load', connections: CONNECTIONS });
+    const { answered, refused } = load;
     while (answered.size < 400 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     victim.child.kill('SIGKILL');
-    killed = true;
-    await Promise.all(loops);
+    await load.stop();
     expect(refused).toEqual([]);
 
     const { rows: settledRows } = await cluster.database.db.query<{ id: string }>(

@@ -19,7 +19,14 @@ import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
 import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
-import { liveAppAndKey, type ServerProcess, sendJson as send, startServerProcess, stopServerProcess } from '../../test-support/server-process.ts';
+import {
+  callUnderLoad,
+  liveAppAndKey,
+  type ServerProcess,
+  sendJson as send,
+  startServerProcess,
+  stopServerProcess,
+} from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -71,20 +78,8 @@ describe.runIf(process.env.DATABASE_URL).each([
     );
     expect(locked.rowCount).toBe(1);
 
-    const refused: number[] = [];
-    let killed = false;
-    const loop = async () => {
-      while (!killed) {
-        try {
-          const result = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'stalled' } });
-          if (result.status === 200) answered.add(result.body.id);
-          else refused.push(result.status);
-        } catch {
-          return; // the process is gone
-        }
-      }
-    };
-    const loops = Array.from({ length: CONNECTIONS }, loop);
+    const load = callUnderLoad(victim.base, callUrl, key, { query: 'stalled', connections: CONNECTIONS, answered });
+    const { refused } = load;
     // Answers go on while the settlements wait, until the window is full (then each call waits for its commit).
     const started = performance.now();
     while (answered.size < WINDOW - CONNECTIONS && refused.length === 0 && performance.now() - started < 120_000)
@@ -95,8 +90,7 @@ describe.runIf(process.env.DATABASE_URL).each([
               (SELECT count(*) FROM answered_calls)::int AS journaled`,
     );
     victim.child.kill('SIGKILL');
-    killed = true;
-    await Promise.all(loops);
+    await load.stop();
     expect(refused).toEqual([]);
     const answeredAtKill = answered.size;
     console.log(
@@ -201,25 +195,11 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
     const caller = await issuer.sign({ sub: 'embedded-caller' });
     const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Embedded', priceCents: 1, keyName: 'embedded' });
 
-    const answered = new Set<string>();
-    const refused: number[] = [];
-    let killed = false;
-    const loop = async () => {
-      while (!killed) {
-        try {
-          const result = await send(victim.base, 'POST', callUrl, key, { inputs: { query: 'embedded' } });
-          if (result.status === 200) answered.add(result.body.id);
-          else refused.push(result.status);
-        } catch {
-          return;
-        }
-      }
-    };
-    const loops = Array.from({ length: CONNECTIONS }, loop);
+    const load = callUnderLoad(victim.base, callUrl, key, { query: 'embedded', connections: CONNECTIONS });
+    const { answered, refused } = load;
     while (answered.size < 300 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     victim.child.kill('SIGKILL');
-    killed = true;
-    await Promise.all(loops);
+    await load.stop();
     expect(refused).toEqual([]);
 
     // The restart settles the journal before its first read answers; then it stops so the test can open the data directory.

@@ -75,12 +75,7 @@ async function liveApp(token: string, overrides: object = {}, config: object = {
 }
 
 const call = (slug: string, key: string, responseMode: 'blocking' | 'streaming' = 'blocking', query = 'Hello?') =>
-  ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${key}` },
-    payload: { inputs: { query }, response_mode: responseMode, user: 'someone' },
-  });
+  ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query }, response_mode: responseMode, user: 'someone' });
 
 /** Waits until no hold of the user's earnings is left (leases are released once idle). */
 async function earningsReleased(userId: string) {

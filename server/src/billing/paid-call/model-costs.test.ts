@@ -78,12 +78,7 @@ async function liveApp(token: string, overrides: object = {}, config: object = {
 }
 
 const call = (slug: string, key: string) =>
-  ctx.app.inject({
-    method: 'POST',
-    url: `/api/app/${slug}/completion-messages`,
-    headers: { authorization: `Bearer ${key}` },
-    payload: { inputs: { query: 'Hello?' }, response_mode: 'blocking', user: 'someone' },
-  });
+  ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query: 'Hello?' }, response_mode: 'blocking', user: 'someone' });
 
 async function systemBalance(kind: 'model_costs' | 'platform_fees') {
   const { rows } = await ctx.database.db.query<{ balance: string }>(
@@ -179,11 +174,9 @@ describe('who pays the model', () => {
     expect(ownCall.statusCode).toBe(402);
     expect(ownCall.json()).toMatchObject({ code: 'insufficient_credits' });
     expect(ownCall.json().message).toMatch(/Money page \(\/money\)/);
-    const consoleCall = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/completion-messages`,
-      headers: { authorization: `Bearer ${owner.token}` },
-      payload: { inputs: { query: 'from the console' }, response_mode: 'streaming' },
+    const consoleCall = await ctx.api('POST', `/api/app/${slug}/completion-messages`, owner.token, {
+      inputs: { query: 'from the console' },
+      response_mode: 'streaming',
     });
     expect(consoleCall.statusCode).toBe(402);
     const testRun = await api('POST', `/api/app/${slug}/prompt/test-config/`, owner.token, {
@@ -284,27 +277,18 @@ describe('test runs and model choice', () => {
     });
     try {
       const token = await limited.tokenFor('test-runner');
-      const created = await limited.app.inject({
-        method: 'POST',
-        url: '/api/app/',
-        headers: { authorization: `Bearer ${token}` },
-        payload: { name: 'Unpriced', type: 'prompt' },
-      });
-      const picked = await limited.app.inject({
-        method: 'PATCH',
-        url: `/api/app/${created.json().slug}/prompt/`,
-        headers: { authorization: `Bearer ${token}` },
-        payload: { model: 'mixtral' },
-      });
+      const created = await limited.api('POST', '/api/app/', token, { name: 'Unpriced', type: 'prompt' });
+      const picked = await limited.api('PATCH', `/api/app/${created.json().slug}/prompt/`, token, { model: 'mixtral' });
       expect(picked.statusCode).toBe(400);
       expect(picked.json()).toMatchObject({ code: 'invalid_param', params: 'model' });
       expect(picked.json().message).toMatch(/mixtral has no known price/);
       const run = () =>
-        limited.app.inject({
-          method: 'POST',
-          url: '/api/prompt/test-config/',
-          headers: { authorization: `Bearer ${token}` },
-          payload: { prompt_template: 'Say {{x}}', test_inputs: { x: 'hi' }, run: true, model: 'gpt-4-turbo', max_tokens: 50 },
+        limited.api('POST', '/api/prompt/test-config/', token, {
+          prompt_template: 'Say {{x}}',
+          test_inputs: { x: 'hi' },
+          run: true,
+          model: 'gpt-4-turbo',
+          max_tokens: 50,
         });
       for (let index = 0; index < 3; index++) expect((await run()).statusCode).toBe(200);
       const refused = await run();

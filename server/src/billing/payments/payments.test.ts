@@ -665,20 +665,9 @@ describe('the webhook', () => {
     const plain = await createTestContext();
     try {
       const o = await plain.tokenFor('o');
-      const created = await plain.app.inject({
-        method: 'POST',
-        url: '/api/app/',
-        headers: { authorization: `Bearer ${o}` },
-        payload: { name: 'A', type: 'prompt' },
-      });
+      const created = await plain.api('POST', '/api/app/', o, { name: 'A', type: 'prompt' });
       const slug = created.json().slug;
-      const mk = (price: number) =>
-        plain.app.inject({
-          method: 'POST',
-          url: `/api/app/${slug}/packages/`,
-          headers: { authorization: `Bearer ${o}` },
-          payload: { name: `P${price}`, price },
-        });
+      const mk = (price: number) => plain.api('POST', `/api/app/${slug}/packages/`, o, { name: `P${price}`, price });
       const free = (await mk(0)).json();
       const paid = (await mk(5)).json();
       const sub = (id: string) =>

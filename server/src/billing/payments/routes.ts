@@ -22,85 +22,65 @@ import {
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../../auth/plugin.ts';
+import { signedInRoutes } from '../../http/route-schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { verifyWebhook } from '../../providers/stripe/verify-webhook.ts';
 import type { PaymentsService } from './service.ts';
 import type { WebhookHandler } from './webhook.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 503: ErrorResponse };
-const security = [{ bearer: [] }];
 const tags = ['billing'];
 const IdParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }), id: Type.String({ format: 'uuid' }) });
 
 export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsService }> = async (app, { payments }) => {
+  const signedIn = signedInRoutes(app.authenticate, tags);
   const user = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).user.id;
-  const auth = { preHandler: app.authenticate };
 
   app.get(
     '/app/:slug/packages/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: "The application's plans",
-        description: 'The owner also sees subscriber_count.',
-        security,
-        params: SlugParams,
-        response: { 200: Type.Array(Package), ...errors },
-      },
-    },
+    signedIn({
+      summary: "The application's plans",
+      description: 'The owner also sees subscriber_count.',
+      params: SlugParams,
+      response: { 200: Type.Array(Package), ...errors },
+    }),
     async (request) => payments.listPackages(request.params.slug, user(request)),
   );
   app.post(
     '/app/:slug/packages/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Create a plan (owner only)',
-        description: 'price in dollars (≤ 2 decimals), stored as cents.',
-        security,
-        params: SlugParams,
-        body: PackageCreate,
-        response: { 201: Package, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Create a plan (owner only)',
+      description: 'price in dollars (≤ 2 decimals), stored as cents.',
+      params: SlugParams,
+      body: PackageCreate,
+      response: { 201: Package, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await payments.createPackage(request.params.slug, user(request), request.body)),
   );
   app.patch(
     '/app/:slug/packages/:id/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Update a plan (owner only)',
-        description: 'A price change applies to new subscriptions only.',
-        security,
-        params: IdParams,
-        body: PackageUpdate,
-        response: { 200: Package, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Update a plan (owner only)',
+      description: 'A price change applies to new subscriptions only.',
+      params: IdParams,
+      body: PackageUpdate,
+      response: { 200: Package, ...errors },
+    }),
     async (request) => payments.updatePackage(request.params.slug, user(request), request.params.id, request.body),
   );
   app.post(
     '/app/:slug/packages/:id/deactivate/',
-    { ...auth, schema: { tags, summary: 'Stop offering a plan (owner only)', security, params: IdParams, response: { 200: Package, ...errors } } },
+    signedIn({ summary: 'Stop offering a plan (owner only)', params: IdParams, response: { 200: Package, ...errors } }),
     async (request) => payments.deactivatePackage(request.params.slug, user(request), request.params.id),
   );
   app.delete(
     '/app/:slug/packages/:id/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Delete a plan nobody subscribed to (owner only)',
-        description: '409 when it has subscribers: deactivate it instead.',
-        security,
-        params: IdParams,
-        response: { 204: Type.Null(), ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Delete a plan nobody subscribed to (owner only)',
+      description: '409 when it has subscribers: deactivate it instead.',
+      params: IdParams,
+      response: { 204: Type.Null(), ...errors },
+    }),
     async (request, reply) => {
       await payments.deletePackage(request.params.slug, user(request), request.params.id);
       return reply.status(204).send(null);
@@ -109,87 +89,66 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
 
   app.get(
     '/app/:slug/subscriptions/',
-    {
-      ...auth,
-      schema: { tags, summary: 'Your subscriptions to this application', security, params: SlugParams, response: { 200: Type.Array(Subscription), ...errors } },
-    },
+    signedIn({ summary: 'Your subscriptions to this application', params: SlugParams, response: { 200: Type.Array(Subscription), ...errors } }),
     async (request) => payments.listSubscriptions(request.params.slug, user(request)),
   );
   app.post(
     '/app/:slug/subscriptions/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Subscribe to a plan',
-        description:
-          'A free plan is active at once. A paid plan answers status incomplete and a client_secret: confirm the first payment with Stripe.js; Stripe then activates it.',
-        security,
-        params: SlugParams,
-        body: SubscriptionCreate,
-        response: { 201: Subscription, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Subscribe to a plan',
+      description:
+        'A free plan is active at once. A paid plan answers status incomplete and a client_secret: confirm the first payment with Stripe.js; Stripe then activates it.',
+      params: SlugParams,
+      body: SubscriptionCreate,
+      response: { 201: Subscription, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await payments.subscribe(request.params.slug, user(request), request.body)),
   );
   app.get(
     '/app/:slug/subscriptions/:id/',
-    { ...auth, schema: { tags, summary: 'One of your subscriptions', security, params: IdParams, response: { 200: Subscription, ...errors } } },
+    signedIn({ summary: 'One of your subscriptions', params: IdParams, response: { 200: Subscription, ...errors } }),
     async (request) => payments.readSubscription(request.params.slug, user(request), request.params.id),
   );
   app.patch(
     '/app/:slug/subscriptions/:id/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Cancel at period end, or resume',
-        security,
-        params: IdParams,
-        body: SubscriptionUpdate,
-        response: { 200: Subscription, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Cancel at period end, or resume',
+      params: IdParams,
+      body: SubscriptionUpdate,
+      response: { 200: Subscription, ...errors },
+    }),
     async (request) => payments.updateSubscription(request.params.slug, user(request), request.params.id, request.body),
   );
   app.post(
     '/app/:slug/subscriptions/:id/cancel/',
-    { ...auth, schema: { tags, summary: 'Cancel at the end of the current period', security, params: IdParams, response: { 200: Subscription, ...errors } } },
+    signedIn({ summary: 'Cancel at the end of the current period', params: IdParams, response: { 200: Subscription, ...errors } }),
     async (request) => payments.cancelSubscription(request.params.slug, user(request), request.params.id),
   );
 
   app.get(
     '/app/:slug/payment-methods/',
-    { ...auth, schema: { tags, summary: 'Your saved cards', security, params: SlugParams, response: { 200: Type.Array(PaymentMethod), ...errors } } },
+    signedIn({ summary: 'Your saved cards', params: SlugParams, response: { 200: Type.Array(PaymentMethod), ...errors } }),
     async (request) => payments.listPaymentMethods(request.params.slug, user(request)),
   );
   app.post(
     '/app/:slug/payment-methods/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Save the card of a confirmed SetupIntent',
-        description: 'Only brand, last 4 digits, expiry and default are stored.',
-        security,
-        params: SlugParams,
-        body: PaymentMethodCreate,
-        response: { 201: PaymentMethod, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Save the card of a confirmed SetupIntent',
+      description: 'Only brand, last 4 digits, expiry and default are stored.',
+      params: SlugParams,
+      body: PaymentMethodCreate,
+      response: { 201: PaymentMethod, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await payments.addPaymentMethod(request.params.slug, user(request), request.body)),
   );
   app.patch(
     '/app/:slug/payment-methods/:id/',
-    {
-      ...auth,
-      schema: { tags, summary: 'Make a card the default', security, params: IdParams, body: PaymentMethodUpdate, response: { 200: PaymentMethod, ...errors } },
-    },
+    signedIn({ summary: 'Make a card the default', params: IdParams, body: PaymentMethodUpdate, response: { 200: PaymentMethod, ...errors } }),
     async (request) => payments.makeDefaultPaymentMethod(request.params.slug, user(request), request.params.id),
   );
   app.delete(
     '/app/:slug/payment-methods/:id/',
-    { ...auth, schema: { tags, summary: 'Remove a card', security, params: IdParams, response: { 204: Type.Null(), ...errors } } },
+    signedIn({ summary: 'Remove a card', params: IdParams, response: { 204: Type.Null(), ...errors } }),
     async (request, reply) => {
       await payments.removePaymentMethod(request.params.slug, user(request), request.params.id);
       return reply.status(204).send(null);
@@ -197,49 +156,34 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
   );
   app.post(
     '/app/:slug/create-payment-intent/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'A client secret for the browser to confirm with Stripe.js',
-        description: 'amount 0: a SetupIntent to save a card. amount = plan price × 100 with package_id: the first payment of a subscription to that plan.',
-        security,
-        params: SlugParams,
-        body: PaymentIntentCreate,
-        response: { 200: PaymentIntentResponse, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'A client secret for the browser to confirm with Stripe.js',
+      description: 'amount 0: a SetupIntent to save a card. amount = plan price × 100 with package_id: the first payment of a subscription to that plan.',
+      params: SlugParams,
+      body: PaymentIntentCreate,
+      response: { 200: PaymentIntentResponse, ...errors },
+    }),
     async (request) => payments.createPaymentIntent(request.params.slug, user(request), request.body),
   );
 
   app.post(
     '/billing/top-ups/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'Start a credits top-up (at least $5)',
-        description: 'Confirm the answered client_secret with Stripe.js; credits arrive once the payment succeeds.',
-        security,
-        body: TopUpCreate,
-        response: { 201: TopUp, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'Start a credits top-up (at least $5)',
+      description: 'Confirm the answered client_secret with Stripe.js; credits arrive once the payment succeeds.',
+      body: TopUpCreate,
+      response: { 201: TopUp, ...errors },
+    }),
     async (request, reply) => reply.status(201).send(await payments.createTopUp(user(request), request.body.amount_cents)),
   );
   app.post(
     '/billing/top-ups/confirm/',
-    {
-      ...auth,
-      schema: {
-        tags,
-        summary: 'After the browser returns from Stripe: credit the top-up if it succeeded',
-        description: 'Credits are added once, whether by this call or the webhook.',
-        security,
-        body: TopUpConfirm,
-        response: { 200: TopUpResult, ...errors },
-      },
-    },
+    signedIn({
+      summary: 'After the browser returns from Stripe: credit the top-up if it succeeded',
+      description: 'Credits are added once, whether by this call or the webhook.',
+      body: TopUpConfirm,
+      response: { 200: TopUpResult, ...errors },
+    }),
     async (request) => payments.confirmTopUp(user(request), request.body.payment_intent_id),
   );
 };

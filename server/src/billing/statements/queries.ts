@@ -19,6 +19,12 @@ const SETTLEMENT_SLACK = '2 days';
 const SUBSCRIPTION_ADJUSTMENT = `((t.kind = 'subscription_refund' AND t.reference LIKE 'refund:' || si.charge_id || ':%')
   OR (t.kind IN ('subscription_dispute', 'subscription_dispute_won') AND t.reference IN ('dispute:' || si.dispute_id, 'dispute-won:' || si.dispute_id)))`;
 
+/** The outside-funding entries, in the month ($2 to $3), of the refunds and disputes of subscription invoices `si`. */
+const REFUNDED_OR_DISPUTED_IN_RANGE = `JOIN ledger_transactions t ON ${SUBSCRIPTION_ADJUSTMENT}
+     JOIN ledger_entries e ON e.transaction_id = t.id
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'outside_funding'
+     WHERE (si.charge_id IS NOT NULL OR si.dispute_id IS NOT NULL) AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`;
+
 // ---- ledger accounts and entries ----
 
 export interface Account {
@@ -149,10 +155,7 @@ export async function selectSubscriptionAdjustments(db: Queryable, userId: strin
      FROM subscription_invoices si
      JOIN subscriptions s ON s.id = si.subscription_id AND s.user_id = $1
      JOIN packages p ON p.id = s.package_id JOIN apps ap ON ap.id = s.app_id
-     JOIN ledger_transactions t ON ${SUBSCRIPTION_ADJUSTMENT}
-     JOIN ledger_entries e ON e.transaction_id = t.id
-     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'outside_funding'
-     WHERE (si.charge_id IS NOT NULL OR si.dispute_id IS NOT NULL) AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
+     ${REFUNDED_OR_DISPUTED_IN_RANGE}`,
     [userId, range.from, range.to],
   );
   return rows;
@@ -225,10 +228,7 @@ export async function selectRefundsSeen(db: Queryable, userId: string, range: Mo
      FROM subscription_invoices si
      JOIN subscriptions s ON s.id = si.subscription_id
      JOIN apps ap ON ap.id = s.app_id AND ap.owner_id = $1 JOIN packages p ON p.id = s.package_id
-     JOIN ledger_transactions t ON ${SUBSCRIPTION_ADJUSTMENT}
-     JOIN ledger_entries e ON e.transaction_id = t.id
-     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'outside_funding'
-     WHERE (si.charge_id IS NOT NULL OR si.dispute_id IS NOT NULL) AND e.created_at >= $2 AND e.created_at < $3 ORDER BY e.created_at, t.reference`,
+     ${REFUNDED_OR_DISPUTED_IN_RANGE}`,
     [userId, range.from, range.to],
   );
   return rows;

@@ -187,6 +187,18 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
     ...(isChatMode(request.appMode) ? { query: request.query ?? '', conversation_id: request.conversationId ?? '', auto_generate_name: false } : {}),
   });
 
+  /** The call itself: POST to its mode's endpoint, blocking or streaming. */
+  const postCall = (request: WorkflowCallRequest, responseMode: 'blocking' | 'streaming') =>
+    exchange(request.settings, 'POST', endpointFor(request.appMode), {
+      body: JSON.stringify(bodyFor(request, responseMode)),
+      contentType: 'application/json',
+      signal: request.signal,
+      timeoutMs: request.timeoutMs,
+      label: 'call',
+      hop: request.hop,
+      traceparent: request.traceparent,
+    });
+
   /** POST …/{task_id}/stop with the task's user (Dify only stops a task for the user who started it). */
   async function stopTask(settings: ProviderSettings, appMode: string, taskId: string, user: string, hop: string): Promise<void> {
     const path = appMode === 'workflow' ? `/workflows/tasks/${encodeURIComponent(taskId)}/stop` : `${endpointFor(appMode)}/${encodeURIComponent(taskId)}/stop`;
@@ -206,15 +218,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
   }
 
   async function* streamEvents(request: WorkflowCallRequest): AsyncGenerator<WorkflowStreamEvent> {
-    const upstream = await exchange(request.settings, 'POST', endpointFor(request.appMode), {
-      body: JSON.stringify(bodyFor(request, 'streaming')),
-      contentType: 'application/json',
-      signal: request.signal,
-      timeoutMs: request.timeoutMs,
-      label: 'call',
-      hop: request.hop,
-      traceparent: request.traceparent,
-    });
+    const upstream = await postCall(request, 'streaming');
     const fail = upstream.failure;
     const isWorkflow = request.appMode === 'workflow';
     let sentText = false;
@@ -367,15 +371,7 @@ export function createDifyProvider({ allowPrivate }: DifyOptions): WorkflowProvi
       // Agent apps only stream; workflow apps are gathered from their stream too, so one reader maps
       // their events (text chunks, outputs, workflow_finished) for both response modes.
       if (request.appMode === 'agent-chat' || request.appMode === 'workflow') return gather(request);
-      const upstream = await exchange(request.settings, 'POST', endpointFor(request.appMode), {
-        body: JSON.stringify(bodyFor(request, 'blocking')),
-        contentType: 'application/json',
-        signal: request.signal,
-        timeoutMs: request.timeoutMs,
-        label: 'call',
-        hop: request.hop,
-        traceparent: request.traceparent,
-      });
+      const upstream = await postCall(request, 'blocking');
       const fail = upstream.failure;
       let parsed: unknown;
       try {

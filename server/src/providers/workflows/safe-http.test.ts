@@ -213,36 +213,20 @@ describe('through the API, without ALLOW_PRIVATE_PROVIDER_URLS', () => {
   afterAll(() => ctx?.close());
 
   it('refuses a private base URL at create, at save and at test-config with a clear message and no 500', async () => {
-    const create = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { name: 'SSRF', type: 'workflow', provider_config: { app_id: 'a', api_key: 'app-k', base_url: 'http://169.254.169.254/v1' } },
+    const create = await ctx.api('POST', '/api/app/', token, {
+      name: 'SSRF',
+      type: 'workflow',
+      provider_config: { app_id: 'a', api_key: 'app-k', base_url: 'http://169.254.169.254/v1' },
     });
     expect(create.statusCode).toBe(400);
     expect(create.json().params).toBe('provider_config.base_url');
-    const ok = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/app/',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { name: 'Fine', type: 'workflow', provider_config: { app_id: 'a', api_key: 'app-k' } },
-    });
+    const ok = await ctx.api('POST', '/api/app/', token, { name: 'Fine', type: 'workflow', provider_config: { app_id: 'a', api_key: 'app-k' } });
     expect(ok.statusCode).toBe(201);
     const slug = ok.json().slug;
-    const save = await ctx.app.inject({
-      method: 'PATCH',
-      url: `/api/app/${slug}/workflow/`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { provider_config: { base_url: 'http://2130706433:8080/v1' } },
-    });
+    const save = await ctx.api('PATCH', `/api/app/${slug}/workflow/`, token, { provider_config: { base_url: 'http://2130706433:8080/v1' } });
     expect(save.statusCode).toBe(400);
     expect(save.json().message).toMatch(/private or loopback/);
-    const test = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/app/${slug}/workflow/test-config/`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { provider_config: { base_url: 'http://[::1]:8080/v1' } },
-    });
+    const test = await ctx.api('POST', `/api/app/${slug}/workflow/test-config/`, token, { provider_config: { base_url: 'http://[::1]:8080/v1' } });
     expect(test.statusCode).toBe(200);
     expect(test.json()).toMatchObject({ success: false, app_info: null });
     expect(test.json().error).toMatch(/private or loopback/);

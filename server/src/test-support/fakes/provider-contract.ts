@@ -1,6 +1,6 @@
 // The behaviour every HTTP model provider must show against its fake, as one vitest suite: the
 // answer and usage blocking and streaming, and each failure mapped to the gateway's errors.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../platform/errors.ts';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../providers/types.ts';
 import type { FakeProviderServer } from './http-fake.ts';
@@ -41,6 +41,20 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
     return error as Error;
   }
   throw new Error('expected a rejection');
+}
+
+/**
+ * A fake provider for the describe block it is called in: started before its tests, its behaviour
+ * reset before each, closed after them. The answer stands for the fake once it has started.
+ */
+export function fakeForBlock(start: () => Promise<FakeProviderServer>): FakeProviderServer {
+  let fake: FakeProviderServer | undefined;
+  beforeAll(async () => {
+    fake = await start();
+  });
+  afterAll(() => fake?.close());
+  beforeEach(() => fake!.resetBehaviour());
+  return new Proxy({} as FakeProviderServer, { get: (_target, key) => Reflect.get(fake!, key) });
 }
 
 export function describeProviderContract(options: ProviderContractOptions): void {

@@ -12,6 +12,14 @@ import { stripeJsDouble } from './stripe-js-double.ts';
 
 type StripeObject = Record<string, unknown> & { id: string; object: string };
 
+/** One of the fake's routes: `clientSide` ones are Stripe.js's, answered with the publishable key and the intent's client secret. */
+interface Route {
+  method: string;
+  pattern: RegExp;
+  clientSide?: boolean;
+  handle: (m: string[], body: Record<string, unknown>, request: IncomingMessage) => StripeObject;
+}
+
 export interface StripeFakeRequest {
   method: string;
   path: string;
@@ -581,12 +589,39 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
     return n;
   };
 
-  const routes: {
-    method: string;
-    pattern: RegExp;
-    clientSide?: boolean;
-    handle: (m: string[], body: Record<string, unknown>, request: IncomingMessage) => StripeObject;
-  }[] = [
+  /** An intent's client secret, as Stripe makes it: its id, `_secret_`, and random hex. */
+  const withClientSecret = (intent: StripeObject) => {
+    intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
+    return intent;
+  };
+
+  /** An intent the request may see: its client secret given (checkClientSecret). */
+  const checkedIntent = (kind: string, id: unknown, request: IncomingMessage, body: Record<string, unknown>) => {
+    const intent = get(kind, id);
+    checkClientSecret(intent, request, body);
+    return intent;
+  };
+
+  /** What Stripe.js asks of an intent with its client secret: read it, and confirm it. */
+  const clientSideIntentRoutes = (
+    kind: 'setup_intent' | 'payment_intent',
+    confirm: (intent: StripeObject, body: Record<string, unknown>) => StripeObject,
+  ): Route[] => [
+    {
+      method: 'GET',
+      pattern: new RegExp(`^/v1/${kind}s/([^/]+)$`),
+      clientSide: true,
+      handle: ([, id], body, request) => checkedIntent(kind, id, request, body),
+    },
+    {
+      method: 'POST',
+      pattern: new RegExp(`^/v1/${kind}s/([^/]+)/confirm$`),
+      clientSide: true,
+      handle: ([, id], body, request) => confirm(checkedIntent(kind, id, request, body), body),
+    },
+  ];
+
+  const routes: Route[] = [
     {
       method: 'POST',
       pattern: /^\/v1\/customers$/,
@@ -675,30 +710,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
           client_secret: '',
           last_setup_error: null,
         });
-        intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
-        return intent;
+        return withClientSecret(intent);
       },
     },
-    {
-      method: 'GET',
-      pattern: /^\/v1\/setup_intents\/([^/]+)$/,
-      clientSide: true,
-      handle: ([, id], body, request) => {
-        const intent = get('setup_intent', id);
-        checkClientSecret(intent, request, body);
-        return intent;
-      },
-    },
-    {
-      method: 'POST',
-      pattern: /^\/v1\/setup_intents\/([^/]+)\/confirm$/,
-      clientSide: true,
-      handle: ([, id], body, request) => {
-        const intent = get('setup_intent', id);
-        checkClientSecret(intent, request, body);
-        return confirmSetup(intent, body);
-      },
-    },
+    ...clientSideIntentRoutes('setup_intent', confirmSetup),
     {
       method: 'POST',
       pattern: /^\/v1\/payment_intents$/,
@@ -722,30 +737,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
           last_payment_error: null,
           payment_method: null,
         });
-        intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString('hex')}`;
-        return intent;
+        return withClientSecret(intent);
       },
     },
-    {
-      method: 'GET',
-      pattern: /^\/v1\/payment_intents\/([^/]+)$/,
-      clientSide: true,
-      handle: ([, id], body, request) => {
-        const intent = get('payment_intent', id);
-        checkClientSecret(intent, request, body);
-        return intent;
-      },
-    },
-    {
-      method: 'POST',
-      pattern: /^\/v1\/payment_intents\/([^/]+)\/confirm$/,
-      clientSide: true,
-      handle: ([, id], body, request) => {
-        const intent = get('payment_intent', id);
-        checkClientSecret(intent, request, body);
-        return confirmIntent(intent, body);
-      },
-    },
+    ...clientSideIntentRoutes('payment_intent', confirmIntent),
     {
       // Not Stripe's API: the 3-D Secure challenge page's answer (next_action.use_stripe_sdk.stripe_js),
       // sent by the Stripe.js double with the intent's client secret, as the browser would.
@@ -753,8 +748,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}) {
       pattern: /^\/_test\/three_d_secure\/((?:pi|seti)_[^/]+)$/,
       clientSide: true,
       handle: ([, id], body, request) => {
-        const intent = get(id!.startsWith('seti_') ? 'setup_intent' : 'payment_intent', id);
-        checkClientSecret(intent, request, body);
+        const intent = checkedIntent(id!.startsWith('seti_') ? 'setup_intent' : 'payment_intent', id, request, body);
         if (body.outcome !== 'complete' && body.outcome !== 'fail') throw missing('outcome');
         return authenticate(intent, body.outcome);
       },

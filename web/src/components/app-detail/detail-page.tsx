@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
+import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 
@@ -81,11 +82,7 @@ export function SaveOutcome({
           {warningAction}
         </div>
       ) : null}
-      {error ? (
-        <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {error}
-        </p>
-      ) : null}
+      <FormAlert message={error} as="p" />
       {saved ? <p className="rounded-md bg-green-50 p-3 text-sm text-green-800 ring-1 ring-green-200">Changes saved</p> : null}
       {children}
     </div>

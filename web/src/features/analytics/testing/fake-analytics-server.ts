@@ -2,7 +2,7 @@
 // screens' tests. Answers are given per period; every call is recorded as "METHOD /path?query".
 import type { Application, DashboardAnalytics, PerformanceAnalytics, RecentInvocations, UsageAnalytics } from '@tollbooth/contract';
 import { vi } from 'vitest';
-import { jsonResponse } from '@/testing/test-utils';
+import { callsOf, jsonResponse } from '@/testing/test-utils';
 
 const DAY_MS = 86_400_000;
 
@@ -113,11 +113,7 @@ export function fakeAnalyticsServer(options: FakeAnalyticsOptions = {}) {
   vi.stubGlobal('fetch', fetchMock);
 
   /** The calls made so far as "METHOD /path?query" strings. */
-  const calls = () =>
-    fetchMock.mock.calls.map(([input, init]) => {
-      const url = new URL(input, 'http://localhost');
-      return `${init?.method ?? 'GET'} ${url.pathname}${url.search}`;
-    });
+  const calls = () => callsOf(fetchMock);
 
   return {
     fetchMock,

@@ -1,6 +1,7 @@
 import type { Application } from '@tollbooth/contract';
 import { Link } from 'react-router';
 import { textLink } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { useAppUsage } from '@/lib/api/apps/get-app-usage';
 import { analyticsLink } from '@/lib/app-endpoint';
 import { formatCents, formatDate, formatUpcomingPrice } from '@/lib/format';
@@ -23,10 +24,7 @@ function AnalyticsCard({ app }: { app: Application }) {
   const revenue = usage.data ? formatCents(usage.data.total_revenue_cents) : pending ? '…' : '—';
 
   return (
-    <section aria-labelledby="sidebar-analytics-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="sidebar-analytics-title" className="text-lg font-semibold text-gray-900">
-        Analytics
-      </h2>
+    <TitledCard id="sidebar-analytics" title="Analytics">
       <dl className="mt-4 space-y-3" aria-busy={pending}>
         <Row label="Total Invocations" value={invocations} />
         <Row label="Total Revenue" value={revenue} />
@@ -34,16 +32,13 @@ function AnalyticsCard({ app }: { app: Application }) {
       <Link to={analyticsLink(app.slug)} className={`${textLink} mt-4 inline-block text-sm`}>
         View detailed analytics
       </Link>
-    </section>
+    </TitledCard>
   );
 }
 
 function DetailsCard({ app }: { app: Application }) {
   return (
-    <section aria-labelledby="sidebar-details-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="sidebar-details-title" className="text-lg font-semibold text-gray-900">
-        Details
-      </h2>
+    <TitledCard id="sidebar-details" title="Details">
       <dl className="mt-4 space-y-3">
         <Row label="Created" value={formatDate(app.created_at)} />
         <Row label="Updated" value={formatDate(app.updated_at)} />
@@ -51,7 +46,7 @@ function DetailsCard({ app }: { app: Application }) {
         {formatUpcomingPrice(app) && <Row label="Upcoming Price" value={formatUpcomingPrice(app)!} />}
         <Row label="Creator" value={app.creator_name || 'N/A'} />
       </dl>
-    </section>
+    </TitledCard>
   );
 }
 

@@ -3,13 +3,14 @@ import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { dollarsToCents, formatPrice } from '@/lib/price';
-import { buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
+import { APP_PRICE_FIELD, buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
@@ -161,11 +162,11 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
               ) : null}
             </div>
           ) : null}
-          {testProvider.error && !isUnauthorizedError(testProvider.error) ? (
-            <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-              {`Test failed: ${getErrorMessage(testProvider.error)}`}
-            </p>
-          ) : null}
+          <FormAlert
+            message={testProvider.error && !isUnauthorizedError(testProvider.error) ? `Test failed: ${getErrorMessage(testProvider.error)}` : null}
+            className="mt-3"
+            as="p"
+          />
         </div>
       </div>
     </div>
@@ -173,22 +174,12 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
 
   return (
     <form onSubmit={handleSubmit} noValidate className="space-y-6 rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
 
       <AppBasicsFields
         layout="create"
         form={form}
-        price={{
-          key: 'price',
-          label: 'Price per API call (USD)',
-          min: 0.01,
-          inputClassName: `${inputField} sm:max-w-xs`,
-          outputTestId: 'price-display',
-        }}
+        price={{ ...APP_PRICE_FIELD, inputClassName: `${inputField} sm:max-w-xs`, outputTestId: 'price-display' }}
         beforeVisibility={typeAndMode}
         afterVisibility={providerSettings}
       />

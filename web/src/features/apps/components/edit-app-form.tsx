@@ -2,11 +2,12 @@ import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
+import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { centsToDollars, dollarsToCents, formatPrice } from '@/lib/price';
-import { buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
+import { APP_PRICE_FIELD, buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
 import { useAppForm } from '../lib/use-app-form';
 
 interface EditAppFormProps {
@@ -45,19 +46,13 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
       <h2 id={`${id}-title`} className="text-lg font-semibold text-gray-900">
         Edit Application
       </h2>
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
 
       <AppBasicsFields
         layout="edit"
         form={form}
         price={{
-          key: 'price',
-          label: 'Price per API call (USD)',
-          min: 0.01,
+          ...APP_PRICE_FIELD,
           note: app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined,
         }}
       />

@@ -1,5 +1,6 @@
 import type { Application, AppStatus } from '@tollbooth/contract';
 import { StatusBadge } from '@/components/ui/badges';
+import { TitledCard } from '@/components/ui/titled-card';
 import { useUpdateAppStatus } from '@/lib/api/apps/update-app-status';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 
@@ -15,10 +16,7 @@ export function StatusManagement({ app }: { app: Application }) {
   const error = updateStatus.error && !isUnauthorizedError(updateStatus.error) ? getErrorMessage(updateStatus.error) : null;
 
   return (
-    <section aria-labelledby="status-management-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="status-management-title" className="text-lg font-semibold text-gray-900">
-        Status Management
-      </h2>
+    <TitledCard id="status-management" title="Status Management">
       <p className="mt-1 flex items-center gap-2 text-sm text-gray-600">
         Current status: <StatusBadge status={app.status} />
       </p>
@@ -40,6 +38,6 @@ export function StatusManagement({ app }: { app: Application }) {
           {error}
         </p>
       ) : null}
-    </section>
+    </TitledCard>
   );
 }

@@ -19,6 +19,10 @@ export interface CreateAppValues {
   price: string;
 }
 
+/** The price field of the create and edit forms: integer cents, at least the minimum. */
+/** The price field of the create and edit forms: typed in dollars (issue 61), with its per-call preview. */
+export const APP_PRICE_FIELD = { key: 'price', label: 'Price per API call (USD)', min: 0.01 } as const;
+
 export const DEFAULT_DIFY_BASE_URL = 'https://api.dify.ai/v1';
 
 export type CreateAppErrors = Partial<Record<keyof CreateAppValues, string>>;

@@ -8,6 +8,7 @@ import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useDuplicateApp } from '@/lib/api/apps/duplicate-app';
 import { useApp } from '@/lib/api/apps/get-app';
@@ -114,14 +115,11 @@ function AppDetail({ app }: { app: Application }) {
           <ApiEndpointPanel app={app} />
           {app.is_owner ? (
             <>
-              <section aria-labelledby="embed-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-                <h2 id="embed-title" className="text-lg font-semibold text-gray-900">
-                  Embed on your website
-                </h2>
+              <TitledCard id="embed" title="Embed on your website">
                 <div className="mt-4">
                   <EmbedSnippet slug={app.slug} />
                 </div>
-              </section>
+              </TitledCard>
               <StatusManagement app={app} />
               <DangerZone app={app} />
             </>

@@ -2,24 +2,19 @@
 // SetupIntent). Both get their client secret from the spec's create-payment-intent call and
 // confirm in the browser with Stripe.js; 3-D Secure returns through /billing/success.
 
-import { AddressElement, Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import { AddressElement, Elements, PaymentElement } from '@stripe/react-stripe-js';
 import type { Package } from '@tollbooth/contract';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { PlanFeatures } from '@/components/ui/plan-features';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { createPaymentIntent, savePaymentMethod } from '../api/billing-api';
+import { createPaymentIntent } from '../api/create-payment-intent';
+import { savePaymentMethod } from '../api/save-payment-method';
 import { SETUP_FAILED, SUBSCRIBE_FAILED } from '../lib/messages';
 import { planPrice } from '../lib/plan-price';
-import {
-  ALLOWED_BILLING_COUNTRIES,
-  PAYMENT_METHOD_FAILED,
-  PAYMENT_METHOD_ORDER,
-  PAYMENT_NOT_COMPLETED,
-  returnUrl,
-  STRIPE_NOT_LOADED,
-  stripePromise,
-} from '../lib/stripe';
+import { ALLOWED_BILLING_COUNTRIES, PAYMENT_METHOD_FAILED, PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, returnUrl, stripePromise } from '../lib/stripe';
+import { useStripeSubmit } from '../lib/use-stripe-submit';
 import { Modal, StripeNotConfigured } from './bits';
 
 function useClientSecret(slug: string, body: { amount: number; currency: string; package_id?: string }, enabled: boolean) {
@@ -43,6 +38,19 @@ function useClientSecret(slug: string, body: { amount: number; currency: string;
 const fieldsOptions = { paymentMethodOrder: PAYMENT_METHOD_ORDER };
 const addressOptions = { mode: 'billing' as const, allowedCountries: ALLOWED_BILLING_COUNTRIES };
 
+/** The card (or other method) and the billing address, as both forms ask for them. */
+function PaymentAndAddress() {
+  return (
+    <>
+      <PaymentElement options={fieldsOptions} />
+      <div>
+        <h3 className="text-sm font-medium text-gray-900">Billing address</h3>
+        <AddressElement options={addressOptions} />
+      </div>
+    </>
+  );
+}
+
 function SubscribeForm({
   slug,
   plan,
@@ -56,29 +64,15 @@ function SubscribeForm({
   onCancel: () => void;
   onError: (message: string) => void;
 }) {
-  const stripe = useStripe();
-  const elements = useElements();
-  const [busy, setBusy] = useState(false);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
-    setBusy(true);
-    try {
-      const { error, paymentIntent } = await stripe.confirmPayment({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
-      if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
-      if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
-      onDone();
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { stripe, busy, submit } = useStripeSubmit(onError, async (stripe, elements) => {
+    const { error, paymentIntent } = await stripe.confirmPayment({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
+    if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
+    if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
+    onDone();
+  });
   return (
     <form onSubmit={submit} className="space-y-4">
-      <PaymentElement options={fieldsOptions} />
-      <div>
-        <h3 className="text-sm font-medium text-gray-900">Billing address</h3>
-        <AddressElement options={addressOptions} />
-      </div>
+      <PaymentAndAddress />
       <div className="flex justify-end gap-3">
         <button type="button" className={secondaryButton} onClick={onCancel}>
           Cancel
@@ -126,15 +120,7 @@ export function SubscribeModal({
         <dt className="text-gray-500">Currency</dt>
         <dd className="text-gray-900">{plan.currency.toUpperCase()}</dd>
       </dl>
-      {Object.keys(plan.features).length > 0 ? (
-        <ul className="mb-4 list-disc pl-5 text-sm text-gray-700">
-          {Object.entries(plan.features).map(([key, value]) => (
-            <li key={key}>
-              {key}: {value}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <PlanFeatures features={plan.features} className="mb-4 list-disc pl-5 text-sm text-gray-700" />
       {!publishableKey ? (
         <StripeNotConfigured />
       ) : secret ? (
@@ -149,32 +135,16 @@ export function SubscribeModal({
 }
 
 function SetupForm({ slug, onDone, onError }: { slug: string; onDone: () => void; onError: (message: string) => void }) {
-  const stripe = useStripe();
-  const elements = useElements();
-  const [busy, setBusy] = useState(false);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
-    setBusy(true);
-    try {
-      const { error, setupIntent } = await stripe.confirmSetup({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
-      if (error) return onError(error.message ?? PAYMENT_METHOD_FAILED);
-      if (setupIntent?.status !== 'succeeded' || !setupIntent.payment_method) return onError(PAYMENT_METHOD_FAILED);
-      await savePaymentMethod(slug, setupIntent.id);
-      onDone();
-    } catch (error) {
-      onError(getErrorMessage(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { stripe, busy, submit } = useStripeSubmit(onError, async (stripe, elements) => {
+    const { error, setupIntent } = await stripe.confirmSetup({ elements, redirect: 'if_required', confirmParams: { return_url: returnUrl(slug) } });
+    if (error) return onError(error.message ?? PAYMENT_METHOD_FAILED);
+    if (setupIntent?.status !== 'succeeded' || !setupIntent.payment_method) return onError(PAYMENT_METHOD_FAILED);
+    await savePaymentMethod(slug, setupIntent.id);
+    onDone();
+  });
   return (
     <form onSubmit={submit} className="space-y-4">
-      <PaymentElement options={fieldsOptions} />
-      <div>
-        <h3 className="text-sm font-medium text-gray-900">Billing address</h3>
-        <AddressElement options={addressOptions} />
-      </div>
+      <PaymentAndAddress />
       <div className="flex justify-end">
         <button type="submit" className={primaryButton} disabled={busy || !stripe}>
           {busy ? 'Processing...' : 'Add Payment Method'}

@@ -5,9 +5,8 @@
 
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { PayoutsOverview } from '@tollbooth/contract';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { PayoutsPanel } from './payouts-panel';
 
 const balances = (available: number, pending = 0, inTransit = 0, paidOut = 0) => [
@@ -35,11 +34,10 @@ const overview = (over: Partial<PayoutsOverview> = {}): PayoutsOverview => ({
   ...over,
 });
 
-let restore: () => void;
+signInApiEachTest();
 let state: PayoutsOverview;
 let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
-  restore = setAccessTokenGetter(async () => 'test-token');
   fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/billing/payouts/' && (!init?.method || init.method === 'GET')) return jsonResponse(state);
     if (url === '/api/billing/payouts/refresh/') return jsonResponse(state);
@@ -61,10 +59,6 @@ beforeEach(() => {
     return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
   });
   vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  restore();
-  vi.unstubAllGlobals();
 });
 
 const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => url === path).length;

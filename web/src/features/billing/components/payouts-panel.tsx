@@ -10,8 +10,13 @@ import { useSearchParams } from 'react-router';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { formatDateTime, formatMinor } from '@/lib/format';
-import { billingKeys } from '../api/billing-api';
-import { disconnectAccount, payoutsKey, refreshAccount, setPayoutSchedule, startOnboarding, usePayouts, withdrawNow } from '../api/payouts-api';
+import { billingKeys, payoutsKey } from '../api/billing-keys';
+import { disconnectAccount } from '../api/disconnect-account';
+import { usePayouts } from '../api/get-payouts';
+import { refreshAccount } from '../api/refresh-account';
+import { setPayoutSchedule } from '../api/set-payout-schedule';
+import { startOnboarding } from '../api/start-onboarding';
+import { withdrawNow } from '../api/withdraw-now';
 import { Badge } from './bits';
 
 const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';

@@ -5,7 +5,8 @@ import { type FormEvent, useState } from 'react';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { useDeactivatePackage, useSavePackage } from '../api/billing-api';
+import { useDeactivatePackage } from '../api/deactivate-package';
+import { useSavePackage } from '../api/save-package';
 import { planPrice } from '../lib/plan-price';
 
 const featuresToText = (features: Record<string, string>) =>

@@ -1,8 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { BillingPage } from './billing-page';
 import { ledgerCsv } from './money-page';
 
@@ -84,14 +83,8 @@ const subs = [
 ];
 const methods = [{ id: 'm1', card_brand: 'visa', card_last4: '4242', card_exp_month: 4, card_exp_year: 2031, is_default: true }];
 
-let restore: () => void;
-beforeEach(() => {
-  restore = setAccessTokenGetter(async () => 'test-token');
-});
-afterEach(() => {
-  restore();
-  vi.unstubAllGlobals();
-});
+signInApiEachTest();
+beforeEach(() => {});
 
 function serve(overrides: Record<string, () => Response> = {}) {
   const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {

@@ -12,16 +12,14 @@ import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles
 import { api } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import {
-  billingKeys,
-  subscribe,
-  useCancelSubscription,
-  useDeletePaymentMethod,
-  useMakeDefaultPaymentMethod,
-  usePackages,
-  usePaymentMethods,
-  useSubscriptions,
-} from '../api/billing-api';
+import { billingKeys } from '../api/billing-keys';
+import { useCancelSubscription } from '../api/cancel-subscription';
+import { useDeletePaymentMethod } from '../api/delete-payment-method';
+import { usePackages } from '../api/get-packages';
+import { usePaymentMethods } from '../api/get-payment-methods';
+import { useSubscriptions } from '../api/get-subscriptions';
+import { useMakeDefaultPaymentMethod } from '../api/make-default-payment-method';
+import { subscribe } from '../api/subscribe';
 import { Badge, formatExpiry, StripeNotConfigured, subscriptionTone } from '../components/bits';
 import { AddPaymentMethodModal, SubscribeModal } from '../components/payment-forms';
 import { PlanEditor } from '../components/plan-editor';

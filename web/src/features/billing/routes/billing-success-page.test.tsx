@@ -3,10 +3,9 @@
 // link back to the app's billing page.
 import { screen } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { RuntimeConfigContext } from '@/lib/runtime-config';
-import { jsonResponse, renderWithProviders, signedInAuth, testRuntimeConfig } from '@/testing/test-utils';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest, testRuntimeConfig } from '@/testing/test-utils';
 import { BillingSuccessPage } from './billing-success-page';
 
 const stripe = { retrievePaymentIntent: vi.fn(), retrieveSetupIntent: vi.fn() };
@@ -15,10 +14,9 @@ vi.mock('../lib/stripe', async (importOriginal) => ({
   stripePromise: vi.fn(async () => stripe),
 }));
 
-let restore: () => void;
+signInApiEachTest();
 let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
-  restore = setAccessTokenGetter(async () => 'test-token');
   stripe.retrievePaymentIntent.mockReset();
   stripe.retrieveSetupIntent.mockReset();
   fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
@@ -28,10 +26,6 @@ beforeEach(() => {
     return jsonResponse({ code: 'not_found', message: 'Not found', status: 404 }, 404);
   });
   vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  restore();
-  vi.unstubAllGlobals();
 });
 
 const renderAt = (query: string, publishableKey: string | null = 'pk_test_123') =>

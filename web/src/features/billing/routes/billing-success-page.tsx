@@ -6,7 +6,8 @@ import { Link, useSearchParams } from 'react-router';
 import { textLink } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { confirmTopUp, savePaymentMethod } from '../api/billing-api';
+import { confirmTopUp } from '../api/confirm-top-up';
+import { savePaymentMethod } from '../api/save-payment-method';
 import { PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
 
 type Outcome = { state: 'checking' } | { state: 'succeeded'; message: string } | { state: 'failed'; message: string };

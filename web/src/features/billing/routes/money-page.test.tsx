@@ -2,8 +2,7 @@
 // CSV export of exactly the rows shown; without Stripe, the top-up shows the not-configured notice.
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { ledgerCsv, MoneyPage } from './money-page';
 
 const entry = (id: number, account: 'credits' | 'earnings', kind: string, description: string, amount: number, date: string, currency = 'usd') => ({
@@ -25,10 +24,9 @@ const older = [
   entry(1, 'credits', 'signup_grant', 'Welcome credits', 500, '2026-10-01'),
 ];
 
-let restore: () => void;
+signInApiEachTest();
 let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
-  restore = setAccessTokenGetter(async () => 'test-token');
   fetchMock = vi.fn(async (url: string) => {
     if (url === '/api/billing/balance/') return jsonResponse({ credits_cents: 1900, earnings_cents: 90 });
     if (url.startsWith('/api/billing/ledger/')) {
@@ -40,8 +38,6 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 afterEach(() => {
-  restore();
-  vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
 

@@ -1,7 +1,7 @@
 // Money (/money): the signed-in user's credit and earnings balances, the ledger statement with
 // filters and CSV export, a credits top-up paid by card (at least $5), and getting paid (payouts-panel).
 
-import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import { Elements, PaymentElement } from '@stripe/react-stripe-js';
 import { useQueryClient } from '@tanstack/react-query';
 import type { LedgerEntry } from '@tollbooth/contract';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
@@ -13,11 +13,16 @@ import { useApps } from '@/lib/api/apps/get-apps';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents, formatDateTime, formatMinor } from '@/lib/format';
 import { useRuntimeConfig } from '@/lib/runtime-config';
-import { billingKeys, confirmTopUp, createTopUp, fetchLedgerPage, useBalance } from '../api/billing-api';
-import { usePayouts } from '../api/payouts-api';
+import { billingKeys } from '../api/billing-keys';
+import { confirmTopUp } from '../api/confirm-top-up';
+import { createTopUp } from '../api/create-top-up';
+import { useBalance } from '../api/get-balance';
+import { fetchLedgerPage } from '../api/get-ledger';
+import { usePayouts } from '../api/get-payouts';
 import { StripeNotConfigured } from '../components/bits';
 import { PayoutsPanel } from '../components/payouts-panel';
-import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, STRIPE_NOT_LOADED, stripePromise } from '../lib/stripe';
+import { PAYMENT_METHOD_ORDER, PAYMENT_NOT_COMPLETED, stripePromise } from '../lib/stripe';
+import { useStripeSubmit } from '../lib/use-stripe-submit';
 
 const MIN_TOP_UP_CENTS = 500;
 const card = 'rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200';
@@ -63,29 +68,17 @@ export function ledgerCsv(entries: LedgerEntry[]): string {
 }
 
 function TopUpForm({ amountCents, onDone, onError }: { amountCents: number; onDone: () => void; onError: (message: string) => void }) {
-  const stripe = useStripe();
-  const elements = useElements();
-  const [busy, setBusy] = useState(false);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!stripe || !elements) return onError(STRIPE_NOT_LOADED);
-    setBusy(true);
-    try {
-      const { error, paymentIntent } = await stripe.confirmPayment({
-        elements,
-        redirect: 'if_required',
-        confirmParams: { return_url: `${window.location.origin}/billing/success?kind=top-up` },
-      });
-      if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
-      if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
-      await confirmTopUp(paymentIntent.id);
-      onDone();
-    } catch (cause) {
-      onError(getErrorMessage(cause));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { stripe, busy, submit } = useStripeSubmit(onError, async (stripe, elements) => {
+    const { error, paymentIntent } = await stripe.confirmPayment({
+      elements,
+      redirect: 'if_required',
+      confirmParams: { return_url: `${window.location.origin}/billing/success?kind=top-up` },
+    });
+    if (error) return onError(error.message ?? PAYMENT_NOT_COMPLETED);
+    if (paymentIntent?.status !== 'succeeded') return onError(PAYMENT_NOT_COMPLETED);
+    await confirmTopUp(paymentIntent.id);
+    onDone();
+  });
   return (
     <form onSubmit={submit} className="mt-4 space-y-4">
       <PaymentElement options={{ paymentMethodOrder: PAYMENT_METHOD_ORDER }} />

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { EmbedSnippet } from '@/components/embed/embed-snippet';
 import { Badge, typeTone } from '@/components/ui/badges';
 import { ErrorBox } from '@/components/ui/error-box';
+import { PlanFeatures } from '@/components/ui/plan-features';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
@@ -39,15 +40,7 @@ function PlanCard({ plan }: { plan: CatalogPlan }) {
       </p>
       {plan.included_calls > 0 ? <p className="text-sm text-gray-600">{plan.included_calls.toLocaleString('en-US')} calls included each month</p> : null}
       {plan.description ? <p className="mt-2 text-sm text-gray-600">{plan.description}</p> : null}
-      {Object.keys(plan.features).length ? (
-        <ul className="mt-2 space-y-0.5 text-sm text-gray-700">
-          {Object.entries(plan.features).map(([key, value]) => (
-            <li key={key}>
-              {key}: {value}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <PlanFeatures features={plan.features} className="mt-2 space-y-0.5 text-sm text-gray-700" />
     </li>
   );
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { useState } from 'react';
 import { Spinner } from '@/components/ui/spinner';
+import { TitledCard } from '@/components/ui/titled-card';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useApiKeys } from '../api/get-api-keys';
 import { ApiKeyTable } from './api-key-table';
@@ -27,10 +28,7 @@ function KeyList({ kind }: { kind: 'secret' | 'publishable' }) {
 export function ApiKeysSection() {
   const [created, setCreated] = useState<ApiKeyCreated | null>(null);
   return (
-    <section aria-labelledby="api-keys-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="api-keys-title" className="text-lg font-semibold text-gray-900">
-        API Keys
-      </h2>
+    <TitledCard id="api-keys" title="API Keys">
       <p className="mt-1 text-sm text-gray-600">
         Call applications with <code className="font-mono">Authorization: Bearer &lt;key&gt;</code>. Calls to other creators' apps are paid from your credits.
       </p>
@@ -47,6 +45,6 @@ export function ApiKeysSection() {
         <CreatePublishableKeyForm />
         <KeyList kind="publishable" />
       </div>
-    </section>
+    </TitledCard>
   );
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { type FormEvent, useId, useState } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
@@ -38,11 +39,7 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
   const serverError = createKey.error && !isUnauthorizedError(createKey.error) ? getErrorMessage(createKey.error) : null;
   return (
     <form onSubmit={handleSubmit} noValidate className="space-y-4">
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
         <div>
           <label htmlFor={`${id}-name`} className="block text-sm font-medium text-gray-700">

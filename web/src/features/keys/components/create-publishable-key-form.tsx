@@ -1,6 +1,7 @@
 // Creates a publishable key (pk_…) for the embed widget: the sites that may show it, the apps it
 // may call, and what it may spend. The server checks every field and names the first bad one.
 import { type FormEvent, useId, useState } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
@@ -57,11 +58,7 @@ export function CreatePublishableKeyForm() {
   );
   return (
     <form onSubmit={handleSubmit} className="space-y-4" aria-label="Create a publishable key">
-      {serverError ? (
-        <div role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {serverError}
-        </div>
-      ) : null}
+      <FormAlert message={serverError} />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
         {field('name', 'Widget Name', { placeholder: 'My shop', maxLength: 100 })}
         {field('origins', 'Allowed Websites', { placeholder: 'https://shop.example' })}

@@ -1,4 +1,5 @@
 import type { Profile } from '@tollbooth/contract';
+import { TitledCard } from '@/components/ui/titled-card';
 import { formatCents, formatDate, formatDollars } from '@/lib/format';
 
 function creditsText(creator: NonNullable<Profile['creator']>): string {
@@ -17,10 +18,7 @@ export function AccountInformation({ profile }: { profile: Profile }) {
   }
 
   return (
-    <section aria-labelledby="account-information-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="account-information-title" className="text-lg font-semibold text-gray-900">
-        Account Information
-      </h2>
+    <TitledCard id="account-information" title="Account Information">
       <dl className="mt-4 space-y-4">
         {rows.map(([label, value]) => (
           <div key={label}>
@@ -41,6 +39,6 @@ export function AccountInformation({ profile }: { profile: Profile }) {
           </div>
         ))}
       </dl>
-    </section>
+    </TitledCard>
   );
 }

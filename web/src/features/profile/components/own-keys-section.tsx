@@ -9,6 +9,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { Spinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { formatDateTime } from '@/lib/format';
 import { useOwnKeys, useRemoveOwnKey, useSaveOwnKey, useTestOwnKey } from '../api/own-keys';
@@ -165,10 +166,7 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
 export function OwnKeysSection() {
   const keys = useOwnKeys();
   return (
-    <section aria-labelledby="provider-keys-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <h2 id="provider-keys-title" className="text-lg font-semibold text-gray-900">
-        Your provider keys
-      </h2>
+    <TitledCard id="provider-keys" title="Your provider keys">
       <p className="mt-1 text-sm text-gray-600">
         Bring your own key: a prompt app set to <strong>My own key</strong> calls its model with your key, and you pay your provider directly — no model cost is
         charged here. Keys are stored encrypted and never shown again.
@@ -190,6 +188,6 @@ export function OwnKeysSection() {
           <Spinner label="Loading provider keys" />
         )}
       </div>
-    </section>
+    </TitledCard>
   );
 }

@@ -1,5 +1,6 @@
 import type { Profile } from '@tollbooth/contract';
 import { type FormEvent, useEffect, useId, useState } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { buildProfileUpdate, type ProfileFormValues, useUpdateProfile } from '../api/update-profile';
@@ -55,11 +56,7 @@ export function ProfileForm({ profile }: { profile: Profile }) {
           Profile updated successfully!
         </div>
       ) : null}
-      {errorText ? (
-        <div role="alert" className="mt-4 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {errorText}
-        </div>
-      ) : null}
+      <FormAlert message={errorText} className="mt-4" />
 
       <div className="mt-6 grid grid-cols-1 gap-6 sm:grid-cols-2">
         {editableFields.map((field) => (

@@ -1,9 +1,10 @@
 import type { AppStatus } from '@tollbooth/contract';
 import { slugify } from '@tollbooth/contract';
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
+import { useFormSection } from '@/components/ui/use-form-state';
 import { type PromptDraft, SLUG_LOCKED_HINT, withName } from '../lib/prompt-builder.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { PromptEditor } from './prompt-editor';
@@ -26,9 +27,7 @@ function slugHint(draft: PromptDraft, savedSlug: string | null) {
 }
 
 export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: BuilderBasicInfoProps) {
-  const id = useId();
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<PromptDraft>(onChange);
   // A new name also moves the slug while the slug follows the name.
   const setBasic = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) =>
     name === 'name' ? onChange((current) => withName(current, value as string)) : set(name, value);

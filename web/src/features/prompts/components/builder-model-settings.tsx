@@ -1,9 +1,10 @@
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
-import { type ModelName, useModelOptions } from '../lib/model-options';
+import { useFormSection } from '@/components/ui/use-form-state';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 import { KeySourceSelect } from './key-source-select';
+import { ModelSelect } from './model-select';
 
 interface BuilderModelSettingsProps {
   draft: PromptDraft;
@@ -14,10 +15,7 @@ interface BuilderModelSettingsProps {
 type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
 
 export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsProps) {
-  const id = useId();
-  const modelOptions = useModelOptions(draft.model);
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<PromptDraft>(onChange);
 
   const slider = (name: SliderName, label: string, range: { min: number; max: number; step: number }, hint?: string) => (
     <FormField id={fieldId(name)} label={label} hint={hint}>
@@ -43,15 +41,7 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
   return (
     <div className="grid max-w-2xl grid-cols-1 gap-6">
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-        <FormField id={fieldId('model')} label="Model">
-          <select id={fieldId('model')} value={draft.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-            {modelOptions.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </FormField>
+        <ModelSelect id={fieldId('model')} value={draft.model} onChange={(model) => set('model', model)} />
         <KeySourceSelect id={fieldId('key-source')} value={draft.key_source} onChange={(value) => set('key_source', value)} />
       </div>
       {slider('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}

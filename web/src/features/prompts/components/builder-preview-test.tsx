@@ -1,5 +1,6 @@
 import { AUTO_DECLARED_DESCRIPTION, type IoSchema, type PromptTestResult } from '@tollbooth/contract';
 import { useId } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { sampleInputs } from '../lib/curl-example';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
@@ -98,11 +99,7 @@ export function BuilderPreviewTest(props: BuilderPreviewTestProps) {
           </p>
         </div>
         <div className="mt-4 space-y-3" aria-live="polite">
-          {testError ? (
-            <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-              {testError}
-            </p>
-          ) : null}
+          <FormAlert message={testError} as="p" />
           {result ? <TemplateTestResult result={result} /> : null}
         </div>
       </section>

@@ -1,9 +1,10 @@
 import type { InteractionMode } from '@tollbooth/contract';
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
+import { useFormSection } from '@/components/ui/use-form-state';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
 
 interface DetailBasicSettingsProps {
@@ -13,9 +14,7 @@ interface DetailBasicSettingsProps {
 }
 
 export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsProps) {
-  const id = useId();
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof DetailBasicValues>(name: K, value: DetailBasicValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<DetailBasicValues>(onChange);
 
   const statusField = <AppStatusField id={fieldId('status')} value={values.status} onChange={(status) => set('status', status)} />;
   const modeField = (

@@ -1,12 +1,14 @@
 import type { PromptTestResult } from '@tollbooth/contract';
-import { type Dispatch, type SetStateAction, useId, useMemo } from 'react';
+import { type Dispatch, type SetStateAction, useMemo } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
-import { type ModelName, useModelOptions } from '../lib/model-options';
+import { useFormSection } from '@/components/ui/use-form-state';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
 import { JsonSchemaEditor } from './json-schema-editor';
 import { KeySourceSelect } from './key-source-select';
+import { ModelSelect } from './model-select';
 import { PromptEditor } from './prompt-editor';
 import { TemplateTestResult } from './template-test-result';
 
@@ -23,10 +25,7 @@ interface DetailPromptConfigProps {
 type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';
 
 export function DetailPromptConfig({ values, onChange, onTest, testing, result, testError }: DetailPromptConfigProps) {
-  const id = useId();
-  const modelOptions = useModelOptions(values.model);
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof DetailConfigValues>(name: K, value: DetailConfigValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { id, fieldId, set } = useFormSection<DetailConfigValues>(onChange);
 
   const fields = useMemo<DeclaredField[]>(
     () =>
@@ -64,11 +63,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
         <p className="text-sm text-gray-600">Renders the template below with sample inputs.</p>
       </div>
       <div aria-live="polite" className="space-y-3">
-        {testError ? (
-          <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-            {testError}
-          </p>
-        ) : null}
+        <FormAlert message={testError} as="p" />
         {result ? <TemplateTestResult result={result} /> : null}
       </div>
 
@@ -77,15 +72,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
           Model Settings
         </h2>
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
-          <FormField id={fieldId('model')} label="Model">
-            <select id={fieldId('model')} value={values.model} onChange={(event) => set('model', event.target.value as ModelName)} className={inputField}>
-              {modelOptions.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </FormField>
+          <ModelSelect id={fieldId('model')} value={values.model} onChange={(model) => set('model', model)} />
           <KeySourceSelect id={fieldId('key-source')} value={values.key_source} onChange={(value) => set('key_source', value)} />
           {numberInput('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
           {numberInput('max_tokens', 'Max Tokens', { min: 1, max: 8192, step: 1 })}

@@ -7,6 +7,7 @@ import { declareTemplateVariables, detectVariables } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DemoModelNotice } from '@/components/ui/demo-model-notice';
+import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { type TabItem, Tabs } from '@/components/ui/tabs';
 import { ApiError, getErrorMessage } from '@/lib/errors';
@@ -174,11 +175,7 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       </h1>
       <p className="mt-1 text-sm text-gray-600">Write the prompt, declare its inputs, pick the model, then test and publish it as a paid API endpoint.</p>
 
-      {shownError ? (
-        <div role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {shownError}
-        </div>
-      ) : null}
+      <FormAlert message={shownError} className="mt-6" />
 
       {margin.warning ? (
         <div role="alert" data-testid="margin-warning" className="mt-6 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300">

@@ -2,10 +2,11 @@
 // saved with Save Changes (PATCH the configuration, then the application).
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Application, PromptConfig, PromptTestResult } from '@tollbooth/contract';
+import type { Application, PromptConfig } from '@tollbooth/contract';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { useTestRun } from '@/components/app-detail/use-test-run';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { PriceNotice } from '@/components/pricing/price-notice';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
@@ -65,10 +66,8 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   const [basic, setBasic] = useState(() => basicValuesOf(app));
   const [configValues, setConfigValues] = useState(() => configValuesOf(config));
   const [saved, setSaved] = useState(false);
-  const [testResult, setTestResult] = useState<PromptTestResult | null>(null);
-  const [testError, setTestError] = useState<string | null>(null);
   const save = useSavePromptDetail(app.slug);
-  const test = useTestPromptConfig();
+  const test = useTestRun(useTestPromptConfig());
   const versions = usePromptVersions(app.slug, { enabled: tab === 'versions' });
   const activate = useActivatePromptVersion(app.slug);
   const [rollbackError, setRollbackError] = useState<string | null>(null);
@@ -89,8 +88,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
         onSuccess: () => {
           setSaved(true);
           // A test result describes the template as it was tested; after a save it would only mislead.
-          setTestResult(null);
-          setTestError(null);
+          test.clear();
         },
       },
     );
@@ -107,26 +105,17 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   }
 
   function runTest() {
-    if (test.isPending) return;
-    setTestError(null);
-    setTestResult(null);
-    test.mutate(
-      {
-        slug: app.slug,
-        body: {
-          prompt_template: configValues.prompt_template,
-          ...detailModelSettings(configValues),
-          // The unsaved schemas: a test never needs a save first.
-          input_schema: configValues.input_schema,
-          output_schema: configValues.output_schema,
-          test_inputs: detailTestInputs(configValues.prompt_template, configValues.input_schema),
-        },
+    test.run({
+      slug: app.slug,
+      body: {
+        prompt_template: configValues.prompt_template,
+        ...detailModelSettings(configValues),
+        // The unsaved schemas: a test never needs a save first.
+        input_schema: configValues.input_schema,
+        output_schema: configValues.output_schema,
+        test_inputs: detailTestInputs(configValues.prompt_template, configValues.input_schema),
       },
-      {
-        onSuccess: setTestResult,
-        onError: (caught) => setTestError(`Test failed: ${getErrorMessage(caught)}`),
-      },
-    );
+    });
   }
 
   return (
@@ -189,9 +178,9 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
                   values={configValues}
                   onChange={setConfigValues}
                   onTest={runTest}
-                  testing={test.isPending}
-                  result={testResult}
-                  testError={testError}
+                  testing={test.testing}
+                  result={test.result}
+                  testError={test.error}
                 />
               ),
             },

@@ -4,9 +4,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { CallerStatementCurrency, CreatorStatementCurrency } from '@tollbooth/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
 import { formatMinor } from '@/lib/format';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { monthName } from '../lib/statement-dates';
 import { StatementsPage } from './statements-page';
 
@@ -85,7 +84,7 @@ const creator = (over: Partial<CreatorStatementCurrency> = {}): CreatorStatement
   ...over,
 });
 
-let restore: () => void;
+signInApiEachTest();
 let fetchMock: ReturnType<typeof vi.fn>;
 let failStatement = false;
 /** What GET /api/app/ answers: a creator has apps, a caller none. */
@@ -93,7 +92,6 @@ let ownApps: unknown[] = [];
 beforeEach(() => {
   failStatement = false;
   ownApps = [];
-  restore = setAccessTokenGetter(async () => 'test-token');
   fetchMock = vi.fn(async (input: string) => {
     const url = new URL(input, 'http://x');
     if (url.pathname === '/api/app/') return jsonResponse(ownApps);
@@ -116,8 +114,6 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 afterEach(() => {
-  restore();
-  vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
 

@@ -1,13 +1,12 @@
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
+import { useFormSection } from '@/components/ui/use-form-state';
 import type { WorkflowBasicValues } from '../lib/workflow-detail.utils';
 
 /** The Basic Settings tab: name, status, description, visibility, price in dollars. */
 export function WorkflowBasicSettings({ values, onChange }: { values: WorkflowBasicValues; onChange: Dispatch<SetStateAction<WorkflowBasicValues>> }) {
-  const id = useId();
-  const fieldId = (name: string) => `${id}-${name}`;
-  const set = <K extends keyof WorkflowBasicValues>(name: K, value: WorkflowBasicValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<WorkflowBasicValues>(onChange);
   const statusField = <AppStatusField id={fieldId('status')} value={values.status} onChange={(status) => set('status', status)} />;
 
   return (

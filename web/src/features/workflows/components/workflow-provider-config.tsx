@@ -1,9 +1,11 @@
 // The Provider Config tab: Test Config, the provider select and card, the form generated from the
 // provider's config schema, Advanced Settings, the test result, and the app's input form.
 import type { WorkflowAppInfo, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
-import { type Dispatch, type SetStateAction, useId } from 'react';
+import type { Dispatch, SetStateAction } from 'react';
+import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
+import { useFormSection } from '@/components/ui/use-form-state';
 import { isSecretLooking, NO_PROVIDERS_MESSAGE, NO_SCHEMA_MESSAGE, providerFormValues, type WorkflowSettingsValues } from '../lib/workflow-detail.utils';
 import { InputFormTable } from './workflow-app-info';
 import { WorkflowTestResultPanel } from './workflow-test-result';
@@ -21,11 +23,9 @@ interface WorkflowProviderConfigProps {
 }
 
 export function WorkflowProviderConfig({ providers, values, onChange, onTest, testing, result, testError, appInfo }: WorkflowProviderConfigProps) {
-  const id = useId();
-  const fieldId = (name: string) => `${id}-${name}`;
   const provider = providers.find((candidate) => candidate.id === values.provider) ?? null;
   const properties = provider ? Object.entries(provider.config_schema.properties) : [];
-  const set = <K extends keyof WorkflowSettingsValues>(name: K, value: WorkflowSettingsValues[K]) => onChange((current) => ({ ...current, [name]: value }));
+  const { fieldId, set } = useFormSection<WorkflowSettingsValues>(onChange);
   const setField = (name: string, value: string) => onChange((current) => ({ ...current, provider_config: { ...current.provider_config, [name]: value } }));
 
   function selectProvider(next: string) {
@@ -149,11 +149,7 @@ export function WorkflowProviderConfig({ providers, values, onChange, onTest, te
         </div>
       </section>
 
-      {testError ? (
-        <p role="alert" className="mt-6 rounded-md bg-red-50 p-3 text-sm text-red-700 ring-1 ring-red-200">
-          {testError}
-        </p>
-      ) : null}
+      <FormAlert message={testError} className="mt-6" as="p" />
       {result ? <WorkflowTestResultPanel result={result} /> : <InputFormTable appInfo={appInfo} />}
     </div>
   );

@@ -2,10 +2,11 @@
 // and saved with Save Changes (PATCH the application, then the workflow configuration), plus the
 // app's input form as the provider reports it and the version history with rollback.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Application, WorkflowConfig, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
+import type { Application, WorkflowConfig, WorkflowProviderInfo } from '@tollbooth/contract';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { useTestRun } from '@/components/app-detail/use-test-run';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { useHighPriceGuard } from '@/components/pricing/high-price-guard';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
@@ -75,10 +76,8 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   const [basic, setBasic] = useState(() => basicValuesOf(app));
   const [settings, setSettings] = useState(() => settingsValuesOf(config));
   const [saved, setSaved] = useState(false);
-  const [testResult, setTestResult] = useState<WorkflowTestResult | null>(null);
-  const [testError, setTestError] = useState<string | null>(null);
   const save = useSaveWorkflowDetail(app.slug);
-  const test = useTestWorkflowConfig();
+  const test = useTestRun(useTestWorkflowConfig());
   const versions = useWorkflowVersions(app.slug);
   const rollback = useRollbackWorkflow(app.slug);
   const provider = providers.find((candidate) => candidate.id === settings.provider) ?? null;
@@ -105,20 +104,14 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   }
 
   function runTest() {
-    if (test.isPending) return;
-    setTestError(null);
-    setTestResult(null);
-    test.mutate(
-      { slug: app.slug, body: { provider: settings.provider || undefined, provider_config: settings.provider_config } },
-      { onSuccess: setTestResult, onError: (caught) => setTestError(`Test failed: ${getErrorMessage(caught)}`) },
-    );
+    test.run({ slug: app.slug, body: { provider: settings.provider || undefined, provider_config: settings.provider_config } });
   }
 
   function rollBack(version: number) {
     rollback.mutate(version, {
       onSuccess: async () => {
         setSettings(settingsValuesOf(await getWorkflowConfig(app.slug)));
-        setTestResult(null);
+        test.clearResult();
       },
     });
   }
@@ -170,9 +163,9 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
                   values={settings}
                   onChange={setSettings}
                   onTest={runTest}
-                  testing={test.isPending}
-                  result={testResult}
-                  testError={testError}
+                  testing={test.testing}
+                  result={test.result}
+                  testError={test.error}
                   appInfo={config.app_info}
                 />
               ),

@@ -1,0 +1,20 @@
+// The model a prompt app calls, beside its key source: the models this server offers, and the app's
+// own model even when it is no longer offered (lib/model-options.ts).
+import { FormField } from '@/components/ui/form-field';
+import { inputField } from '@/components/ui/styles';
+import { type ModelName, useModelOptions } from '../lib/model-options';
+
+export function ModelSelect({ id, value, onChange }: { id: string; value: ModelName; onChange: (value: ModelName) => void }) {
+  const modelOptions = useModelOptions(value);
+  return (
+    <FormField id={id} label="Model">
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value as ModelName)} className={inputField}>
+        {modelOptions.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </FormField>
+  );
+}
