@@ -101,11 +101,12 @@ describe('a live process whose settlements stall longer than its holds live', ()
     });
     const seen = sweeps;
     await vi.waitFor(() => expect(sweeps).toBeGreaterThanOrEqual(seen + 2), { timeout: 30_000, interval: 100 });
-    expect((await sql<{ id: string }>('SELECT id FROM credit_holds')).map((row) => row.id).sort()).toEqual(holds.map((row) => row.id).sort());
+    const left = (await sql<{ id: string }>('SELECT id FROM credit_holds')).map((row) => row.id);
 
     // The stall ends: every answered call is charged once, from its lease's hold.
     stalled = null;
     resume();
+    expect(left.sort()).toEqual(holds.map((row) => row.id).sort());
     await vi.waitFor(() => expect(ctx.app.settledReads()).toBeNull(), { timeout: 30_000, interval: 100 });
     expect(await chargedCalls(raw)).toEqual({ ids: [...answered].sort(), orphans: 0 });
     const [credits] = await sql<{ balance: number }>("SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [
@@ -119,7 +120,8 @@ describe('a live process whose settlements stall longer than its holds live', ()
 
   it('does not release a hold renewed, or journaled in answered_calls, after the sweep found it expired', async () => {
     const caller = await ctx.tokenFor('swept-caller');
-    const callerId = (await ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: { authorization: `Bearer ${caller}` } })).json().user.id as string;
+    const callerId = (await ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: { authorization: `Bearer ${caller}` } })).json().user
+      .id as string;
     const renewed = await reserveCharge(raw, { userId: callerId, amountCents: 5, apiKeyId: null, monthlySpendLimitCents: null });
     const owing = await reserveCharge(raw, { userId: callerId, amountCents: 7, apiKeyId: null, monthlySpendLimitCents: null });
     await raw.query("UPDATE credit_holds SET expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])", [[renewed.id, owing.id]]);
@@ -140,7 +142,8 @@ describe('a live process whose settlements stall longer than its holds live', ()
 describe.runIf(process.env.DATABASE_URL)('renewing holds while a statement holds one of them', () => {
   it('renews the others at once, without waiting for the lock', async () => {
     const caller = await ctx.tokenFor('renew-caller');
-    const callerId = (await ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: { authorization: `Bearer ${caller}` } })).json().user.id as string;
+    const callerId = (await ctx.app.inject({ method: 'GET', url: '/api/auth/profile/', headers: { authorization: `Bearer ${caller}` } })).json().user
+      .id as string;
     const locked = await reserveCharge(raw, { userId: callerId, amountCents: 2, apiKeyId: null, monthlySpendLimitCents: null, lifetimeSeconds: 5 });
     const free = await reserveCharge(raw, { userId: callerId, amountCents: 3, apiKeyId: null, monthlySpendLimitCents: null, lifetimeSeconds: 5 });
     await raw.transaction(async (tx) => {
@@ -150,9 +153,10 @@ describe.runIf(process.env.DATABASE_URL)('renewing holds while a statement holds
       const outcome = await Promise.race([renewal.then(() => 'renewed'), new Promise((resolve) => setTimeout(() => resolve('waited'), 5_000))]);
       expect(outcome).toBe('renewed');
     });
-    const rows = await sql<{ id: string; long: boolean }>("SELECT id, expires_at > now() + interval '1 minute' AS long FROM credit_holds WHERE id = ANY($1::uuid[])", [
-      [locked.id, free.id],
-    ]);
+    const rows = await sql<{ id: string; long: boolean }>(
+      "SELECT id, expires_at > now() + interval '1 minute' AS long FROM credit_holds WHERE id = ANY($1::uuid[])",
+      [[locked.id, free.id]],
+    );
     expect(Object.fromEntries(rows.map((row) => [row.id, row.long]))).toEqual({ [locked.id]: false, [free.id]: true });
   }, 60_000);
 });
