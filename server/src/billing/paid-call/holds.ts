@@ -12,6 +12,7 @@ import { findOrCreateUserAccount } from '../ledger.ts';
 import {
   CREDITS_ACCOUNT_EXISTS_SQL,
   DAY_SPEND_SQL,
+  DELETE_EXPIRED_HOLD_SQL,
   DELETE_HOLD_SQL,
   EXPIRED_HOLDS_SQL,
   RELEASE_HELD_CENTS_SQL,
@@ -156,9 +157,12 @@ export async function reserveEarnings(db: Database, request: { userId: string; a
   return (await tryReserveEarnings(db, request)) as CreditHold;
 }
 
-/** Takes the hold away with what is left of it; false when it was already released or swept. */
-async function removeHold(tx: Queryable, hold: Pick<CreditHold, 'id' | 'accountId' | 'apiKeyId'>): Promise<boolean> {
-  const removed = await tx.query<{ spend_month: string | null; spend_day: string | null; amount_cents: number }>(DELETE_HOLD_SQL, [hold.id]);
+/**
+ * Takes the hold away with what is left of it; false when it was already released or swept (or,
+ * with DELETE_EXPIRED_HOLD_SQL, is no longer one to sweep).
+ */
+async function removeHold(tx: Queryable, hold: Pick<CreditHold, 'id' | 'accountId' | 'apiKeyId'>, deleteSql = DELETE_HOLD_SQL): Promise<boolean> {
+  const removed = await tx.query<{ spend_month: string | null; spend_day: string | null; amount_cents: number }>(deleteSql, [hold.id]);
   const row = removed.rows[0];
   if (!row) return false;
   if (row.amount_cents > 0) {
@@ -175,21 +179,26 @@ export async function releaseCharge(db: Database, hold: CreditHold): Promise<voi
 
 /**
  * Releases holds whose process never settled or released them. Returns how many. A hold that still
- * owes answered calls (answered_calls, decision 0039) stays until they are settled from it.
+ * owes answered calls (answered_calls, decision 0039) stays until they are settled from it, and so
+ * does one of `keep`: the holds of the sweeping process's own live leases, which may have expired
+ * only because their renewal was late (a stalled statement, a frozen event loop) while calls only
+ * in its journal file still owe them (decision 0140). Each release checks again, in its statement,
+ * that the hold is still expired and owes nothing.
  */
-export async function sweepExpiredHolds(db: Database): Promise<number> {
+export async function sweepExpiredHolds(db: Database, { keep = [] }: { keep?: readonly string[] } = {}): Promise<number> {
   const { rows } = await db.query<{ id: string; account_id: number; amount_cents: number; api_key_id: string | null; spend_month: string | null }>(
     EXPIRED_HOLDS_SQL,
+    [keep],
   );
   let released = 0;
   for (const row of rows) {
     const hold = { id: row.id, accountId: row.account_id, amountCents: row.amount_cents, apiKeyId: row.api_key_id };
-    if (await db.transaction((tx) => removeHold(tx, hold))) released++;
+    if (await db.transaction((tx) => removeHold(tx, hold, DELETE_EXPIRED_HOLD_SQL))) released++;
   }
   return released;
 }
 
-/** Pushes the expiry of holds a live process still uses; returns how many still exist. */
+/** Pushes the expiry of holds a live process still uses (but those a statement holds locked: RENEW_HOLDS_SQL); returns how many it pushed. */
 export async function renewHolds(db: Database, holdIds: string[], lifetimeSeconds: number): Promise<number> {
   if (holdIds.length === 0) return 0;
   const { rowCount } = await db.query(RENEW_HOLDS_SQL, [holdIds, lifetimeSeconds]);

@@ -14,7 +14,9 @@
 // SETTLEMENT_WINDOW_CALLS of them go free; service.ts, decision 0024). Holds live only
 // HOLD_LIFETIME_SECONDS (90 s by default) unless renewed: this process renews every hold it still
 // uses every third of that, so a live call never loses its hold and a crashed process's holds
-// come back within the lifetime plus one sweep.
+// come back within the lifetime plus one sweep. A renewal skips the holds a statement holds locked
+// (a stalled settlement), and this process's own sweeper never releases its live holds, so a
+// stall longer than the lifetime does not free the calls it answered (decision 0140).
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { type CreditHold, HOLD_LIFETIME_SECONDS, releaseCharge, renewHolds, reserveCharge, tryReserveEarnings } from './holds.ts';
@@ -121,16 +123,14 @@ export function createCreditLeases(
     Math.max(50, Math.floor(idleReleaseMs / 2)),
   );
   sweeper.unref();
-  const renewer = setInterval(
-    () => {
-      renewHolds(
-        db,
-        [...unreleased].map((lease) => lease.hold.id),
-        holdLifetimeSeconds,
-      ).catch((error: unknown) => options.onRenewError?.(error));
-    },
-    Math.max(200, (holdLifetimeSeconds * 1000) / 3),
-  );
+  const renew = () => {
+    renewHolds(
+      db,
+      [...unreleased].map((lease) => lease.hold.id),
+      holdLifetimeSeconds,
+    ).catch((error: unknown) => options.onRenewError?.(error));
+  };
+  const renewer = setInterval(renew, Math.max(200, (holdLifetimeSeconds * 1000) / 3));
   renewer.unref();
 
   const newLease = (key: string, hold: CreditHold): Lease => {
@@ -286,6 +286,23 @@ export function createCreditLeases(
       lease.remaining += unusedCents;
       lease.inFlight--;
       if (lease.retired && lease.inFlight === 0) void release(lease);
+    },
+
+    /**
+     * The holds this process's leases still use (not released yet): its sweeper neither releases
+     * them nor settles journaled calls from them, however late their renewal (decision 0140).
+     */
+    liveHoldIds(): string[] {
+      return [...unreleased].map((lease) => lease.hold.id);
+    },
+
+    /**
+     * Renews the holds now, not at the next third of their lifetime: a settlement that was stalled
+     * long held its holds locked, so the renewals skipped them (RENEW_HOLDS_SQL) and they may have
+     * expired meanwhile; another process's sweeper must not find them so.
+     */
+    renewNow(): void {
+      renew();
     },
 
     /** Releases every lease (at shutdown, once calls are over). */

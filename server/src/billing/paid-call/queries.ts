@@ -202,12 +202,31 @@ export const RELEASE_KEY_SPEND_SQL = `UPDATE api_key_spend SET held_cents = held
   day_held_cents = day_held_cents - CASE WHEN day = $4::date THEN $3::bigint ELSE 0 END
 WHERE api_key_id = $1 AND month = $2`;
 
-/** Holds whose process stopped renewing them, and that owe no answered call (decision 0039). */
+/**
+ * Holds whose process stopped renewing them, and that owe no answered call (decision 0039), but for
+ * $1, the holds the sweeping process still uses itself (an expired hold of a live process owes the
+ * calls journaled in its file: decision 0140).
+ */
 export const EXPIRED_HOLDS_SQL = `SELECT id, account_id, amount_cents, api_key_id, spend_month FROM credit_holds h
-WHERE expires_at < now() AND NOT EXISTS (SELECT 1 FROM answered_calls a WHERE a.hold_id = h.id OR a.cost_hold_id = h.id)
+WHERE expires_at < now() AND NOT (h.id = ANY($1::uuid[])) AND NOT EXISTS (SELECT 1 FROM answered_calls a WHERE a.hold_id = h.id OR a.cost_hold_id = h.id)
 LIMIT 1000`;
 
-export const RENEW_HOLDS_SQL = 'UPDATE credit_holds SET expires_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[])';
+/**
+ * The sweeper's release of one hold EXPIRED_HOLDS_SQL found: only if it is still expired and still
+ * owes no answered call, as the statement sees it (its owner may have renewed it, or another process
+ * journaled a call on it, since the query).
+ */
+export const DELETE_EXPIRED_HOLD_SQL = `DELETE FROM credit_holds h WHERE h.id = $1 AND h.expires_at < now()
+  AND NOT EXISTS (SELECT 1 FROM answered_calls a WHERE a.hold_id = h.id OR a.cost_hold_id = h.id)
+RETURNING spend_month, spend_day, amount_cents`;
+
+/**
+ * Pushes back the expiry of a live process's holds, but for those a statement holds locked (a stalled
+ * settlement's, decision 0140): they are skipped, not waited for, so one stalled statement cannot
+ * keep the process's other holds from being renewed. A locked hold cannot be released meanwhile.
+ */
+export const RENEW_HOLDS_SQL = `UPDATE credit_holds SET expires_at = now() + make_interval(secs => $2::double precision)
+WHERE id IN (SELECT id FROM credit_holds WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED)`;
 
 // ---- included calls (included-calls.ts) ----
 

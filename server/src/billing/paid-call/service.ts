@@ -168,9 +168,14 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const leases = createCreditLeases(db, { holdLifetimeSeconds: options.holdLifetimeSeconds, onRenewError: options.onRenewError });
   const includedCalls = createIncludedCalls(db, options.invalidation);
   const metrics = options.metrics ?? null;
+  const lifetimeMs = (options.holdLifetimeSeconds ?? 90) * 1000;
   const settlements = createSettlementBatcher(db, {
     gatherMs: options.settlementGatherMs ?? 0,
-    onBatch: metrics ? (calls, seconds) => metrics.batch(calls, seconds) : undefined,
+    onBatch: (calls, seconds) => {
+      metrics?.batch(calls, seconds);
+      // A batch stalled this long kept its holds locked, so the renewals skipped them: renewed now (decision 0140).
+      if (seconds * 1000 >= lifetimeMs / 6) leases.renewNow();
+    },
   });
   const journal = createAnswerJournal(db, {
     directory: options.journalDirectory ?? mkdtempSync(path.join(tmpdir(), 'tollbooth-answered-calls-')),
@@ -183,7 +188,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
   const unsettled = new Set<Promise<void>>();
   /** Answer-first calls whose journal line is being written (answer-journal.ts writes a turn's lines together): they count in the window too. */
   let journaling = 0;
-  const sweeper = startRecoverySweeper(db, journal, { everyMs: Math.max(1000, ((options.holdLifetimeSeconds ?? 90) * 1000) / 6), log: options.log });
+  // This process's own live holds are never the sweeper's, however late their renewal (decision 0140).
+  const sweeper = startRecoverySweeper(db, journal, { everyMs: Math.max(1000, lifetimeMs / 6), log: options.log, ownHolds: leases.liveHoldIds });
   // An embedded database is one process's: every call journaled in it was answered by a process that
   // is gone, so it is settled now, before this process's reads (which wait for `unsettled`). On a
   // shared database, the journal files of dead processes of this machine are read at once too, so

@@ -32,11 +32,17 @@ const parseJournaled = (text: string): Settlement => {
  * id is unique. A row that can no longer be settled (its hold was released, or the call is already
  * recorded) is dropped and reported; one that fails for another reason stays for the next sweep.
  *
+ * `keep` says which holds the calling process's own live leases hold: their rows are its own calls,
+ * whose settlement is under way, however late their renewal left the holds' expiry (decision 0140).
+ *
  * A recorded call is looked for first, not left to the unique id: a row copied after a late
  * settlement's statement began outlives that statement's delete, and drawing its price again from a
  * hold the lease used up fails the hold's check before the insert can say "already settled".
  */
-export async function recoverAnsweredCalls(db: Database, { all = false }: { all?: boolean } = {}): Promise<RecoveredCalls> {
+export async function recoverAnsweredCalls(
+  db: Database,
+  { all = false, keep = () => [] }: { all?: boolean; keep?: () => readonly string[] } = {},
+): Promise<RecoveredCalls> {
   const recovered: RecoveredCalls = { settled: 0, dropped: [], failed: [] };
   const seen = new Set<string>();
   const drop = async (id: string, reason: string) => {
@@ -44,7 +50,7 @@ export async function recoverAnsweredCalls(db: Database, { all = false }: { all?
     recovered.dropped.push({ id, reason });
   };
   for (;;) {
-    const rows = await selectOwedAnsweredCalls(db, all);
+    const rows = await selectOwedAnsweredCalls(db, all, keep());
     const fresh = rows.filter((row) => !seen.has(row.id));
     if (fresh.length === 0) return recovered;
     for (const row of fresh) seen.add(row.id);
@@ -98,9 +104,14 @@ export interface RecoverySweeper {
 
 /**
  * Every `everyMs`: charges the journaled calls of dead processes from their holds, then releases
- * the holds of dead processes (decision 0039).
+ * the holds of dead processes (decision 0039). `ownHolds` lists the holds this process's live
+ * leases still use: neither is done to them, whatever their expiry says (decision 0140).
  */
-export function startRecoverySweeper(db: Database, journal: AnswerJournal, { everyMs, log }: { everyMs: number; log?: FastifyBaseLogger }): RecoverySweeper {
+export function startRecoverySweeper(
+  db: Database,
+  journal: AnswerJournal,
+  { everyMs, log, ownHolds = () => [] }: { everyMs: number; log?: FastifyBaseLogger; ownHolds?: () => readonly string[] },
+): RecoverySweeper {
   let recovering: Promise<void> | null = null;
   const sweep = (all = false): Promise<void> => {
     recovering ??= (async () => {
@@ -108,7 +119,7 @@ export function startRecoverySweeper(db: Database, journal: AnswerJournal, { eve
         // First the calls a dead process of this machine journaled but did not copy (decision 0042).
         const imported = await journal.importDead({ all });
         if (imported > 0) log?.warn({ imported }, 'read the answer journal of a process that stopped');
-        const recovered = await recoverAnsweredCalls(db, { all });
+        const recovered = await recoverAnsweredCalls(db, { all, keep: ownHolds });
         if (recovered.settled > 0) log?.warn({ settled: recovered.settled }, 'settled calls answered by a process that stopped before their settlement');
         for (const dropped of recovered.dropped) log?.error({ invocationId: dropped.id }, `an answered call left by a stopped process: ${dropped.reason}`);
         for (const failed of recovered.failed)
@@ -116,7 +127,7 @@ export function startRecoverySweeper(db: Database, journal: AnswerJournal, { eve
       } catch (error) {
         log?.error({ err: error }, 'settling the answered calls of a stopped process failed');
       }
-      await sweepExpiredHolds(db).catch((error: unknown) => log?.error({ err: error }, 'releasing expired credit holds failed'));
+      await sweepExpiredHolds(db, { keep: ownHolds() }).catch((error: unknown) => log?.error({ err: error }, 'releasing expired credit holds failed'));
     })().finally(() => {
       recovering = null;
     });

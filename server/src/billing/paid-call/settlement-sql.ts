@@ -310,19 +310,21 @@ export async function isCallRecorded(db: Database, invocationId: string): Promis
 /**
  * Journal rows to settle, oldest first, a batch at most: every row with `all`, else those one of
  * whose holds expired (its process stopped renewing it) or is gone; with how many of their holds
- * still exist and whether the call is recorded already.
+ * still exist and whether the call is recorded already. Never a row on one of `keep`, the holds of
+ * the reading process's own live leases: its own settlement of the call is under way (decision 0140).
  */
-export async function selectOwedAnsweredCalls(db: Database, all: boolean) {
+export async function selectOwedAnsweredCalls(db: Database, all: boolean, keep: readonly string[] = []) {
   const { rows } = await db.query<{ id: string; settlement: string; holds: number; recorded: boolean }>(
     `SELECT a.id, a.settlement,
             (SELECT count(*) FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)::int AS holds,
             EXISTS (SELECT 1 FROM invocations i WHERE i.id = a.id) AS recorded
      FROM answered_calls a
-     WHERE $1::boolean
+     WHERE ($1::boolean
         OR EXISTS (SELECT 1 FROM credit_holds h WHERE (h.id = a.hold_id OR h.id = a.cost_hold_id) AND h.expires_at < now())
-        OR NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id)
+        OR NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.id = a.hold_id OR h.id = a.cost_hold_id))
+       AND NOT (coalesce(a.hold_id = ANY($2::uuid[]), false) OR coalesce(a.cost_hold_id = ANY($2::uuid[]), false))
      ORDER BY a.created_at, a.id LIMIT ${MAX_BATCH}`,
-    [all],
+    [all, keep],
   );
   return rows;
 }
