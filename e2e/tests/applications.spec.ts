@@ -28,9 +28,9 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
   const workflowName = `Support Flow ${id}`;
   const workflowSlug = `support-flow-${id}`;
 
-  // An empty dashboard.
-  await expect(page.getByText('No applications')).toBeVisible();
-  await expect(page.getByText('Get started by creating a new application.')).toBeVisible();
+  // An empty dashboard: the first-run panel says where to start (issue 61).
+  await expect(page.getByRole('heading', { name: 'Start here' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Build a prompt app' })).toBeVisible();
 
   // The create form: spec defaults and the live dollar display.
   await page.getByRole('link', { name: 'Create Application' }).click();
