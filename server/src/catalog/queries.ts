@@ -1,6 +1,7 @@
 // The catalog's SQL: live public apps only (never private, embed, draft, archived or deleted ones),
-// with the price in force now, the creator's public name, and popularity read from the daily
-// rollups (bounded by apps × 30 days, never a scan of invocations).
+// with the price in force now, the creator's public name, and popularity read from each app's running
+// totals (app_totals, migration 0060: successes less those before the last 30 days, one row per app),
+// or, for an app whose totals are not rolled to today yet, summed from its last 30 daily rollups.
 import { type CatalogSort, DIFY_CHAT_MODES } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 
@@ -40,8 +41,10 @@ const LISTED = `
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
     coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
-    coalesce((SELECT sum(s.successes) FROM app_daily_stats s
-      WHERE s.app_id = a.id AND s.day > (now() AT TIME ZONE 'UTC')::date - $1::int), 0)::bigint AS calls_30d,
+    CASE WHEN t.app_id IS NULL THEN 0
+      WHEN $1::int = 30 AND t.as_of = (now() AT TIME ZONE 'UTC')::date THEN t.successes - t.before30_successes
+      ELSE coalesce((SELECT sum(s.successes) FROM app_daily_stats s
+        WHERE s.app_id = a.id AND s.day > (now() AT TIME ZONE 'UTC')::date - $1::int), 0) END::bigint AS calls_30d,
     coalesce(a.went_live_at, a.created_at) AS published_at,
     (extract(epoch FROM coalesce(a.went_live_at, a.created_at)) * 1000000)::bigint AS published_us,
     w.app_info, pc.model, pc.key_source
@@ -50,6 +53,7 @@ const LISTED = `
   LEFT JOIN creators c ON c.user_id = a.owner_id
   LEFT JOIN workflow_configs w ON w.app_id = a.id
   LEFT JOIN prompt_configs pc ON pc.app_id = a.id
+  LEFT JOIN app_totals t ON t.app_id = a.id
   WHERE a.deleted_at IS NULL AND a.status = 'live' AND a.visibility = 'public'`;
 
 /** Sort keys, in order, with their direction; the cursor carries the last row's values of these. */
