@@ -41,7 +41,8 @@ const TODAY = "(now() AT TIME ZONE 'UTC')::date";
  * listed app, and over 10,000 apps that price turns on JIT compilation (tens of milliseconds).
  */
 const CALLS = {
-  totals: 'coalesce(t.successes - t.before30_successes, 0)::bigint AS calls_30d,',
+  // Exactly app_totals_popular's expression, so the popular sort walks that index (migration 0060).
+  totals: '(t.successes - t.before30_successes) AS calls_30d,',
   checked: `CASE WHEN t.app_id IS NULL THEN 0
       WHEN $1::int = 30 AND t.as_of = ${TODAY} THEN t.successes - t.before30_successes
       ELSE coalesce((SELECT sum(s.successes) FROM app_daily_stats s
@@ -67,7 +68,7 @@ const listed = (calls: keyof typeof CALLS) => `
   LEFT JOIN creators c ON c.user_id = a.owner_id
   LEFT JOIN workflow_configs w ON w.app_id = a.id
   LEFT JOIN prompt_configs pc ON pc.app_id = a.id
-  LEFT JOIN app_totals t ON t.app_id = a.id
+  ${calls === 'totals' ? 'JOIN' : 'LEFT JOIN'} app_totals t ON t.app_id = a.id
   WHERE a.deleted_at IS NULL AND a.status = 'live' AND a.visibility = 'public'`;
 
 /** Sort keys, in order, with their direction; the cursor carries the last row's values of these. */
@@ -114,6 +115,8 @@ export async function selectCatalogPage(db: Queryable, filter: CatalogFilter): P
   if (filter.after) {
     const values = filter.after.map((value) => param(value));
     where.push(`(${columns.join(', ')}) ${direction === 'DESC' ? '<' : '>'} (${values.join(', ')})`);
+    // The row comparison's first key alone too: an index range can start there.
+    where.push(`${columns[0]} ${direction === 'DESC' ? '<=' : '>='} ${values[0]}`);
   }
   const order = columns.map((column) => `${column} ${direction}`).join(', ');
   const page = `${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(filter.limit)}`;

@@ -6,7 +6,8 @@
 --                      periods the dashboard offers (7, 30, 90 days ending as_of), the part of them from
 --                      before each period (days <= as_of - k). A period's figures are the difference: two
 --                      columns of one row per app. The catalog's popularity (successes of the last 30
---                      days) is successes - before30_successes.
+--                      days) is successes - before30_successes, indexed so that its popular sort reads
+--                      one page. Every app has its row from its creation.
 -- Both follow app_daily_stats by a row trigger, so they are written in the statement, and the
 -- transaction, that writes the rollup, whoever writes it (recordInvocation, the settlement, a
 -- subscription's revenue). app_totals rows whose as_of is not today are rolled forward by
@@ -30,7 +31,7 @@ CREATE TABLE owner_daily_stats (
 );
 
 CREATE TABLE app_totals (
-  app_id uuid PRIMARY KEY REFERENCES apps (id),
+  app_id uuid PRIMARY KEY REFERENCES apps (id) ON UPDATE CASCADE ON DELETE CASCADE,
   -- The day the before<k>_ columns are as of: they hold the days <= as_of - k.
   as_of date NOT NULL,
   last_used_at timestamptz,
@@ -56,6 +57,16 @@ CREATE TABLE app_totals (
   before90_latency_ms_sum bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX app_totals_as_of ON app_totals (as_of);
+-- The catalog's popular sort walks this index (successes of the last 30 days, most first) and stops at its page.
+CREATE INDEX app_totals_popular ON app_totals ((successes - before30_successes) DESC, app_id);
+
+-- Every app has its row from its creation (zeros), so the catalog can list apps from app_totals.
+CREATE FUNCTION analytics_app_created_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO app_totals (app_id, as_of) VALUES (NEW.id, (now() AT TIME ZONE 'UTC')::date) ON CONFLICT (app_id) DO NOTHING;
+  RETURN NULL;
+END;
+$$;
 
 -- FOR SHARE waits for a deletion of the app in progress and then skips the deleted app (as
 -- analytics_count_owner_error of 0007 does), so figures can never be added after the deletion took
@@ -211,7 +222,7 @@ WHERE a.deleted_at IS NULL
 GROUP BY 1, 2;
 
 INSERT INTO app_totals (app_id, as_of, last_used_at, invocations, successes, errors, rejections, latency_ms_sum, before7_invocations, before7_successes, before7_errors, before7_rejections, before7_latency_ms_sum, before30_invocations, before30_successes, before30_errors, before30_rejections, before30_latency_ms_sum, before90_invocations, before90_successes, before90_errors, before90_rejections, before90_latency_ms_sum)
-SELECT s.app_id, (now() AT TIME ZONE 'UTC')::date, max(s.last_used_at), sum(s.invocations), sum(s.successes), sum(s.errors), sum(s.rejections), sum(s.latency_ms_sum),
+SELECT a.id, (now() AT TIME ZONE 'UTC')::date, max(s.last_used_at), coalesce(sum(s.invocations), 0), coalesce(sum(s.successes), 0), coalesce(sum(s.errors), 0), coalesce(sum(s.rejections), 0), coalesce(sum(s.latency_ms_sum), 0),
   coalesce(sum(s.invocations) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0),
   coalesce(sum(s.successes) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0),
   coalesce(sum(s.errors) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0),
@@ -227,8 +238,9 @@ SELECT s.app_id, (now() AT TIME ZONE 'UTC')::date, max(s.last_used_at), sum(s.in
   coalesce(sum(s.errors) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0),
   coalesce(sum(s.rejections) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0),
   coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0)
-FROM app_daily_stats s
-GROUP BY s.app_id;
+FROM apps a LEFT JOIN app_daily_stats s ON s.app_id = a.id
+GROUP BY a.id;
 
+CREATE TRIGGER apps_created_totals AFTER INSERT ON apps FOR EACH ROW EXECUTE FUNCTION analytics_app_created_totals();
 CREATE TRIGGER app_daily_stats_follow AFTER INSERT OR UPDATE ON app_daily_stats
 FOR EACH ROW EXECUTE FUNCTION analytics_follow_app_daily_stats();
