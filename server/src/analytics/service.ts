@@ -374,6 +374,8 @@ export async function readRecentErrorRates(
   return rows;
 }
 
+const DAY_MS = 86_400_000;
+
 /** Apps whose running totals one statement rolls forward (each its own transaction, holding those apps' rows briefly). */
 export const APP_TOTALS_ROLL_BATCH = 500;
 /** How often the server rolls the apps' running totals to today (until it has, reads sum those apps' days instead). */
@@ -389,7 +391,7 @@ export async function rollAllAppTotals(db: Queryable): Promise<number> {
   }
 }
 
-/** Runs rollAllAppTotals now and every `everyMs` until stopped; a failure is logged and retried at the next run. */
+/** Runs rollAllAppTotals now, every `everyMs` and just after each UTC midnight until stopped; a failure is logged and retried at the next run. */
 export function startAppTotalsRoller(
   db: Queryable,
   { log, everyMs = APP_TOTALS_ROLL_EVERY_MS }: { log: { error(obj: object, msg: string): void }; everyMs?: number },
@@ -406,9 +408,24 @@ export function startAppTotalsRoller(
   run();
   const timer = setInterval(run, everyMs);
   timer.unref();
+  // And a second after each UTC midnight, when every app's totals fall a day behind.
+  let midnight: NodeJS.Timeout;
+  const atMidnight = () => {
+    const now = Date.now();
+    midnight = setTimeout(
+      () => {
+        run();
+        atMidnight();
+      },
+      DAY_MS - (now % DAY_MS) + 1000,
+    );
+    midnight.unref();
+  };
+  atMidnight();
   return {
     async stop() {
       clearInterval(timer);
+      clearTimeout(midnight);
       await running;
     },
   };
