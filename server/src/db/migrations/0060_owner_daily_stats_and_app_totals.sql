@@ -68,40 +68,17 @@ BEGIN
 END;
 $$;
 
--- FOR SHARE waits for a deletion of the app in progress and then skips the deleted app (as
--- analytics_count_owner_error of 0007 does), so figures can never be added after the deletion took
--- the app's figures out of its owner's. app_totals is per app, deleted or not.
+-- An app's running totals follow its rollup rows one by one: a statement writes those in (app, day)
+-- order, so concurrent statements take the app_totals rows in the same order.
 CREATE FUNCTION analytics_follow_app_daily_stats() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  app_owner uuid;
   today date := (now() AT TIME ZONE 'UTC')::date;
   d_invocations bigint := NEW.invocations - CASE WHEN TG_OP = 'UPDATE' THEN OLD.invocations ELSE 0 END;
   d_successes bigint := NEW.successes - CASE WHEN TG_OP = 'UPDATE' THEN OLD.successes ELSE 0 END;
   d_errors bigint := NEW.errors - CASE WHEN TG_OP = 'UPDATE' THEN OLD.errors ELSE 0 END;
   d_rejections bigint := NEW.rejections - CASE WHEN TG_OP = 'UPDATE' THEN OLD.rejections ELSE 0 END;
   d_latency_ms_sum bigint := NEW.latency_ms_sum - CASE WHEN TG_OP = 'UPDATE' THEN OLD.latency_ms_sum ELSE 0 END;
-  d_input_tokens bigint := NEW.input_tokens - CASE WHEN TG_OP = 'UPDATE' THEN OLD.input_tokens ELSE 0 END;
-  d_output_tokens bigint := NEW.output_tokens - CASE WHEN TG_OP = 'UPDATE' THEN OLD.output_tokens ELSE 0 END;
-  d_revenue_cents bigint := NEW.revenue_cents - CASE WHEN TG_OP = 'UPDATE' THEN OLD.revenue_cents ELSE 0 END;
-  d_fee_cents bigint := NEW.fee_cents - CASE WHEN TG_OP = 'UPDATE' THEN OLD.fee_cents ELSE 0 END;
-  d_model_cost_micros bigint := NEW.model_cost_micros - CASE WHEN TG_OP = 'UPDATE' THEN OLD.model_cost_micros ELSE 0 END;
 BEGIN
-  SELECT apps.owner_id INTO app_owner FROM apps WHERE apps.id = NEW.app_id AND apps.deleted_at IS NULL FOR SHARE;
-  IF app_owner IS NOT NULL THEN
-    INSERT INTO owner_daily_stats AS o (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
-    VALUES (app_owner, NEW.day, d_invocations, d_successes, d_errors, d_rejections, d_latency_ms_sum, d_input_tokens, d_output_tokens, d_revenue_cents, d_fee_cents, d_model_cost_micros)
-    ON CONFLICT (owner_id, day) DO UPDATE SET
-      invocations = o.invocations + EXCLUDED.invocations,
-      successes = o.successes + EXCLUDED.successes,
-      errors = o.errors + EXCLUDED.errors,
-      rejections = o.rejections + EXCLUDED.rejections,
-      latency_ms_sum = o.latency_ms_sum + EXCLUDED.latency_ms_sum,
-      input_tokens = o.input_tokens + EXCLUDED.input_tokens,
-      output_tokens = o.output_tokens + EXCLUDED.output_tokens,
-      revenue_cents = o.revenue_cents + EXCLUDED.revenue_cents,
-      fee_cents = o.fee_cents + EXCLUDED.fee_cents,
-      model_cost_micros = o.model_cost_micros + EXCLUDED.model_cost_micros;
-  END IF;
   IF d_invocations <> 0 OR d_successes <> 0 OR d_errors <> 0 OR d_rejections <> 0 OR d_latency_ms_sum <> 0 OR NEW.last_used_at IS DISTINCT FROM (CASE WHEN TG_OP = 'UPDATE' THEN OLD.last_used_at END) THEN
     INSERT INTO app_totals AS t (app_id, as_of, last_used_at, invocations, successes, errors, rejections, latency_ms_sum, before7_invocations, before7_successes, before7_errors, before7_rejections, before7_latency_ms_sum, before30_invocations, before30_successes, before30_errors, before30_rejections, before30_latency_ms_sum, before90_invocations, before90_successes, before90_errors, before90_rejections, before90_latency_ms_sum)
     VALUES (NEW.app_id, today, NEW.last_used_at, d_invocations, d_successes, d_errors, d_rejections, d_latency_ms_sum, CASE WHEN NEW.day <= today - 7 THEN d_invocations ELSE 0 END, CASE WHEN NEW.day <= today - 7 THEN d_successes ELSE 0 END, CASE WHEN NEW.day <= today - 7 THEN d_errors ELSE 0 END, CASE WHEN NEW.day <= today - 7 THEN d_rejections ELSE 0 END, CASE WHEN NEW.day <= today - 7 THEN d_latency_ms_sum ELSE 0 END, CASE WHEN NEW.day <= today - 30 THEN d_invocations ELSE 0 END, CASE WHEN NEW.day <= today - 30 THEN d_successes ELSE 0 END, CASE WHEN NEW.day <= today - 30 THEN d_errors ELSE 0 END, CASE WHEN NEW.day <= today - 30 THEN d_rejections ELSE 0 END, CASE WHEN NEW.day <= today - 30 THEN d_latency_ms_sum ELSE 0 END, CASE WHEN NEW.day <= today - 90 THEN d_invocations ELSE 0 END, CASE WHEN NEW.day <= today - 90 THEN d_successes ELSE 0 END, CASE WHEN NEW.day <= today - 90 THEN d_errors ELSE 0 END, CASE WHEN NEW.day <= today - 90 THEN d_rejections ELSE 0 END, CASE WHEN NEW.day <= today - 90 THEN d_latency_ms_sum ELSE 0 END)
@@ -128,6 +105,66 @@ BEGIN
       before90_rejections = t.before90_rejections + CASE WHEN NEW.day <= t.as_of - 90 THEN EXCLUDED.rejections ELSE 0 END,
       before90_latency_ms_sum = t.before90_latency_ms_sum + CASE WHEN NEW.day <= t.as_of - 90 THEN EXCLUDED.latency_ms_sum ELSE 0 END;
   END IF;
+  RETURN NULL;
+END;
+$$;
+
+-- The owner's days follow a statement's rollup rows all at once, summed per owner and day and
+-- written in (owner, day) order, so two statements over apps of the same owners cannot deadlock on
+-- them whatever order their apps come in. FOR SHARE (taken first; the next statement's snapshot then
+-- reads the apps) waits for a deletion of the app in progress and then skips the deleted app (as
+-- analytics_count_owner_error of 0007 does), so figures can never be added after the deletion took
+-- the app's figures out of its owner's.
+CREATE FUNCTION analytics_owner_days_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM apps WHERE apps.id IN (SELECT app_id FROM new_rows) ORDER BY apps.id FOR SHARE;
+  WITH changed AS (
+    SELECT app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros FROM new_rows
+  )
+  INSERT INTO owner_daily_stats AS o (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
+  SELECT a.owner_id, c.day, sum(c.invocations), sum(c.successes), sum(c.errors), sum(c.rejections), sum(c.latency_ms_sum), sum(c.input_tokens), sum(c.output_tokens), sum(c.revenue_cents), sum(c.fee_cents), sum(c.model_cost_micros)
+  FROM changed c JOIN apps a ON a.id = c.app_id
+  WHERE a.deleted_at IS NULL
+  GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (owner_id, day) DO UPDATE SET
+    invocations = o.invocations + EXCLUDED.invocations,
+    successes = o.successes + EXCLUDED.successes,
+    errors = o.errors + EXCLUDED.errors,
+    rejections = o.rejections + EXCLUDED.rejections,
+    latency_ms_sum = o.latency_ms_sum + EXCLUDED.latency_ms_sum,
+    input_tokens = o.input_tokens + EXCLUDED.input_tokens,
+    output_tokens = o.output_tokens + EXCLUDED.output_tokens,
+    revenue_cents = o.revenue_cents + EXCLUDED.revenue_cents,
+    fee_cents = o.fee_cents + EXCLUDED.fee_cents,
+    model_cost_micros = o.model_cost_micros + EXCLUDED.model_cost_micros;
+  RETURN NULL;
+END;
+$$;
+
+CREATE FUNCTION analytics_owner_days_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM apps WHERE apps.id IN (SELECT app_id FROM new_rows UNION SELECT app_id FROM old_rows) ORDER BY apps.id FOR SHARE;
+  WITH changed AS (
+    SELECT app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros FROM new_rows
+    UNION ALL
+    SELECT app_id, day, -invocations, -successes, -errors, -rejections, -latency_ms_sum, -input_tokens, -output_tokens, -revenue_cents, -fee_cents, -model_cost_micros FROM old_rows
+  )
+  INSERT INTO owner_daily_stats AS o (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
+  SELECT a.owner_id, c.day, sum(c.invocations), sum(c.successes), sum(c.errors), sum(c.rejections), sum(c.latency_ms_sum), sum(c.input_tokens), sum(c.output_tokens), sum(c.revenue_cents), sum(c.fee_cents), sum(c.model_cost_micros)
+  FROM changed c JOIN apps a ON a.id = c.app_id
+  WHERE a.deleted_at IS NULL
+  GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (owner_id, day) DO UPDATE SET
+    invocations = o.invocations + EXCLUDED.invocations,
+    successes = o.successes + EXCLUDED.successes,
+    errors = o.errors + EXCLUDED.errors,
+    rejections = o.rejections + EXCLUDED.rejections,
+    latency_ms_sum = o.latency_ms_sum + EXCLUDED.latency_ms_sum,
+    input_tokens = o.input_tokens + EXCLUDED.input_tokens,
+    output_tokens = o.output_tokens + EXCLUDED.output_tokens,
+    revenue_cents = o.revenue_cents + EXCLUDED.revenue_cents,
+    fee_cents = o.fee_cents + EXCLUDED.fee_cents,
+    model_cost_micros = o.model_cost_micros + EXCLUDED.model_cost_micros;
   RETURN NULL;
 END;
 $$;
@@ -244,3 +281,7 @@ GROUP BY a.id;
 CREATE TRIGGER apps_created_totals AFTER INSERT ON apps FOR EACH ROW EXECUTE FUNCTION analytics_app_created_totals();
 CREATE TRIGGER app_daily_stats_follow AFTER INSERT OR UPDATE ON app_daily_stats
 FOR EACH ROW EXECUTE FUNCTION analytics_follow_app_daily_stats();
+CREATE TRIGGER app_daily_stats_owner_days_inserted AFTER INSERT ON app_daily_stats
+REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_owner_days_inserted();
+CREATE TRIGGER app_daily_stats_owner_days_updated AFTER UPDATE ON app_daily_stats
+REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_owner_days_updated();
