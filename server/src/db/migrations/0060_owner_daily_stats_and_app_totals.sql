@@ -8,8 +8,8 @@
 --                      columns of one row per app. The catalog's popularity (successes of the last 30
 --                      days) is successes - before30_successes, indexed so that its popular sort reads
 --                      one page. Every app has its row from its creation.
--- Both follow app_daily_stats by a row trigger, so they are written in the statement, and the
--- transaction, that writes the rollup, whoever writes it (recordInvocation, the settlement, a
+-- Both follow app_daily_stats by triggers (app_totals per row, owner_daily_stats per statement), so
+-- they are written in the statement, and the transaction, that writes the rollup, whoever writes it (recordInvocation, the settlement, a
 -- subscription's revenue). app_totals rows whose as_of is not today are rolled forward by
 -- analytics_roll_app_totals (the server calls it every few minutes); until then the reads fall back
 -- to summing app_daily_stats, so an answer never depends on the roll having run.
