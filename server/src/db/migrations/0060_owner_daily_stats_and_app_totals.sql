@@ -9,10 +9,11 @@
 --                      days) is successes - before30_successes, indexed so that its popular sort reads
 --                      one page. Every app has its row from its creation.
 -- Both follow app_daily_stats by triggers (app_totals per row, owner_daily_stats per statement), so
--- they are written in the statement, and the transaction, that writes the rollup, whoever writes it (recordInvocation, the settlement, a
--- subscription's revenue). app_totals rows whose as_of is not today are rolled forward by
--- analytics_roll_app_totals (the server calls it every few minutes); until then the reads fall back
--- to summing app_daily_stats, so an answer never depends on the roll having run.
+-- they are written in the statement, and the transaction, that writes the rollup, whoever writes it
+-- (recordInvocation, the settlement, a subscription's revenue). app_totals rows whose as_of is not
+-- today are rolled forward by analytics_roll_app_totals (the server calls it every 5 minutes and just
+-- after midnight UTC); until then the reads fall back to summing app_daily_stats, so an answer never
+-- depends on the roll having run.
 
 CREATE TABLE owner_daily_stats (
   owner_id uuid NOT NULL REFERENCES users (id),
