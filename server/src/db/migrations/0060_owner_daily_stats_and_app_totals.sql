@@ -117,15 +117,19 @@ $$;
 -- analytics_count_owner_error of 0007 does), so figures can never be added after the deletion took
 -- the app's figures out of its owner's.
 CREATE FUNCTION analytics_owner_days_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  app uuid;
 BEGIN
-  PERFORM 1 FROM apps WHERE apps.id IN (SELECT app_id FROM new_rows) ORDER BY apps.id FOR SHARE;
+  -- One index lookup per app (a transition table has no statistics: a join could scan every app).
+  FOR app IN SELECT DISTINCT changed.app_id FROM (SELECT app_id FROM new_rows) changed ORDER BY 1 LOOP
+    PERFORM 1 FROM apps WHERE apps.id = app FOR SHARE;
+  END LOOP;
   WITH changed AS (
     SELECT app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros FROM new_rows
   )
   INSERT INTO owner_daily_stats AS o (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
   SELECT a.owner_id, c.day, sum(c.invocations), sum(c.successes), sum(c.errors), sum(c.rejections), sum(c.latency_ms_sum), sum(c.input_tokens), sum(c.output_tokens), sum(c.revenue_cents), sum(c.fee_cents), sum(c.model_cost_micros)
-  FROM changed c JOIN apps a ON a.id = c.app_id
-  WHERE a.deleted_at IS NULL
+  FROM changed c CROSS JOIN LATERAL (SELECT apps.owner_id FROM apps WHERE apps.id = c.app_id AND apps.deleted_at IS NULL OFFSET 0) a
   GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (owner_id, day) DO UPDATE SET
     invocations = o.invocations + EXCLUDED.invocations,
@@ -143,8 +147,13 @@ END;
 $$;
 
 CREATE FUNCTION analytics_owner_days_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  app uuid;
 BEGIN
-  PERFORM 1 FROM apps WHERE apps.id IN (SELECT app_id FROM new_rows UNION SELECT app_id FROM old_rows) ORDER BY apps.id FOR SHARE;
+  -- One index lookup per app (a transition table has no statistics: a join could scan every app).
+  FOR app IN SELECT DISTINCT changed.app_id FROM (SELECT app_id FROM new_rows UNION SELECT app_id FROM old_rows) changed ORDER BY 1 LOOP
+    PERFORM 1 FROM apps WHERE apps.id = app FOR SHARE;
+  END LOOP;
   WITH changed AS (
     SELECT app_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros FROM new_rows
     UNION ALL
@@ -152,8 +161,7 @@ BEGIN
   )
   INSERT INTO owner_daily_stats AS o (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
   SELECT a.owner_id, c.day, sum(c.invocations), sum(c.successes), sum(c.errors), sum(c.rejections), sum(c.latency_ms_sum), sum(c.input_tokens), sum(c.output_tokens), sum(c.revenue_cents), sum(c.fee_cents), sum(c.model_cost_micros)
-  FROM changed c JOIN apps a ON a.id = c.app_id
-  WHERE a.deleted_at IS NULL
+  FROM changed c CROSS JOIN LATERAL (SELECT apps.owner_id FROM apps WHERE apps.id = c.app_id AND apps.deleted_at IS NULL OFFSET 0) a
   GROUP BY 1, 2 ORDER BY 1, 2
   ON CONFLICT (owner_id, day) DO UPDATE SET
     invocations = o.invocations + EXCLUDED.invocations,
