@@ -60,11 +60,13 @@ export interface ScanFigures {
   statements: number;
 }
 
-/** Rows read by every scan node (actual rows × loops), over the SELECT statements of one request. */
+/** Rows read by every scan node (actual rows × loops), over the read-only statements of one request. */
 export async function explain(client: pg.Client, statements: Statement[]): Promise<ScanFigures> {
   const figures: ScanFigures = { rows: 0, invocationRows: 0, blocks: 0, executionMs: 0, statements: 0 };
   for (const statement of statements) {
-    if (!/^\s*SELECT/i.test(statement.sql)) continue;
+    // SELECTs, and WITH queries that write nothing (the catalog's); never a statement that writes.
+    const readOnlyWith = /^\s*WITH\b/i.test(statement.sql) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(statement.sql);
+    if (!/^\s*SELECT/i.test(statement.sql) && !readOnlyWith) continue;
     const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`, statement.params as unknown[]);
     const [result] = rows[0]['QUERY PLAN'] as [{ Plan: PlanNode; 'Execution Time': number }];
     const walk = (node: PlanNode) => {

@@ -26,6 +26,20 @@ export async function finishInvocationsAndRollups(step: SeedStep): Promise<void>
             sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
      FROM invocations GROUP BY 1, 2`,
   );
+  // The dashboard's and the catalog's rollups of the rollups (migration 0060), as its backfill computes them.
+  await step(
+    'owner_daily_stats',
+    `INSERT INTO owner_daily_stats (owner_id, day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros)
+     SELECT a.owner_id, s.day, sum(s.invocations), sum(s.successes), sum(s.errors), sum(s.rejections), sum(s.latency_ms_sum), sum(s.input_tokens), sum(s.output_tokens), sum(s.revenue_cents), sum(s.fee_cents), sum(s.model_cost_micros)
+     FROM app_daily_stats s JOIN apps a ON a.id = s.app_id WHERE a.deleted_at IS NULL GROUP BY 1, 2`,
+  );
+  await step(
+    'app_totals',
+    `INSERT INTO app_totals (app_id, as_of, last_used_at, invocations, successes, errors, rejections, latency_ms_sum, before7_invocations, before7_successes, before7_errors, before7_rejections, before7_latency_ms_sum, before30_invocations, before30_successes, before30_errors, before30_rejections, before30_latency_ms_sum, before90_invocations, before90_successes, before90_errors, before90_rejections, before90_latency_ms_sum)
+     SELECT a.id, (now() AT TIME ZONE 'UTC')::date, max(s.last_used_at), coalesce(sum(s.invocations), 0), coalesce(sum(s.successes), 0), coalesce(sum(s.errors), 0), coalesce(sum(s.rejections), 0), coalesce(sum(s.latency_ms_sum), 0),
+            coalesce(sum(s.invocations) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0), coalesce(sum(s.successes) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0), coalesce(sum(s.errors) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0), coalesce(sum(s.rejections) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0), coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 7), 0), coalesce(sum(s.invocations) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 30), 0), coalesce(sum(s.successes) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 30), 0), coalesce(sum(s.errors) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 30), 0), coalesce(sum(s.rejections) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 30), 0), coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 30), 0), coalesce(sum(s.invocations) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0), coalesce(sum(s.successes) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0), coalesce(sum(s.errors) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0), coalesce(sum(s.rejections) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0), coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= (now() AT TIME ZONE 'UTC')::date - 90), 0)
+     FROM apps a LEFT JOIN app_daily_stats s ON s.app_id = a.id GROUP BY a.id`,
+  );
   await step(
     'app_daily_errors',
     `INSERT INTO app_daily_errors (app_id, day, error_type, count)

@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
-import { createAnalyticsService, readRecentErrorRates } from './analytics/service.ts';
+import { createAnalyticsService, readRecentErrorRates, startAppTotalsRoller } from './analytics/service.ts';
 import { appsRoutes } from './apps/routes.ts';
 import { createAppsService } from './apps/service.ts';
 import { registerAuth } from './auth/plugin.ts';
@@ -460,6 +460,8 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
   uploadSweeper.unref();
   // Month partitions of call detail made ahead, and with RETENTION_DAYS old ones dropped: now and daily.
   const historyKeeper = startHistoryKeeper(db, { retentionDays: config.historyRetentionDays, log: app.log });
+  // The apps' running totals (the dashboard's table, the catalog's popularity) rolled to today: now and every 5 minutes.
+  const appTotalsRoller = startAppTotalsRoller(db, { log: app.log });
   // Creator payouts: retries of unanswered transfers and the weekly/daily schedule (PAYOUT_SWEEP_SECONDS, 0: off).
   const payoutSweeper =
     stripe && config.payouts.sweepSeconds > 0
@@ -489,6 +491,7 @@ export async function buildApp({ config, db, readReplica, logger, lifecycle = cr
     clearInterval(uploadSweeper);
     historyKeeper.stop();
     await historyKeeper.ran;
+    await appTotalsRoller.stop();
     if (payoutSweeper) clearInterval(payoutSweeper);
     await paidCalls.close();
     idempotency.close();

@@ -27,12 +27,6 @@ export interface DailyStatsRow extends DailyTotals {
   day: string;
 }
 
-const TOTALS = `sum(s.invocations)::bigint AS invocations, sum(s.successes)::bigint AS successes, sum(s.errors)::bigint AS errors,
-  sum(s.rejections)::bigint AS rejections,
-  sum(s.latency_ms_sum)::bigint AS latency_ms_sum, sum(s.input_tokens)::bigint AS input_tokens,
-  sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents,
-  sum(s.fee_cents)::bigint AS fee_cents, sum(s.model_cost_micros)::bigint AS model_cost_micros`;
-
 /** The owner's live (not deleted) applications. */
 const OWNED_APP_IDS = 'SELECT a.id FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL';
 
@@ -84,37 +78,79 @@ export interface OwnedAppRow {
   slug: string;
   type: 'prompt' | 'workflow';
   last_used_at: Date | null;
+  /** The day app_totals is as of (null: the app was never called). */
+  as_of: string | null;
 }
 
-/** The owner's applications, each with when it was last called (the newest rollup day's last call). */
-export async function selectOwnedApps(db: Queryable, ownerId: string): Promise<OwnedAppRow[]> {
-  const { rows } = await db.query<OwnedAppRow>(
-    `SELECT a.id, a.name, a.slug, a.type,
-       (SELECT s.last_used_at FROM app_daily_stats s WHERE s.app_id = a.id AND s.last_used_at IS NOT NULL ORDER BY s.day DESC LIMIT 1) AS last_used_at
-     FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL
+/** The per-app figures the dashboard's table shows for a period. */
+export type AppPeriodTotals = Pick<DailyTotals, 'invocations' | 'successes' | 'errors' | 'rejections' | 'latency_ms_sum'>;
+
+/** The periods app_totals keeps the before-the-period part of (migration 0060). */
+export const APP_TOTALS_PERIODS = [7, 30, 90] as const;
+const PERIOD_FIGURES = ['invocations', 'successes', 'errors', 'rejections', 'latency_ms_sum'] as const;
+
+/**
+ * The owner's applications (newest first), each with when it was last called and, from its running
+ * totals (app_totals), its figures for the `days` days ending `end`: all of them less those before the
+ * period, one row per app. Those figures are null where they would not be the period's: the totals
+ * are as of another day (not rolled yet) or hold a call after `end`; the caller sums the days of
+ * those apps instead (selectAppPeriodTotals).
+ */
+export async function selectOwnedApps(
+  db: Queryable,
+  ownerId: string,
+  days: (typeof APP_TOTALS_PERIODS)[number],
+  end: string,
+): Promise<(OwnedAppRow & { period: AppPeriodTotals | null })[]> {
+  if (!APP_TOTALS_PERIODS.includes(days)) throw new Error(`app_totals keeps no ${days}-day period`);
+  const fresh = "t.as_of = $2::date AND (t.last_used_at AT TIME ZONE 'UTC')::date <= $2::date";
+  const { rows } = await db.query<OwnedAppRow & { fresh: boolean } & AppPeriodTotals>(
+    `SELECT a.id, a.name, a.slug, a.type, t.last_used_at, t.as_of::text AS as_of, coalesce(${fresh}, false) AS fresh,
+       ${PERIOD_FIGURES.map((figure) => `t.${figure} - t.before${days}_${figure} AS ${figure}`).join(', ')}
+     FROM apps a LEFT JOIN app_totals t ON t.app_id = a.id
+     WHERE a.owner_id = $1 AND a.deleted_at IS NULL
      ORDER BY a.created_at DESC, a.id`,
-    [ownerId],
+    [ownerId, end],
+  );
+  return rows.map(({ fresh, invocations, successes, errors, rejections, latency_ms_sum, ...app }) => ({
+    ...app,
+    period: fresh ? { invocations, successes, errors, rejections, latency_ms_sum } : null,
+  }));
+}
+
+/** The period's figures of these apps, summed over their days (apps × days: only for apps whose totals are not as of today). */
+export async function selectAppPeriodTotals(db: Queryable, appIds: string[], start: string, end: string): Promise<(AppPeriodTotals & { app_id: string })[]> {
+  if (appIds.length === 0) return [];
+  const { rows } = await db.query<AppPeriodTotals & { app_id: string }>(
+    `SELECT s.app_id, ${PERIOD_FIGURES.map((figure) => `sum(s.${figure})::bigint AS ${figure}`).join(', ')}
+     FROM app_daily_stats s
+     WHERE s.app_id = ANY($1::uuid[]) AND s.day BETWEEN $2::date AND $3::date
+     GROUP BY s.app_id`,
+    [appIds, start, end],
   );
   return rows;
 }
 
-export interface OwnerTotalsRow extends DailyTotals {
-  /** Set on per-app rows, null on per-day rows. */
-  app_id: string | null;
-  /** Set on per-day rows, null on per-app rows. */
-  day: string | null;
-}
-
-/** One pass over the owner's rollups for the period, totalled both per app and per day. */
-export async function selectOwnerTotals(db: Queryable, ownerId: string, start: string, end: string): Promise<OwnerTotalsRow[]> {
-  const { rows } = await db.query<OwnerTotalsRow>(
-    `SELECT s.app_id, s.day, ${TOTALS}
-     FROM app_daily_stats s
-     WHERE s.app_id IN (${OWNED_APP_IDS}) AND s.day BETWEEN $2::date AND $3::date
-     GROUP BY GROUPING SETS ((s.app_id), (s.day))`,
+/** The owner's figures per day over their live apps (owner_daily_stats: one row per day, whatever the number of apps). */
+export async function selectOwnerDailyStats(db: Queryable, ownerId: string, start: string, end: string): Promise<DailyStatsRow[]> {
+  const { rows } = await db.query<DailyStatsRow>(
+    `SELECT day::text AS day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros
+     FROM owner_daily_stats WHERE owner_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
     [ownerId, start, end],
   );
   return rows;
+}
+
+/**
+ * Moves up to `batch` apps' running totals forward to `day` (default: the database's UTC today) with
+ * migration 0060's analytics_roll_app_totals; returns how many it moved (0: none was behind).
+ */
+export async function rollAppTotals(db: Queryable, batch: number, day: string | null = null): Promise<number> {
+  const { rows } = await db.query<{ rolled: number }>(
+    "SELECT analytics_roll_app_totals(coalesce($1::date, (now() AT TIME ZONE 'UTC')::date), $2::int) AS rolled",
+    [day, batch],
+  );
+  return rows[0]?.rolled ?? 0;
 }
 
 export interface ErrorGroupRow {

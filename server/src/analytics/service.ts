@@ -23,14 +23,16 @@ import {
   type DailyTotals,
   type ErrorGroupRow,
   eachInvocation,
+  rollAppTotals,
   selectAppCurrencyRevenue,
   selectAppDailyRejections,
   selectAppDailyStats,
   selectAppDailyUserCounts,
   selectAppErrors,
+  selectAppPeriodTotals,
   selectOwnedApps,
+  selectOwnerDailyStats,
   selectOwnerErrors,
-  selectOwnerTotals,
   selectRecentInvocations,
 } from './queries.ts';
 
@@ -91,9 +93,10 @@ const microsToDollars = (micros: number) => Math.round(micros) / 1_000_000;
 const netDollars = (totals: DailyTotals) => microsToDollars((totals.revenue_cents - totals.fee_cents) * 10_000 - totals.model_cost_micros);
 
 /** Success over success plus failed, in percent; rejected calls are the caller's, not the app's. */
-const successRate = (totals: DailyTotals) => percent(totals.successes, totals.successes + totals.errors);
+const successRate = (totals: Pick<DailyTotals, 'successes' | 'errors'>) => percent(totals.successes, totals.successes + totals.errors);
 /** The mean response time of the answered and failed calls (the only ones in latency_ms_sum). */
-const responseTime = (totals: DailyTotals) => meanSeconds(totals.latency_ms_sum, totals.successes + totals.errors);
+const responseTime = (totals: Pick<DailyTotals, 'latency_ms_sum' | 'successes' | 'errors'>) =>
+  meanSeconds(totals.latency_ms_sum, totals.successes + totals.errors);
 /** The groups of one outcome, as the answers list them (already most frequent first). */
 const groupsOf = (rows: readonly ErrorGroupRow[], outcome: ErrorGroupRow['outcome']) =>
   rows.filter((row) => row.outcome === outcome).map((row) => ({ error_type: row.error_type, count: row.count }));
@@ -151,17 +154,17 @@ export function createAnalyticsService({ reads, apps, now = () => new Date(), on
       const db = reads.as(owner);
       const ownerId = owner.id;
       const period = periodOf(days);
-      const [owned, totals, errors, users] = await Promise.all([
-        selectOwnedApps(db, ownerId),
-        selectOwnerTotals(db, ownerId, period.start, period.end),
+      const [owned, daily, errors, users] = await Promise.all([
+        selectOwnedApps(db, ownerId, days as 7 | 30 | 90, period.end),
+        selectOwnerDailyStats(db, ownerId, period.start, period.end),
         selectOwnerErrors(db, ownerId, period.start, period.end),
         countOwnerUsersSince(db, ownerId, period.start),
       ]);
-      const perApp = new Map(totals.filter((row) => row.app_id !== null).map((row) => [row.app_id, row]));
-      const perDay = zeroFilled(
-        period,
-        totals.filter((row) => row.app_id === null),
-      );
+      // Apps whose running totals are not as of today (not rolled yet) are summed over their days.
+      const stale = owned.filter((app) => app.as_of !== null && app.period === null).map((app) => app.id);
+      const summed = new Map((await selectAppPeriodTotals(db, stale, period.start, period.end)).map((row) => [row.app_id, row]));
+      const perApp = new Map(owned.map((app) => [app.id, app.period ?? summed.get(app.id)]));
+      const perDay = zeroFilled(period, daily);
       const overall = sumTotals(perDay.map((entry) => entry.totals));
       const applications = owned.map((app) => {
         const stats = perApp.get(app.id) ?? ZERO;
@@ -369,4 +372,61 @@ export async function readRecentErrorRates(
     [ownerIds, since],
   );
   return rows;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Apps whose running totals one statement rolls forward (each its own transaction, holding those apps' rows briefly). */
+export const APP_TOTALS_ROLL_BATCH = 500;
+/** How often the server rolls the apps' running totals to today (until it has, reads sum those apps' days instead). */
+export const APP_TOTALS_ROLL_EVERY_MS = 5 * 60_000;
+
+/** Rolls every app's running totals forward to the database's today (decision 0135); returns how many it moved. */
+export async function rollAllAppTotals(db: Queryable): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rolled = await rollAppTotals(db, APP_TOTALS_ROLL_BATCH);
+    total += rolled;
+    if (rolled < APP_TOTALS_ROLL_BATCH) return total;
+  }
+}
+
+/** Runs rollAllAppTotals now, every `everyMs` and just after each UTC midnight until stopped; a failure is logged and retried at the next run. */
+export function startAppTotalsRoller(
+  db: Queryable,
+  { log, everyMs = APP_TOTALS_ROLL_EVERY_MS }: { log: { error(obj: object, msg: string): void }; everyMs?: number },
+): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = running.then(() =>
+      rollAllAppTotals(db).then(
+        () => undefined,
+        (error: unknown) => log.error({ err: error }, 'rolling the apps’ running totals to today failed (retried at the next run)'),
+      ),
+    );
+  };
+  run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  // And a second after each UTC midnight, when every app's totals fall a day behind.
+  let midnight: NodeJS.Timeout;
+  const atMidnight = () => {
+    const now = Date.now();
+    midnight = setTimeout(
+      () => {
+        run();
+        atMidnight();
+      },
+      DAY_MS - (now % DAY_MS) + 1000,
+    );
+    midnight.unref();
+  };
+  atMidnight();
+  return {
+    async stop() {
+      clearInterval(timer);
+      clearTimeout(midnight);
+      await running;
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // The catalog's SQL: live public apps only (never private, embed, draft, archived or deleted ones),
-// with the price in force now, the creator's public name, and popularity read from the daily
-// rollups (bounded by apps × 30 days, never a scan of invocations).
+// with the price in force now, the creator's public name, and popularity read from each app's running
+// totals (app_totals, migration 0060: successes less those before the last 30 days, one row per app),
+// or, for an app whose totals are not rolled to today yet, summed from its last 30 daily rollups.
 import { type CatalogSort, DIFY_CHAT_MODES } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 
@@ -30,8 +31,26 @@ export interface CatalogRow {
 // The contract's list of Dify chat modes, as an SQL list (constant strings).
 const DIFY_CHAT_MODES_SQL = `(${DIFY_CHAT_MODES.map((mode) => `'${mode}'`).join(', ')})`;
 
+const TODAY = "(now() AT TIME ZONE 'UTC')::date";
+
+/**
+ * How a listed app's successful calls of the last $1 days are read: `totals` from its running
+ * totals alone (only when every app's totals are as of today: selectCatalogPage checks it in the same
+ * statement), `checked` from its totals when they are as of today and else summed from its days.
+ * `checked`'s per-app sub-select is never run for fresh totals, but the planner prices it for every
+ * listed app, and over 10,000 apps that price turns on JIT compilation (tens of milliseconds).
+ */
+const CALLS = {
+  // Exactly app_totals_popular's expression, so the popular sort walks that index (migration 0060).
+  totals: '(t.successes - t.before30_successes) AS calls_30d,',
+  checked: `CASE WHEN t.app_id IS NULL THEN 0
+      WHEN $1::int = 30 AND t.as_of = ${TODAY} THEN t.successes - t.before30_successes
+      ELSE coalesce((SELECT sum(s.successes) FROM app_daily_stats s
+        WHERE s.app_id = a.id AND s.day > ${TODAY} - $1::int), 0) END::bigint AS calls_30d,`,
+};
+
 // One row per listed app. A workflow app's mode is its Dify app's (a chat mode or not).
-const LISTED = `
+const listed = (calls: keyof typeof CALLS) => `
   SELECT a.id, a.owner_id, a.slug, a.name, a.description, a.type,
     CASE WHEN a.type = 'workflow'
       THEN CASE WHEN w.app_info->>'mode' IN ${DIFY_CHAT_MODES_SQL} THEN 'chat' ELSE 'completion' END
@@ -40,8 +59,7 @@ const LISTED = `
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
     coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
-    coalesce((SELECT sum(s.successes) FROM app_daily_stats s
-      WHERE s.app_id = a.id AND s.day > (now() AT TIME ZONE 'UTC')::date - $1::int), 0)::bigint AS calls_30d,
+    ${CALLS[calls]}
     coalesce(a.went_live_at, a.created_at) AS published_at,
     (extract(epoch FROM coalesce(a.went_live_at, a.created_at)) * 1000000)::bigint AS published_us,
     w.app_info, pc.model, pc.key_source
@@ -50,6 +68,7 @@ const LISTED = `
   LEFT JOIN creators c ON c.user_id = a.owner_id
   LEFT JOIN workflow_configs w ON w.app_id = a.id
   LEFT JOIN prompt_configs pc ON pc.app_id = a.id
+  ${calls === 'totals' ? 'JOIN' : 'LEFT JOIN'} app_totals t ON t.app_id = a.id
   WHERE a.deleted_at IS NULL AND a.status = 'live' AND a.visibility = 'public'`;
 
 /** Sort keys, in order, with their direction; the cursor carries the last row's values of these. */
@@ -96,17 +115,26 @@ export async function selectCatalogPage(db: Queryable, filter: CatalogFilter): P
   if (filter.after) {
     const values = filter.after.map((value) => param(value));
     where.push(`(${columns.join(', ')}) ${direction === 'DESC' ? '<' : '>'} (${values.join(', ')})`);
+    // The row comparison's first key alone too: an index range can start there.
+    where.push(`${columns[0]} ${direction === 'DESC' ? '<=' : '>='} ${values[0]}`);
   }
   const order = columns.map((column) => `${column} ${direction}`).join(', ');
-  const { rows } = await db.query<CatalogRow>(
-    `WITH listed AS (${LISTED}) SELECT * FROM listed ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(filter.limit)}`,
+  const page = `${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(filter.limit)}`;
+  // When every app's running totals are as of today (the roller keeps them so), the page reads them
+  // alone; `fresh` says whether they were, in the same statement (so on the same day) as the page.
+  const { rows } = await db.query<CatalogRow & { fresh: boolean }>(
+    `SELECT g.fresh, l.* FROM (SELECT $1::int = 30 AND NOT EXISTS (SELECT 1 FROM app_totals WHERE as_of < ${TODAY} OR as_of > ${TODAY}) AS fresh) g
+     LEFT JOIN LATERAL (SELECT * FROM (${listed('totals')}) listed ${page}) l ON g.fresh`,
     params,
   );
-  return rows;
+  if (rows[0]?.fresh) return rows.filter((row) => row.id !== null).map(({ fresh: _, ...row }) => row);
+  // Some app's totals are behind today (until the roller's next run): each such app's days are summed.
+  const { rows: checked } = await db.query<CatalogRow>(`WITH listed AS (${listed('checked')}) SELECT * FROM listed ${page}`, params);
+  return checked;
 }
 
 export async function selectCatalogApp(db: Queryable, slug: string, popularDays: number): Promise<CatalogRow | null> {
-  const { rows } = await db.query<CatalogRow>(`${LISTED} AND a.slug = $2`, [popularDays, slug]);
+  const { rows } = await db.query<CatalogRow>(`${listed('checked')} AND a.slug = $2`, [popularDays, slug]);
   return rows[0] ?? null;
 }
 

@@ -63,4 +63,43 @@ export async function expectRollupsToMatchInvocations(db: Queryable) {
        WHERE i.end_user <> '' GROUP BY 1, 2`,
     ),
   );
+  await expectOwnerAndAppTotalsToMatchDailyStats(db);
+}
+
+/**
+ * The dashboard's and the catalog's rollups of the rollups (migration 0060) against app_daily_stats
+ * (which expectRollupsToMatchInvocations checks against the calls): each owner's days over their live
+ * apps, and each app's running totals with the part before each period as of the row's as_of.
+ */
+export async function expectOwnerAndAppTotalsToMatchDailyStats(db: Queryable) {
+  expect(
+    await rowsOf(
+      db,
+      'SELECT owner_id, day::text, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros FROM owner_daily_stats WHERE invocations <> 0 OR successes <> 0 OR errors <> 0 OR rejections <> 0 OR latency_ms_sum <> 0 OR input_tokens <> 0 OR output_tokens <> 0 OR revenue_cents <> 0 OR fee_cents <> 0 OR model_cost_micros <> 0',
+    ),
+  ).toEqual(
+    await rowsOf(
+      db,
+      `SELECT a.owner_id, s.day::text AS day, sum(s.invocations)::bigint AS invocations, sum(s.successes)::bigint AS successes, sum(s.errors)::bigint AS errors, sum(s.rejections)::bigint AS rejections, sum(s.latency_ms_sum)::bigint AS latency_ms_sum, sum(s.input_tokens)::bigint AS input_tokens, sum(s.output_tokens)::bigint AS output_tokens, sum(s.revenue_cents)::bigint AS revenue_cents, sum(s.fee_cents)::bigint AS fee_cents, sum(s.model_cost_micros)::bigint AS model_cost_micros
+       FROM app_daily_stats s JOIN apps a ON a.id = s.app_id WHERE a.deleted_at IS NULL GROUP BY 1, 2
+       HAVING sum(s.invocations) <> 0 OR sum(s.successes) <> 0 OR sum(s.errors) <> 0 OR sum(s.rejections) <> 0 OR sum(s.latency_ms_sum) <> 0 OR sum(s.input_tokens) <> 0 OR sum(s.output_tokens) <> 0 OR sum(s.revenue_cents) <> 0 OR sum(s.fee_cents) <> 0 OR sum(s.model_cost_micros) <> 0`,
+    ),
+  );
+  expect(
+    await rowsOf(
+      db,
+      'SELECT app_id, last_used_at, invocations, successes, errors, rejections, latency_ms_sum, before7_invocations, before7_successes, before7_errors, before7_rejections, before7_latency_ms_sum, before30_invocations, before30_successes, before30_errors, before30_rejections, before30_latency_ms_sum, before90_invocations, before90_successes, before90_errors, before90_rejections, before90_latency_ms_sum FROM app_totals',
+    ),
+  ).toEqual(
+    await rowsOf(
+      db,
+      `SELECT t.app_id, max(s.last_used_at) AS last_used_at, coalesce(sum(s.invocations), 0)::bigint AS invocations, coalesce(sum(s.successes), 0)::bigint AS successes, coalesce(sum(s.errors), 0)::bigint AS errors, coalesce(sum(s.rejections), 0)::bigint AS rejections, coalesce(sum(s.latency_ms_sum), 0)::bigint AS latency_ms_sum, coalesce(sum(s.invocations) FILTER (WHERE s.day <= t.as_of - 7), 0)::bigint AS before7_invocations, coalesce(sum(s.successes) FILTER (WHERE s.day <= t.as_of - 7), 0)::bigint AS before7_successes, coalesce(sum(s.errors) FILTER (WHERE s.day <= t.as_of - 7), 0)::bigint AS before7_errors, coalesce(sum(s.rejections) FILTER (WHERE s.day <= t.as_of - 7), 0)::bigint AS before7_rejections, coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= t.as_of - 7), 0)::bigint AS before7_latency_ms_sum, coalesce(sum(s.invocations) FILTER (WHERE s.day <= t.as_of - 30), 0)::bigint AS before30_invocations, coalesce(sum(s.successes) FILTER (WHERE s.day <= t.as_of - 30), 0)::bigint AS before30_successes, coalesce(sum(s.errors) FILTER (WHERE s.day <= t.as_of - 30), 0)::bigint AS before30_errors, coalesce(sum(s.rejections) FILTER (WHERE s.day <= t.as_of - 30), 0)::bigint AS before30_rejections, coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= t.as_of - 30), 0)::bigint AS before30_latency_ms_sum, coalesce(sum(s.invocations) FILTER (WHERE s.day <= t.as_of - 90), 0)::bigint AS before90_invocations, coalesce(sum(s.successes) FILTER (WHERE s.day <= t.as_of - 90), 0)::bigint AS before90_successes, coalesce(sum(s.errors) FILTER (WHERE s.day <= t.as_of - 90), 0)::bigint AS before90_errors, coalesce(sum(s.rejections) FILTER (WHERE s.day <= t.as_of - 90), 0)::bigint AS before90_rejections, coalesce(sum(s.latency_ms_sum) FILTER (WHERE s.day <= t.as_of - 90), 0)::bigint AS before90_latency_ms_sum
+       FROM app_totals t LEFT JOIN app_daily_stats s ON s.app_id = t.app_id GROUP BY t.app_id, t.as_of`,
+    ),
+  );
+  // Every app has its totals (the catalog lists apps from them).
+  const { rows } = await db.query<{ missing: number }>(
+    'SELECT count(*)::int AS missing FROM apps a LEFT JOIN app_totals t ON t.app_id = a.id WHERE t.app_id IS NULL',
+  );
+  expect(rows[0]!.missing).toBe(0);
 }
