@@ -109,10 +109,10 @@ test('after calls through the gateway, both analytics screens show them', async 
   await usageSevenDays;
   await expect(page.getByTestId('stat-Total Invocations')).toContainText('5');
 
-  // CSV export downloads the calls, with their outcome.
+  // CSV export downloads every call of the period shown (7 days here), with their outcome.
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export Invocations CSV' }).click();
-  expect((await download).suggestedFilename()).toBe(`${slug}-invocations.csv`);
+  expect((await download).suggestedFilename()).toBe(`${slug}-invocations-7d.csv`);
   const csv = readFileSync((await (await download).path()) as string, 'utf8');
   expect(csv.split('\r\n')[0]).toBe(
     'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars',

@@ -25,9 +25,13 @@ export async function exportAnalyticsCsv(
   days: AnalyticsPeriod,
   accessToken: string | null,
 ): Promise<{ blob: Blob; fileName: string }> {
-  const query = kind === 'usage' ? { days } : undefined;
-  const response = await apiFetch(`${appAnalyticsPath(slug)}${kind}.csv`, { query, headers: { Accept: 'text/csv, application/json' }, bearer: accessToken });
-  const fallback = kind === 'usage' ? `${slug}-usage-${days}d.csv` : `${slug}-invocations.csv`;
+  // Both follow the period shown: the usage CSV its days, the invocations CSV every call of them (streamed by the server).
+  const response = await apiFetch(`${appAnalyticsPath(slug)}${kind}.csv`, {
+    query: { days },
+    headers: { Accept: 'text/csv, application/json' },
+    bearer: accessToken,
+  });
+  const fallback = `${slug}-${kind}-${days}d.csv`;
   return { blob: await response.blob(), fileName: fileNameFromDisposition(response.headers.get('content-disposition')) ?? fallback };
 }
 

@@ -2,7 +2,7 @@ import { secondaryButton } from '@/components/ui/styles';
 import { useAnalyticsCsvExport } from '../api/export-analytics-csv';
 import type { AnalyticsPeriod } from '../lib/chart.utils';
 
-/** Export Invocations CSV (the newest calls) and Export Usage CSV (the period's daily figures). */
+/** Export Invocations CSV (every call of the period shown) and Export Usage CSV (the period's daily figures). */
 export function CsvExportButtons({ slug, days }: { slug: string; days: AnalyticsPeriod }) {
   const { exportCsv, busy, error } = useAnalyticsCsvExport(slug, days);
   return (

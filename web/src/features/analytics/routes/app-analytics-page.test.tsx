@@ -224,9 +224,10 @@ describe('AppAnalyticsPage', () => {
     const exportInvocations = screen.getByRole('button', { name: 'Export Invocations CSV' });
     await waitFor(() => expect((exportInvocations as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(exportInvocations);
-    await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv', 'haiku-writer-invocations.csv']));
+    await waitFor(() => expect(clicks).toEqual(['haiku-writer-usage-90d.csv', 'haiku-writer-invocations-90d.csv']));
     expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/usage.csv?days=90');
-    expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/invocations.csv');
+    // The invocations CSV is every call of the period shown, not the newest 1,000 (issue 59's streamed export).
+    expect(server.calls()).toContain('GET /api/app/haiku-writer/analytics/invocations.csv?days=90');
     const csvCall = server.fetchMock.mock.calls.find(([input]) => String(input).includes('.csv'));
     expect((csvCall?.[1]?.headers as Record<string, string> | undefined)?.Authorization).toBe('Bearer test-token');
   });

@@ -102,7 +102,7 @@ export function fakeAnalyticsServer(options: FakeAnalyticsOptions = {}) {
     if (rest === 'analytics/performance/') return answer(options.performance, (d) => makePerformance(d), days);
     if (rest === 'analytics/invocations/') return options.invocations === 'error' ? failure() : jsonResponse(options.invocations ?? []);
     if (rest === 'analytics/invocations.csv' || rest === 'analytics/usage.csv') {
-      const name = rest === 'analytics/usage.csv' ? `${slug}-usage-${days}d.csv` : `${slug}-invocations.csv`;
+      const name = rest === 'analytics/usage.csv' ? `${slug}-usage-${days}d.csv` : `${slug}-invocations-${days}d.csv`;
       return new Response(options.csv ?? 'id\r\n', {
         status: 200,
         headers: { 'content-type': 'text/csv', 'content-disposition': `attachment; filename="${name}"` },
