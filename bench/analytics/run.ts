@@ -177,14 +177,14 @@ async function measureRecording(db: Database, appId: string) {
   const names = Object.keys(variants) as (keyof typeof variants)[];
   const differences: number[] = [];
   for (let warm = 0; warm < 200; warm++) {
-    for (const name of names) await db.transaction((tx) => variants[name](tx, record(warm)));
+    for (const name of names) await db.transaction(async (tx) => void (await variants[name](tx, record(warm))));
   }
   for (let i = 0; i < RECORD_CALLS; i++) {
     const pair: Partial<Record<keyof typeof variants, number>> = {};
     for (const name of i % 2 === 0 ? names : [...names].reverse()) {
       const input = record(i);
       const started = performance.now();
-      await db.transaction((tx) => variants[name](tx, input));
+      await db.transaction(async (tx) => void (await variants[name](tx, input)));
       pair[name] = performance.now() - started;
       samples[name].push(pair[name]);
     }
