@@ -22,6 +22,21 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
+/** A bench server's settings on database `url`, signing in through `issuer`, with `extra` on top. */
+export function benchConfig(url: string, issuer: Awaited<ReturnType<typeof startTestIssuer>>, extra: Record<string, string> = {}) {
+  return loadConfig({
+    DATABASE_URL: url,
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-')),
+    SECRET_KEY: 'b'.repeat(64),
+    PUBLIC_URL: 'http://tollbooth.bench',
+    OIDC_ISSUER: issuer.issuer,
+    OIDC_CLIENT_ID: 'bench',
+    OIDC_AUDIENCE: issuer.audience,
+    LOG_LEVEL: 'silent',
+    ...extra,
+  });
+}
+
 /** Starts the server on `url`; the owner's and the caller's tokens are checked once before it is handed back. */
 export async function startBenchServer(
   url: string,
@@ -30,14 +45,7 @@ export async function startBenchServer(
 ): Promise<BenchServer> {
   const pool = await openPostgres(url, 10);
   const recorder = recordingDatabase(pool);
-  const config = loadConfig({
-    DATABASE_URL: url,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-')),
-    SECRET_KEY: 'b'.repeat(64),
-    PUBLIC_URL: 'http://tollbooth.bench',
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: 'bench',
-    OIDC_AUDIENCE: issuer.audience,
+  const config = benchConfig(url, issuer, {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     RATE_LIMIT_PER_MINUTE: '10000000',
     SIGNUP_CREDITS_CENTS: '100000000',

@@ -8,19 +8,17 @@
 //
 //   node --expose-gc --import tsx bench/scale/export.ts [--invocations 1000000] [--keep]
 //   env: DATABASE_URL (a PostgreSQL server URL, default postgres://postgres@127.0.0.1:5432/postgres)
-import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { buildApp } from '../../server/src/app.ts';
 import { type Database, openPostgres, type Queryable } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
-import { loadConfig } from '../../server/src/platform/config.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
+import { benchConfig } from '../bench-server.ts';
 
 const { values: args } = parseArgs({ options: { invocations: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false } } });
 const N = Number(args.invocations);
@@ -114,16 +112,7 @@ async function main() {
   const issuer = await startTestIssuer();
   try {
     await migrate(db);
-    const config = loadConfig({
-      DATABASE_URL: url.toString(),
-      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'tollbooth-bench-')),
-      SECRET_KEY: 'b'.repeat(64),
-      PUBLIC_URL: 'http://tollbooth.bench',
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: 'bench',
-      OIDC_AUDIENCE: issuer.audience,
-      LOG_LEVEL: 'silent',
-    });
+    const config = benchConfig(url.toString(), issuer);
     const app = await buildApp({ config, db, logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as AddressInfo).port;
@@ -160,7 +149,9 @@ async function main() {
         `${pausing ? 'pausing' : 'fast'}: ${result.lines - 1} rows, ${(result.bytes / MiB).toFixed(1)} MiB in ${(result.totalMs / 1000).toFixed(1)} s, ${fetches} FETCHes`,
       );
     }
-    const paused = results[1]![1].pause!;
+    const paused = results[1]![1].pause;
+    // The pausing client stops after the first MiB: a smaller export never pauses (about 10,000 calls make one).
+    if (!paused) throw new Error(`the export of ${N} calls is under 1 MiB, so the pausing client never paused: use --invocations 10000 or more`);
     await app.close();
 
     const out = [
