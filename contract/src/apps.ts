@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Pricing, RateCardView } from './pricing.ts';
 
 export const APP_TYPES = ['prompt', 'workflow'] as const;
 export const INTERACTION_MODES = ['completion', 'chat'] as const;
@@ -59,6 +60,10 @@ export const Application = Type.Object({
       'An announced price increase: it applies to calls from upcoming_price_at on (increases wait PRICE_INCREASE_NOTICE_DAYS, default 7; decreases apply at once). null: none',
   }),
   upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When upcoming_price_cents takes effect' }),
+  pricing: Type.Optional(RateCardView),
+  upcoming_pricing: Type.Optional(
+    Type.Union([RateCardView, Type.Null()], { description: 'An announced rate card that costs callers more, from upcoming_price_at on' }),
+  ),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   creator_name: Type.String(),
@@ -94,6 +99,7 @@ export const ApplicationCreate = Type.Object(
     interaction_mode: Type.Optional(InteractionMode),
     visibility: Type.Optional(Visibility),
     price_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+    pricing: Type.Optional(Pricing),
     provider_config: Type.Optional(ProviderConfigInput),
   },
   { additionalProperties: false },
@@ -106,6 +112,7 @@ export const ApplicationUpdate = Type.Object(
     visibility: Type.Optional(Visibility),
     status: Type.Optional(AppStatus),
     price_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    pricing: Type.Optional(Pricing),
     interaction_mode: Type.Optional(InteractionMode),
     slug: Type.Optional(Type.String({ description: 'Locked after creation: only the current slug is accepted' })),
     provider_config: Type.Optional(Type.Partial(ProviderConfigInput)),

@@ -44,6 +44,12 @@ export const CallHeaders = Type.Object({
   'x-max-price-cents': Type.Optional(
     Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Refuse the call (402 price_above_limit, not charged) if it costs more than this' }),
   ),
+  'x-max-price': Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,7}(\\.[0-9]{1,6})?$',
+      description: 'The same ceiling in US dollars (up to 6 decimals): refuse the call (402, not charged) if it may cost more',
+    }),
+  ),
 });
 export type CallHeaders = Static<typeof CallHeaders>;
 

@@ -17,6 +17,7 @@ export * from './openai.ts';
 export * from './openai-example.ts';
 export * from './operator.ts';
 export * from './payouts.ts';
+export * from './pricing.ts';
 export * from './profile.ts';
 export * from './prompts.ts';
 export * from './provider-credentials.ts';

@@ -135,6 +135,14 @@ export const ChatCompletionRequest = Type.Object(
       ]),
     ),
     parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    max_price: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1_000_000,
+        description:
+          'Tollbooth addition: the most this call may cost, in US dollars; a call that may cost more is refused (402 price_above_limit) before the model is asked',
+      }),
+    ),
   },
   {
     additionalProperties: true,
@@ -277,6 +285,14 @@ export const ResponsesRequest = Type.Object(
       Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: "Keys naming the app's inputs fill them, as in chat completions" }),
     ),
     user: Type.Optional(Type.String({ maxLength: 200 })),
+    max_price: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1_000_000,
+        description:
+          'Tollbooth addition: the most this call may cost, in US dollars; a call that may cost more is refused (402 price_above_limit) before the model is asked',
+      }),
+    ),
   },
   {
     additionalProperties: true,

@@ -1,4 +1,4 @@
-import { DIFY_CHAT_MODES } from '@tollbooth/contract';
+import { DIFY_CHAT_MODES, type RateCard } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 import { decodeKeysetCursor, keysetAtSql, keysetBefore, type Page, type PageRequest, takeKeysetPage } from '../http/pagination.ts';
 
@@ -19,6 +19,10 @@ export interface AppRow {
   /** An announced increase and when it takes effect, or null. */
   upcoming_price_cents: number | null;
   upcoming_price_at: Date | null;
+  /** The rate card in force (issue 60; apps/pricing.ts): null is per call at price_cents. */
+  pricing: RateCard | null;
+  /** The announced card of an upcoming increase (null with upcoming_price_cents alone: per call at it). */
+  upcoming_pricing: RateCard | null;
   went_live_at: Date | null;
   provider_config: { app_id?: string; base_url?: string };
   provider_secret_sealed: string | null;
@@ -32,7 +36,9 @@ export interface AppRow {
 // Price changes need no sweeper: an increase whose date has passed is read as the price.
 const EFFECTIVE_PRICE_COLUMNS = `CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
   CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
-  CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at`;
+  CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
+  CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_pricing ELSE a.pricing END AS pricing,
+  CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_pricing END AS upcoming_pricing`;
 
 // A workflow app's calls follow its Dify app's mode (the workflow feature stores it); a prompt app's its interaction mode.
 const CALL_MODE_COLUMN = `CASE WHEN a.type = 'workflow' THEN coalesce((SELECT CASE WHEN w.app_info->>'mode' IN (${DIFY_CHAT_MODES.map((mode) => `'${mode}'`).join(', ')}) THEN 'chat' ELSE 'completion' END
@@ -76,14 +82,15 @@ export interface NewApp {
   visibility: string;
   status: string;
   priceCents: number;
+  pricing: RateCard | null;
   providerConfig: Record<string, string>;
   providerSecretSealed: string | null;
 }
 
 export async function insertApp(db: Queryable, app: NewApp): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO apps (owner_id, name, slug, description, type, interaction_mode, visibility, status, price_cents, provider_config, provider_secret_sealed, went_live_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $8 = 'live' THEN now() END) RETURNING id`,
+    `INSERT INTO apps (owner_id, name, slug, description, type, interaction_mode, visibility, status, price_cents, provider_config, provider_secret_sealed, went_live_at, pricing)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $8 = 'live' THEN now() END, $12::jsonb) RETURNING id`,
     [
       app.ownerId,
       app.name,
@@ -96,6 +103,7 @@ export async function insertApp(db: Queryable, app: NewApp): Promise<string> {
       app.priceCents,
       JSON.stringify(app.providerConfig),
       app.providerSecretSealed,
+      app.pricing ? JSON.stringify(app.pricing) : null,
     ],
   );
   return rows[0]!.id;

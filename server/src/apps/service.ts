@@ -9,6 +9,7 @@ import {
   DEFAULT_DIFY_BASE_URL,
   DEFAULT_PRICE_CENTS,
   firstFreeSlug,
+  type RateCard,
   slugify,
 } from '@tollbooth/contract';
 import { decryptSecret, encryptSecret, maskSecret } from '../crypto/secrets.ts';
@@ -20,6 +21,7 @@ import { AppError, invalidParam } from '../platform/errors.ts';
 import { checkProviderUrl } from '../providers/workflows/safe-http.ts';
 import { recordWebhookEvent } from '../webhooks/outbox-service.ts';
 import { planPriceChange } from './price-changes.ts';
+import { cardOf, costsMore, type StoredPrice, storedPrice } from './pricing.ts';
 import {
   type AppRow,
   insertApp,
@@ -57,6 +59,8 @@ export interface AppsService {
 }
 
 /** Hooks run inside the transaction that creates an app, so features can give it a starting configuration. */
+const sameCard = (a: RateCard | null, b: RateCard | null) => JSON.stringify(a) === JSON.stringify(b);
+
 export type InitAppConfiguration = (
   tx: Parameters<Parameters<Database['transaction']>[0]>[0],
   app: { id: string; type: 'prompt' | 'workflow' },
@@ -97,6 +101,8 @@ export function createAppsService({
       price_cents: row.price_cents,
       upcoming_price_cents: row.upcoming_price_cents,
       upcoming_price_at: row.upcoming_price_at?.toISOString() ?? null,
+      pricing: cardOf(row.price_cents, row.pricing),
+      upcoming_pricing: row.upcoming_price_cents === null ? null : cardOf(row.upcoming_price_cents, row.upcoming_pricing),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
       creator_name: row.creator_name,
@@ -177,6 +183,10 @@ export function createAppsService({
       } else if (input.provider_config) {
         throw invalidParam('provider_config', 'is only for workflow applications');
       }
+      if (input.pricing && input.price_cents !== undefined) throw invalidParam('price_cents', 'send either price_cents or pricing, not both');
+      const price = input.pricing
+        ? storedPrice(input.pricing, input.type, config.priceLimitMicros)
+        : { priceCents: input.price_cents ?? DEFAULT_PRICE_CENTS, pricing: null };
       const { slug } = await db.transaction(async (tx) => {
         const created = await insertWithFreeSlug(
           tx,
@@ -188,7 +198,8 @@ export function createAppsService({
             interactionMode: input.interaction_mode ?? 'completion',
             visibility: input.visibility ?? 'private',
             status: 'draft',
-            priceCents: input.price_cents ?? DEFAULT_PRICE_CENTS,
+            priceCents: price.priceCents,
+            pricing: price.pricing,
             providerConfig,
             providerSecretSealed,
           },
@@ -232,17 +243,26 @@ export function createAppsService({
         if (apiKey && !apiKey.startsWith('••••')) sealed = encryptSecret(config.secretKey, apiKey);
         else if (apiKey === '') throw invalidParam('provider_config.api_key', 'is required for workflow applications');
       }
+      if (input.pricing && input.price_cents !== undefined) throw invalidParam('price_cents', 'send either price_cents or pricing, not both');
+      const requested: StoredPrice | null = input.pricing
+        ? storedPrice(input.pricing, row.type, config.priceLimitMicros)
+        : input.price_cents !== undefined
+          ? { priceCents: input.price_cents, pricing: null }
+          : null;
+      const current = { priceCents: Number(row.price_cents), pricing: row.pricing };
+      const increase = requested !== null && costsMore(cardOf(current.priceCents, current.pricing), cardOf(requested.priceCents, requested.pricing));
       // An increase of a live app asks who it would reach: nobody but the owner, and it applies at once.
       const audience =
-        input.price_cents !== undefined && input.price_cents > row.price_cents && row.went_live_at !== null && config.priceIncreaseNoticeDays > 0
+        increase && row.went_live_at !== null && config.priceIncreaseNoticeDays > 0
           ? await selectPriceNoticeAudience(db, row.id, ownerId, config.priceIncreaseNoticeDays)
           : null;
       const price =
-        input.price_cents === undefined
+        requested === null
           ? null
           : planPriceChange(
-              { priceCents: row.price_cents, wentLiveAt: row.went_live_at },
-              input.price_cents,
+              { ...current, wentLiveAt: row.went_live_at },
+              requested,
+              increase,
               config.priceIncreaseNoticeDays,
               new Date(),
               audience === null || audience.calls > 0 || audience.subscribers > 0,
@@ -258,6 +278,8 @@ export function createAppsService({
            price_cents = CASE WHEN $6::bigint IS NULL THEN price_cents ELSE $6 END,
            upcoming_price_cents = CASE WHEN $6::bigint IS NULL THEN upcoming_price_cents ELSE $10 END,
            upcoming_price_at = CASE WHEN $6::bigint IS NULL THEN upcoming_price_at ELSE $11 END,
+           pricing = CASE WHEN $6::bigint IS NULL THEN pricing ELSE $13::jsonb END,
+           upcoming_pricing = CASE WHEN $6::bigint IS NULL THEN upcoming_pricing ELSE $14::jsonb END,
            interaction_mode = coalesce($7, interaction_mode),
            provider_config = coalesce($8::jsonb, provider_config),
            provider_secret_sealed = coalesce($9, provider_secret_sealed),
@@ -277,12 +299,18 @@ export function createAppsService({
             price?.upcomingPriceCents ?? null,
             price?.upcomingPriceAt ?? null,
             input.caller_tools ?? null,
+            price?.pricing ? JSON.stringify(price.pricing) : null,
+            price?.upcomingPricing ? JSON.stringify(price.upcomingPricing) : null,
           ],
         );
       // price.changed (webhooks/outbox-service.ts) to the app's subscribers and callers, with the change, in its transaction.
-      const priceChanged = price !== null && row.went_live_at !== null && price.priceCents !== Number(row.price_cents);
+      const priceChanged =
+        price !== null && row.went_live_at !== null && (price.priceCents !== Number(row.price_cents) || !sameCard(price.pricing, row.pricing));
       const upcomingChanged =
-        price !== null && row.went_live_at !== null && price.upcomingPriceCents !== null && price.upcomingPriceCents !== Number(row.upcoming_price_cents);
+        price !== null &&
+        row.went_live_at !== null &&
+        price.upcomingPriceCents !== null &&
+        (price.upcomingPriceCents !== Number(row.upcoming_price_cents) || !sameCard(price.upcomingPricing, row.upcoming_pricing));
       if (providerConfig || sealed || priceChanged || upcomingChanged) {
         await db.transaction(async (tx) => {
           await runUpdate(tx);
@@ -296,6 +324,8 @@ export function createAppsService({
                 slug: row.slug,
                 old_price_cents: Number(row.price_cents),
                 new_price_cents: price.upcomingPriceCents ?? price.priceCents,
+                old_pricing: cardOf(Number(row.price_cents), row.pricing),
+                new_pricing: cardOf(price.upcomingPriceCents ?? price.priceCents, price.upcomingPriceAt ? price.upcomingPricing : price.pricing),
                 effective_at: (price.upcomingPriceAt ?? new Date()).toISOString(),
               },
             });
@@ -348,6 +378,7 @@ export function createAppsService({
             interactionMode: row.interaction_mode,
             visibility: row.visibility,
             status: 'draft',
+            pricing: row.pricing,
             priceCents: row.price_cents,
             providerConfig: row.provider_config as Record<string, string>,
             providerSecretSealed: row.provider_secret_sealed,

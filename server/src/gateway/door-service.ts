@@ -2,7 +2,7 @@
 // chat-messages, /v1/invoke, workflows/run), the embed widget's calls, OpenAI's Chat Completions and
 // the Responses API each turn their request into the gateway's call: the app's slug, the mode, the
 // body in the gateway's terms and the payer their route authenticated. What every door then does
-// alike is written here once: the Idempotency-Key and X-Max-Price-Cents headers, the call chain
+// alike is written here once: the Idempotency-Key, X-Max-Price-Cents and X-Max-Price headers (and an OpenAI body's max_price), the call chain
 // (http/call-chain.ts), the RateLimit headers (on a refusal too, with Retry-After),
 // Idempotent-Replayed and X-Price-Cents, watching the caller's connection, and how a stream pings,
 // reports a failure and ends. What differs is each protocol's answer, which stays with its door.
@@ -92,20 +92,41 @@ export function preparePaidCall(
   path: CallPath,
 ): Promise<Preparation> {
   const idempotencyKey = request.headers['idempotency-key'];
-  const maxPrice = request.headers['x-max-price-cents'];
   return gateway.prepare({
     slug,
     mode,
     payer,
     body,
     idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
-    maxPriceCents: typeof maxPrice === 'number' ? maxPrice : null,
+    maxPriceMicros: callerCeilingMicros(request),
     startedAt,
     hop: () => hopHeaderOf(request),
     onRateLimit: (decision) => setRateLimitHeaders(reply, decision),
     path,
     span: request.callSpan,
   });
+}
+
+/**
+ * The caller's ceiling for this call, in micro-dollars (issue 60): the lowest of X-Max-Price-Cents,
+ * X-Max-Price (dollars) and an OpenAI body's max_price (dollars); null when none is sent. The
+ * API key's own max_price_cents is the gateway's to add (price-cap.ts).
+ */
+function callerCeilingMicros(request: FastifyRequest): number | null {
+  const ceilings: number[] = [];
+  const cents = request.headers['x-max-price-cents'];
+  if (typeof cents === 'number') ceilings.push(cents * 10_000);
+  const dollars = request.headers['x-max-price'];
+  if (typeof dollars === 'string') ceilings.push(dollarsTextToMicros(dollars));
+  const body = request.body as { max_price?: unknown } | null | undefined;
+  if (body && typeof body === 'object' && typeof body.max_price === 'number') ceilings.push(Math.floor(body.max_price * 1_000_000 + 1e-6));
+  return ceilings.length === 0 ? null : Math.min(...ceilings);
+}
+
+/** "0.05" → 50,000: decimal dollars (the header's pattern, at most 6 decimals) to micro-dollars, exactly. */
+function dollarsTextToMicros(text: string): number {
+  const [whole = '0', fraction = ''] = text.split('.');
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
 }
 
 /** The limiter's decision on the reply; a refusal also says when to retry. */

@@ -122,8 +122,8 @@ export interface CallRequestContext {
   payer: CallPayer;
   body: CallBody;
   idempotencyKey: string | null;
-  /** The X-Max-Price-Cents header. */
-  maxPriceCents: number | null;
+  /** The caller's ceiling for this call in micro-dollars (X-Max-Price-Cents, X-Max-Price, max_price; door-service.ts). */
+  maxPriceMicros: number | null;
   /** performance.now() when the call began (before its caller was authenticated). */
   startedAt: number;
   /** The Tollbooth-Hop header of the caller's request, sent to a workflow app's provider (http/call-chain.ts); made only when asked for (it hashes the credentials). */
@@ -172,7 +172,7 @@ export function callAnswer(
         total_tokens: usage.inputTokens + usage.outputTokens,
         input_tokens: usage.inputTokens,
         output_tokens: usage.outputTokens,
-        ...priceFields(call.charge.priceCents),
+        ...priceFields(call.charge.chargedMicros ?? call.charge.priceCents * 10_000, call.charge.card, usage),
         // The owner's own call is charged no price but its model cost (issue 61: the console says what each call charged).
         ...(call.auth.user.id === call.app.owner_id ? { owner_model_cost: microsToDecimalDollars(modelCost) } : {}),
         latency: Math.round(latencyMs) / 1000,

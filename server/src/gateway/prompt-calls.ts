@@ -18,7 +18,6 @@ import {
 import type { ValidateFunction } from 'ajv';
 import type { AppRow } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { ModelCostBound } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
 import { withOptionalInputs } from '../platform/call-rules.ts';
 import { AppError } from '../platform/errors.ts';
@@ -29,6 +28,7 @@ import type { ModelRouter, OwnCredentials } from '../providers/registry.ts';
 import { countPromptTokens } from '../providers/tokens.ts';
 import type { ChatImage, ChatMessage, ModelRequest, ModelUsage } from '../providers/types.ts';
 import type { CallBody, PreparedCall } from './prepared-call.ts';
+import type { CallBound } from './price-cap.ts';
 import { selectConversationOwner, selectRecentMessages, selectUploadedFile } from './queries.ts';
 
 const MAX_HISTORY_MESSAGES = 20;
@@ -204,24 +204,31 @@ export const usageForCost = (usage: ModelUsage, call: PreparedCall): ModelUsageF
 });
 
 /**
- * The most a prompt call can cost on the operator's key (null when it costs the operator nothing:
- * the demo model, the creator's own key). Output is bounded by max_tokens; input by the prompt's
- * bytes (quick), or its tokens with a margin for other providers' tokenizers (precise).
+ * The most a prompt call can use (issue 60): output is bounded by max_tokens; input by the prompt's
+ * bytes (quick), or its tokens with a margin for other providers' tokenizers (precise); and the
+ * most it can cost on the operator's key (null when it costs the operator nothing: the demo model,
+ * the creator's own key).
  */
-export function modelCostBound(resolved: ReturnType<ModelRouter['resolve']>, request: PreparedCall['modelRequest']): ModelCostBound | null {
+export function callBound(resolved: ReturnType<ModelRouter['resolve']>, request: PreparedCall['modelRequest']): CallBound {
   const price = resolved.price;
-  if (!price || resolved.demo || resolved.ownKey) return null;
   const images = imageCount(request);
   const outputTokens = request.maxTokens ?? 4096;
   let bytes = 0;
   for (const message of request.messages) bytes += Buffer.byteLength(message.content);
+  const quickInputTokens = inputTokensBound(bytes, images);
+  let precise: number | null = null;
+  const preciseInputTokens = () =>
+    (precise ??= Math.ceil(countPromptTokens(request.messages) * 1.25) + 8 * request.messages.length + 64 + images * IMAGE_TOKENS_BOUND);
+  const costs = price && !resolved.demo && !resolved.ownKey ? price : null;
   return {
-    quickMicros: modelCostMicros(price, { inputTokens: inputTokensBound(bytes, images), outputTokens }),
-    preciseMicros: () =>
-      modelCostMicros(price, {
-        inputTokens: Math.ceil(countPromptTokens(request.messages) * 1.25) + 8 * request.messages.length + 64 + images * IMAGE_TOKENS_BOUND,
-        outputTokens,
-        images,
-      }),
+    quickInputTokens,
+    preciseInputTokens,
+    outputTokens,
+    modelCost: costs
+      ? {
+          quickMicros: modelCostMicros(costs, { inputTokens: quickInputTokens, outputTokens }),
+          preciseMicros: () => modelCostMicros(costs, { inputTokens: preciseInputTokens(), outputTokens, images }),
+        }
+      : null,
   };
 }

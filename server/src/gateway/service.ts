@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallAnswer, CallMode } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
 import type { AuthContext } from '../auth/plugin.ts';
-import type { ModelCostBound, PaidCalls } from '../billing/paid-call/service.ts';
+import type { PaidCalls } from '../billing/paid-call/service.ts';
 import type { Database } from '../db/client.ts';
 import { toStorableText } from '../http/request-guards.ts';
 import { checkAppMode } from '../platform/call-rules.ts';
@@ -53,8 +53,8 @@ import {
   preparedCall,
   type UploadBody,
 } from './prepared-call.ts';
-import { reserveWithinCap } from './price-cap.ts';
-import { createPromptCalls, modelCostBound, usageForCost } from './prompt-calls.ts';
+import { type CallBound, reserveWithinCap } from './price-cap.ts';
+import { callBound, createPromptCalls, usageForCost } from './prompt-calls.ts';
 import { checkCallAccess, NO_CREDENTIALS, RateLimitedError } from './refusals.ts';
 
 export type { CallAnswer, CallMode, FileReference } from '@tollbooth/contract';
@@ -168,8 +168,8 @@ export function createGatewayService({
   };
 
   /** 8. Reserve, last, so nothing after it can fail (price-cap.ts). */
-  const reserve = (app: AppRow, auth: AuthContext, maxPriceCents: number | null, demo = false, modelCost: ModelCostBound | null = null) =>
-    reserveWithinCap(paidCalls, config.publicUrl, app, auth, maxPriceCents, demo, modelCost);
+  const reserve = (app: AppRow, auth: AuthContext, ceilingMicros: number | null, demo = false, bound: CallBound | null = null) =>
+    reserveWithinCap(paidCalls, config.publicUrl, app, auth, ceilingMicros, demo, bound);
 
   /** Checks everything that can be checked before money moves, then reserves the price. A failure once the app is known is recorded. */
   const prepare = async (request: CallRequestContext): Promise<Preparation> => {
@@ -223,7 +223,7 @@ export function createGatewayService({
       if (app.type === 'workflow') {
         // Workflow apps: the provider is the upstream (validated and built by workflows/call-target-service.ts); everything from here on is the same path.
         const upstream = await workflowCalls.prepare({ app, mode, auth, body, endUser, hop: request.hop() });
-        const charge = await reserve(app, auth, request.maxPriceCents);
+        const charge = await reserve(app, auth, request.maxPriceMicros);
         const prepared = preparedCall(call, {
           charge,
           resolved: { provider: upstream.provider, upstreamModel: upstream.provider.name, demo: false },
@@ -244,7 +244,7 @@ export function createGatewayService({
       // Only an app on its owner's own key looks up their credentials (cached per process); platform apps' path is unchanged.
       const own = config.key_source === 'own' ? await ownCredentials(app.owner_id) : null;
       const { resolved, modelRequest } = buildModelRequest(config, mode, validated, own);
-      const charge = await reserve(app, auth, request.maxPriceCents, resolved.demo, modelCostBound(resolved, modelRequest));
+      const charge = await reserve(app, auth, request.maxPriceMicros, resolved.demo, callBound(resolved, modelRequest));
       const prepared = preparedCall(call, {
         charge,
         resolved,

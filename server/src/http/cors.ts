@@ -21,7 +21,7 @@ const CALLER_SEGMENTS = new Set([
   'openapi.json',
 ]);
 
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Max-Price-Cents'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Max-Price-Cents', 'X-Max-Price'];
 const EXPOSED_HEADERS = [
   'Retry-After',
   'RateLimit-Limit',

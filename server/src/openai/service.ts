@@ -20,7 +20,7 @@ import { readCreditsCents, recordInvocation } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { type CallAnswer, type CallMode, type CallTarget, checkCallAccess, type GatewayService } from '../gateway/service.ts';
 import type { ApiKeysService } from '../keys/service.ts';
-import { answerPriceCents } from '../platform/call-rules.ts';
+import { answerPriceMicros } from '../platform/call-rules.ts';
 import { AppError } from '../platform/errors.ts';
 import type { ToolCall, ToolCallDelta } from '../providers/types.ts';
 import type { WorkflowsService } from '../workflows/service.ts';
@@ -33,13 +33,13 @@ const completionId = (id: string) => `chatcmpl-${id}`;
 export function usageWithCost(answer: CallAnswer) {
   const usage = answer.metadata.usage;
   // The price it was charged, from the gateway's answer (Dify's price fields).
-  const cents = answerPriceCents(answer);
+  const micros = answerPriceMicros(answer);
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens,
-    cost: cents / 100,
-    cost_cents: cents,
+    cost: micros / 1_000_000,
+    cost_cents: Math.ceil(micros / 10_000),
   };
 }
 

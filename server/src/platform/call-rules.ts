@@ -4,7 +4,7 @@
 // only call them. In platform/, below the features, because the gateway, the workflow call target,
 // the OpenAI door and the prompt tests apply the same rules, and Dify's door (dify/) uses the gateway:
 // kept in dify/, the folders would import each other.
-import { type CallMode, type IoSchema, setOwn } from '@tollbooth/contract';
+import { type CallMode, type IoSchema, type RateCard, setOwn } from '@tollbooth/contract';
 import { AppError } from './errors.ts';
 
 /** The error type a call to the other mode's endpoint is recorded under (a caller's mistake, not "App not live"). */
@@ -42,19 +42,33 @@ export function withOptionalInputs(schema: IoSchema, inputs: Record<string, unkn
   return filled;
 }
 
-/** Dify's usage price fields for a flat per-call price: decimal strings with 7 places, like Dify's. */
-export function priceFields(priceCents: number) {
+/**
+ * Dify's usage price fields, decimal strings with 7 places like Dify's: total_price is what the call
+ * was charged (micro-dollars, issue 60). A per-token card also fills the prompt and completion
+ * parts (their unit prices per token, unit 1); other forms leave them "0".
+ */
+export function priceFields(chargedMicros: number, card: RateCard | null = null, usage: { inputTokens: number; outputTokens: number } | null = null) {
   const zero = '0.0000000';
+  const perToken = card?.form === 'per_token' && usage !== null;
   return {
-    prompt_unit_price: zero,
-    prompt_price_unit: zero,
-    prompt_price: zero,
-    completion_unit_price: zero,
-    completion_price_unit: zero,
-    completion_price: zero,
-    total_price: centsToDecimalDollars(priceCents),
+    prompt_unit_price: perToken ? perMillionAsPerToken(card.input_per_mtok_micros) : zero,
+    prompt_price_unit: perToken ? '1.0000000' : zero,
+    prompt_price: perToken ? microsToDifyDecimal(Math.ceil((usage.inputTokens * card.input_per_mtok_micros) / 1_000_000)) : zero,
+    completion_unit_price: perToken ? perMillionAsPerToken(card.output_per_mtok_micros) : zero,
+    completion_price_unit: perToken ? '1.0000000' : zero,
+    completion_price: perToken ? microsToDifyDecimal(Math.ceil((usage.outputTokens * card.output_per_mtok_micros) / 1_000_000)) : zero,
+    total_price: microsToDifyDecimal(chargedMicros),
     currency: 'USD',
   };
+}
+
+/** Micro-dollars as Dify's 7-place decimal string. */
+const microsToDifyDecimal = (micros: number) => `${microsToDecimalDollars(micros)}0`;
+
+/** A rate per million tokens (micro-dollars) as dollars per token, to 12 places (exact: micro-dollars per million tokens are 10^-12 dollars). */
+function perMillionAsPerToken(microsPerMillion: number): string {
+  const text = String(microsPerMillion).padStart(13, '0');
+  return `${text.slice(0, -12)}.${text.slice(-12)}`;
 }
 
 /** Integer cents as a dollar decimal string with 7 places, without floating point. */
@@ -70,8 +84,14 @@ export function microsToDecimalDollars(micros: number): string {
   return `${micros < 0 ? '-' : ''}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, '0')}`;
 }
 
-/** The price a stored answer was charged, in integer cents (its usage.total_price; X-Price-Cents on replays). */
-export function answerPriceCents(answer: { metadata: { usage: { total_price?: string } } }): number {
+/** What a stored answer was charged, in micro-dollars (its usage.total_price), exactly. */
+export function answerPriceMicros(answer: { metadata: { usage: { total_price?: string } } }): number {
   const total = answer.metadata.usage.total_price;
-  return total === undefined ? 0 : Math.round(Number(total) * 100);
+  if (total === undefined) return 0;
+  const [whole = '0', fraction = ''] = total.replace('-', '').split('.');
+  const micros = Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+  return total.startsWith('-') ? -micros : micros;
 }
+
+/** The cents a stored answer was charged, rounded up to a whole cent (X-Price-Cents on replays, cost_cents). */
+export const answerPriceCents = (answer: { metadata: { usage: { total_price?: string } } }) => Math.ceil(answerPriceMicros(answer) / 10_000);

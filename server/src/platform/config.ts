@@ -73,6 +73,8 @@ export interface Config {
   historyRetentionDays: number | null;
   /** Days a price increase waits before it reaches callers; decreases apply at once. */
   priceIncreaseNoticeDays: number;
+  /** PRICE_LIMIT_DOLLARS in micro-dollars: the most a per-call price, minimum, cap or per-million-token rate may be. */
+  priceLimitMicros: number;
   platformFeeBps: number;
   /** ADMIN_EMAILS, lower-cased: accounts whose verified email is listed see the operator's view. */
   adminEmails: string[];
@@ -312,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     historyRetentionDays: text('RETENTION_DAYS') === null ? null : integer('RETENTION_DAYS', 0, 1, 36_500),
     claimLifetimeSeconds: integer('CLAIM_LIFETIME_SECONDS', 90, 3, 3600),
     priceIncreaseNoticeDays: integer('PRICE_INCREASE_NOTICE_DAYS', 7, 0, 365),
+    priceLimitMicros: integer('PRICE_LIMIT_DOLLARS', 1000, 1, 1_000_000) * 1_000_000,
     payouts: {
       holdDays: integer('PAYOUT_HOLD_DAYS', 7, 0, 365),
       minimumCents: integer('PAYOUT_MINIMUM_CENTS', 1000, 1, 100_000_000),

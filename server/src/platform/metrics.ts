@@ -264,11 +264,11 @@ export function createMetrics({ perApp, processMetrics = true }: MetricsOptions)
     },
 
     /** A settled paid call's money (billing/paid-call/service.ts), in cents; paid calls are in US dollars. */
-    settled(priceCents: number, feeCents: number, modelCostMicros: number): void {
-      if (priceCents <= 0 && modelCostMicros <= 0) return;
-      if (priceCents > 0) usd.payments.inc(priceCents * MICROS_PER_CENT);
-      if (feeCents > 0) usd.fees.inc(feeCents * MICROS_PER_CENT);
-      const net = (priceCents - feeCents) * MICROS_PER_CENT - modelCostMicros;
+    settled(chargeMicros: number, feeMicros: number, modelCostMicros: number): void {
+      if (chargeMicros <= 0 && modelCostMicros <= 0) return;
+      if (chargeMicros > 0) usd.payments.inc(chargeMicros);
+      if (feeMicros > 0) usd.fees.inc(feeMicros);
+      const net = chargeMicros - feeMicros - modelCostMicros;
       if (net > 0) usd.net.inc(net);
     },
 

@@ -13,7 +13,7 @@ export interface WebhookEventInput {
   userId?: string;
   audienceAppId?: string;
   /** Ids and amounts only: never a secret, a prompt or an answer. */
-  data: Record<string, string | number | boolean | null>;
+  data: Record<string, string | number | boolean | null | object>;
   /** Once per key: a threshold's crossing, a window (key.rate_limited per hour), a Stripe object. */
   dedupeKey?: string;
 }

@@ -142,8 +142,8 @@ describe('who pays the model', () => {
 
     const callerAfter = await balances(caller.token);
     expect(callerAfter.credits_cents).toBe(0);
-    const totals = await ctx.database.db.query<{ micros: string; fee: string; paid: string }>(
-      `SELECT sum(i.model_cost_micros) AS micros, sum(i.fee_cents) AS fee, sum(i.price_cents) AS paid
+    const totals = await ctx.database.db.query<{ micros: string; fee: string; paid: string; fee_micros: string }>(
+      `SELECT sum(i.model_cost_micros) AS micros, sum(i.fee_cents) AS fee, sum(i.price_cents) AS paid, sum(i.fee_micros) AS fee_micros
        FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1 AND i.status = 'success'`,
       [slug],
     );
@@ -151,7 +151,9 @@ describe('who pays the model', () => {
     expect(micros).toBe(1000 * (211 * 10 + 517 * 30));
     expect(Number(totals.rows[0]!.paid)).toBe(1000);
     const fee = Number(totals.rows[0]!.fee);
-    expect(fee).toBe(0); // 10 % of 1 cent, rounded down
+    // 10 % of 1 cent is 1,000 µ$ a call, kept exactly (issue 60): 1,000 calls post 100 cents of fee, not 0.
+    expect(Number(totals.rows[0]!.fee_micros)).toBe(1_000_000);
+    expect(fee).toBe(100);
     const modelCostCents = Math.ceil(micros / 10_000);
     expect((await systemBalance('model_costs')) - modelCostsBefore).toBe(modelCostCents);
     expect((await systemBalance('platform_fees')) - feesBefore).toBe(fee);

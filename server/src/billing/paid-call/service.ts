@@ -22,14 +22,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { formatCents } from '@tollbooth/contract';
+import { chargeMicros, formatCents, leastMicros as leastChargeMicros, type RateCard } from '@tollbooth/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import { outcomeOfErrorType } from '../../platform/call-outcomes.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
-import { centsCovering } from '../../providers/model-prices.ts';
+import { centsCovering, MICROS_PER_CENT } from '../../providers/model-prices.ts';
 import { platformFeeOf } from '../platform-fee.ts';
 import { createAnswerJournal } from './answer-journal.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
@@ -57,6 +57,12 @@ export interface CallCharge {
   included: CoveredCall | null;
   /** The owner's reservation for the model cost the price does not cover (decision 0025); null when the price covers it. */
   cost: LeasedCharge | null;
+  /** The app's rate card (issue 60); null for a whole-cent price per call (priceCents is then the charge) and for free calls. */
+  card: RateCard | null;
+  /** The most the call may cost, in micro-dollars: what was authorised (priceCents is it rounded up to a cent). */
+  mostMicros: number;
+  /** What the call was charged, in micro-dollars, once it is settled (null before). */
+  chargedMicros: number | null;
 }
 
 /**
@@ -90,6 +96,8 @@ export interface DeliveredCall {
   provider: string;
   /** What the answer cost upstream on the operator's key, in micro-dollars. */
   modelCostMicros: number;
+  /** Input tokens the provider served from its cache (part of inputTokens), where it reports them. */
+  cachedInputTokens?: number;
   createdAt: Date;
   /** Chat calls: the turn to save. */
   turn: Settlement['turn'];
@@ -100,7 +108,10 @@ export interface DeliveredCall {
  * same order (one object shape for the journal's and the batch's JSON), and no copy of the call is
  * made on the way (an object rest and spread cost 2–3 % of the gateway's thread at 50 connections).
  */
-function settlementOf(call: DeliveredCall, money: Pick<Settlement, 'priceCents' | 'charge' | 'cost' | 'failure' | 'turn'>): Settlement {
+function settlementOf(
+  call: DeliveredCall,
+  money: Pick<Settlement, 'priceCents' | 'chargeMicros' | 'feeMicros' | 'charge' | 'cost' | 'failure' | 'turn'>,
+): Settlement {
   return {
     invocationId: call.invocationId,
     appId: call.appId,
@@ -113,6 +124,8 @@ function settlementOf(call: DeliveredCall, money: Pick<Settlement, 'priceCents' 
     inputTokens: call.inputTokens,
     outputTokens: call.outputTokens,
     priceCents: money.priceCents,
+    chargeMicros: money.chargeMicros,
+    feeMicros: money.feeMicros,
     model: call.model,
     provider: call.provider,
     modelCostMicros: call.modelCostMicros,
@@ -233,9 +246,17 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     }
   };
   const feeOf = (priceCents: number) => platformFeeOf(priceCents, options.platformFeeBps);
-  /** Returns a settled call's reservations to their leases: the price came off its hold, the cost hold lost only what the call drew. */
+  /** The platform's fee on an exact amount, in micro-dollars (floored to a micro-dollar; the ledger posts it from a running total). */
+  const feeMicrosOf = (micros: number) => Math.floor((micros * options.platformFeeBps) / 10_000);
+  /** The least a call's price less its fee brings in, in cents: what its model cost reservation need not cover. */
+  const coveredCents = (priceCents: number, card: RateCard | null) => {
+    if (!card) return priceCents - feeOf(priceCents);
+    const least = leastChargeMicros(card);
+    return Math.max(0, Math.floor(least / MICROS_PER_CENT) - Math.ceil(feeMicrosOf(least) / MICROS_PER_CENT));
+  };
+  /** Returns a settled call's reservations to their leases: the charge came off its hold, the cost hold lost only what the call drew. */
   const settledLeases = (lease: LeasedCharge | null, cost: LeasedCharge | null, settled: SettledCall) => {
-    if (lease) leases.settled(lease);
+    if (lease) leases.settled(lease, lease.amountCents - settled.paidCents);
     if (cost) leases.settled(cost, cost.amountCents - settled.drawnCents);
   };
 
@@ -253,7 +274,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     );
     // Settled: the price came off the hold, so a later failure must not give it back.
     settledLeases(charge.lease, charge.cost, settled);
-    metrics?.settled(settlement.priceCents, settlement.charge?.feeCents ?? 0, settlement.modelCostMicros);
+    metrics?.settled(settlement.chargeMicros ?? 0, settlement.feeMicros ?? 0, settlement.modelCostMicros);
     charge.lease = null;
     charge.cost = null;
   };
@@ -305,7 +326,7 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     const done = commit.then(
       (settled) => {
         settledLeases(lease, cost, settled);
-        metrics?.settled(settlement.priceCents, settlement.charge?.feeCents ?? 0, settlement.modelCostMicros);
+        metrics?.settled(settlement.chargeMicros ?? 0, settlement.feeMicros ?? 0, settlement.modelCostMicros);
       },
       async (error: unknown) => {
         metrics?.unchargedAnswer();
@@ -316,8 +337,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         await forgetAnsweredCall(db, call.invocationId).catch((forgetError: unknown) =>
           options.log?.error({ err: forgetError, invocationId: call.invocationId }, 'taking a call that went free out of the journal failed'),
         );
-        await giveBack({ priceCents: charge.priceCents, lease, included, cost }).catch((giveBackError: unknown) =>
-          options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
+        await giveBack({ priceCents: charge.priceCents, lease, included, cost, card: null, mostMicros: 0, chargedMicros: null }).catch(
+          (giveBackError: unknown) => options.log?.error({ err: giveBackError }, 'giving back the charge of an unsettled call failed'),
         );
       },
     );
@@ -331,7 +352,10 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      * included call covers it (charged 0), else it is taken from a credit lease. Throws
      * insufficient_credits or key_limit_exceeded when the caller cannot pay.
      */
-    async take(payer: Payer, call: { appId: string; listPriceCents: number; ownerId: string; modelCost: ModelCostBound | null }): Promise<CallCharge> {
+    async take(
+      payer: Payer,
+      call: { appId: string; listPriceCents: number; ownerId: string; modelCost: ModelCostBound | null; card?: RateCard | null; mostMicros?: number },
+    ): Promise<CallCharge> {
       const included = call.listPriceCents > 0 ? await includedCalls.cover(payer.userId, call.appId) : null;
       const priceCents = included ? 0 : call.listPriceCents;
       // Spelt out, not `{ ...payer, priceCents }`: V8 gives each such object a hidden class of its own (decision 0058).
@@ -345,9 +369,18 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
               priceCents,
             })
           : null;
-      const charge: CallCharge = { priceCents, lease, included, cost: null };
+      const card = priceCents > 0 ? (call.card ?? null) : null;
+      const charge: CallCharge = {
+        priceCents,
+        lease,
+        included,
+        cost: null,
+        card,
+        mostMicros: priceCents > 0 ? (call.mostMicros ?? priceCents * MICROS_PER_CENT) : 0,
+        chargedMicros: null,
+      };
       // What the call brings in must cover its worst-case model cost; the owner's credits reserve the rest.
-      const covered = priceCents - feeOf(priceCents);
+      const covered = coveredCents(priceCents, card);
       if (call.modelCost && centsCovering(call.modelCost.quickMicros) > covered) {
         const worstCents = centsCovering(call.modelCost.preciseMicros());
         if (worstCents > covered) {
@@ -371,17 +404,39 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      * cannot be stored, the call is still charged without them (logged).
      */
     settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
+      // The capture (issue 60): a rate card's charge from the call's usage, never above what was authorised; today's price per call as it is.
+      const chargedMicros = !charge.lease
+        ? 0
+        : charge.card
+          ? Math.min(
+              charge.mostMicros,
+              chargeMicros(charge.card, {
+                inputTokens: call.inputTokens,
+                outputTokens: call.outputTokens,
+                cachedInputTokens: call.cachedInputTokens,
+                modelCostMicros: call.modelCostMicros,
+              }),
+            )
+          : charge.priceCents * MICROS_PER_CENT;
+      charge.chargedMicros = chargedMicros;
+      const feeMicros = feeMicrosOf(chargedMicros);
+      // The lease keeps what the call can post at most (its charge rounded up); the rest of the authorisation goes back now.
+      if (charge.lease && charge.card) leases.keepOnly(charge.lease, Math.ceil(chargedMicros / MICROS_PER_CENT));
+      const heldCents = charge.lease ? charge.lease.amountCents : charge.priceCents;
       if (charge.cost) {
         // The answer's model cost is known: the settlement draws at most what it posts beyond what
         // the price (less the fee) covers, and a call posts at most its own cost rounded up (the
         // running total's rounding never adds a cent to one call). The rest of the worst case the
         // call reserved goes back to the owner's lease now, so the lease serves more calls before it
-        // renews (the bench's 1-cent app reserved ~7 cents per call and drew 0-1).
-        const covered = charge.lease ? charge.priceCents - feeOf(charge.priceCents) : 0;
+        // renews (the bench's 1-cent app reserved ~7 cents per call and drew 0-1). A charge that is
+        // not whole cents posts at least its floor, and its fee at most its ceiling.
+        const covered = charge.lease ? Math.max(0, Math.floor(chargedMicros / MICROS_PER_CENT) - Math.ceil(feeMicros / MICROS_PER_CENT)) : 0;
         leases.keepOnly(charge.cost, Math.max(0, centsCovering(call.modelCostMicros) - covered));
       }
       const settlement = settlementOf(call, {
-        priceCents: charge.priceCents,
+        priceCents: heldCents,
+        chargeMicros: chargedMicros,
+        feeMicros,
         charge: charge.lease ? { hold: charge.lease.hold, feeCents: feeOf(charge.priceCents) } : null,
         cost: charge.cost ? { hold: charge.cost.hold, reservedCents: charge.cost.amountCents } : null,
         failure: undefined,
@@ -408,6 +463,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       if (included) await includedCalls.giveBack(included);
       const settlement = settlementOf(call, {
         priceCents: 0,
+        chargeMicros: 0,
+        feeMicros: 0,
         charge: null,
         cost: cost ? { hold: cost.hold, reservedCents: cost.amountCents } : null,
         failure: { errorType: call.errorType, outcome: outcomeOfErrorType(call.errorType) },

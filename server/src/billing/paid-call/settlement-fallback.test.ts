@@ -20,7 +20,7 @@ describe('settleOrChargeOnly', () => {
         urgency.push(options?.urgent);
         if (item.turn) throw new Error('invalid byte sequence');
         written.push(item);
-        return { postedCents: 0, drawnCents: 0 };
+        return { paidCents: 0, postedCents: 0, drawnCents: 0 };
       },
       hurry: () => undefined,
     };
@@ -36,7 +36,7 @@ describe('settleOrChargeOnly', () => {
     const written: Settlement[] = [];
     const settle = async (item: Settlement) => {
       written.push(item);
-      return { postedCents: 0, drawnCents: 0 };
+      return { paidCents: 0, postedCents: 0, drawnCents: 0 };
     };
     await settleOrChargeOnly({ settle, hurry: () => undefined }, settlement, () => {
       throw new Error('not reported');

@@ -24,7 +24,16 @@ export interface Settlement {
   latencyMs: number;
   inputTokens: number;
   outputTokens: number;
+  /** What the call's hold keeps for it, in cents: its charge rounded up (0 for a free call). */
   priceCents: number;
+  /**
+   * What the call cost its caller, exactly, in micro-dollars (issue 60); the ledger posts the cents by
+   * which the caller's running total for the app (charge_meters, rounded up) grows. Absent in journal
+   * lines written before it: priceCents × 10,000.
+   */
+  chargeMicros?: number;
+  /** The platform's fee on chargeMicros, in micro-dollars; posted from the creator's running total of fees, rounded down. Absent: charge.feeCents × 10,000. */
+  feeMicros?: number;
   /** The model name that answered and its provider kind ('' for workflow calls). */
   model: string;
   provider: string;
@@ -65,8 +74,9 @@ export interface Settlement {
   } | null;
 }
 
-/** What a settled call moved: model cost posted in cents, and what it drew from its cost reservation. */
+/** What a settled call moved: its caller's payment and its model cost posted in cents, and what it drew from its cost reservation. */
 export interface SettledCall {
+  paidCents: number;
   postedCents: number;
   drawnCents: number;
 }
@@ -74,47 +84,76 @@ export interface SettledCall {
 /** The most calls one statement settles (and the recovery reads at once). */
 export const MAX_BATCH = 256;
 
-// The money of a call (decision 0025): the caller pays the price from a hold; the platform fee goes
-// to platform_fees; the model cost goes to model_costs, in the cents by which the owner's running
+// The money of a call (decision 0025, issue 60): the caller pays from a hold the cents by which its
+// running total of charges to the app (charge_meters, micro-dollars, rounded up) grows with this call
+// (a whole-cent charge is its cents, and touches no meter); the platform fee goes to platform_fees,
+// in the cents by which the owner's running total of fees (model_cost_meters.fee_micros, rounded
+// down) grows; the model cost goes to model_costs, in the cents by which the owner's running
 // total of model cost (model_cost_meters, micro-dollars, rounded up) grows with this call; what the
 // price less the fee does not cover of it is drawn from the owner's cost hold (up to what that
 // reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
 const SETTLE_SQL = `
 WITH items AS (
   -- One JSON array of the batch's calls (writeSettlements): node-postgres escapes nothing per value.
-  SELECT * FROM json_to_recordset($1::json) AS t(
+  -- charge_m and fee_m: the exact charge and fee of a paid call (0 for a free one).
+  SELECT t.*, CASE WHEN t.hold_id IS NULL THEN 0 ELSE t.charge_micros END AS charge_m, CASE WHEN t.hold_id IS NULL THEN 0 ELSE t.fee_micros END AS fee_m
+  FROM json_to_recordset($1::json) AS t(
     id uuid, app_id uuid, caller_id uuid, api_key_id uuid, end_user text, mode text, latency_ms int, input_tokens int, output_tokens int,
     price_cents bigint, created_at timestamptz, hold_id uuid, owner_id uuid, fee_cents bigint, ledger_tx_id uuid, description text,
     conversation_id uuid, new_conversation boolean, user_turn text, answer text, position int, demo boolean, query text, inputs text,
-    model text, provider text, model_cost_micros bigint, cost_hold_id uuid, cost_reserved_cents bigint, error_type text, outcome text)
+    model text, provider text, model_cost_micros bigint, cost_hold_id uuid, cost_reserved_cents bigint, error_type text, outcome text,
+    charge_micros bigint, fee_micros bigint)
 ),
 metered AS (
-  INSERT INTO model_cost_meters AS m (user_id, micros)
-  SELECT owner_id, sum(model_cost_micros)::bigint FROM items WHERE model_cost_micros > 0 GROUP BY owner_id ORDER BY owner_id
-  ON CONFLICT (user_id) DO UPDATE SET micros = m.micros + EXCLUDED.micros
-  RETURNING m.user_id, m.micros
+  INSERT INTO model_cost_meters AS m (user_id, micros, fee_micros)
+  SELECT owner_id, sum(model_cost_micros)::bigint, sum(fee_m)::bigint FROM items WHERE model_cost_micros > 0 OR fee_m > 0 GROUP BY owner_id ORDER BY owner_id
+  ON CONFLICT (user_id) DO UPDATE SET micros = m.micros + EXCLUDED.micros, fee_micros = m.fee_micros + EXCLUDED.fee_micros
+  RETURNING m.user_id, m.micros, m.fee_micros
 ),
 costed AS (
-  -- Cents posted by each call: ceil(running total / 10000) after it, less before it.
-  SELECT i.id, (running + 9999) / 10000 - (running - i.model_cost_micros + 9999) / 10000 AS posted
+  -- Cents posted by each call: ceil(running total / 10000) after it, less before it, for the model
+  -- cost; floor(…) after less before for the fee.
+  SELECT i.id, (run_cost + 9999) / 10000 - (run_cost - i.model_cost_micros + 9999) / 10000 AS posted, run_fee / 10000 - (run_fee - i.fee_m) / 10000 AS fee_posted
   FROM (
-    SELECT i.id, i.model_cost_micros,
-           (m.micros - b.batch_micros + sum(i.model_cost_micros) OVER (PARTITION BY i.owner_id ORDER BY i.position))::bigint AS running
+    SELECT i.id, i.model_cost_micros, i.fee_m,
+           (m.micros - b.batch_micros + sum(i.model_cost_micros) OVER calls)::bigint AS run_cost,
+           (m.fee_micros - b.batch_fees + sum(i.fee_m) OVER calls)::bigint AS run_fee
     FROM items i
     JOIN metered m ON m.user_id = i.owner_id
-    JOIN (SELECT owner_id, sum(model_cost_micros)::bigint AS batch_micros FROM items GROUP BY owner_id) b ON b.owner_id = i.owner_id
-    WHERE i.model_cost_micros > 0
+    JOIN (SELECT owner_id, sum(model_cost_micros)::bigint AS batch_micros, sum(fee_m)::bigint AS batch_fees FROM items GROUP BY owner_id) b ON b.owner_id = i.owner_id
+    WHERE i.model_cost_micros > 0 OR i.fee_m > 0
+    WINDOW calls AS (PARTITION BY i.owner_id ORDER BY i.position)
+  ) i
+),
+-- Charges that are not whole cents move their caller's running total for the app; a call pays the
+-- cents by which ceil(total / 10000) grew.
+charge_metered AS (
+  INSERT INTO charge_meters AS c (caller_id, app_id, micros)
+  SELECT caller_id, app_id, sum(charge_m)::bigint FROM items WHERE charge_m % 10000 <> 0 GROUP BY caller_id, app_id ORDER BY caller_id, app_id
+  ON CONFLICT (caller_id, app_id) DO UPDATE SET micros = c.micros + EXCLUDED.micros
+  RETURNING c.caller_id, c.app_id, c.micros
+),
+charged AS (
+  SELECT i.id, (run + 9999) / 10000 - (run - i.charge_m + 9999) / 10000 AS paid
+  FROM (
+    SELECT i.id, i.charge_m, (c.micros - b.batch_micros + sum(i.charge_m) OVER (PARTITION BY i.caller_id, i.app_id ORDER BY i.position))::bigint AS run
+    FROM items i
+    JOIN charge_metered c ON c.caller_id = i.caller_id AND c.app_id = i.app_id
+    JOIN (SELECT caller_id, app_id, sum(charge_m)::bigint AS batch_micros FROM items WHERE charge_m % 10000 <> 0 GROUP BY 1, 2) b
+      ON b.caller_id = i.caller_id AND b.app_id = i.app_id
+    WHERE i.charge_m % 10000 <> 0
   ) i
 ),
 money AS (
   SELECT i.id, i.owner_id, i.app_id, i.caller_id, i.position, i.ledger_tx_id, i.description, i.hold_id, i.cost_hold_id,
-         CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.price_cents END AS paid,
-         CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.fee_cents END AS fee,
+         CASE WHEN i.hold_id IS NULL THEN 0 WHEN i.charge_m % 10000 = 0 THEN i.charge_m / 10000 ELSE coalesce(ch.paid, 0) END AS paid,
+         coalesce(c.fee_posted, 0) AS fee,
          coalesce(c.posted, 0) AS posted,
          CASE WHEN i.cost_hold_id IS NULL THEN 0
-              ELSE least(i.cost_reserved_cents, greatest(0, coalesce(c.posted, 0) - CASE WHEN i.hold_id IS NULL THEN 0 ELSE i.price_cents - i.fee_cents END))
+              ELSE least(i.cost_reserved_cents, greatest(0, coalesce(c.posted, 0) - CASE WHEN i.hold_id IS NULL THEN 0 ELSE
+                (CASE WHEN i.charge_m % 10000 = 0 THEN i.charge_m / 10000 ELSE coalesce(ch.paid, 0) END) - coalesce(c.fee_posted, 0) END))
          END AS drawn
-  FROM items i LEFT JOIN costed c ON c.id = i.id
+  FROM items i LEFT JOIN costed c ON c.id = i.id LEFT JOIN charged ch ON ch.id = i.id
 ),
 shares AS (
   SELECT m.*, m.paid - m.fee - m.posted + m.drawn AS earned FROM money m
@@ -200,9 +239,9 @@ spend AS (
 ),
 recorded AS (
   INSERT INTO invocations (id, app_id, caller_id, api_key_id, end_user, mode, status, error_type, latency_ms, input_tokens, output_tokens, price_cents, conversation_id, created_at, demo,
-                           model, provider, model_cost_micros, fee_cents, outcome, ledger_transaction_id)
-  SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, CASE WHEN i.error_type = '' THEN 'success' ELSE 'error' END, i.error_type, i.latency_ms, i.input_tokens, i.output_tokens, i.price_cents, i.conversation_id, i.created_at, i.demo,
-         i.model, i.provider, i.model_cost_micros, s.fee, i.outcome, m.tx
+                           model, provider, model_cost_micros, fee_cents, outcome, ledger_transaction_id, charge_micros, fee_micros)
+  SELECT i.id, i.app_id, i.caller_id, i.api_key_id, i.end_user, i.mode, CASE WHEN i.error_type = '' THEN 'success' ELSE 'error' END, i.error_type, i.latency_ms, i.input_tokens, i.output_tokens, s.paid, i.conversation_id, i.created_at, i.demo,
+         i.model, i.provider, i.model_cost_micros, s.fee, i.outcome, m.tx, i.charge_m, i.fee_m
   FROM items i JOIN shares s ON s.id = i.id LEFT JOIN moving m ON m.id = i.id
   ${RECORDED_COLUMNS}
 ),
@@ -238,7 +277,7 @@ checked AS (
      AND tollbooth_assert((SELECT count(*) FROM earnings) = (SELECT count(DISTINCT owner_id) FROM shares WHERE hold_id IS NOT NULL OR earned <> 0), 'a creator has no earnings account')
      AS ok
 )
-SELECT s.id, s.posted, s.drawn, c.ok FROM shares s CROSS JOIN checked c`;
+SELECT s.id, s.paid, s.posted, s.drawn, c.ok FROM shares s CROSS JOIN checked c`;
 
 /** JSON that jsonb takes: text PostgreSQL cannot store (NUL, lone surrogates) never fails a settlement. */
 function storableJson(value: unknown): string | null {
@@ -288,13 +327,15 @@ export async function writeSettlements(db: Database, batch: Settlement[]): Promi
     cost_reserved_cents: s.cost?.reservedCents ?? 0,
     error_type: s.failure?.errorType ?? '',
     outcome: s.failure?.outcome ?? 'success',
+    charge_micros: s.chargeMicros ?? s.priceCents * 10_000,
+    fee_micros: s.feeMicros ?? (s.charge?.feeCents ?? 0) * 10_000,
   }));
-  const { rows } = await db.query<{ id: string; posted: string | number; drawn: string | number }>(SETTLE_SQL, [
+  const { rows } = await db.query<{ id: string; paid: string | number; posted: string | number; drawn: string | number }>(SETTLE_SQL, [
     storableJsonText(JSON.stringify(items)),
     currentSpendMonth(),
   ]);
-  const byId = new Map(rows.map((row) => [row.id, { postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
-  return batch.map((s) => byId.get(s.invocationId) ?? { postedCents: 0, drawnCents: 0 });
+  const byId = new Map(rows.map((row) => [row.id, { paidCents: Number(row.paid), postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
+  return batch.map((s) => byId.get(s.invocationId) ?? { paidCents: 0, postedCents: 0, drawnCents: 0 });
 }
 
 /** Takes a call out of the journal: its settlement failed after its answer, so it goes free (decision 0024). */
