@@ -2,6 +2,7 @@
 // public page (inputs, plans, how to call it). Server and web both use these.
 import { type Static, Type } from 'typebox';
 import { AppType, InteractionMode } from './apps.ts';
+import { RateCardView } from './pricing.ts';
 
 export const CATALOG_SORTS = ['popular', 'newest', 'price_asc', 'price_desc'] as const;
 export type CatalogSort = (typeof CATALOG_SORTS)[number];
@@ -39,6 +40,7 @@ export const CatalogApp = Type.Object({
   price_cents: Type.Integer({ description: 'Price per call in force now, integer cents' }),
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, in force from upcoming_price_at' }),
   upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  pricing: Type.Optional(RateCardView),
   creator_name: Type.String({ description: "The creator's display name (never an e-mail address)" }),
   calls_30d: Type.Integer({ description: `Successful calls over the last ${CATALOG_POPULAR_DAYS} days` }),
   published_at: Type.String({ format: 'date-time' }),

@@ -5,6 +5,7 @@
 import { type Static, Type } from 'typebox';
 import { CatalogField } from './catalog.ts';
 import { DemoAnswerMetadata } from './gateway.ts';
+import { RateCardView } from './pricing.ts';
 
 /** A part of a message's content; only text parts are supported. */
 export const ChatContentPart = Type.Object(
@@ -234,6 +235,16 @@ export const OpenAIModel = Type.Object({
   currency: Type.Literal('USD'),
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, from upcoming_price_at on' }),
   upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  pricing: Type.Object(
+    {
+      prompt: Type.String({ description: 'US dollars per input token (per-token apps; "0" otherwise)' }),
+      completion: Type.String({ description: 'US dollars per output token' }),
+      request: Type.String({ description: 'US dollars per call: the price (per-call apps) or the fee added to each call' }),
+      input_cache_read: Type.Optional(Type.String({ description: 'US dollars per cached input token, where the app prices them apart' })),
+    },
+    { description: "As OpenRouter lists a model's prices; rate_card has the whole card (minimum, cap, a cost-plus markup)" },
+  ),
+  rate_card: RateCardView,
   is_owner: Type.Boolean(),
   inputs: Type.Array(CatalogField, { description: "The app's input variables, sent as `inputs` (the last user message fills its text input)" }),
   supported_parameters: Type.Array(Type.String(), {

@@ -169,6 +169,34 @@ export function rateCardLines(card: RateCard): string[] {
   return lines;
 }
 
+/** Micro-dollars per million tokens as dollars per token, exactly (10^-12 dollars), trailing zeros cut: 2,000,000 → "0.000002". */
+export function perTokenDollars(microsPerMillion: number): string {
+  const text = String(microsPerMillion).padStart(13, '0');
+  const fraction = text.slice(-12).replace(/0+$/, '');
+  return fraction === '' ? text.slice(0, -12) : `${text.slice(0, -12)}.${fraction}`;
+}
+
+/** Micro-dollars as a decimal string of dollars, trailing zeros cut: 50,000 → "0.05". */
+export function microsDollarsText(micros: number): string {
+  const fraction = String(micros % MICROS_PER_DOLLAR)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  const whole = String(Math.floor(micros / MICROS_PER_DOLLAR));
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+/** OpenRouter's `pricing` of a model: dollars per token (prompt, completion, input_cache_read) and per call (request), as decimal strings. */
+export function openRouterPricing(card: RateCard): { prompt: string; completion: string; request: string; input_cache_read?: string } {
+  const perToken = card.form === 'per_token';
+  const pricing: { prompt: string; completion: string; request: string; input_cache_read?: string } = {
+    prompt: perToken ? perTokenDollars(card.input_per_mtok_micros) : '0',
+    completion: perToken ? perTokenDollars(card.output_per_mtok_micros) : '0',
+    request: microsDollarsText(card.call_micros),
+  };
+  if (perToken && card.cached_input_per_mtok_micros !== null) pricing.input_cache_read = perTokenDollars(card.cached_input_per_mtok_micros);
+  return pricing;
+}
+
 /** One line for a catalog card: "$0.05 per call", "$2.00 / $8.00 per million tokens", "model cost × 1.25". */
 export function rateCardSummary(card: RateCard): string {
   if (card.form === 'per_token') return `${formatMicros(card.input_per_mtok_micros)} in / ${formatMicros(card.output_per_mtok_micros)} out per million tokens`;

@@ -2,7 +2,7 @@
 // with the price in force now, the creator's public name, and popularity read from each app's running
 // totals (app_totals, migration 0060: successes less those before the last 30 days, one row per app),
 // or, for an app whose totals are not rolled to today yet, summed from its last 30 daily rollups.
-import { type CatalogSort, DIFY_CHAT_MODES } from '@tollbooth/contract';
+import { type CatalogSort, DIFY_CHAT_MODES, type RateCard } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 
 export interface CatalogRow {
@@ -16,6 +16,8 @@ export interface CatalogRow {
   price_cents: number;
   upcoming_price_cents: number | null;
   upcoming_price_at: Date | null;
+  /** The rate card in force (null: per call at price_cents). */
+  pricing: RateCard | null;
   creator_name: string;
   calls_30d: number;
   published_at: Date;
@@ -58,6 +60,7 @@ const listed = (calls: keyof typeof CALLS) => `
     CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
+    CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_pricing ELSE a.pricing END AS pricing,
     coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
     ${CALLS[calls]}
     coalesce(a.went_live_at, a.created_at) AS published_at,

@@ -14,6 +14,7 @@ import {
   describePromptApp,
   describeWorkflowApp,
   frontendKindOfDifyMode,
+  perCallCard,
   type StoredDifyAppInfo,
 } from '@tollbooth/contract';
 import type { AppRow, AppsService } from '../apps/service.ts';
@@ -84,6 +85,7 @@ const toItem = (row: CatalogRow, isDemoModel: IsDemoModel): CatalogApp => ({
   price_cents: row.price_cents,
   upcoming_price_cents: row.upcoming_price_cents,
   upcoming_price_at: row.upcoming_price_at?.toISOString() ?? null,
+  pricing: row.pricing ?? perCallCard(Number(row.price_cents)),
   creator_name: publicCreatorName(row.creator_name),
   calls_30d: row.calls_30d,
   published_at: row.published_at.toISOString(),

@@ -1,4 +1,4 @@
-import type { IoSchema } from '@tollbooth/contract';
+import type { IoSchema, RateCard } from '@tollbooth/contract';
 import type { Queryable } from '../db/client.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 
@@ -15,6 +15,8 @@ export interface CallableModelRow {
   price_cents: number;
   upcoming_price_cents: number | null;
   upcoming_price_at: Date | null;
+  /** The rate card in force (null: per call at price_cents). */
+  pricing: RateCard | null;
   created_at: Date;
   creator_name: string;
   caller_tools: boolean;
@@ -66,6 +68,7 @@ export async function selectCallableModels(db: Queryable, userId: string, appId:
        CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
        CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
        CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
+       CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_pricing ELSE a.pricing END AS pricing,
        a.created_at, a.caller_tools,
        coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
        v.input_schema, v.prompt_template, v.output_schema, w.app_info->'user_input_form' AS user_input_form

@@ -14,6 +14,8 @@ import {
   type GenerationInfo,
   type OpenAIKeyInfo,
   type OpenAIModel,
+  openRouterPricing,
+  perCallCard,
 } from '@tollbooth/contract';
 import type { AuthContext } from '../auth/plugin.ts';
 import { readCreditsCents, recordInvocation } from '../billing/service.ts';
@@ -273,6 +275,7 @@ export const modelNotFound = (slug: string) => new AppError('not_found', `The mo
 
 function toModel(row: CallableModelRow, userId: string): OpenAIModel {
   const mode: CallMode = row.type === 'workflow' ? frontendKindOfDifyMode(row.workflow_mode ?? undefined) : row.interaction_mode;
+  const card = row.pricing ?? perCallCard(Number(row.price_cents));
   return {
     id: row.slug,
     object: 'model',
@@ -287,6 +290,8 @@ function toModel(row: CallableModelRow, userId: string): OpenAIModel {
     currency: 'USD',
     upcoming_price_cents: row.upcoming_price_cents === null ? null : Number(row.upcoming_price_cents),
     upcoming_price_at: row.upcoming_price_at ? new Date(row.upcoming_price_at).toISOString() : null,
+    pricing: openRouterPricing(card),
+    rate_card: card,
     is_owner: row.owner_id === userId,
     ...modelInputs(row, mode),
   };
