@@ -1,0 +1,232 @@
+// Price forms and money finer than a cent (issue 60): per-token, cost-plus and sub-cent per-call
+// apps charge their rate × the reported usage (rounded up once per call to a micro-dollar), the
+// ledger posts whole cents from running totals so nothing is lost or made up, the platform fee is
+// computed on the exact amount, a call is authorised for its most and refused above the caller's
+// ceiling before the model is asked, and a rate card's increase waits for the notice like a price's.
+import { chargeMicros, type RateCard, rateCardOf } from '@tollbooth/contract';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+
+let ctx: TestContext;
+let upstream: FakeProviderServer;
+
+beforeAll(async () => {
+  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
+  ctx = await createTestContext({
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-operator',
+    PLATFORM_FEE_BPS: '1000',
+    SIGNUP_CREDITS_CENTS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+}, 60_000);
+afterAll(async () => {
+  await ctx?.close();
+  await upstream?.close();
+});
+beforeEach(() => upstream.resetBehaviour());
+
+type Method = 'GET' | 'POST' | 'PATCH';
+const api = (method: Method, url: string, token: string, payload?: object) =>
+  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+
+let users = 0;
+async function newUser(credits = 0) {
+  const token = await ctx.tokenFor(`price-forms-user-${++users}`);
+  const me = (await api('GET', '/api/auth/profile/', token)).json().user as { id: string };
+  const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
+  if (credits > 0) {
+    await ctx.database.db.transaction(async (tx) => {
+      const account = await findOrCreateUserAccount(tx, 'user_credits', me.id);
+      const funding = await findSystemAccount(tx, 'outside_funding');
+      await postLedgerTransaction(tx, {
+        kind: 'test_grant',
+        entries: [
+          { accountId: account, amountCents: credits },
+          { accountId: funding, amountCents: -credits },
+        ],
+      });
+    });
+  }
+  return { token, key, id: me.id };
+}
+
+/** A live public prompt app on gpt-4-turbo ($10 / $30 per million tokens upstream) with the given price. */
+async function liveApp(token: string, price: object) {
+  const created = await api('POST', '/api/app/', token, { name: `Priced ${Math.random()}`, type: 'prompt', visibility: 'public', ...price });
+  expect(created.statusCode, created.body).toBe(201);
+  const slug = created.json().slug as string;
+  const configured = await api('PATCH', `/api/app/${slug}/prompt/`, token, { model: 'gpt-4-turbo', max_tokens: 600 });
+  expect(configured.statusCode, configured.body).toBe(200);
+  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
+  return slug;
+}
+
+const difyCall = (slug: string, key: string, headers: Record<string, string> = {}) =>
+  ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query: 'Hello?' }, response_mode: 'blocking', user: 'someone' }, headers);
+
+async function totals(slug: string) {
+  const { rows } = await ctx.database.db.query<Record<string, string>>(
+    `SELECT count(*) AS calls, coalesce(sum(i.price_cents), 0) AS paid, coalesce(sum(i.charge_micros), 0) AS charged, coalesce(sum(i.fee_cents), 0) AS fee,
+            coalesce(sum(i.fee_micros), 0) AS fee_micros, coalesce(sum(i.model_cost_micros), 0) AS model_cost
+     FROM invocations i JOIN apps a ON a.id = i.app_id WHERE a.slug = $1 AND i.status = 'success'`,
+    [slug],
+  );
+  return Object.fromEntries(Object.entries(rows[0]!).map(([name, value]) => [name, Number(value)]));
+}
+
+async function ledgerIsBalanced() {
+  const { rows } = await ctx.database.db.query<{ total: string }>('SELECT coalesce(sum(amount_cents), 0) AS total FROM ledger_entries');
+  expect(Number(rows[0]!.total)).toBe(0);
+  const mismatched = await ctx.database.db.query(
+    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
+  );
+  expect(mismatched.rows).toEqual([]);
+}
+
+const credits = async (token: string) => ((await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number }).credits_cents;
+
+const PER_TOKEN: RateCard = rateCardOf({ form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 });
+
+describe('rate cards on save', () => {
+  it('refuse a card that is negative, over-precise, absurd or incomplete with a 400 naming the field', async () => {
+    const owner = await newUser();
+    const refused = async (pricing: object, field: string) => {
+      const response = await api('POST', '/api/app/', owner.token, { name: 'Bad price', type: 'prompt', pricing });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().message).toContain(field);
+    };
+    await refused({ form: 'per_call', call_micros: -1 }, 'call_micros');
+    await refused({ form: 'per_call', call_micros: 1.5 }, 'call_micros');
+    await refused({ form: 'per_call', call_micros: 1_000_000_001 }, 'pricing.call_micros');
+    await refused({ form: 'per_token', input_per_mtok_micros: 2_000_000_000 }, 'pricing.input_per_mtok_micros');
+    await refused({ form: 'per_token' }, 'pricing.input_per_mtok_micros');
+    await refused({ form: 'cost_plus' }, 'pricing.markup_bps');
+    await refused({ form: 'per_call', call_micros: 10_000, input_per_mtok_micros: 5 }, 'pricing.form');
+    await refused({ form: 'per_token', input_per_mtok_micros: 1, minimum_micros: 500, max_call_micros: 100 }, 'pricing.max_call_micros');
+    const both = await api('POST', '/api/app/', owner.token, { name: 'Both', type: 'prompt', price_cents: 5, pricing: { form: 'per_call', call_micros: 50_000 } });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().message).toContain('price_cents');
+  });
+
+  it('keep a whole-cent per-call card as price_cents, and show every card in full', async () => {
+    const owner = await newUser();
+    const whole = await api('POST', '/api/app/', owner.token, { name: 'Whole', type: 'prompt', pricing: { form: 'per_call', call_micros: 50_000 } });
+    expect(whole.json()).toMatchObject({ price_cents: 5, pricing: { form: 'per_call', call_micros: 50_000, minimum_micros: 0, max_call_micros: null } });
+    const perToken = await api('POST', '/api/app/', owner.token, {
+      name: 'Tokens',
+      type: 'prompt',
+      pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000, minimum_micros: 1_500 },
+    });
+    // price_cents is the least a call costs, rounded up to a cent (what lists sort by).
+    expect(perToken.json()).toMatchObject({ price_cents: 1, pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, minimum_micros: 1_500 } });
+  });
+});
+
+describe('per-token, cost-plus and sub-cent calls', () => {
+  it('charge each call its rate × the reported usage, post whole cents from running totals, and keep the fee exact', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
+    const perCall = chargeMicros(PER_TOKEN, { inputTokens: 211, outputTokens: 517, modelCostMicros: 0 });
+    expect(perCall).toBe(211 * 20 + 517 * 60); // 35,240 µ$: 3.524 cents
+    const first = await difyCall(slug, caller.key);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().metadata.usage).toMatchObject({ total_price: '0.0352400', prompt_unit_price: '0.000020000000', completion_price: '0.0310200' });
+    for (let i = 1; i < 50; i++) expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    await ctx.app.settledReads();
+    const sums = await totals(slug);
+    expect(sums.calls).toBe(50);
+    expect(sums.charged).toBe(50 * perCall);
+    // The caller paid the exact total rounded up once: 176.2 cents → 177, not 50 × 4 = 200.
+    expect(sums.paid).toBe(Math.ceil((50 * perCall) / 10_000));
+    expect(1_000 - (await credits(caller.token))).toBe(sums.paid);
+    // The fee is 10 % of each exact charge (3,524 µ$), posted from the creator's running total rounded down.
+    expect(sums.fee_micros).toBe(50 * 3_524);
+    expect(sums.fee).toBe(Math.floor((50 * 3_524) / 10_000));
+    expect(sums.model_cost).toBe(50 * (211 * 10 + 517 * 30));
+    await ledgerIsBalanced();
+  });
+
+  it('a cost-plus app charges the model cost × markup plus its fee; OpenAI usage.cost says the exact amount', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'cost_plus', markup_bps: 12_500, call_micros: 1_000 } });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
+    const response = await ctx.api('POST', '/v1/chat/completions', caller.key, { model: slug, messages: [{ role: 'user', content: 'Hello?' }] });
+    expect(response.statusCode, response.body).toBe(200);
+    const modelCost = 211 * 10 + 517 * 30;
+    const expected = Math.ceil(modelCost * 1.25) + 1_000;
+    expect(response.json().usage).toMatchObject({ cost: expected / 1_000_000, cost_cents: Math.ceil(expected / 10_000) });
+    await ctx.app.settledReads();
+    expect(await totals(slug)).toMatchObject({ calls: 1, charged: expected, model_cost: modelCost });
+    await ledgerIsBalanced();
+  });
+
+  it('a half-cent app: ten calls cost the caller 5 cents, and the fee on them half a cent', async () => {
+    const creator = await newUser(100);
+    const caller = await newUser(100);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_call', call_micros: 5_000 } });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1, outputTokens: 1 } });
+    for (let i = 0; i < 10; i++) expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    await ctx.app.settledReads();
+    const sums = await totals(slug);
+    expect(sums).toMatchObject({ calls: 10, charged: 50_000, paid: 5, fee_micros: 5_000, fee: 0 });
+    expect(100 - (await credits(caller.token))).toBe(5);
+    await ledgerIsBalanced();
+  });
+});
+
+describe("a caller's ceiling", () => {
+  it('refuses a call whose most is above it before the model is asked (402 naming both figures), from a header or the OpenAI body', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    const asked = upstream.requests.length;
+    // The most: 600 output tokens × $60 per million alone is $0.036.
+    const header = await difyCall(slug, caller.key, { 'x-max-price': '0.01' });
+    expect(header.statusCode, header.body).toBe(402);
+    expect(header.json()).toMatchObject({ code: 'price_above_limit' });
+    expect(header.json().message).toMatch(/may cost up to \$0\.0\d+, above your limit of \$0\.01/);
+    const body = await ctx.api('POST', '/v1/chat/completions', caller.key, { model: slug, messages: [{ role: 'user', content: 'Hi' }], max_price: 0.02 });
+    expect(body.statusCode, body.body).toBe(402);
+    expect(body.json().error.message).toContain('above your limit of $0.02');
+    expect(upstream.requests.length).toBe(asked);
+    expect(await credits(caller.token)).toBe(1_000);
+    // Under a ceiling above the most, the call goes through and costs what it used.
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 10, outputTokens: 10 } });
+    const allowed = await difyCall(slug, caller.key, { 'x-max-price': '1' });
+    expect(allowed.statusCode, allowed.body).toBe(200);
+    expect(allowed.json().metadata.usage.total_price).toBe('0.0008000');
+  });
+});
+
+describe('rate card changes', () => {
+  it('an increase of a called live app waits for the notice; a decrease applies at once', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    const raised = await api('PATCH', `/api/app/${slug}/`, creator.token, {
+      pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 90_000_000 },
+    });
+    expect(raised.statusCode, raised.body).toBe(200);
+    expect(raised.json()).toMatchObject({
+      pricing: { output_per_mtok_micros: 60_000_000 },
+      upcoming_pricing: { output_per_mtok_micros: 90_000_000 },
+    });
+    expect(raised.json().upcoming_price_at).not.toBeNull();
+    const lowered = await api('PATCH', `/api/app/${slug}/`, creator.token, {
+      pricing: { form: 'per_token', input_per_mtok_micros: 10_000_000, output_per_mtok_micros: 30_000_000 },
+    });
+    expect(lowered.json()).toMatchObject({ pricing: { input_per_mtok_micros: 10_000_000, output_per_mtok_micros: 30_000_000 }, upcoming_pricing: null });
+    const models = await ctx.api('GET', '/v1/models', caller.key);
+    const listed = models.json().data.find((model: { id: string }) => model.id === slug);
+    expect(listed.pricing).toEqual({ prompt: '0.00001', completion: '0.00003', request: '0' });
+  });
+});
