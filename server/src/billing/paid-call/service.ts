@@ -379,19 +379,30 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         mostMicros: priceCents > 0 ? (call.mostMicros ?? priceCents * MICROS_PER_CENT) : 0,
         chargedMicros: null,
       };
-      // What the call brings in must cover its worst-case model cost; the owner's credits reserve the rest.
-      const covered = coveredCents(priceCents, card);
-      if (call.modelCost && centsCovering(call.modelCost.quickMicros) > covered) {
-        const worstCents = centsCovering(call.modelCost.preciseMicros());
-        if (worstCents > covered) {
+      // Any call can go unpaid after the model answered (its answer fails the output schema, its
+      // stream is cut before any chunk, its caller hangs up): its model cost is then the creator's.
+      // So every call on the operator's key reserves its worst-case model cost from the creator
+      // before the model is asked (issue 60 item 8): the operator never pays for an answer, and no
+      // creator balance goes below zero. A paid call draws from it only what its price less the fee
+      // does not cover, and gives the rest back at once (settle). The quick bound (from bytes) is
+      // tried first; a creator it does not fit is asked for the precise one (a tokenizer's).
+      if (call.modelCost && call.modelCost.quickMicros > 0) {
+        const ownCall = payer.userId === call.ownerId;
+        let worstCents = centsCovering(call.modelCost.quickMicros);
+        try {
           try {
-            charge.cost = await takeCost(call.ownerId, worstCents - covered, payer.userId === call.ownerId);
+            charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
           } catch (error) {
-            await giveBack(charge);
-            if (error instanceof AppError && error.code === 'insufficient_credits')
-              throw modelCostNotCovered(payer.userId === call.ownerId, worstCents - covered);
-            throw error;
+            const precise = centsCovering(call.modelCost.preciseMicros());
+            if (!(error instanceof AppError && error.code === 'insufficient_credits') || precise >= worstCents) throw error;
+            worstCents = precise;
+            charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
           }
+        } catch (error) {
+          await giveBack(charge);
+          if (error instanceof AppError && error.code === 'insufficient_credits')
+            throw modelCostNotCovered(ownCall, Math.max(1, worstCents - coveredCents(priceCents, card)));
+          throw error;
         }
       }
       return charge;
