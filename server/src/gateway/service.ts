@@ -297,6 +297,7 @@ export function createGatewayService({
         model: call.app.type === 'prompt' ? call.modelName : '',
         provider: call.resolved.providerKind ?? '',
         modelCostMicros: modelCost,
+        cachedInputTokens: usage.cachedInputTokens,
         createdAt,
         turn:
           conversationId && call.keepTurn !== false

@@ -211,7 +211,10 @@ function chunkDelta(chunk: Record<string, unknown>, label: string): string {
 function readUsage(usage: Record<string, unknown>): ModelUsage | null {
   const inputTokens = tokenCount(usage.prompt_tokens);
   const outputTokens = tokenCount(usage.completion_tokens);
-  return inputTokens === null || outputTokens === null ? null : { inputTokens, outputTokens };
+  if (inputTokens === null || outputTokens === null) return null;
+  const details = usage.prompt_tokens_details;
+  const cached = isRecord(details) ? tokenCount(details.cached_tokens) : null;
+  return cached ? { inputTokens, outputTokens, cachedInputTokens: Math.min(cached, inputTokens) } : { inputTokens, outputTokens };
 }
 
 /** Some compatible servers report no usage; then the tokens are counted here, with GPT-4's tokenizer. */

@@ -124,6 +124,8 @@ export function withDeadline(request: PreparedModelRequest, signal: CallerSignal
 export interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (part of inputTokens), where it reports them: a per-token app may price them apart. */
+  cachedInputTokens?: number;
 }
 
 export interface ModelResult {

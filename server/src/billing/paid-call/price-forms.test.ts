@@ -108,7 +108,12 @@ describe('rate cards on save', () => {
     await refused({ form: 'cost_plus' }, 'pricing.markup_bps');
     await refused({ form: 'per_call', call_micros: 10_000, input_per_mtok_micros: 5 }, 'pricing.form');
     await refused({ form: 'per_token', input_per_mtok_micros: 1, minimum_micros: 500, max_call_micros: 100 }, 'pricing.max_call_micros');
-    const both = await api('POST', '/api/app/', owner.token, { name: 'Both', type: 'prompt', price_cents: 5, pricing: { form: 'per_call', call_micros: 50_000 } });
+    const both = await api('POST', '/api/app/', owner.token, {
+      name: 'Both',
+      type: 'prompt',
+      price_cents: 5,
+      pricing: { form: 'per_call', call_micros: 50_000 },
+    });
     expect(both.statusCode).toBe(400);
     expect(both.json().message).toContain('price_cents');
   });
@@ -179,6 +184,21 @@ describe('per-token, cost-plus and sub-cent calls', () => {
     expect(sums).toMatchObject({ calls: 10, charged: 50_000, paid: 5, fee_micros: 5_000, fee: 0 });
     expect(100 - (await credits(caller.token))).toBe(5);
     await ledgerIsBalanced();
+  });
+});
+
+describe('cached input tokens', () => {
+  it('are priced at the cached rate where the provider reports them (OpenAI prompt_tokens_details.cached_tokens)', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, {
+      pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000, cached_input_per_mtok_micros: 2_000_000 },
+    });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1_000, outputTokens: 100, cachedInputTokens: 800 } });
+    const response = await difyCall(slug, caller.key);
+    expect(response.statusCode, response.body).toBe(200);
+    // 200 × $20 + 800 × $2 + 100 × $60 per million = 11,600 µ$.
+    expect(response.json().metadata.usage.total_price).toBe('0.0116000');
   });
 });
 

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeUsage {
   inputTokens: number;
   outputTokens: number;
+  /** OpenAI's prompt_tokens_details.cached_tokens (part of inputTokens). */
+  cachedInputTokens?: number;
 }
 
 export interface RecordedRequest {

@@ -38,6 +38,7 @@ function answer(exchange: FakeExchange, options: OpenAIFakeOptions): Promise<voi
     prompt_tokens: exchange.usage.inputTokens,
     completion_tokens: exchange.usage.outputTokens,
     total_tokens: exchange.usage.inputTokens + exchange.usage.outputTokens,
+    ...(exchange.usage.cachedInputTokens ? { prompt_tokens_details: { cached_tokens: exchange.usage.cachedInputTokens } } : {}),
   };
 
   if (body.stream !== true) {
