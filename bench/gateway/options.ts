@@ -14,7 +14,8 @@ const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-pro
        node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
        node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --tails [--quick] [--only ${PARTS.join('|')}]
-       node --import tsx bench/gateway/run.ts --observability [--rounds N] [--only ${PARTS.join('|')}]`;
+       node --import tsx bench/gateway/run.ts --observability [--rounds N] [--only ${PARTS.join('|')}]
+       node --import tsx bench/gateway/run.ts --price-forms [--rounds N] [--only ${PARTS.join('|')}]`;
 
 function parseArguments(args: string[]) {
   const options = {
@@ -28,6 +29,7 @@ function parseArguments(args: string[]) {
     rounds: 6,
     tails: false,
     observability: false,
+    priceForms: false,
   };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -42,6 +44,7 @@ function parseArguments(args: string[]) {
     else if (flag === '--memory') options.memory = true;
     else if (flag === '--tails') options.tails = true;
     else if (flag === '--observability') options.observability = true;
+    else if (flag === '--price-forms') options.priceForms = true;
     else if (flag === '--only') {
       const part = value();
       if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only takes ${PARTS.join(', ')}, not ${part}\n${USAGE}`);
@@ -69,6 +72,8 @@ function parseArguments(args: string[]) {
   if (options.tails && (options.memory || options.compare)) throw new Error(`--tails runs on its own: leave out --memory and --compare\n${USAGE}`);
   if (options.observability && (options.memory || options.compare || options.tails))
     throw new Error(`--observability runs on its own: leave out --memory, --compare and --tails\n${USAGE}`);
+  if (options.priceForms && (options.memory || options.compare || options.tails || options.observability))
+    throw new Error(`--price-forms runs on its own: leave out --memory, --compare, --tails and --observability\n${USAGE}`);
   return options;
 }
 export const OPTIONS = (() => {
@@ -80,7 +85,7 @@ export const OPTIONS = (() => {
   }
 })();
 export const QUICK = OPTIONS.quick;
-export const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails && !OPTIONS.observability;
+export const PROFILE = OPTIONS.profile && !OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails && !OPTIONS.observability && !OPTIONS.priceForms;
 /** Only a full run writes its block: a quick or partial run would replace the quiet figures. */
 export const WRITE_README =
   OPTIONS.readme &&
@@ -89,6 +94,7 @@ export const WRITE_README =
   !OPTIONS.compare &&
   !OPTIONS.tails &&
   !OPTIONS.observability &&
+  !OPTIONS.priceForms &&
   (!OPTIONS.memory || OPTIONS.memoryCalls === 1_000_000);
 const envInt = (name: string, fallback: number) => {
   const raw = process.env[name];

@@ -38,6 +38,7 @@
 //   node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only <as above>]
 //   node --import tsx bench/gateway/run.ts --tails [--quick] [--only <as above>]
 //   node --import tsx bench/gateway/run.ts --observability [--rounds N] [--only <as above>]
+//   node --import tsx bench/gateway/run.ts --price-forms [--rounds N] [--only <as above>]
 //   env: DATABASE_URL (server URL, default postgres://postgres@127.0.0.1:5432/postgres),
 //        BENCH_N (default 5000, 1000 with --quick), BENCH_WARMUP (5000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50),
 //        BENCH_LATENCY_BLOCK (0: one call at a time, each target after the other; N: the targets take turns in blocks of N calls),
@@ -61,6 +62,7 @@ import { runMemory } from './memory.ts';
 import { type ChargeCheck, checkCharges, settled, snapshot } from './money.ts';
 import { runObservability } from './observability.ts';
 import { CONNECTIONS, MAX_CONNECTIONS, N, OPTIONS, PROFILE, RERUN, RUN_DEADLINE_MS, SECONDS, WARMUP } from './options.ts';
+import { runPriceForms } from './price-forms.ts';
 import { shutdown } from './processes.ts';
 import { profilePhase } from './profile.ts';
 import { reportRun } from './report.ts';
@@ -91,6 +93,7 @@ async function main() {
   if (OPTIONS.memory) return await runMemory(bench);
   if (OPTIONS.compare) return await runCompare(bench);
   if (OPTIONS.observability) return await runObservability(bench);
+  if (OPTIONS.priceForms) return await runPriceForms(bench);
 
   const latency = await latencyPhase(bench);
   const throughput = await throughputPhase(bench);

@@ -90,8 +90,10 @@ export async function setUp(phase: (text: string) => void, loadAtStart: string):
   const tollboothTally = () => addTallies(tollboothTargets.map((t) => t.tally));
 
   // Each target answers what it should before anything is measured (these calls are charged before the first snapshot).
-  const used = new Set(paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : OPTIONS.compare || OPTIONS.tails ? [] : [p.direct, p.tollbooth, p.portkey])));
-  if (OPTIONS.compare || OPTIONS.tails) used.add(paths[0]!.tollbooth);
+  const used = new Set(
+    paths.flatMap((p) => (OPTIONS.memory ? [p.tollbooth] : OPTIONS.compare || OPTIONS.tails || OPTIONS.priceForms ? [] : [p.direct, p.tollbooth, p.portkey])),
+  );
+  if (OPTIONS.compare || OPTIONS.tails || OPTIONS.priceForms) used.add(paths[0]!.tollbooth);
   for (const name of used) {
     const problem = await answerProblem(targets[name]);
     if (problem) {
@@ -237,7 +239,7 @@ async function startPortkey(phase: (text: string) => void) {
   if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
   const portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
   let portkeyPid: number | undefined;
-  if (!OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails) {
+  if (!OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails && !OPTIONS.priceForms) {
     // The preload lets Portkey stream on Node (its header says why); blocking calls pass it untouched.
     const portkey = startChild('portkey', ['--import', path.join(HERE, 'portkey-stream-fix.mjs'), portkeyEntry, `--port=${portkeyPort}`, '--headless'], {
       cwd: HERE,
