@@ -242,26 +242,33 @@ describe('who pays the model', () => {
     // The creator's problem, not the caller's mistake: it counts against the app.
     expect(failure.rows[0]).toEqual({ error_type: 'model_cost_not_covered', outcome: 'failed' });
 
-    // A price that covers the worst case needs nothing from the creator.
+    // A price that covers the worst case still reserves it from the creator: the answer may go
+    // unpaid (a failed schema, a cut stream, a hang-up; issue 60 item 8). Once the creator can
+    // cover it, the paid call draws nothing from it: the price pays the model.
     const wellPriced = await liveApp(creator.token, { price_cents: 50 }, { max_tokens: 100 });
     upstream.setBehaviour({ text: 'fine', usage: { inputTokens: 10, outputTokens: 10 } });
+    expect((await call(wellPriced, caller.key)).json()).toMatchObject({ code: 'model_cost_not_covered' });
+    await addCredit(creator.id, 5);
     const paid = await call(wellPriced, caller.key);
     expect(paid.statusCode, paid.body).toBe(200);
     expect((await balances(caller.token)).credits_cents).toBe(50);
+    expect((await balances(creator.token)).credits_cents).toBe(5);
     await ledgerIsBalanced();
   });
 
-  it('with credit for exactly K calls beyond their price, 4·K concurrent calls give K answers and never overdraw the creator', async () => {
+  it('with credit for exactly K worst cases, 4·K concurrent calls give K answers and never overdraw the creator', async () => {
     const creator = await newUser();
     const caller = await newUser();
     await addCredit(caller.id, 1_000);
-    // max_tokens 1,000 on gpt-4-turbo: a worst case of about 3.1 cents, so each 1-cent call needs 3 cents of the creator's credit.
+    // max_tokens 1,000 on gpt-4-turbo: a worst case of about 3.1 cents, so each call reserves 4 cents of the creator's credit (issue 60 item 8).
     const slug = await liveApp(creator.token, {}, { max_tokens: 1000 });
-    await addCredit(creator.id, 9);
+    await addCredit(creator.id, 12);
     upstream.setBehaviour({ text: 'long', delayMs: 20, usage: { inputTokens: 50, outputTokens: 1000 } });
     const responses = await Promise.all(Array.from({ length: 12 }, () => call(slug, caller.key)));
     const answered = responses.filter((response) => response.statusCode === 200).length;
-    expect(answered).toBe(3);
+    // A settled call gives back what its price covered (1 cent), which may let a late fourth in.
+    expect(answered).toBeGreaterThanOrEqual(3);
+    expect(answered).toBeLessThanOrEqual(4);
     for (const response of responses.filter((r) => r.statusCode !== 200)) expect(response.json().code).toBe('model_cost_not_covered');
     const creatorAfter = await balances(creator.token);
     expect(creatorAfter.credits_cents).toBeGreaterThanOrEqual(0);
