@@ -53,6 +53,12 @@ export const Package = Type.Object({
   currency: Type.String({ description: 'ISO 4217 code, lower case' }),
   features: Features,
   included_calls: Type.Integer({ description: 'Calls per monthly billing period covered before credits are used' }),
+  included_usage_micros: Type.Optional(
+    Type.Integer({
+      description:
+        "Dollars of usage per billing period, in micro-dollars: calls are charged against it at the app's rate until it is spent, then from credits (overage at the app's rate)",
+    }),
+  ),
   is_active: Type.Boolean(),
   subscriber_count: Type.Optional(Type.Integer({ description: "Live subscriptions (the app owner's view only)" })),
 });
@@ -65,6 +71,9 @@ export const PackageCreate = Type.Object(
     currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code; default usd' })),
     features: Type.Optional(Features),
     included_calls: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    included_usage_micros: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100_000_000_000, description: 'Dollars of usage per period, in micro-dollars (1,000,000 is $1)' }),
+    ),
     is_active: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -83,6 +92,8 @@ export const Subscription = Type.Object({
   currency: Type.String(),
   included_calls: Type.Integer(),
   included_calls_used: Type.Integer(),
+  included_usage_micros: Type.Optional(Type.Integer({ description: "The plan's dollars of usage per period, in micro-dollars (0: none)" })),
+  usage_used_micros: Type.Optional(Type.Integer({ description: 'Usage charged against the plan this period, in micro-dollars' })),
   client_secret: Type.Optional(
     Type.Union([Type.String(), Type.Null()], { description: 'Paid plans, on creation: confirm the first payment in the browser with it' }),
   ),

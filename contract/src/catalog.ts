@@ -92,6 +92,7 @@ export const CatalogPlan = Type.Object({
   currency: Type.String(),
   features: Type.Record(Type.String(), Type.String()),
   included_calls: Type.Integer(),
+  included_usage_micros: Type.Integer({ description: "Dollars of usage per period, in micro-dollars, charged at the app's rate (0: none)" }),
 });
 export type CatalogPlan = Static<typeof CatalogPlan>;
 

@@ -149,12 +149,14 @@ export interface PlanRow {
   currency: string;
   features: Record<string, string>;
   included_calls: number;
+  /** bigint: node-postgres reads it as text. */
+  included_usage_micros: string;
 }
 
 /** The app's active plans, cheapest first. */
 export async function selectActivePlans(db: Queryable, appId: string): Promise<PlanRow[]> {
   const { rows } = await db.query<PlanRow>(
-    `SELECT id, name, description, price_cents, currency, features, included_calls FROM packages
+    `SELECT id, name, description, price_cents, currency, features, included_calls, included_usage_micros FROM packages
      WHERE app_id = $1 AND is_active ORDER BY price_cents, created_at, id`,
     [appId],
   );

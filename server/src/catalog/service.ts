@@ -193,7 +193,7 @@ export function createCatalogService({
         ...toItem(row, isDemoModel),
         fields,
         text_input: textInput,
-        plans: plans.map((plan) => ({ ...plan, price: plan.price_cents / 100 })),
+        plans: plans.map((plan) => ({ ...plan, included_usage_micros: Number(plan.included_usage_micros), price: plan.price_cents / 100 })),
         billing_path: `/applications/${row.slug}/billing`,
         endpoints: { call: urls.call, dify_base_url: urls.difyBaseUrl, openai_base_url: urls.openaiBaseUrl, openapi: urls.openapi },
         snippets: buildSnippets(publicUrl, { slug: row.slug, mode: row.mode, fields, textInput }),

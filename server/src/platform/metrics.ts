@@ -29,9 +29,6 @@ const HTTP_BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5, 10];
 const BATCH_CALLS_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 const BATCH_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2];
 
-/** Micro-units of a currency per minor unit (cents): 1/1,000,000 of a dollar is 1/10,000 of a cent. */
-const MICROS_PER_CENT = 10_000;
-
 export interface MetricsOptions {
   /** METRICS_PER_APP: paid calls, tokens and model cost also by the app's slug. */
   perApp: boolean;

@@ -14,12 +14,21 @@
 // read shows the right current_period_end and days_remaining even if no call came in between.
 import type { Queryable } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
-import { COVER_INCLUDED_CALL_SQL, GIVE_BACK_INCLUDED_CALL_SQL, ROLL_FREE_PERIODS_SQL, SUBSCRIBED_APPS_SQL } from './queries.ts';
+import {
+  COVER_INCLUDED_CALL_SQL,
+  COVER_INCLUDED_USAGE_SQL,
+  GIVE_BACK_INCLUDED_CALL_SQL,
+  GIVE_BACK_INCLUDED_USAGE_SQL,
+  ROLL_FREE_PERIODS_SQL,
+  SUBSCRIBED_APPS_SQL,
+} from './queries.ts';
 
 export interface CoveredCall {
   subscriptionId: string;
   /** Exact to the microsecond (text), so a give-back matches only the same period. */
   periodStart: string;
+  /** A plan with dollars of usage (issue 60): the call's most, in micro-dollars, charged against it; 0 for an included call. */
+  usageMicros: number;
 }
 
 /** Moves a user's free subscriptions whose period ended to the current one (included calls unused). */
@@ -60,17 +69,29 @@ function createSubscribedApps(db: Queryable, bus: InvalidationBus) {
 export function createIncludedCalls(db: Queryable, invalidation?: InvalidationBus) {
   const subscribedApps = invalidation ? createSubscribedApps(db, invalidation) : null;
   return {
-    /** Uses one included call of the caller's subscription to the app; null when none is left. */
-    async cover(userId: string, appId: string): Promise<CoveredCall | null> {
+    /**
+     * Uses one included call of the caller's subscription to the app, else `mostMicros` of a plan's
+     * dollars of usage (issue 60); null when neither is left (credits pay: overage at the app's rate).
+     */
+    async cover(userId: string, appId: string, mostMicros: number): Promise<CoveredCall | null> {
       const apps = await subscribedApps?.(userId);
       if (apps && !apps.has(appId)) return null;
       const { rows } = await db.query<{ id: string; period_start: string }>(COVER_INCLUDED_CALL_SQL, [userId, appId]);
       const row = rows[0];
-      return row ? { subscriptionId: row.id, periodStart: row.period_start } : null;
+      if (row) return { subscriptionId: row.id, periodStart: row.period_start, usageMicros: 0 };
+      if (mostMicros <= 0) return null;
+      const usage = (await db.query<{ id: string; period_start: string }>(COVER_INCLUDED_USAGE_SQL, [userId, appId, mostMicros])).rows[0];
+      return usage ? { subscriptionId: usage.id, periodStart: usage.period_start, usageMicros: mostMicros } : null;
     },
-    /** The call failed: its included call is given back, unless a new period has begun since. */
+    /** The call failed: its included call, or all the usage it took, is given back, unless a new period has begun since. */
     async giveBack(covered: CoveredCall): Promise<void> {
-      await db.query(GIVE_BACK_INCLUDED_CALL_SQL, [covered.subscriptionId, covered.periodStart]);
+      if (covered.usageMicros > 0) await db.query(GIVE_BACK_INCLUDED_USAGE_SQL, [covered.subscriptionId, covered.periodStart, covered.usageMicros]);
+      else await db.query(GIVE_BACK_INCLUDED_CALL_SQL, [covered.subscriptionId, covered.periodStart]);
+    },
+    /** A call charged against a plan's usage cost `usedMicros` of the most it took: the rest goes back to the plan. */
+    async used(covered: CoveredCall, usedMicros: number): Promise<void> {
+      const unused = covered.usageMicros - usedMicros;
+      if (unused > 0) await db.query(GIVE_BACK_INCLUDED_USAGE_SQL, [covered.subscriptionId, covered.periodStart, unused]);
     },
   };
 }

@@ -192,9 +192,10 @@ describe(`${CALLS.toLocaleString('en-US')} mixed calls`, () => {
     // Each caller's credits went down by what its calls posted.
     for (const caller of callers) {
       const paid = successes.filter((row) => row.caller_id === caller.id).reduce((sum, row) => sum + row.price_cents, 0);
-      const [credits] = await ctx.sql<{ balance: number }>("SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1", [
-        caller.id,
-      ]);
+      const [credits] = await ctx.sql<{ balance: number }>(
+        "SELECT balance_cents::int AS balance FROM ledger_accounts WHERE kind = 'user_credits' AND user_id = $1",
+        [caller.id],
+      );
       expect(200_000 - credits!.balance).toBe(paid);
     }
     // Fees exact over the run, posted rounded down once per creator; each creator's net = paid − fee − model cost.

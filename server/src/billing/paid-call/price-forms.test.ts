@@ -250,3 +250,85 @@ describe('rate card changes', () => {
     expect(listed.pricing).toEqual({ prompt: '0.00001', completion: '0.00003', request: '0' });
   });
 });
+
+describe('plans with dollars of usage', () => {
+  async function subscribe(slug: string, owner: { token: string }, caller: { token: string }, includedUsageMicros: number) {
+    const plan = await api('POST', `/api/app/${slug}/packages/`, owner.token, {
+      name: 'Usage plan',
+      price: 0,
+      included_usage_micros: includedUsageMicros,
+    });
+    expect(plan.statusCode, plan.body).toBe(201);
+    expect(plan.json()).toMatchObject({ included_usage_micros: includedUsageMicros });
+    const subscribed = await api('POST', `/api/app/${slug}/subscriptions/`, caller.token, { package_id: plan.json().id });
+    expect(subscribed.statusCode, subscribed.body).toBe(201);
+    return subscribed.json().id as string;
+  }
+  const subscription = async (slug: string, caller: { token: string }, id: string) =>
+    (await api('GET', `/api/app/${slug}/subscriptions/${id}/`, caller.token)).json() as { included_usage_micros: number; usage_used_micros: number };
+
+  it("charges calls against the plan at the app's rate until it is spent, then credits pay; a failed call takes nothing", async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
+    const perCall = 211 * 20 + 517 * 60; // 35,240 µ$
+    // The plan covers a call only while its most (600 output tokens at most: ≥ 36,000 µ$) still fits: $0.10 holds two.
+    const id = await subscribe(slug, creator, caller, 100_000);
+    expect(await subscription(slug, caller, id)).toMatchObject({ included_usage_micros: 100_000, usage_used_micros: 0 });
+
+    expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    await ctx.app.settledReads();
+    // Only what the call used stays charged to the plan; the rest of its most went back.
+    expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: perCall });
+    expect(await credits(caller.token)).toBe(1_000);
+
+    // A call the upstream fails takes nothing from the plan.
+    upstream.setBehaviour({ status: 500 });
+    expect((await difyCall(slug, caller.key)).statusCode).not.toBe(200);
+    await ctx.app.settledReads();
+    expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: perCall });
+
+    upstream.resetBehaviour();
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
+    expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    await ctx.app.settledReads();
+    expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: 2 * perCall });
+    expect(await credits(caller.token)).toBe(1_000);
+
+    // The plan's rest (29,520 µ$) cannot hold a call's most: overage at the app's rate, from credits.
+    expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
+    await ctx.app.settledReads();
+    expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: 2 * perCall });
+    expect(1_000 - (await credits(caller.token))).toBe(Math.ceil(perCall / 10_000));
+    // Calls the plan covered are not paid and earn nothing; the one paid call is charged in full.
+    const sums = await totals(slug);
+    expect(sums).toMatchObject({ calls: 3, charged: perCall, paid: Math.ceil(perCall / 10_000) });
+    await ledgerIsBalanced();
+  });
+
+  it('concurrent calls never spend more than the plan includes', async () => {
+    const creator = await newUser(1_000);
+    const caller = await newUser(1_000);
+    const slug = await liveApp(creator.token, { pricing: { form: 'per_call', call_micros: 15_000 } });
+    upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1, outputTokens: 1 } });
+    const id = await subscribe(slug, creator, caller, 100_000); // six calls' worth, and 10,000 µ$ over
+    const results = await Promise.all(Array.from({ length: 20 }, () => difyCall(slug, caller.key)));
+    expect(results.every((response) => response.statusCode === 200)).toBe(true);
+    await ctx.app.settledReads();
+    expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: 90_000 });
+    // 14 calls of 1.5 cents from credits: 21 cents, rounded up once.
+    expect(1_000 - (await credits(caller.token))).toBe(21);
+    await ledgerIsBalanced();
+  });
+
+  it('refuses included usage that is negative or fractional with a 400 naming the field', async () => {
+    const creator = await newUser();
+    const slug = await liveApp(creator.token, { price_cents: 1 });
+    for (const included_usage_micros of [-1, 1.5]) {
+      const response = await api('POST', `/api/app/${slug}/packages/`, creator.token, { name: 'Bad', price: 0, included_usage_micros });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.body).toContain('included_usage_micros');
+    }
+  });
+});

@@ -259,20 +259,49 @@ WHERE s.id = target.id AND s.status IN ('active', 'trialing')
   AND (s.included_used < s.included_calls OR (s.current_period_end <= now() AND s.stripe_subscription_id IS NULL))
 RETURNING s.id, s.current_period_start::text AS period_start`;
 
+/**
+ * Dollars of usage (issue 60): the call's most, in micro-dollars ($3), charged against the plan's
+ * usage left in the period (a free plan's lapsed period rolls, as for calls). PostgreSQL re-checks
+ * the WHERE after the row lock, so concurrent calls never spend more than the plan includes.
+ */
+const USAGE_FITS = `s.included_usage_micros >=
+    CASE WHEN s.current_period_end > now() THEN s.usage_used_micros + $3 ELSE $3 END`;
+export const COVER_INCLUDED_USAGE_SQL = `
+WITH target AS (
+  ${ALIGNED_PERIOD}
+  WHERE s.user_id = $1 AND s.app_id = $2 AND s.status IN ('active', 'trialing')
+    AND (s.current_period_end > now() OR (s.stripe_subscription_id IS NULL AND NOT s.cancel_at_period_end))
+    AND ${USAGE_FITS}
+  ORDER BY s.current_period_end DESC
+  LIMIT 1
+)
+UPDATE subscriptions s SET
+  usage_used_micros = CASE WHEN s.current_period_end > now() THEN s.usage_used_micros + $3 ELSE $3 END,
+  included_used = CASE WHEN s.current_period_end > now() THEN s.included_used ELSE 0 END,
+  current_period_start = CASE WHEN s.current_period_end > now() THEN s.current_period_start ELSE target.anchor + make_interval(months => target.months) END,
+  current_period_end = CASE WHEN s.current_period_end > now() THEN s.current_period_end ELSE target.anchor + make_interval(months => target.months + 1) END
+FROM target
+WHERE s.id = target.id AND s.status IN ('active', 'trialing') AND ${USAGE_FITS}
+RETURNING s.id, s.current_period_start::text AS period_start`;
+
+/** Usage given back to the plan (a failed call's whole most, or what a call's most exceeded its charge by), unless a new period has begun. */
+export const GIVE_BACK_INCLUDED_USAGE_SQL =
+  'UPDATE subscriptions SET usage_used_micros = greatest(0, usage_used_micros - $3) WHERE id = $1 AND current_period_start = $2::timestamptz';
+
 export const ROLL_FREE_PERIODS_SQL = `
 WITH lapsed AS (
   ${ALIGNED_PERIOD}
   WHERE s.user_id = $1 AND s.stripe_subscription_id IS NULL AND s.status IN ('active', 'trialing') AND NOT s.cancel_at_period_end
     AND s.current_period_end <= now()
 )
-UPDATE subscriptions s SET included_used = 0,
+UPDATE subscriptions s SET included_used = 0, usage_used_micros = 0,
   current_period_start = lapsed.anchor + make_interval(months => lapsed.months),
   current_period_end = lapsed.anchor + make_interval(months => lapsed.months + 1)
 FROM lapsed
 WHERE s.id = lapsed.id AND s.current_period_end <= now()`;
 
 /** The apps a caller has a subscription with included calls to (any status). */
-export const SUBSCRIBED_APPS_SQL = 'SELECT DISTINCT app_id FROM subscriptions WHERE user_id = $1 AND included_calls > 0';
+export const SUBSCRIBED_APPS_SQL = 'SELECT DISTINCT app_id FROM subscriptions WHERE user_id = $1 AND (included_calls > 0 OR included_usage_micros > 0)';
 
 /** A failed call's included call back, unless a new period has begun since. */
 export const GIVE_BACK_INCLUDED_CALL_SQL =

@@ -356,7 +356,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       payer: Payer,
       call: { appId: string; listPriceCents: number; ownerId: string; modelCost: ModelCostBound | null; card?: RateCard | null; mostMicros?: number },
     ): Promise<CallCharge> {
-      const included = call.listPriceCents > 0 ? await includedCalls.cover(payer.userId, call.appId) : null;
+      const mostMicros = call.mostMicros ?? call.listPriceCents * MICROS_PER_CENT;
+      const included = call.listPriceCents > 0 ? await includedCalls.cover(payer.userId, call.appId, mostMicros) : null;
       const priceCents = included ? 0 : call.listPriceCents;
       // Spelt out, not `{ ...payer, priceCents }`: V8 gives each such object a hidden class of its own (decision 0058).
       const lease =
@@ -369,14 +370,14 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
               priceCents,
             })
           : null;
-      const card = priceCents > 0 ? (call.card ?? null) : null;
+      const card = priceCents > 0 || included?.usageMicros ? (call.card ?? null) : null;
       const charge: CallCharge = {
         priceCents,
         lease,
         included,
         cost: null,
         card,
-        mostMicros: priceCents > 0 ? (call.mostMicros ?? priceCents * MICROS_PER_CENT) : 0,
+        mostMicros: priceCents > 0 || included?.usageMicros ? mostMicros : 0,
         chargedMicros: null,
       };
       // Any call can go unpaid after the model answered (its answer fails the output schema, its
@@ -384,20 +385,13 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       // So every call on the operator's key reserves its worst-case model cost from the creator
       // before the model is asked (issue 60 item 8): the operator never pays for an answer, and no
       // creator balance goes below zero. A paid call draws from it only what its price less the fee
-      // does not cover, and gives the rest back at once (settle). The quick bound (from bytes) is
-      // tried first; a creator it does not fit is asked for the precise one (a tokenizer's).
+      // does not cover, and gives the rest back at once (settle). The precise bound (a tokenizer's)
+      // keeps the reservation, and so the creator's lease, small.
       if (call.modelCost && call.modelCost.quickMicros > 0) {
         const ownCall = payer.userId === call.ownerId;
-        let worstCents = centsCovering(call.modelCost.quickMicros);
+        const worstCents = centsCovering(call.modelCost.preciseMicros());
         try {
-          try {
-            charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
-          } catch (error) {
-            const precise = centsCovering(call.modelCost.preciseMicros());
-            if (!(error instanceof AppError && error.code === 'insufficient_credits') || precise >= worstCents) throw error;
-            worstCents = precise;
-            charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
-          }
+          charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
         } catch (error) {
           await giveBack(charge);
           if (error instanceof AppError && error.code === 'insufficient_credits')
@@ -416,9 +410,8 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
      */
     settle(charge: CallCharge, call: DeliveredCall, { beforeAnswer = false }: { beforeAnswer?: boolean } = {}): Promise<void> {
       // The capture (issue 60): a rate card's charge from the call's usage, never above what was authorised; today's price per call as it is.
-      const chargedMicros = !charge.lease
-        ? 0
-        : charge.card
+      const captured = () =>
+        charge.card
           ? Math.min(
               charge.mostMicros,
               chargeMicros(charge.card, {
@@ -428,8 +421,20 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
                 modelCostMicros: call.modelCostMicros,
               }),
             )
-          : charge.priceCents * MICROS_PER_CENT;
+          : charge.mostMicros;
+      const chargedMicros = charge.lease ? (charge.card ? captured() : charge.priceCents * MICROS_PER_CENT) : 0;
       charge.chargedMicros = chargedMicros;
+      if (charge.included && charge.included.usageMicros > 0) {
+        // Charged against a plan's dollars of usage: what the call's most exceeded its charge by goes back to the plan (reads wait for it).
+        const used = captured();
+        const back = includedCalls
+          .used(charge.included, used)
+          .catch((error: unknown) => options.log?.error({ err: error, appId: call.appId }, "giving a plan's unused usage back failed"));
+        // Should the call still go free (its settlement failing), only what it kept goes back.
+        charge.included.usageMicros = used;
+        unsettled.add(back);
+        void back.finally(() => unsettled.delete(back));
+      }
       const feeMicros = feeMicrosOf(chargedMicros);
       // The lease keeps what the call can post at most (its charge rounded up); the rest of the authorisation goes back now.
       if (charge.lease && charge.card) leases.keepOnly(charge.lease, Math.ceil(chargedMicros / MICROS_PER_CENT));

@@ -84,6 +84,30 @@ export interface SettledCall {
 /** The most calls one statement settles (and the recovery reads at once). */
 export const MAX_BATCH = 256;
 
+// Charges that are not whole cents move their caller's running total for the app; a call pays the
+// cents by which ceil(total / 10000) grew. A batch of whole-cent charges only (today's per-call
+// prices) runs the statement without these two (SETTLE_WHOLE_SQL): nothing to meter, less to plan.
+const CHARGE_METERS_SQL = `charge_metered AS (
+  INSERT INTO charge_meters AS c (caller_id, app_id, micros)
+  SELECT caller_id, app_id, sum(charge_m)::bigint FROM items WHERE charge_m % 10000 <> 0 GROUP BY caller_id, app_id ORDER BY caller_id, app_id
+  ON CONFLICT (caller_id, app_id) DO UPDATE SET micros = c.micros + EXCLUDED.micros
+  RETURNING c.caller_id, c.app_id, c.micros
+),
+charged AS (
+  SELECT i.id, (run + 9999) / 10000 - (run - i.charge_m + 9999) / 10000 AS paid
+  FROM (
+    SELECT i.id, i.charge_m, (c.micros - b.batch_micros + sum(i.charge_m) OVER (PARTITION BY i.caller_id, i.app_id ORDER BY i.position))::bigint AS run
+    FROM items i
+    JOIN charge_metered c ON c.caller_id = i.caller_id AND c.app_id = i.app_id
+    JOIN (SELECT caller_id, app_id, sum(charge_m)::bigint AS batch_micros FROM items WHERE charge_m % 10000 <> 0 GROUP BY 1, 2) b
+      ON b.caller_id = i.caller_id AND b.app_id = i.app_id
+    WHERE i.charge_m % 10000 <> 0
+  ) i
+),
+`;
+const NO_CHARGE_METERS_SQL = `charged AS (SELECT NULL::uuid AS id, 0::bigint AS paid WHERE false),
+`;
+
 // The money of a call (decision 0025, issue 60): the caller pays from a hold the cents by which its
 // running total of charges to the app (charge_meters, micro-dollars, rounded up) grows with this call
 // (a whole-cent charge is its cents, and touches no meter); the platform fee goes to platform_fees,
@@ -92,7 +116,7 @@ export const MAX_BATCH = 256;
 // total of model cost (model_cost_meters, micro-dollars, rounded up) grows with this call; what the
 // price less the fee does not cover of it is drawn from the owner's cost hold (up to what that
 // reserved); the owner's earnings take the rest, which may be negative. Each call's entries sum to 0.
-const SETTLE_SQL = `
+const settleSql = (CHARGE_METERS: string) => `
 WITH items AS (
   -- One JSON array of the batch's calls (writeSettlements): node-postgres escapes nothing per value.
   -- charge_m and fee_m: the exact charge and fee of a paid call (0 for a free one).
@@ -125,26 +149,7 @@ costed AS (
     WINDOW calls AS (PARTITION BY i.owner_id ORDER BY i.position)
   ) i
 ),
--- Charges that are not whole cents move their caller's running total for the app; a call pays the
--- cents by which ceil(total / 10000) grew.
-charge_metered AS (
-  INSERT INTO charge_meters AS c (caller_id, app_id, micros)
-  SELECT caller_id, app_id, sum(charge_m)::bigint FROM items WHERE charge_m % 10000 <> 0 GROUP BY caller_id, app_id ORDER BY caller_id, app_id
-  ON CONFLICT (caller_id, app_id) DO UPDATE SET micros = c.micros + EXCLUDED.micros
-  RETURNING c.caller_id, c.app_id, c.micros
-),
-charged AS (
-  SELECT i.id, (run + 9999) / 10000 - (run - i.charge_m + 9999) / 10000 AS paid
-  FROM (
-    SELECT i.id, i.charge_m, (c.micros - b.batch_micros + sum(i.charge_m) OVER (PARTITION BY i.caller_id, i.app_id ORDER BY i.position))::bigint AS run
-    FROM items i
-    JOIN charge_metered c ON c.caller_id = i.caller_id AND c.app_id = i.app_id
-    JOIN (SELECT caller_id, app_id, sum(charge_m)::bigint AS batch_micros FROM items WHERE charge_m % 10000 <> 0 GROUP BY 1, 2) b
-      ON b.caller_id = i.caller_id AND b.app_id = i.app_id
-    WHERE i.charge_m % 10000 <> 0
-  ) i
-),
-money AS (
+${CHARGE_METERS}money AS (
   SELECT i.id, i.owner_id, i.app_id, i.caller_id, i.position, i.ledger_tx_id, i.description, i.hold_id, i.cost_hold_id,
          CASE WHEN i.hold_id IS NULL THEN 0 WHEN i.charge_m % 10000 = 0 THEN i.charge_m / 10000 ELSE coalesce(ch.paid, 0) END AS paid,
          coalesce(c.fee_posted, 0) AS fee,
@@ -278,6 +283,8 @@ checked AS (
      AS ok
 )
 SELECT s.id, s.paid, s.posted, s.drawn, c.ok FROM shares s CROSS JOIN checked c`;
+const SETTLE_SQL = settleSql(CHARGE_METERS_SQL);
+const SETTLE_WHOLE_SQL = settleSql(NO_CHARGE_METERS_SQL);
 
 /** JSON that jsonb takes: text PostgreSQL cannot store (NUL, lone surrogates) never fails a settlement. */
 function storableJson(value: unknown): string | null {
@@ -330,10 +337,11 @@ export async function writeSettlements(db: Database, batch: Settlement[]): Promi
     charge_micros: s.chargeMicros ?? s.priceCents * 10_000,
     fee_micros: s.feeMicros ?? (s.charge?.feeCents ?? 0) * 10_000,
   }));
-  const { rows } = await db.query<{ id: string; paid: string | number; posted: string | number; drawn: string | number }>(SETTLE_SQL, [
-    storableJsonText(JSON.stringify(items)),
-    currentSpendMonth(),
-  ]);
+  const fractional = items.some((item) => item.hold_id !== null && item.charge_micros % 10_000 !== 0);
+  const { rows } = await db.query<{ id: string; paid: string | number; posted: string | number; drawn: string | number }>(
+    fractional ? SETTLE_SQL : SETTLE_WHOLE_SQL,
+    [storableJsonText(JSON.stringify(items)), currentSpendMonth()],
+  );
   const byId = new Map(rows.map((row) => [row.id, { paidCents: Number(row.paid), postedCents: Number(row.posted), drawnCents: Number(row.drawn) }]));
   return batch.map((s) => byId.get(s.invocationId) ?? { paidCents: 0, postedCents: 0, drawnCents: 0 });
 }

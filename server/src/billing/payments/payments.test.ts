@@ -703,15 +703,15 @@ describe('who has included calls, cached per process', () => {
     const user = await newUser();
     const { included, counts, close } = await countedIncludedCalls();
     try {
-      for (let i = 0; i < 3; i++) expect(await included.cover(user.id, appId)).toBeNull();
+      for (let i = 0; i < 3; i++) expect(await included.cover(user.id, appId, 0)).toBeNull();
       expect(counts).toEqual({ subscribers: 1, covers: 0 });
 
       // Subscribed through this test's app, i.e. in another service instance: heard of by NOTIFY.
       const plan = await createPlan(slug, { name: 'Heard of', price: 0, included_calls: 1 });
       expect((await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).statusCode).toBe(201);
-      await expect.poll(() => included.cover(user.id, appId), { timeout: 5_000, interval: 5 }).toMatchObject({ periodStart: expect.any(String) });
+      await expect.poll(() => included.cover(user.id, appId, 0), { timeout: 5_000, interval: 5 }).toMatchObject({ periodStart: expect.any(String) });
       // Used up: the cover statement is asked (and says no); existence alone is cached.
-      expect(await included.cover(user.id, appId)).toBeNull();
+      expect(await included.cover(user.id, appId, 0)).toBeNull();
       expect(counts.covers).toBeGreaterThanOrEqual(2);
     } finally {
       await close();

@@ -12,6 +12,7 @@ export interface PackageRow {
   currency: string;
   features: Record<string, string>;
   included_calls: number;
+  included_usage_micros: string | number;
   is_active: boolean;
   stripe_product_id: string | null;
   stripe_price_id: string | null;
@@ -31,6 +32,8 @@ export interface SubscriptionRow {
   currency: string;
   included_calls: number;
   included_used: number;
+  included_usage_micros: string | number;
+  usage_used_micros: string | number;
   current_period_end: Date;
   stripe_subscription_id: string | null;
 }
@@ -72,22 +75,45 @@ interface PackageFields {
   currency: string;
   features: Record<string, string>;
   includedCalls: number;
+  /** Dollars of usage per period, in micro-dollars (issue 60): calls charged against it at the app's rate. */
+  includedUsageMicros: number;
   isActive: boolean;
 }
 
 export async function insertPackage(db: Queryable, appId: string, fields: PackageFields): Promise<PackageRow> {
   const { rows } = await db.query<PackageRow>(
-    `INSERT INTO packages (app_id, name, description, price_cents, currency, features, included_calls, is_active)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-    [appId, fields.name, fields.description, fields.priceMinor, fields.currency, JSON.stringify(fields.features), fields.includedCalls, fields.isActive],
+    `INSERT INTO packages (app_id, name, description, price_cents, currency, features, included_calls, is_active, included_usage_micros)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      appId,
+      fields.name,
+      fields.description,
+      fields.priceMinor,
+      fields.currency,
+      JSON.stringify(fields.features),
+      fields.includedCalls,
+      fields.isActive,
+      fields.includedUsageMicros,
+    ],
   );
   return rows[0]!;
 }
 
 export async function updatePackage(db: Queryable, id: string, fields: PackageFields): Promise<void> {
   await db.query(
-    `UPDATE packages SET name = $2, description = $3, price_cents = $4, currency = $5, features = $6, included_calls = $7, is_active = $8, updated_at = now() WHERE id = $1`,
-    [id, fields.name, fields.description, fields.priceMinor, fields.currency, JSON.stringify(fields.features), fields.includedCalls, fields.isActive],
+    `UPDATE packages SET name = $2, description = $3, price_cents = $4, currency = $5, features = $6, included_calls = $7, is_active = $8,
+       included_usage_micros = $9, updated_at = now() WHERE id = $1`,
+    [
+      id,
+      fields.name,
+      fields.description,
+      fields.priceMinor,
+      fields.currency,
+      JSON.stringify(fields.features),
+      fields.includedCalls,
+      fields.isActive,
+      fields.includedUsageMicros,
+    ],
   );
 }
 
@@ -117,7 +143,7 @@ export async function updatePackageStripePrice(
 // ---- subscriptions ----
 
 const SUBSCRIPTION_SELECT = `SELECT s.id, s.user_id, s.package_id, p.name AS package_name, s.status, s.cancel_at_period_end, s.price_cents, s.currency,
-  s.included_calls, s.included_used, s.current_period_end, s.stripe_subscription_id
+  s.included_calls, s.included_used, s.included_usage_micros, s.usage_used_micros, s.current_period_end, s.stripe_subscription_id
   FROM subscriptions s JOIN packages p ON p.id = s.package_id`;
 
 export async function selectSubscription(db: Queryable, userId: string, appId: string, id: string): Promise<SubscriptionRow | null> {
@@ -149,8 +175,10 @@ export async function insertFreeSubscription(
   subscription: { id: string; userId: string; appId: string; packageId: string; currency: string; includedCalls: number },
 ): Promise<Date> {
   const { rows } = await db.query<{ current_period_end: Date }>(
-    `INSERT INTO subscriptions (id, user_id, app_id, package_id, status, price_cents, currency, included_calls, current_period_start, current_period_end)
-     VALUES ($1, $2, $3, $4, 'active', 0, $5, $6, now(), now() + interval '1 month') RETURNING current_period_end`,
+    `INSERT INTO subscriptions (id, user_id, app_id, package_id, status, price_cents, currency, included_calls, current_period_start, current_period_end,
+       included_usage_micros)
+     VALUES ($1, $2, $3, $4, 'active', 0, $5, $6, now(), now() + interval '1 month', (SELECT included_usage_micros FROM packages WHERE id = $4))
+     RETURNING current_period_end`,
     [subscription.id, subscription.userId, subscription.appId, subscription.packageId, subscription.currency, subscription.includedCalls],
   );
   return rows[0]!.current_period_end;
@@ -174,8 +202,9 @@ export async function insertPaidSubscription(
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO subscriptions (id, user_id, app_id, package_id, status, price_cents, currency, included_calls, current_period_start, current_period_end, stripe_subscription_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), to_timestamp($10), $11)`,
+    `INSERT INTO subscriptions (id, user_id, app_id, package_id, status, price_cents, currency, included_calls, current_period_start, current_period_end, stripe_subscription_id,
+       included_usage_micros)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), to_timestamp($10), $11, (SELECT included_usage_micros FROM packages WHERE id = $4))`,
     [
       subscription.id,
       subscription.userId,
@@ -235,7 +264,7 @@ export async function lockSubscriptionByStripeId(
 
 /** The included calls of the subscription's current period are over (its payment was refunded or disputed). */
 export async function useUpIncludedCalls(tx: Queryable, subscriptionId: string): Promise<void> {
-  await tx.query('UPDATE subscriptions SET included_used = included_calls WHERE id = $1', [subscriptionId]);
+  await tx.query('UPDATE subscriptions SET included_used = included_calls, usage_used_micros = included_usage_micros WHERE id = $1', [subscriptionId]);
 }
 
 /**
@@ -263,6 +292,7 @@ export async function updateSubscriptionState(
          ELSE coalesce($2, status) END,
        cancel_at_period_end = coalesce($3, cancel_at_period_end),
        included_used = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN 0 ELSE included_used END,
+       usage_used_micros = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN 0 ELSE usage_used_micros END,
        current_period_start = CASE WHEN $4::double precision IS NOT NULL AND to_timestamp($4) > current_period_start THEN to_timestamp($4) ELSE current_period_start END,
        current_period_end = CASE WHEN $5::double precision IS NOT NULL AND to_timestamp($4) >= current_period_start THEN greatest(current_period_end, to_timestamp($5)) ELSE current_period_end END,
        stripe_state_at = greatest(stripe_state_at, $6)
@@ -278,7 +308,7 @@ export async function updateSubscriptionState(
  */
 export async function reopenPaidSubscription(tx: Queryable, stripeId: string, period: { start: number; end: number }, at: number): Promise<void> {
   await tx.query(
-    `UPDATE subscriptions SET status = 'active', cancel_at_period_end = true, included_used = 0,
+    `UPDATE subscriptions SET status = 'active', cancel_at_period_end = true, included_used = 0, usage_used_micros = 0,
        current_period_start = to_timestamp($2), current_period_end = to_timestamp($3), stripe_state_at = $4 + 1
      WHERE stripe_subscription_id = $1 AND status IN ('canceled', 'incomplete_expired') AND stripe_state_at <= $4 AND to_timestamp($3) > now()`,
     [stripeId, period.start, period.end, at],

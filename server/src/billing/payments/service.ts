@@ -102,6 +102,7 @@ const toPackage = (row: PackageRow, withCount: boolean): Package => ({
   currency: row.currency,
   features: row.features,
   included_calls: row.included_calls,
+  included_usage_micros: Number(row.included_usage_micros),
   is_active: row.is_active,
   ...(withCount ? { subscriber_count: Number(row.subscriber_count ?? 0) } : {}),
 });
@@ -118,6 +119,8 @@ const toSubscription = (row: SubscriptionRow, now = Date.now()): Subscription =>
   currency: row.currency,
   included_calls: row.included_calls,
   included_calls_used: row.included_used,
+  included_usage_micros: Number(row.included_usage_micros),
+  usage_used_micros: Number(row.usage_used_micros),
 });
 
 const toPaymentMethod = (row: PaymentMethodRow): PaymentMethod => ({
@@ -327,6 +330,7 @@ export function createPaymentsService({
         currency,
         features: input.features ?? {},
         includedCalls: input.included_calls ?? 0,
+        includedUsageMicros: input.included_usage_micros ?? 0,
         isActive: input.is_active ?? true,
       });
       return toPackage(row, true);
@@ -346,6 +350,7 @@ export function createPaymentsService({
         currency,
         features: input.features ?? pkg.features,
         includedCalls: input.included_calls ?? pkg.included_calls,
+        includedUsageMicros: input.included_usage_micros ?? Number(pkg.included_usage_micros),
         isActive: input.is_active ?? pkg.is_active,
       });
       const updated = (await this.listPackages(slug, ownerId)).find((p) => p.id === id);

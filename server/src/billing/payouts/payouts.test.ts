@@ -58,9 +58,10 @@ async function creatorWithEarnings(calls: number) {
  */
 async function earningsReleased(userId: string) {
   for (let i = 0; i < 100; i++) {
-    const [row] = await sql<{ held: string }>("SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'", [
-      userId,
-    ]);
+    const [row] = await sql<{ held: string }>(
+      "SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'",
+      [userId],
+    );
     if (Number(row?.held ?? 0) === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,6 +1,6 @@
 // The owner's plan editor: create or edit a plan (price in dollars, features as "key: value"
-// lines, included calls per month), deactivate it, and see how many subscribe.
-import type { Package } from '@tollbooth/contract';
+// lines, included calls and dollars of usage per month), deactivate it, and see how many subscribe.
+import { formatMicros, type Package } from '@tollbooth/contract';
 import { type FormEvent, useState } from 'react';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
@@ -22,6 +22,9 @@ const textToFeatures = (text: string) =>
       .map(([key, value]) => [key, value ?? '']),
   );
 
+/** Micro-dollars as the dollars an input field shows: 5000000 → "5", 1500 → "0.0015". */
+const microsToDollarsField = (micros: number) => String(micros / 1_000_000);
+
 /** Shown where a paid plan is made on a server without Stripe: nobody could pay for it (issue 25). */
 export const PAID_PLAN_WITHOUT_STRIPE =
   'Stripe (the card payment provider) is not configured on this server, so callers cannot pay for a paid plan: it is shown to them as unavailable. Free plans (price 0) work.';
@@ -34,13 +37,23 @@ function PlanForm({ slug, plan, onDone }: { slug: string; plan: Package | null; 
   const [price, setPrice] = useState(String(plan?.price ?? '0'));
   const [currency, setCurrency] = useState(plan?.currency ?? 'usd');
   const [included, setIncluded] = useState(String(plan?.included_calls ?? 0));
+  const [usage, setUsage] = useState(microsToDollarsField(plan?.included_usage_micros ?? 0));
   const [features, setFeatures] = useState(featuresToText(plan?.features ?? {}));
   const [active, setActive] = useState(plan?.is_active ?? true);
   async function submit(event: FormEvent) {
     event.preventDefault();
     await save.mutateAsync({
       id: plan?.id ?? null,
-      body: { name, description, price: Number(price), currency, included_calls: Number(included), features: textToFeatures(features), is_active: active },
+      body: {
+        name,
+        description,
+        price: Number(price),
+        currency,
+        included_calls: Number(included),
+        included_usage_micros: Math.round(Number(usage) * 1_000_000),
+        features: textToFeatures(features),
+        is_active: active,
+      },
     });
     onDone();
   }
@@ -71,6 +84,10 @@ function PlanForm({ slug, plan, onDone }: { slug: string; plan: Package | null; 
       <label className={label}>
         Included calls per month
         <input className={inputField} type="number" min="0" step="1" value={included} onChange={(e) => setIncluded(e.target.value)} required />
+      </label>
+      <label className={`${label} sm:col-span-2`}>
+        Included usage per month (USD, at the app's rate; then credits pay)
+        <input className={inputField} type="number" min="0" step="0.000001" value={usage} onChange={(e) => setUsage(e.target.value)} required />
       </label>
       <label className={`${label} sm:col-span-2`}>
         Description
@@ -120,6 +137,7 @@ export function PlanEditor({ slug, plans }: { slug: string; plans: Package[] }) 
             <th className="py-2">Plan</th>
             <th>Price</th>
             <th>Included calls</th>
+            <th>Included usage</th>
             <th>Subscribers</th>
             <th>Status</th>
             <th />
@@ -133,6 +151,7 @@ export function PlanEditor({ slug, plans }: { slug: string; plans: Package[] }) 
                 {planPrice(plan.price, plan.currency)} {plan.currency.toUpperCase()}
               </td>
               <td>{plan.included_calls}</td>
+              <td>{plan.included_usage_micros ? formatMicros(plan.included_usage_micros) : '—'}</td>
               <td data-testid="subscriber-count">{plan.subscriber_count ?? 0}</td>
               <td>{plan.is_active ? 'Active' : 'Inactive'}</td>
               <td className="space-x-3 text-right">

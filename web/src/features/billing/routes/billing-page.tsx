@@ -3,7 +3,7 @@
 // (Stripe Elements), and for the app's owner a plan editor with subscriber counts.
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Application, Package } from '@tollbooth/contract';
+import { type Application, formatMicros, type Package } from '@tollbooth/contract';
 import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorBox } from '@/components/ui/error-box';
@@ -135,6 +135,9 @@ export function BillingPage() {
                   <p className="text-sm text-gray-500">
                     Current period ends {formatDate(sub.current_period_end)} · {sub.days_remaining} days remaining
                     {sub.included_calls > 0 ? ` · ${sub.included_calls_used} of ${sub.included_calls} included calls used` : ''}
+                    {sub.included_usage_micros
+                      ? ` · ${formatMicros(sub.usage_used_micros ?? 0)} of ${formatMicros(sub.included_usage_micros)} included usage used`
+                      : ''}
                   </p>
                 </div>
                 {sub.status === 'active' && !sub.cancel_at_period_end ? (
@@ -179,6 +182,7 @@ export function BillingPage() {
                   </li>
                 ))}
                 {plan.included_calls > 0 ? <li>Included calls per month: {plan.included_calls}</li> : null}
+                {plan.included_usage_micros ? <li>Included usage per month: {formatMicros(plan.included_usage_micros)} at the app's rate</li> : null}
               </ul>
               {plan.price_cents > 0 && !config.stripe_publishable_key ? (
                 // Without Stripe nobody can pay for a paid plan: not offered, with the reason (issue 25).

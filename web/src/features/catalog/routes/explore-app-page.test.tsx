@@ -38,6 +38,7 @@ describe('ExploreAppPage', () => {
             description: 'For poets',
             price: 9.99,
             price_cents: 999,
+            included_usage_micros: 5_000_000,
             currency: 'usd',
             features: { Support: 'email' },
             included_calls: 100,
@@ -59,6 +60,7 @@ describe('ExploreAppPage', () => {
     expect(plans.textContent).toContain('Pro');
     expect(plans.textContent).toContain('$9.99 USD / month');
     expect(plans.textContent).toContain('100 calls included each month');
+    expect(plans.textContent).toContain('$5.00 of usage included each month');
     expect(plans.textContent).toContain('Support: email');
     expect(within(plans).getByRole('link', { name: 'Subscribe to a plan' }).getAttribute('href')).toBe('/applications/haiku-writer/billing');
 

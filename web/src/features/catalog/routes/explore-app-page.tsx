@@ -1,4 +1,4 @@
-import type { CatalogAppDetail, CatalogPlan } from '@tollbooth/contract';
+import { type CatalogAppDetail, type CatalogPlan, formatMicros } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { EmbedSnippet } from '@/components/embed/embed-snippet';
@@ -39,6 +39,9 @@ function PlanCard({ plan }: { plan: CatalogPlan }) {
         <span className="text-lg font-bold">{formatDollars(plan.price)}</span> {plan.currency.toUpperCase()} / month
       </p>
       {plan.included_calls > 0 ? <p className="text-sm text-gray-600">{plan.included_calls.toLocaleString('en-US')} calls included each month</p> : null}
+      {plan.included_usage_micros > 0 ? (
+        <p className="text-sm text-gray-600">{formatMicros(plan.included_usage_micros)} of usage included each month, at the app's rate</p>
+      ) : null}
       {plan.description ? <p className="mt-2 text-sm text-gray-600">{plan.description}</p> : null}
       <PlanFeatures features={plan.features} className="mt-2 space-y-0.5 text-sm text-gray-700" />
     </li>
