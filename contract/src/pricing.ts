@@ -202,3 +202,33 @@ export function rateCardSummary(card: RateCard): string {
   if (card.form === 'per_token') return `${formatMicros(card.input_per_mtok_micros)} in / ${formatMicros(card.output_per_mtok_micros)} out per million tokens`;
   return rateCardLines(card)[0]!;
 }
+
+/**
+ * A decimal typed by a person ("0.005", "12", ".5", "1.") as an integer scaled by 10^places, moved
+ * in its text (no binary floating point: 0.000007 is 7, not 6.999…). Null when it is not a plain
+ * non-negative decimal, has more than `places` decimals, or is beyond an exact integer.
+ */
+function scaledInteger(text: string, places: number): number | null {
+  const match = /^(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!match || (match[1] === '' && (match[2] ?? '') === '')) return null;
+  const fraction = match[2] ?? '';
+  if (fraction.length > places) return null;
+  const digits = `${match[1]}${fraction.padEnd(places, '0')}`.replace(/^0+(?=\d)/, '');
+  const value = Number(digits);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** Dollars as typed ("0.005", "$2.50") in micro-dollars, exactly; null when not a number or finer than a micro-dollar (more than 6 decimals). */
+export const dollarsToMicros = (text: string): number | null => scaledInteger(text.trim().replace(/^\$/, ''), 6);
+
+/** A markup as typed ("1.25", "×2") in basis points (12,500); null when not a number or finer than 4 decimals. */
+export const markupToBps = (text: string): number | null => scaledInteger(text.trim().replace(/^[×x]/i, ''), 4);
+
+/** Basis points as the markup a person types: 12,500 → "1.25". */
+export function bpsMarkupText(bps: number): string {
+  const fraction = String(bps % MARKUP_ONE)
+    .padStart(4, '0')
+    .replace(/0+$/, '');
+  const whole = String(Math.floor(bps / MARKUP_ONE));
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
