@@ -47,7 +47,7 @@ test('a creator creates, manages, duplicates, filters and deletes applications',
   await page.getByLabel('Price per API call (USD)').fill('0');
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page.getByText('Name is required.')).toBeVisible();
-  await expect(page.getByText('Price must be at least $0.01.')).toBeVisible();
+  await expect(page.getByText('Price must be above $0 (sub-cent prices are fine: 0.005 is half a cent).')).toBeVisible();
 
   await createApp(page, { type: 'prompt', name: promptName, price: '2.50' });
   await expect(page).toHaveURL(new RegExp(`/applications/${promptSlug}$`));

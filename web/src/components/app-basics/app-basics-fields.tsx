@@ -63,6 +63,8 @@ type AppBasicsFieldsProps<P extends PriceKey, Values extends AppBasicsValues<P>>
   nameLabel?: string;
   /** How the "embed" visibility reads: "Embed", or "Embeddable" in the builder. */
   embedLabel?: string;
+  /** The create and edit forms' price form chooser (issue 60): shown, full width, instead of the price per call field. */
+  pricePanel?: ReactNode;
 };
 
 export function AppBasicsFields<P extends PriceKey, Values extends AppBasicsValues<P>>(props: AppBasicsFieldsProps<P, Values>) {
@@ -109,7 +111,7 @@ export function AppBasicsFields<P extends PriceKey, Values extends AppBasicsValu
       describedBy={describedBy(fieldId('visibility'), { error: errors.visibility })}
     />
   );
-  const priceField = (
+  const priceField = props.pricePanel ?? (
     <PriceField
       id={fieldId(price.key)}
       name={htmlName(price.key)}
@@ -147,8 +149,9 @@ export function AppBasicsFields<P extends PriceKey, Values extends AppBasicsValu
           {descriptionField}
           <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             {visibilityField}
-            {priceField}
+            {props.pricePanel ? null : priceField}
           </div>
+          {props.pricePanel ? priceField : null}
         </>
       );
     case 'builder':

@@ -3,14 +3,17 @@ import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
+import { PRICE_FORM_FIELD_ORDER, perCallPriceCents } from '@/components/pricing/price-form.utils';
+import { PriceFormFields } from '@/components/pricing/price-form-fields';
 import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { dollarsToCents, formatPrice } from '@/lib/price';
+import { formatPrice } from '@/lib/price';
 import { APP_PRICE_FIELD, buildCreateBody, type CreateAppValues, initialCreateValues, providerConfigOf, validateCreateApp } from '../lib/app-form.utils';
+import { serverFieldErrors } from '../lib/app-form-errors';
 import { useAppForm } from '../lib/use-app-form';
 
 const fieldOrder: Array<keyof CreateAppValues> = [
@@ -22,7 +25,7 @@ const fieldOrder: Array<keyof CreateAppValues> = [
   'provider_app_id',
   'provider_api_key',
   'provider_base_url',
-  'price',
+  ...PRICE_FORM_FIELD_ORDER,
 ];
 
 export function CreateAppForm({ initialType }: { initialType: AppType }) {
@@ -42,11 +45,18 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
   function create(confirmedCents: number | null = null) {
     if (createApp.isPending) return;
     if (!accept(validateCreateApp(values))) return;
-    if (!highPrice.allow(dollarsToCents(values.price), null, confirmedCents)) return;
+    // A price per call far above what calls cost asks first; a per-token or cost-plus card is weighed by the cost panel.
+    const priceCents = perCallPriceCents(values);
+    if (priceCents !== null && !highPrice.allow(priceCents, null, confirmedCents)) return;
     // The tested Dify app's mode, when the test was of the settings being created.
     const tested = testProvider.data?.success && testProvider.variables && JSON.stringify(testProvider.variables) === JSON.stringify(providerConfigOf(values));
     createApp.mutate(buildCreateBody(values, tested ? testProvider.data?.app_info?.mode : undefined), {
       onSuccess: (app) => navigate(`/applications/${app.slug}`),
+      // A 400 that names a price field shows on that field too (the alert above says it for the form).
+      onError: (error) => {
+        const found = serverFieldErrors(error, values.price_form);
+        if (found) accept(found);
+      },
     });
   }
 
@@ -180,6 +190,7 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
         layout="create"
         form={form}
         price={{ ...APP_PRICE_FIELD, inputClassName: `${inputField} sm:max-w-xs`, outputTestId: 'price-display' }}
+        pricePanel={<PriceFormFields form={form} appType={values.type} outputTestId="price-display" />}
         beforeVisibility={typeAndMode}
         afterVisibility={providerSettings}
       />

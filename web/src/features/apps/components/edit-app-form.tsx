@@ -2,12 +2,15 @@ import type { Application } from '@tollbooth/contract';
 import type { FormEvent } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { HighPriceWarning, useHighPriceGuard } from '@/components/pricing/high-price-guard';
+import { PRICE_FORM_FIELD_ORDER, perCallPriceCents } from '@/components/pricing/price-form.utils';
+import { PriceFormFields } from '@/components/pricing/price-form-fields';
 import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useUpdateApp } from '@/lib/api/apps/update-app';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
-import { centsToDollars, dollarsToCents, formatPrice } from '@/lib/price';
-import { APP_PRICE_FIELD, buildUpdateBody, type EditAppValues, validateEditApp } from '../lib/app-form.utils';
+import { formatPrice } from '@/lib/price';
+import { APP_PRICE_FIELD, buildUpdateBody, type EditAppValues, editValuesOf, validateEditApp } from '../lib/app-form.utils';
+import { serverFieldErrors } from '../lib/app-form-errors';
 import { useAppForm } from '../lib/use-app-form';
 
 interface EditAppFormProps {
@@ -17,10 +20,7 @@ interface EditAppFormProps {
 
 export function EditAppForm({ app, onDone }: EditAppFormProps) {
   const updateApp = useUpdateApp();
-  const form = useAppForm<EditAppValues>(
-    () => ({ name: app.name, description: app.description, visibility: app.visibility, price: centsToDollars(app.price_cents) }),
-    ['name', 'price'],
-  );
+  const form = useAppForm<EditAppValues>(() => editValuesOf(app), ['name', ...PRICE_FORM_FIELD_ORDER]);
   const { id, values, accept } = form;
   const highPrice = useHighPriceGuard();
 
@@ -32,11 +32,20 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
   /** `confirmedCents`: the price the high-price warning's button confirmed. */
   function submit(confirmedCents: number | null = null) {
     if (updateApp.isPending) return;
-    if (!accept(validateEditApp(values))) return;
-    const priceCents = dollarsToCents(values.price);
-    // An unchanged price was confirmed when it was set.
-    if (priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
-    updateApp.mutate({ slug: app.slug, changes: buildUpdateBody(values) }, { onSuccess: onDone });
+    if (!accept(validateEditApp(values, app.type))) return;
+    const priceCents = perCallPriceCents(values);
+    // An unchanged price was confirmed when it was set; a per-token or cost-plus card is weighed by the cost panel.
+    if (priceCents !== null && priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
+    updateApp.mutate(
+      { slug: app.slug, changes: buildUpdateBody(values) },
+      {
+        onSuccess: onDone,
+        onError: (error) => {
+          const found = serverFieldErrors(error, values.price_form);
+          if (found) accept(found);
+        },
+      },
+    );
   }
 
   const serverError = updateApp.error && !isUnauthorizedError(updateApp.error) ? getErrorMessage(updateApp.error) : null;
@@ -51,10 +60,14 @@ export function EditAppForm({ app, onDone }: EditAppFormProps) {
       <AppBasicsFields
         layout="edit"
         form={form}
-        price={{
-          ...APP_PRICE_FIELD,
-          note: app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined,
-        }}
+        price={APP_PRICE_FIELD}
+        pricePanel={
+          <PriceFormFields
+            form={form}
+            appType={app.type}
+            note={app.status === 'live' ? 'Increases reach callers after a notice period; decreases apply at once.' : undefined}
+          />
+        }
       />
 
       <HighPriceWarning

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PER_CALL_PRICE_MESSAGE, priceFormValuesOf } from '@/components/pricing/price-form.utils';
 import { buildCreateBody, buildUpdateBody, initialCreateValues, typeFromQuery, validateCreateApp, validateEditApp } from './app-form.utils';
 
 describe('create form', () => {
@@ -13,12 +14,12 @@ describe('create form', () => {
     expect(typeFromQuery('other')).toBe('prompt');
   });
 
-  it('requires name, type, visibility, the mode of a prompt and a price of at least 1', () => {
+  it('requires name, type, visibility, the mode of a prompt and a price above 0 (sub-cent allowed, issue 60)', () => {
     expect(validateCreateApp({ ...initialCreateValues('prompt'), name: ' ', type: '', visibility: '', price: '0' })).toEqual({
       name: 'Name is required.',
       type: 'Type is required.',
       visibility: 'Visibility is required.',
-      price: 'Price must be at least $0.01.',
+      price: PER_CALL_PRICE_MESSAGE,
     });
     expect(validateCreateApp({ ...initialCreateValues('prompt'), name: 'A', interaction_mode: '' })).toEqual({
       interaction_mode: 'Interaction mode is required.',
@@ -55,10 +56,10 @@ describe('create form', () => {
 });
 
 describe('edit form', () => {
-  it('needs a name and a price of at least 1', () => {
-    const values = { name: 'A', description: '', visibility: 'public' as const, price: '0.01' };
+  it('needs a name and a price above 0', () => {
+    const values = { ...priceFormValuesOf(null, 1), name: 'A', description: '', visibility: 'public' as const, price: '0.01' };
     expect(validateEditApp(values)).toEqual({});
-    expect(validateEditApp({ ...values, name: '', price: 'x' })).toEqual({ name: 'Name is required.', price: 'Price must be at least $0.01.' });
+    expect(validateEditApp({ ...values, name: '', price: 'x' })).toEqual({ name: 'Name is required.', price: PER_CALL_PRICE_MESSAGE });
     expect(buildUpdateBody({ ...values, price: '2.50' })).toEqual({ name: 'A', description: '', visibility: 'public', price_cents: 250 });
   });
 });

@@ -1,11 +1,13 @@
 // Client-side rules of the create and edit forms (spec section 5), kept apart from the components
 // so they can be tested on their own.
 
-import type { ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '@tollbooth/contract';
+import type { Application, ApplicationCreate, ApplicationUpdate, AppType, InteractionMode, Visibility } from '@tollbooth/contract';
 import { frontendKindOfDifyMode } from '@tollbooth/contract';
-import { centsToDollars, DEFAULT_PRICE_CENTS, dollarsToCents, MIN_PRICE_CENTS, PRICE_TOO_LOW_MESSAGE } from '@/lib/price';
+import { type PriceFormValues, priceBodyOf, priceFormValuesOf, validatePriceForm } from '@/components/pricing/price-form.utils';
+import { DEFAULT_PRICE_CENTS } from '@/lib/price';
 
-export interface CreateAppValues {
+/** The price fields (issue 60): the form chosen, the price per call as typed in dollars, the other forms' rates. */
+export interface CreateAppValues extends PriceFormValues {
   name: string;
   description: string;
   type: AppType | '';
@@ -15,11 +17,8 @@ export interface CreateAppValues {
   provider_api_key: string;
   /** The Dify Service API base URL (Dify Cloud by default; a self-hosted Dify's /v1 otherwise). */
   provider_base_url: string;
-  /** The price per call as typed, in dollars. */
-  price: string;
 }
 
-/** The price field of the create and edit forms: integer cents, at least the minimum. */
 /** The price field of the create and edit forms: typed in dollars (issue 61), with its per-call preview. */
 export const APP_PRICE_FIELD = { key: 'price', label: 'Price per API call (USD)', min: 0.01 } as const;
 
@@ -37,7 +36,7 @@ export function initialCreateValues(type: AppType): CreateAppValues {
     provider_app_id: '',
     provider_api_key: '',
     provider_base_url: DEFAULT_DIFY_BASE_URL,
-    price: centsToDollars(DEFAULT_PRICE_CENTS),
+    ...priceFormValuesOf(null, DEFAULT_PRICE_CENTS),
   };
 }
 
@@ -56,8 +55,7 @@ export function validateCreateApp(values: CreateAppValues): CreateAppErrors {
     if (!values.provider_app_id.trim()) errors.provider_app_id = 'Provider App ID is required.';
     if (!values.provider_api_key.trim()) errors.provider_api_key = 'Provider API Key is required.';
   }
-  if (dollarsToCents(values.price) < MIN_PRICE_CENTS) errors.price = PRICE_TOO_LOW_MESSAGE;
-  return errors;
+  return { ...errors, ...validatePriceForm(values, values.type) };
 }
 
 /**
@@ -72,7 +70,7 @@ export function buildCreateBody(values: CreateAppValues, difyMode?: string): App
     description: values.description.trim(),
     type,
     visibility: values.visibility || 'private',
-    price_cents: dollarsToCents(values.price),
+    ...priceBodyOf(values),
   };
   if (type === 'prompt') body.interaction_mode = values.interaction_mode || 'completion';
   else {
@@ -91,21 +89,23 @@ export function providerConfigOf(values: CreateAppValues): { app_id: string; api
   };
 }
 
-export interface EditAppValues {
+export interface EditAppValues extends PriceFormValues {
   name: string;
   description: string;
   visibility: Visibility;
-  /** The price per call as typed, in dollars. */
-  price: string;
+}
+
+/** The edit form's values of an app: its card in force (an announced one waits; the form changes what applies next). */
+export function editValuesOf(app: Pick<Application, 'name' | 'description' | 'visibility' | 'price_cents' | 'pricing'>): EditAppValues {
+  return { name: app.name, description: app.description, visibility: app.visibility, ...priceFormValuesOf(app.pricing, app.price_cents) };
 }
 
 export type EditAppErrors = Partial<Record<keyof EditAppValues, string>>;
 
-export function validateEditApp(values: EditAppValues): EditAppErrors {
+export function validateEditApp(values: EditAppValues, type: AppType = 'prompt'): EditAppErrors {
   const errors: EditAppErrors = {};
   if (!values.name.trim()) errors.name = 'Name is required.';
-  if (dollarsToCents(values.price) < MIN_PRICE_CENTS) errors.price = PRICE_TOO_LOW_MESSAGE;
-  return errors;
+  return { ...errors, ...validatePriceForm(values, type) };
 }
 
 export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
@@ -113,6 +113,6 @@ export function buildUpdateBody(values: EditAppValues): ApplicationUpdate {
     name: values.name.trim(),
     description: values.description.trim(),
     visibility: values.visibility,
-    price_cents: dollarsToCents(values.price),
+    ...priceBodyOf(values),
   };
 }

@@ -2,6 +2,7 @@ import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/re
 import type { Application } from '@tollbooth/contract';
 import { Link, Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
+import { PER_CALL_PRICE_MESSAGE } from '@/components/pricing/price-form.utils';
 import { fakeAppsServer, makeApp, makeUsage, withTestAccessToken } from '@/testing/fake-apps-server';
 import { jsonResponse, renderWithProviders, signedInAuth, testRuntimeConfig } from '@/testing/test-utils';
 import { DELETE_CONFIRM_MESSAGE } from '../components/danger-zone';
@@ -136,7 +137,7 @@ describe('AppDetailPage', () => {
 
     fireEvent.change(price, { target: { value: '0' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
-    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
+    expect(screen.getByText(PER_CALL_PRICE_MESSAGE)).toBeTruthy();
     expect(server.calls().some((call) => call.startsWith('PATCH'))).toBe(false);
 
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Haiku Master' } });

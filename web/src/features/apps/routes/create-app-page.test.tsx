@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
+import { PER_CALL_PRICE_MESSAGE } from '@/components/pricing/price-form.utils';
 import { fakeAppsServer, withTestAccessToken } from '@/testing/fake-apps-server';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { CreateAppPage } from './create-app-page';
@@ -81,14 +82,14 @@ describe('CreateAppPage', () => {
     expect(screen.getByText('Name is required.')).toBeTruthy();
     expect(screen.getByText('Provider App ID is required.')).toBeTruthy();
     expect(screen.getByText('Provider API Key is required.')).toBeTruthy();
-    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
+    expect(screen.getByText(PER_CALL_PRICE_MESSAGE)).toBeTruthy();
     expect(input('Name').getAttribute('aria-invalid')).toBe('true');
     expect(document.activeElement).toBe(input('Name'));
     expect(server.calls()).toEqual([]);
 
     fireEvent.change(input('Price per API call (USD)'), { target: { value: '0' } });
     submit();
-    expect(screen.getByText('Price must be at least $0.01.')).toBeTruthy();
+    expect(screen.getByText(PER_CALL_PRICE_MESSAGE)).toBeTruthy();
     expect(server.calls()).toEqual([]);
   });
 
