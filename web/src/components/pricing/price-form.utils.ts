@@ -14,6 +14,7 @@ import {
   type Pricing,
   perCallCard,
   type RateCard,
+  rateCardOf,
 } from '@tollbooth/contract';
 
 export type { PriceFormName };
@@ -67,7 +68,8 @@ export function dollarsText(micros: number): string {
 
 /** The chooser's values for a card in force (an app's `pricing`, else its whole-cent price per call). */
 export function priceFormValuesOf(card: RateCard | undefined | null, priceCents: number): PriceFormValues {
-  const current = card ?? perCallCard(priceCents);
+  // rateCardOf fills what a partial card leaves out (every field the API shows is already set).
+  const current = card ? rateCardOf(card as Pricing) : perCallCard(priceCents);
   const optional = (micros: number) => (micros > 0 ? dollarsText(micros) : '');
   return {
     price_form: current.form,
