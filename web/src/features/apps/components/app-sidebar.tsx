@@ -1,5 +1,8 @@
 import type { Application } from '@tollbooth/contract';
+import { rateCardLines } from '@tollbooth/contract';
 import { Link } from 'react-router';
+import { isPlainPerCall } from '@/components/pricing/price-form.utils';
+import { cardOfApp, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { textLink } from '@/components/ui/styles';
 import { TitledCard } from '@/components/ui/titled-card';
 import { useAppUsage } from '@/lib/api/apps/get-app-usage';
@@ -42,8 +45,16 @@ function DetailsCard({ app }: { app: Application }) {
       <dl className="mt-4 space-y-3">
         <Row label="Created" value={formatDate(app.created_at)} />
         <Row label="Updated" value={formatDate(app.updated_at)} />
-        <Row label="Price per Call" value={formatCents(app.price_cents)} />
-        {formatUpcomingPrice(app) && <Row label="Upcoming Price" value={formatUpcomingPrice(app)!} />}
+        {isPlainPerCall(app.pricing) ? (
+          <Row label="Price per Call" value={formatCents(app.price_cents)} />
+        ) : (
+          <Row label="Price" value={rateCardLines(cardOfApp(app)).join(' · ')} />
+        )}
+        {isPlainPerCall(app.upcoming_pricing) ? (
+          formatUpcomingPrice(app) && <Row label="Upcoming Price" value={formatUpcomingPrice(app)!} />
+        ) : upcomingCardOfApp(app) && app.upcoming_price_at ? (
+          <Row label="Upcoming Price" value={`${rateCardLines(upcomingCardOfApp(app)!).join(' · ')} from ${formatDate(app.upcoming_price_at)}`} />
+        ) : null}
         <Row label="Creator" value={app.creator_name || 'N/A'} />
       </dl>
     </TitledCard>

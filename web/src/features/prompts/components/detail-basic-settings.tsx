@@ -1,5 +1,5 @@
 import type { InteractionMode } from '@tollbooth/contract';
-import type { Dispatch, SetStateAction } from 'react';
+import type { Dispatch, ReactNode, SetStateAction } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
 import { describedBy, FormField } from '@/components/ui/form-field';
@@ -11,9 +11,11 @@ interface DetailBasicSettingsProps {
   values: DetailBasicValues;
   /** Takes an update of the current values, so quick successive edits never work on a stale copy. */
   onChange: Dispatch<SetStateAction<DetailBasicValues>>;
+  /** The app's rate card, read-only, in place of the whole-cent price field (a card priced another way, issue 60). */
+  pricePanel?: ReactNode;
 }
 
-export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsProps) {
+export function DetailBasicSettings({ values, onChange, pricePanel }: DetailBasicSettingsProps) {
   const { fieldId, set } = useFormSection<DetailBasicValues>(onChange);
 
   const statusField = <AppStatusField id={fieldId('status')} value={values.status} onChange={(status) => set('status', status)} />;
@@ -46,6 +48,7 @@ export function DetailBasicSettings({ values, onChange }: DetailBasicSettingsPro
         price={{ key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true }}
         besideName={statusField}
         beforeVisibility={modeField}
+        pricePanel={pricePanel}
       />
       <div className="mt-6 flex max-w-3xl items-start gap-2">
         <input

@@ -173,6 +173,40 @@ describe('PromptDetailPage', () => {
     expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toMatchObject({ caller_tools: false });
   });
 
+  it('shows a per-token card read-only with its announced card, and saves without writing price_cents over it (issue 60)', async () => {
+    const pricing = {
+      form: 'per_token' as const,
+      call_micros: 0,
+      input_per_mtok_micros: 2_000_000,
+      output_per_mtok_micros: 8_000_000,
+      cached_input_per_mtok_micros: null,
+      markup_bps: 0,
+      minimum_micros: 0,
+      max_call_micros: null,
+    };
+    const server = renderDetail({
+      apps: [
+        {
+          ...app,
+          price_cents: 1,
+          pricing,
+          upcoming_price_cents: 1,
+          upcoming_pricing: { ...pricing, output_per_mtok_micros: 9_000_000 },
+          upcoming_price_at: '2030-01-08T12:00:00.000Z',
+        },
+      ],
+    });
+    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+    expect(screen.queryByLabelText('Price per Call (USD)')).toBeNull();
+    const card = screen.getByTestId('rate-card');
+    expect(card.textContent).toContain('$2.00 per million input tokens');
+    expect(card.textContent).toContain('$8.00 per million output tokens');
+    expect(within(card).getByTestId('upcoming-rate-card').textContent).toMatch(/^From .*2030.*\$9\.00 per million output tokens/);
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/')).not.toHaveProperty('price_cents');
+  });
+
   it('shows the switch off for an app whose callers may not send tools', async () => {
     renderDetail({ apps: [{ ...app, caller_tools: false }] });
     await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });

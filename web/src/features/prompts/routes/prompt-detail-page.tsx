@@ -8,7 +8,9 @@ import { Link, useParams } from 'react-router';
 import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
 import { useTestRun } from '@/components/app-detail/use-test-run';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
+import { isPlainPerCall } from '@/components/pricing/price-form.utils';
 import { PriceNotice } from '@/components/pricing/price-notice';
+import { RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { textLink } from '@/components/ui/styles';
@@ -45,11 +47,13 @@ type DetailTab = 'basic' | 'config' | 'versions';
 function useSavePromptDetail(slug: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ basic, config }: { basic: DetailBasicValues; config: DetailConfigValues }) => {
+    mutationFn: async ({ basic, config, keepCard }: { basic: DetailBasicValues; config: DetailConfigValues; keepCard: boolean }) => {
       // The configuration first: it is what the server may refuse (a template that cannot render, a
       // bad schema), and a refused save must leave the Basic Settings unsaved too, not half a save.
       const savedConfig = await updatePromptConfig(slug, buildDetailConfigBody(config));
-      const app = await updateApp({ slug, changes: buildDetailAppBody(basic) });
+      // A card priced other than whole cents per call is not in this form (the application page's Edit changes it): its price_cents is not sent back over it.
+      const { price_cents, ...rest } = buildDetailAppBody(basic);
+      const app = await updateApp({ slug, changes: keepCard ? rest : { ...rest, price_cents } });
       return { app, config: savedConfig };
     },
     onSuccess: async ({ app, config }) => {
@@ -75,15 +79,18 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
   const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
   const costInputs = costInputsOfDetail(configValues, config.system_prompt, app.slug);
   const margin = useMarginGuard(useModelCost(costInputs).data);
+  // Whole cents per call: the price field edits it; any other card shows read-only (issue 60).
+  const plainPrice = isPlainPerCall(app.pricing);
 
   function saveChanges() {
     if (save.isPending) return;
     setSaved(false);
     const live = basic.status === 'live' && configValues.key_source !== 'own';
     const priceCents = dollarsToCents(basic.price);
-    if (!margin.allowSave(priceCents, live, live && app.status !== 'live', priceCents !== app.price_cents)) return;
+    // A card priced per token or cost plus is weighed by the cost panel, not as a price per call.
+    if (plainPrice && !margin.allowSave(priceCents, live, live && app.status !== 'live', priceCents !== app.price_cents)) return;
     save.mutate(
-      { basic, config: configValues },
+      { basic, config: configValues, keepCard: !plainPrice },
       {
         onSuccess: () => {
           setSaved(true);
@@ -160,7 +167,12 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
               label: 'Basic Settings',
               content: (
                 <>
-                  <DetailBasicSettings values={basic} onChange={setBasic} />
+                  <DetailBasicSettings
+                    values={basic}
+                    onChange={setBasic}
+                    pricePanel={plainPrice ? undefined : <RateCardPanel app={app} editLink className="sm:col-span-2" />}
+                  />
+                  {plainPrice && upcomingCardOfApp(app) ? <RateCardPanel app={app} className="mt-6 max-w-3xl" /> : null}
                   <ModelCostPanel
                     inputs={costInputs}
                     priceCents={dollarsToCents(basic.price)}

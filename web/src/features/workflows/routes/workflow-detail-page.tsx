@@ -9,6 +9,8 @@ import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/c
 import { useTestRun } from '@/components/app-detail/use-test-run';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { useHighPriceGuard } from '@/components/pricing/high-price-guard';
+import { isPlainPerCall } from '@/components/pricing/price-form.utils';
+import { RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { Tabs } from '@/components/ui/tabs';
@@ -52,13 +54,17 @@ function useSaveWorkflowDetail(slug: string) {
       settings,
       saved,
       provider,
+      keepCard,
     }: {
+      keepCard: boolean;
       basic: WorkflowBasicValues;
       settings: WorkflowSettingsValues;
       saved: WorkflowConfig;
       provider: WorkflowProviderInfo | null;
     }) => {
-      const app = await updateApp({ slug, changes: buildWorkflowAppBody(basic) });
+      // A card priced other than whole cents per call is not in this form (the application page's Edit changes it): its price_cents is not sent back over it.
+      const { price_cents, ...rest } = buildWorkflowAppBody(basic);
+      const app = await updateApp({ slug, changes: keepCard ? rest : { ...rest, price_cents } });
       const config = await updateWorkflowConfig(slug, buildWorkflowConfigBody(settings, saved, provider));
       return { app, config };
     },
@@ -84,6 +90,8 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
   const saveError = save.error && !isUnauthorizedError(save.error) ? getErrorMessage(save.error) : null;
 
   const highPrice = useHighPriceGuard();
+  // Whole cents per call: the price field edits it; any other card shows read-only (issue 60).
+  const plainPrice = isPlainPerCall(app.pricing);
 
   /** `confirmedCents`: the price the high-price warning's button confirmed. */
   function saveChanges(confirmedCents: number | null = null) {
@@ -91,9 +99,9 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
     setSaved(false);
     const priceCents = parsePrice(basic.price);
     // A Dify workflow's model cost is the creator's Dify bill, unknown here: a price above $1.00 asks (an unchanged one was asked when set).
-    if (priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
+    if (plainPrice && priceCents !== app.price_cents && !highPrice.allow(priceCents, null, confirmedCents)) return;
     save.mutate(
-      { basic, settings, saved: config, provider },
+      { basic, settings, saved: config, provider, keepCard: !plainPrice },
       {
         onSuccess: ({ config: next }) => {
           setSaved(true);
@@ -153,7 +161,20 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
           selected={tab}
           onSelect={setTab}
           tabs={[
-            { id: 'basic', label: 'Basic Settings', content: <WorkflowBasicSettings values={basic} onChange={setBasic} /> },
+            {
+              id: 'basic',
+              label: 'Basic Settings',
+              content: (
+                <>
+                  <WorkflowBasicSettings
+                    values={basic}
+                    onChange={setBasic}
+                    pricePanel={plainPrice ? undefined : <RateCardPanel app={app} editLink className="sm:col-span-2" />}
+                  />
+                  {plainPrice && upcomingCardOfApp(app) ? <RateCardPanel app={app} className="mt-6 max-w-3xl" /> : null}
+                </>
+              ),
+            },
             {
               id: 'provider',
               label: 'Provider Config',
