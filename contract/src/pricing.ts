@@ -232,3 +232,6 @@ export function bpsMarkupText(bps: number): string {
   const whole = String(Math.floor(bps / MARKUP_ONE));
   return fraction === '' ? whole : `${whole}.${fraction}`;
 }
+
+/** Each form as a person reads it. */
+export const PRICE_FORM_NAMES: Record<PriceForm, string> = { per_call: 'Per call', per_token: 'Per token', cost_plus: 'Cost plus' };

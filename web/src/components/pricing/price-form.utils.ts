@@ -10,6 +10,7 @@ import {
   MICROS_PER_CENT_AMOUNT,
   markupToBps,
   microsDollarsText,
+  PRICE_FORM_NAMES,
   type PriceForm as PriceFormName,
   type Pricing,
   perCallCard,
@@ -51,7 +52,7 @@ export const PRICE_FORM_FIELD_ORDER: PriceFormKey[] = [
   'maximum',
 ];
 
-export const PRICE_FORM_LABELS: Record<PriceFormName, string> = { per_call: 'Per call', per_token: 'Per token', cost_plus: 'Cost plus' };
+export const PRICE_FORM_LABELS = PRICE_FORM_NAMES;
 
 export const COST_PLUS_WORKFLOW_REASON =
   "Cost plus needs a model whose cost Tollbooth knows: a Dify workflow's model is billed by Dify. Price a workflow per call or per token.";

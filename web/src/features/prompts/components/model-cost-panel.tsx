@@ -2,7 +2,7 @@
 // model's prices, the worst case at the form's settings and the typical cost of the app's recent
 // calls, from POST /api/prompt/cost-estimate/ (debounced while the prompt is typed). The forms
 // read the same query for their save warning (useMarginGuard).
-import type { CostEstimate } from '@tollbooth/contract';
+import { type CostEstimate, formatMicros as formatCardMicros, PRICE_FORM_NAMES, perCallCard, type RateCard, rateCardSummary } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
@@ -11,7 +11,10 @@ import { useCostEstimate } from '../api/get-cost-estimate';
 import {
   belowTypicalWarning,
   belowWorstCaseWarning,
+  type CallMargin,
   type CostInputs,
+  callMargins,
+  cardBelowCostWarnings,
   costEstimateBody,
   formatMicros,
   formatPerMillion,
@@ -76,16 +79,25 @@ interface ModelCostPanelProps {
   inputs: CostInputs;
   /** The price per call as typed, in cents. */
   priceCents: number;
+  /** The app's rate card (issue 60); absent: a price per call of priceCents. */
+  card?: RateCard;
+  /** The platform's fee in basis points of a charge, when this page knows it. */
+  feeBps?: number | null;
   /** The app calls its owner's own provider key: their provider bills the model, the platform posts no model cost. */
   ownKey?: boolean;
   className?: string;
 }
 
-export function ModelCostPanel({ inputs, priceCents, ownKey = false, className = '' }: ModelCostPanelProps) {
+export function ModelCostPanel({ inputs, priceCents, card, feeBps = null, ownKey = false, className = '' }: ModelCostPanelProps) {
   const cost = useModelCost(inputs);
   const estimate = cost.data;
-  const belowTypical = !ownKey && priceBelowTypical(priceCents, estimate);
-  const belowWorst = !ownKey && priceBelowWorstCase(priceCents, estimate);
+  const current = card ?? perCallCard(Math.max(0, Number.isFinite(priceCents) ? priceCents : 0));
+  // Today's per-call warnings weigh a price per call; a per-token or cost-plus card is weighed by its rates (issue 60).
+  const perCall = current.form === 'per_call';
+  const belowTypical = !ownKey && perCall && priceBelowTypical(priceCents, estimate);
+  const belowWorst = !ownKey && perCall && priceBelowWorstCase(priceCents, estimate);
+  const formWarnings = ownKey ? [] : cardBelowCostWarnings(current, estimate);
+  const margins = estimate && !ownKey ? callMargins(current, estimate, feeBps) : null;
 
   return (
     <section
@@ -152,6 +164,14 @@ export function ModelCostPanel({ inputs, priceCents, ownKey = false, className =
               Your price ({formatCents(priceCents)}) is below the worst case: a call that large costs you the difference from your balance.
             </p>
           ) : null}
+          {formWarnings.length > 0 ? (
+            <div className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="model-cost-form-warning" role="status">
+              {formWarnings.map((warning) => (
+                <p key={warning}>{warning}</p>
+              ))}
+            </div>
+          ) : null}
+          {margins && (margins.typical || margins.worst) ? <MarginTable card={current} typical={margins.typical} worst={margins.worst} /> : null}
           {estimate.unbounded_variables.length > 0 ? (
             <p className="mt-2 text-xs text-gray-600">
               {estimate.unbounded_variables.map((name) => `{{${name}}}`).join(', ')} {estimate.unbounded_variables.length === 1 ? 'has' : 'have'} no maximum
@@ -161,5 +181,79 @@ export function ModelCostPanel({ inputs, priceCents, ownKey = false, className =
         </>
       )}
     </section>
+  );
+}
+
+function MarginRow({ label, margin, testId }: { label: string; margin: CallMargin | null; testId: string }) {
+  if (!margin) {
+    return (
+      <tr data-testid={testId}>
+        <th scope="row" className="py-1 pr-3 text-left font-medium text-gray-700">
+          {label}
+        </th>
+        <td colSpan={5} className="py-1 text-gray-500">
+          No paid calls on this model yet
+        </td>
+      </tr>
+    );
+  }
+  return (
+    <tr data-testid={testId}>
+      <th scope="row" className="py-1 pr-3 text-left font-medium text-gray-700">
+        {label}
+      </th>
+      <td className="py-1 pr-3 text-gray-600">
+        {margin.inputTokens.toLocaleString('en-US')} in + {margin.outputTokens.toLocaleString('en-US')} out
+      </td>
+      <td className="py-1 pr-3 text-gray-900">{formatCardMicros(margin.chargeMicros)}</td>
+      <td className="py-1 pr-3 text-gray-900">{formatCardMicros(margin.modelCostMicros)}</td>
+      <td className="py-1 pr-3 text-gray-900">{margin.feeMicros === null ? '—' : formatCardMicros(margin.feeMicros)}</td>
+      <td className={`py-1 font-medium ${margin.netMicros < 0 ? 'text-red-700' : 'text-green-800'}`}>{formatCardMicros(margin.netMicros)}</td>
+    </tr>
+  );
+}
+
+/** A typical and a worst call under the card: charge, model cost, fee and what the creator keeps (issue 60). */
+function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMargin | null; worst: CallMargin | null }) {
+  const feeKnown = (typical ?? worst)?.feeMicros !== null;
+  return (
+    <div className="mt-4" data-testid="model-cost-margins">
+      <h3 className="text-xs font-medium tracking-wide text-gray-500 uppercase">
+        Your margin · {PRICE_FORM_NAMES[card.form]}: {rateCardSummary(card)}
+      </h3>
+      <div className="mt-1 overflow-x-auto">
+        <table className="w-full text-sm">
+          <thead>
+            <tr className="text-left text-xs text-gray-500">
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Call
+              </th>
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Tokens
+              </th>
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Charge
+              </th>
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Model cost
+              </th>
+              <th scope="col" className="py-1 pr-3 font-medium">
+                Platform fee
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                {feeKnown ? 'You keep' : 'You keep, before the fee'}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            <MarginRow label="Typical" margin={typical} testId="margin-typical" />
+            <MarginRow label="Worst" margin={worst} testId="margin-worst" />
+          </tbody>
+        </table>
+      </div>
+      {typical ? (
+        <p className="mt-1 text-xs text-gray-500">The typical call's tokens are the worst call's mix, scaled to the recent calls' mean model cost.</p>
+      ) : null}
+    </div>
   );
 }

@@ -1,6 +1,14 @@
 // Margin in the prompt forms (issue 22): model cost in micro-dollars (1 µ$ = 1/10,000 cent) as the
 // server answers it, shown in dollars next to the price; the save warning's rule.
-import type { CostEstimate, CostEstimateRequest, IoSchema } from '@tollbooth/contract';
+import {
+  type CostEstimate,
+  type CostEstimateRequest,
+  chargeMicros,
+  type IoSchema,
+  MARKUP_ONE,
+  type RateCard,
+  formatMicros as sharedFormatMicros,
+} from '@tollbooth/contract';
 import { formatCents } from '@/lib/format';
 import type { ModelName } from './model-options';
 import { buildModelSettings, type PromptDraft } from './prompt-builder.utils';
@@ -87,3 +95,79 @@ export function costInputsOfDetail(values: DetailConfigValues, systemPrompt: str
     appSlug: slug,
   };
 }
+
+/** One call's margin under the app's rate card (issue 60): what it is charged, what its model costs, and what is left. */
+export interface CallMargin {
+  inputTokens: number;
+  outputTokens: number;
+  chargeMicros: number;
+  modelCostMicros: number;
+  /** The platform's fee of the charge; null when this page does not know the fee rate. */
+  feeMicros: number | null;
+  /** Charge − model cost − fee (the fee left out when unknown). */
+  netMicros: number;
+}
+
+function marginOf(card: RateCard, inputTokens: number, outputTokens: number, modelCostMicros: number, feeBps: number | null): CallMargin {
+  const charged = chargeMicros(card, { inputTokens, outputTokens, modelCostMicros });
+  const feeMicros = feeBps === null ? null : Math.floor((charged * feeBps) / 10_000);
+  return { inputTokens, outputTokens, chargeMicros: charged, modelCostMicros, feeMicros, netMicros: charged - modelCostMicros - (feeMicros ?? 0) };
+}
+
+/**
+ * A typical and a worst call under the card. The worst is the estimate's largest call (its prompt
+ * at most, max_tokens out). The typical is the app's recent calls' mean model cost; the estimate
+ * gives no typical token counts, so its tokens are the worst call's scaled to that cost (the same
+ * mix of input and output). Null parts: unknown (no prices, or no paid calls yet).
+ */
+export function callMargins(
+  card: RateCard,
+  estimate: Pick<CostEstimate, 'worst_case_input_tokens' | 'worst_case_output_tokens' | 'worst_case_micros' | 'typical_micros'>,
+  feeBps: number | null = null,
+): { typical: CallMargin | null; worst: CallMargin | null } {
+  const worstCost = estimate.worst_case_micros;
+  const worst = worstCost === null ? null : marginOf(card, estimate.worst_case_input_tokens, estimate.worst_case_output_tokens, worstCost, feeBps);
+  let typical: CallMargin | null = null;
+  if (estimate.typical_micros !== null && worstCost !== null && worstCost > 0) {
+    const scale = Math.min(1, estimate.typical_micros / worstCost);
+    typical = marginOf(
+      card,
+      Math.round(estimate.worst_case_input_tokens * scale),
+      Math.round(estimate.worst_case_output_tokens * scale),
+      estimate.typical_micros,
+      feeBps,
+    );
+  }
+  return { typical, worst };
+}
+
+const perMillionMicros = (usd: number) => Math.round(usd * 1_000_000);
+
+/**
+ * What is wrong with a per-token or cost-plus card against the model's cost, as today's per-call
+ * warning does for a price per call: a token rate below the model's, or a markup below ×1.
+ */
+export function cardBelowCostWarnings(card: RateCard, estimate: Pick<CostEstimate, 'prices'> | undefined): string[] {
+  const warnings: string[] = [];
+  if (card.form === 'per_token' && estimate?.prices) {
+    const input = perMillionMicros(estimate.prices.input_per_million_usd);
+    const output = perMillionMicros(estimate.prices.output_per_million_usd);
+    if (card.input_per_mtok_micros < input)
+      warnings.push(
+        `Your input price (${formatRateMicros(card.input_per_mtok_micros)} per million tokens) is below the model's (${formatRateMicros(input)}): every input token loses money.`,
+      );
+    if (card.output_per_mtok_micros < output)
+      warnings.push(
+        `Your output price (${formatRateMicros(card.output_per_mtok_micros)} per million tokens) is below the model's (${formatRateMicros(output)}): every output token loses money.`,
+      );
+    if (card.cached_input_per_mtok_micros !== null && card.cached_input_per_mtok_micros < input / 10)
+      warnings.push(
+        `Your cached input price (${formatRateMicros(card.cached_input_per_mtok_micros)} per million tokens) is below a tenth of the model's input price: check it covers the provider's cached rate.`,
+      );
+  }
+  if (card.form === 'cost_plus' && card.markup_bps < MARKUP_ONE)
+    warnings.push(`Your markup (× ${(card.markup_bps / MARKUP_ONE).toString()}) is below 1: each call sells for less than its model cost.`);
+  return warnings;
+}
+
+const formatRateMicros = (micros: number) => sharedFormatMicros(micros);

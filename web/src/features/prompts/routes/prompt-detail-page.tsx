@@ -10,7 +10,7 @@ import { useTestRun } from '@/components/app-detail/use-test-run';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { isPlainPerCall } from '@/components/pricing/price-form.utils';
 import { PriceNotice } from '@/components/pricing/price-notice';
-import { RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
+import { cardOfApp, RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { textLink } from '@/components/ui/styles';
@@ -176,6 +176,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
                   <ModelCostPanel
                     inputs={costInputs}
                     priceCents={dollarsToCents(basic.price)}
+                    card={plainPrice ? undefined : cardOfApp(app)}
                     ownKey={configValues.key_source === 'own'}
                     className="mt-6 max-w-3xl"
                   />
