@@ -3,11 +3,12 @@
 // recent calls next to the price, follow the settings as they change, and warn once before saving
 // a live app priced below its typical cost.
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { type Pricing, rateCardOf } from '@tollbooth/contract';
 import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
-import { formatMicros, formatPerMillion, priceBelowTypical } from '../lib/model-cost.utils';
+import { callMargins, cardBelowCostWarnings, formatMicros, formatPerMillion, priceBelowTypical } from '../lib/model-cost.utils';
 import { PromptBuilderPage } from '../routes/prompt-builder-page';
 import { PromptDetailPage } from '../routes/prompt-detail-page';
 import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
@@ -127,6 +128,89 @@ describe('the model cost panel', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByText('Changes saved')).toBeTruthy();
     expect(screen.queryByTestId('margin-warning')).toBeNull();
+  });
+});
+
+const card = (pricing: Pricing) => rateCardOf(pricing);
+
+function renderDetailWith(pricing: Pricing, typicalMicros: Record<string, number> = {}) {
+  fakePromptsServer({ apps: [{ ...app, price_cents: 1, pricing: card(pricing) }], configs: { 'essay-writer': config }, typicalMicros });
+  renderWithProviders(
+    <Routes>
+      <Route path="/prompts/:slug" element={<PromptDetailPage />} />
+    </Routes>,
+    { route: '/prompts/essay-writer', auth: signedInAuth() },
+  );
+}
+
+describe('the margin under each price form (issue 60)', () => {
+  it('warns when a per-token rate is below the model’s, and shows a typical and a worst call under the card', async () => {
+    // The fake model costs $10 in / $30 out per million; the card sells output at $20.
+    renderDetailWith({ form: 'per_token', input_per_mtok_micros: 12_000_000, output_per_mtok_micros: 20_000_000 }, { 'essay-writer': 60_170 });
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('margin-typical').textContent).not.toContain('No paid calls'));
+    const warning = costs.getByTestId('model-cost-form-warning').textContent;
+    expect(warning).toContain("Your output price ($20.00 per million tokens) is below the model's ($30.00)");
+    expect(warning).not.toContain('input price');
+    // Today's per-call warnings weigh a price per call only.
+    expect(costs.queryByTestId('model-cost-margin')).toBeNull();
+    // Worst: 34 in + 4,000 out → charge ceil((34 × 12 + 4000 × 20) µ$) = $0.080408, cost $0.120340: a loss.
+    const worst = costs.getByTestId('margin-worst').textContent;
+    expect(worst).toContain('34 in + 4,000 out');
+    expect(worst).toContain('$0.080408');
+    expect(worst).toContain('$0.12034');
+    expect(worst).toContain('-$0.039932');
+    // Typical: the worst call's mix scaled to the mean cost (60,170 µ$ is half the worst): 17 in + 2,000 out.
+    const typical = costs.getByTestId('margin-typical').textContent;
+    expect(typical).toContain('17 in + 2,000 out');
+    expect(typical).toContain('$0.040204');
+    expect(costs.getByTestId('model-cost-margins').textContent).toContain('Per token: $12.00 in / $20.00 out per million tokens');
+  });
+
+  it('says nothing against a per-token card above the model’s rates', async () => {
+    renderDetailWith({ form: 'per_token', input_per_mtok_micros: 15_000_000, output_per_mtok_micros: 45_000_000 });
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('margin-worst').textContent).toContain('$0.18051'));
+    expect(costs.queryByTestId('model-cost-form-warning')).toBeNull();
+    expect(costs.getByTestId('margin-typical').textContent).toBe('TypicalNo paid calls on this model yet');
+  });
+
+  it('warns when a cost-plus markup is below 1, and charges the worst call its cost × markup + fee', async () => {
+    renderDetailWith({ form: 'cost_plus', markup_bps: 9_000, call_micros: 1_000 });
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-form-warning').textContent).toContain('Your markup (× 0.9) is below 1'));
+    // 120,340 µ$ × 0.9 = 108,306 + 1,000.
+    expect(costs.getByTestId('margin-worst').textContent).toContain('$0.109306');
+  });
+});
+
+describe('callMargins and cardBelowCostWarnings', () => {
+  const estimate = { worst_case_input_tokens: 1_000, worst_case_output_tokens: 500, worst_case_micros: 25_000, typical_micros: 5_000 };
+  it('charges each form at the typical and the worst call, with the fee when known', () => {
+    const perCall = callMargins(card({ form: 'per_call', call_micros: 20_000 }), estimate, 1_000);
+    expect(perCall.worst).toEqual({
+      inputTokens: 1_000,
+      outputTokens: 500,
+      chargeMicros: 20_000,
+      modelCostMicros: 25_000,
+      feeMicros: 2_000,
+      netMicros: -7_000,
+    });
+    expect(perCall.typical).toMatchObject({ inputTokens: 200, outputTokens: 100, chargeMicros: 20_000, netMicros: 13_000 });
+    const capped = callMargins(
+      card({ form: 'per_token', input_per_mtok_micros: 10_000_000, output_per_mtok_micros: 40_000_000, max_call_micros: 15_000 }),
+      estimate,
+    );
+    expect(capped.worst).toMatchObject({ chargeMicros: 15_000, feeMicros: null, netMicros: -10_000 });
+    expect(callMargins(card({ form: 'cost_plus', markup_bps: 12_500 }), { ...estimate, typical_micros: null }).typical).toBeNull();
+  });
+
+  it('warns per rate below the model’s, and for a markup below 1 only', () => {
+    const prices = { prices: { input_per_million_usd: 2.5, output_per_million_usd: 10 } };
+    expect(cardBelowCostWarnings(card({ form: 'per_token', input_per_mtok_micros: 2_500_000, output_per_mtok_micros: 10_000_000 }), prices)).toEqual([]);
+    expect(cardBelowCostWarnings(card({ form: 'per_token', input_per_mtok_micros: 2_499_999, output_per_mtok_micros: 10_000_000 }), prices)).toHaveLength(1);
+    expect(cardBelowCostWarnings(card({ form: 'cost_plus', markup_bps: 10_000 }), prices)).toEqual([]);
+    expect(cardBelowCostWarnings(card({ form: 'per_call', call_micros: 1 }), prices)).toEqual([]);
   });
 });
 
