@@ -136,9 +136,9 @@ export function PriceFormFields<Values extends PriceFormValues>({
       {values.price_form === 'per_call' ? dollarsField('price', perCallLabel, { required: true, testId: outputTestId, suffix: 'per call', hint: note }) : null}
       {values.price_form === 'per_token' ? (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-          {dollarsField('input_rate', 'Input, per million tokens (USD)', { required: true })}
-          {dollarsField('output_rate', 'Output, per million tokens (USD)', { required: true })}
-          {dollarsField('cached_rate', 'Cached input, per million tokens (USD, optional)', { hint: 'Empty: the input rate.' })}
+          {dollarsField('input_rate', 'Input per million tokens (USD)', { required: true })}
+          {dollarsField('output_rate', 'Output per million tokens (USD)', { required: true })}
+          {dollarsField('cached_rate', 'Cached input per million (USD)', { hint: 'Optional. Empty: the input rate.' })}
           {dollarsField('call_fee', 'Fee per call (USD, optional)', { hint: 'Added to every call.' })}
         </div>
       ) : null}

@@ -58,6 +58,7 @@ export const COST_PLUS_WORKFLOW_REASON =
   "Cost plus needs a model whose cost Tollbooth knows: a Dify workflow's model is billed by Dify. Price a workflow per call or per token.";
 export const WORKFLOW_MAXIMUM_REASON =
   "Required for a workflow priced per token: Dify reports a run's tokens only after it runs, so callers are held for this most.";
+export const WORKFLOW_MAXIMUM_MISSING = 'Enter the most one call may be charged.';
 export const PER_CALL_PRICE_MESSAGE = 'Price must be above $0 (sub-cent prices are fine: 0.005 is half a cent).';
 const DECIMALS_MESSAGE = 'Use dollars with at most 6 decimals (a millionth of a dollar).';
 
@@ -119,7 +120,7 @@ export function validatePriceForm(values: PriceFormValues, type: AppType | ''): 
     amount('call_fee', null);
   }
   amount('minimum', null);
-  amount('maximum', values.price_form === 'per_token' && type === 'workflow' ? WORKFLOW_MAXIMUM_REASON : null);
+  amount('maximum', values.price_form === 'per_token' && type === 'workflow' ? WORKFLOW_MAXIMUM_MISSING : null);
   const minimum = optionalMicros(values.minimum);
   const maximum = optionalMicros(values.maximum);
   if (!errors.maximum && maximum === 0) errors.maximum = 'The most per call must be above $0 (leave it empty for no most).';
