@@ -218,8 +218,8 @@ function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMa
   const feeKnown = (typical ?? worst)?.feeMicros !== null;
   return (
     <div className="mt-4" data-testid="model-cost-margins">
-      <h3 className="text-xs font-medium tracking-wide text-gray-500 uppercase">
-        Your margin · {PRICE_FORM_NAMES[card.form]}: {rateCardSummary(card)}
+      <h3 className="text-xs font-medium text-gray-500">
+        <span className="tracking-wide uppercase">Your margin</span> · {PRICE_FORM_NAMES[card.form]}: {rateCardSummary(card)}
       </h3>
       <div className="mt-1 overflow-x-auto">
         <table className="w-full text-sm">
