@@ -3,10 +3,18 @@
 // warns when a per-token rate is below the model's. PRICE_FORMS_SCREENSHOTS_DIR keeps a screenshot
 // of each (docs/screenshots/price-forms-*.png).
 import { randomBytes } from 'node:crypto';
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { accessTokenOf, screenshotsInto, signUp } from './support.ts';
 
 const fullPage = screenshotsInto(process.env.PRICE_FORMS_SCREENSHOTS_DIR);
+/** axe-core: no serious or critical violation (as accessibility.spec.ts asks of every screen). */
+async function axeProblems(page: Page): Promise<string[]> {
+  return (await new AxeBuilder({ page }).analyze()).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
 /** From the top: a full-page screenshot of a scrolled page draws the sticky header mid-page. */
 const shot = async (page: Page, name: string) => {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -37,6 +45,7 @@ test('a per-token app is created through the chooser and shows its rate card and
   await page.getByLabel('Most per call (USD, optional)').fill('0.50');
   await expect(page.getByTestId('price-form-preview')).toContainText('$20.00 per million output tokens');
   await shot(page, 'price-forms-per-token');
+  expect(await axeProblems(page)).toEqual([]);
   await page.getByRole('button', { name: 'Create Application' }).click();
   await expect(page).toHaveURL(new RegExp(`/applications/tokens-${id}$`));
 
@@ -51,6 +60,7 @@ test('a per-token app is created through the chooser and shows its rate card and
   await expect(panel.getByTestId('model-cost-form-warning')).toContainText("Your output price ($20.00 per million tokens) is below the model's ($30.00)");
   await expect(panel.getByTestId('margin-worst')).toBeVisible();
   await shot(page, 'price-forms-cost-panel-warning');
+  expect(await axeProblems(page)).toEqual([]);
 });
 
 test('a workflow app cannot be cost plus and needs a most per call priced per token, saying why', async ({ page }) => {

@@ -162,15 +162,18 @@ export function PriceFormFields<Values extends PriceFormValues>({
         </div>
       ) : null}
 
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-        {dollarsField('minimum', 'Minimum per call (USD, optional)', { hint: 'The least a call is charged.' })}
-        {dollarsField('maximum', maximumRequired ? 'Most per call (USD)' : 'Most per call (USD, optional)', {
-          required: maximumRequired,
-          hint: maximumRequired ? WORKFLOW_MAXIMUM_REASON : 'A cap on any one call; callers are held for it before the call.',
-        })}
-      </div>
+      {/* A price per call is its own least and most: the two show for it only when a card already has them. */}
+      {values.price_form !== 'per_call' || values.minimum.trim() !== '' || values.maximum.trim() !== '' ? (
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+          {dollarsField('minimum', 'Minimum per call (USD, optional)', { hint: 'The least a call is charged.' })}
+          {dollarsField('maximum', maximumRequired ? 'Most per call (USD)' : 'Most per call (USD, optional)', {
+            required: maximumRequired,
+            hint: maximumRequired ? WORKFLOW_MAXIMUM_REASON : 'A cap on any one call; callers are held for it before the call.',
+          })}
+        </div>
+      ) : null}
 
-      {preview ? (
+      {preview && values.price_form !== 'per_call' ? (
         <div className="rounded-md bg-gray-50 p-3 text-sm text-gray-700 ring-1 ring-gray-200" data-testid="price-form-preview">
           <p className="font-medium text-gray-900">Callers see</p>
           <ul className="mt-1 list-inside list-disc">
