@@ -181,7 +181,7 @@ export function PriceFormFields<Values extends PriceFormValues>({
               <li key={line}>{line}</li>
             ))}
           </ul>
-          {values.price_form !== 'per_call' && note ? <p className="mt-1 text-gray-500">{note}</p> : null}
+          {note ? <p className="mt-1 text-gray-500">{note}</p> : null}
         </div>
       ) : values.price_form !== 'per_call' && note ? (
         <p className="text-sm text-gray-500">{note}</p>
