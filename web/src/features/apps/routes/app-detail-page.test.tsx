@@ -161,6 +161,50 @@ describe('AppDetailPage', () => {
     });
   });
 
+  it('edits a per-token card in the chooser, and shows the card and the announced one in the sidebar (issue 60)', async () => {
+    const pricing = {
+      form: 'per_token' as const,
+      call_micros: 1_000,
+      input_per_mtok_micros: 2_000_000,
+      output_per_mtok_micros: 8_000_000,
+      cached_input_per_mtok_micros: null,
+      markup_bps: 0,
+      minimum_micros: 0,
+      max_call_micros: 500_000,
+    };
+    const server = fakeAppsServer({
+      apps: [
+        haiku({
+          price_cents: 1,
+          pricing,
+          upcoming_price_cents: 1,
+          upcoming_pricing: { ...pricing, output_per_mtok_micros: 9_000_000 },
+          upcoming_price_at: '2030-01-08T12:00:00.000Z',
+        }),
+      ],
+    });
+    renderDetail('haiku-writer');
+
+    const details = within(await screen.findByRole('region', { name: 'Details' }));
+    expect(details.getByText('$2.00 per million input tokens · $8.00 per million output tokens · plus $0.001 per call · at most $0.50 per call')).toBeTruthy();
+    expect(details.getByText(/\$9\.00 per million output tokens · plus \$0\.001 per call · at most \$0\.50 per call from /)).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    expect((screen.getByLabelText('Per token') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByLabelText('Input per million tokens (USD)') as HTMLInputElement).value).toBe('2.00');
+    expect((screen.getByLabelText('Fee per call (USD, optional)') as HTMLInputElement).value).toBe('0.001');
+    expect((screen.getByLabelText('Most per call (USD, optional)') as HTMLInputElement).value).toBe('0.50');
+    fireEvent.change(screen.getByLabelText('Output per million tokens (USD)'), { target: { value: '7.5' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Save Changes' })).toBeNull());
+    expect(server.bodyOf('PATCH /api/app/haiku-writer/')).toEqual({
+      name: 'Haiku Writer',
+      description: 'Writes haiku on demand',
+      visibility: 'embed',
+      pricing: { form: 'per_token', input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 7_500_000, call_micros: 1_000, max_call_micros: 500_000 },
+    });
+  });
+
   it('cancels an edit without saving', async () => {
     const server = fakeAppsServer({ apps: [haiku()] });
     renderDetail('haiku-writer');
