@@ -219,7 +219,9 @@ function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMa
   return (
     <div className="mt-4" data-testid="model-cost-margins">
       <h3 className="text-xs font-medium text-gray-500">
-        <span className="tracking-wide uppercase">Your margin</span> · {PRICE_FORM_NAMES[card.form]}: {rateCardSummary(card)}
+        <span className="tracking-wide uppercase">Your margin</span> · {PRICE_FORM_NAMES[card.form]}
+        {/* A price per call is in the form beside the panel; the other cards are said here. */}
+        {card.form === 'per_call' ? null : `: ${rateCardSummary(card)}`}
       </h3>
       <div className="mt-1 overflow-x-auto">
         <table className="w-full text-sm">
