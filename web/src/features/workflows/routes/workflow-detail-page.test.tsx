@@ -120,6 +120,29 @@ describe('WorkflowDetailPage', () => {
     expect(field('API Key *').value).toBe('••••••••1234');
   });
 
+  it('shows a per-token card read-only and saves without writing price_cents over it (issue 60)', async () => {
+    const pricing = {
+      form: 'per_token' as const,
+      call_micros: 0,
+      input_per_mtok_micros: 1_000_000,
+      output_per_mtok_micros: 2_000_000,
+      cached_input_per_mtok_micros: null,
+      markup_bps: 0,
+      minimum_micros: 0,
+      max_call_micros: 100_000,
+    };
+    const server = renderDetail({ apps: [{ ...app, price_cents: 1, pricing }] });
+    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+    expect(screen.queryByLabelText('Price per Call (USD)')).toBeNull();
+    expect(screen.getByTestId('rate-card').textContent).toContain('at most $0.10 per call');
+    expect(screen.queryByTestId('upcoming-rate-card')).toBeNull();
+    fireEvent.change(field('Application Name'), { target: { value: 'Support Bot 2' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Changes saved')).toBeTruthy();
+    expect(server.bodyOf('PATCH /api/app/support-bot/')).toMatchObject({ name: 'Support Bot 2' });
+    expect(server.bodyOf('PATCH /api/app/support-bot/')).not.toHaveProperty('price_cents');
+  });
+
   it('Version History lists versions and rolls back', async () => {
     const server = renderDetail();
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
