@@ -23,6 +23,8 @@ export interface SavePromptAppInput {
    * second application.
    */
   onCreated?: (app: Application) => void;
+  /** The saved app is priced other than whole cents per call and the builder's price was left alone: its card is kept (issue 60). */
+  keepCard?: boolean;
 }
 
 export interface SavedPromptApp {
@@ -30,7 +32,7 @@ export interface SavedPromptApp {
   config: PromptConfig;
 }
 
-export async function savePromptApp({ draft, savedSlug, onCreated }: SavePromptAppInput): Promise<SavedPromptApp> {
+export async function savePromptApp({ draft, savedSlug, onCreated, keepCard = false }: SavePromptAppInput): Promise<SavedPromptApp> {
   // All or nothing: the prompt configuration is what the server may refuse (a template that cannot
   // render, a bad schema), so it is saved before anything else is changed, and a new application
   // whose configuration is refused is deleted again.
@@ -50,7 +52,8 @@ export async function savePromptApp({ draft, savedSlug, onCreated }: SavePromptA
     return { app, config };
   }
   const config = await updatePromptConfig(savedSlug, buildPromptConfigBody(draft));
-  const app = await updateApp({ slug: savedSlug, changes: buildUpdateAppBody(draft) });
+  const { price_cents, ...rest } = buildUpdateAppBody(draft);
+  const app = await updateApp({ slug: savedSlug, changes: keepCard ? rest : { ...rest, price_cents } });
   return { app, config };
 }
 

@@ -16,6 +16,8 @@ interface BuilderBasicInfoProps {
   /** The application's slug once it exists: the slug is then locked. */
   savedSlug: string | null;
   fields: readonly DeclaredField[];
+  /** A sentence under the price, e.g. that the app is priced another way (issue 60). */
+  priceNote?: string;
 }
 
 function slugHint(draft: PromptDraft, savedSlug: string | null) {
@@ -26,7 +28,7 @@ function slugHint(draft: PromptDraft, savedSlug: string | null) {
   return 'Generated from the name; a number is added when it is already taken.';
 }
 
-export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: BuilderBasicInfoProps) {
+export function BuilderBasicInfo({ draft, onChange, savedSlug, fields, priceNote }: BuilderBasicInfoProps) {
   const { fieldId, set } = useFormSection<PromptDraft>(onChange);
   // A new name also moves the slug while the slug follows the name.
   const setBasic = <K extends keyof PromptDraft>(name: K, value: PromptDraft[K]) =>
@@ -66,7 +68,7 @@ export function BuilderBasicInfo({ draft, onChange, savedSlug, fields }: Builder
         form={{ values: draft, set: setBasic, fieldId }}
         nameLabel="Prompt Name"
         embedLabel="Embeddable"
-        price={{ key: 'price', label: 'Price per Call (USD)', min: 0.01 }}
+        price={{ key: 'price', label: 'Price per Call (USD)', min: 0.01, note: priceNote }}
         besideName={slugField}
         beforeVisibility={statusField}
       />

@@ -184,6 +184,28 @@ describe('the margin under each price form (issue 60)', () => {
   });
 });
 
+describe('the prompt builder on a per-token app (issue 60)', () => {
+  it('keeps the card when the price is left alone, and weighs it in the panel', async () => {
+    const server = fakePromptsServer({
+      apps: [{ ...app, price_cents: 1, pricing: card({ form: 'per_token', input_per_mtok_micros: 12_000_000, output_per_mtok_micros: 20_000_000 }) }],
+      configs: { 'essay-writer': config },
+    });
+    renderWithProviders(
+      <Routes>
+        <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
+        <Route path="*" element={<p>Elsewhere</p>} />
+      </Routes>,
+      { route: '/applications/essay-writer/edit', auth: signedInAuth() },
+    );
+    const costs = await panel();
+    await waitFor(() => expect(costs.getByTestId('model-cost-form-warning').textContent).toContain('Your output price ($20.00 per million tokens)'));
+    expect(screen.getByText(/Priced \$12\.00 in \/ \$20\.00 out per million tokens: kept unless you change this price/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Update Prompt' }));
+    await waitFor(() => expect(screen.getByText('Elsewhere')).toBeTruthy());
+    expect(server.bodyOf('PATCH /api/app/essay-writer/')).not.toHaveProperty('price_cents');
+  });
+});
+
 describe('callMargins and cardBelowCostWarnings', () => {
   const estimate = { worst_case_input_tokens: 1_000, worst_case_output_tokens: 500, worst_case_micros: 25_000, typical_micros: 5_000 };
   it('charges each form at the typical and the worst call, with the fee when known', () => {

@@ -2,10 +2,10 @@
 // Create mode posts the application and then its prompt configuration; edit mode patches both.
 // Test Prompt runs the unsaved draft (template, settings, schemas) against the model and never
 // saves: nothing is created or changed until Save.
-import type { PromptTestResult } from '@tollbooth/contract';
-import { declareTemplateVariables, detectVariables } from '@tollbooth/contract';
+import { declareTemplateVariables, detectVariables, type PromptTestResult, type RateCard, rateCardSummary } from '@tollbooth/contract';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { isPlainPerCall } from '@/components/pricing/price-form.utils';
 import { DemoModelNotice } from '@/components/ui/demo-model-notice';
 import { FormAlert } from '@/components/ui/form-alert';
 import { primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -45,6 +45,8 @@ interface PromptBuilderFormProps {
   slug?: string;
   /** Edit mode: the saved name, for the header. */
   savedName?: string;
+  /** Edit mode: the app's rate card (issue 60); one other than whole cents per call is kept unless the price is changed here. */
+  card?: RateCard | null;
 }
 
 /** A failed save: the server's own words when it answered, else the spec's generic message. */
@@ -52,7 +54,7 @@ function saveErrorMessage(error: unknown): string {
   return error instanceof ApiError && error.status !== 401 ? getErrorMessage(error) : SAVE_FAILED_MESSAGE;
 }
 
-export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: PromptBuilderFormProps) {
+export function PromptBuilderForm({ mode, initialDraft, slug, savedName, card = null }: PromptBuilderFormProps) {
   const navigate = useNavigate();
   const [draft, setDraft] = useState(initialDraft);
   const [tab, setTab] = useState<BuilderTab>('basic');
@@ -105,11 +107,16 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
     // On its own key the platform posts no model cost: nothing to warn about.
     const ownKey = next.key_source === 'own';
     const priceCents = dollarsToCents(next.price);
+    // A per-token or cost-plus card left alone here is kept, and weighed by the cost panel rather than as a price per call.
+    const keepCard = !isPlainPerCall(card) && next.price === initialDraft.price;
     const publishing = next.status === 'live' && initialDraft.status !== 'live';
-    if (!margin.allowSave(priceCents, next.status === 'live' && !ownKey, publishing, savedSlug === null || priceCents !== dollarsToCents(initialDraft.price)))
+    if (
+      !keepCard &&
+      !margin.allowSave(priceCents, next.status === 'live' && !ownKey, publishing, savedSlug === null || priceCents !== dollarsToCents(initialDraft.price))
+    )
       return;
     savePrompt.mutate(
-      { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug) },
+      { draft: next, savedSlug, onCreated: (app) => setSavedSlug(app.slug), keepCard },
       {
         onSuccess: () => navigate('/applications'),
         onError: (caught) => setError(saveErrorMessage(caught)),
@@ -142,7 +149,23 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
   }
 
   const tabs: TabItem<BuilderTab>[] = [
-    { id: 'basic', label: 'Basic Info', content: <BuilderBasicInfo draft={draft} onChange={setDraft} savedSlug={savedSlug} fields={declaredFields} /> },
+    {
+      id: 'basic',
+      label: 'Basic Info',
+      content: (
+        <BuilderBasicInfo
+          draft={draft}
+          onChange={setDraft}
+          savedSlug={savedSlug}
+          fields={declaredFields}
+          priceNote={
+            card && !isPlainPerCall(card)
+              ? `Priced ${rateCardSummary(card)}: kept unless you change this price, which sets a price per call instead.`
+              : undefined
+          }
+        />
+      ),
+    },
     { id: 'schema', label: 'Input/Output Schema', content: <BuilderSchemaTab draft={draft} onChange={setDraft} /> },
     { id: 'model', label: 'Model Settings', content: <BuilderModelSettings draft={draft} onChange={setDraft} /> },
     {
@@ -194,7 +217,13 @@ export function PromptBuilderForm({ mode, initialDraft, slug, savedName }: Promp
       </div>
 
       {/* On every step (issue 61): the worst case follows the template, its variables and max_tokens as they change. */}
-      <ModelCostPanel className="mt-6" inputs={costInputs} priceCents={dollarsToCents(draft.price)} ownKey={draft.key_source === 'own'} />
+      <ModelCostPanel
+        className="mt-6"
+        inputs={costInputs}
+        priceCents={dollarsToCents(draft.price)}
+        card={card && !isPlainPerCall(card) && draft.price === initialDraft.price ? card : undefined}
+        ownKey={draft.key_source === 'own'}
+      />
 
       <div className="mt-6 flex flex-wrap justify-end gap-3">
         <Link to="/applications" className={secondaryButton}>

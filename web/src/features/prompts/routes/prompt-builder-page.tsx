@@ -10,6 +10,7 @@ import { ApiError, isUnauthorizedError } from '@/lib/errors';
 
 const isNotFoundError = (error: unknown) => error instanceof ApiError && error.status === 404;
 
+import { cardOfApp } from '@/components/pricing/rate-card-panel';
 import { PromptBuilderForm } from '../components/prompt-builder-form';
 import { draftFromSaved, initialDraft, LOAD_FAILED_MESSAGE } from '../lib/prompt-builder.utils';
 
@@ -18,7 +19,15 @@ function EditPromptBuilder({ slug }: { slug: string }) {
   const config = usePromptConfig(slug, { enabled: app.data?.type !== 'workflow' });
 
   if (app.data && config.data) {
-    return <PromptBuilderForm mode="edit" slug={app.data.slug} savedName={app.data.name} initialDraft={draftFromSaved(app.data, config.data)} />;
+    return (
+      <PromptBuilderForm
+        mode="edit"
+        slug={app.data.slug}
+        savedName={app.data.name}
+        initialDraft={draftFromSaved(app.data, config.data)}
+        card={app.data.pricing ? cardOfApp(app.data) : null}
+      />
+    );
   }
   // A workflow app is edited on its own detail page.
   if (app.data?.type === 'workflow') return <Navigate to={`/workflows/${encodeURIComponent(app.data.slug)}`} replace />;
