@@ -223,7 +223,13 @@ function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMa
         {/* A price per call is in the form beside the panel; the other cards are said here. */}
         {card.form === 'per_call' ? null : `: ${rateCardSummary(card)}`}
       </h3>
-      <div className="mt-1 overflow-x-auto">
+      {/* Scrolls sideways on a phone: focusable, so the keyboard can scroll it too. */}
+      <section
+        className="mt-1 overflow-x-auto"
+        aria-label="Margin per call"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable).
+        tabIndex={0}
+      >
         <table className="w-full text-sm">
           <thead>
             <tr className="text-left text-xs text-gray-500">
@@ -252,7 +258,7 @@ function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMa
             <MarginRow label="Worst" margin={worst} testId="margin-worst" />
           </tbody>
         </table>
-      </div>
+      </section>
       {typical ? (
         <p className="mt-1 text-xs text-gray-500">The typical call's tokens are the worst call's mix, scaled to the recent calls' mean model cost.</p>
       ) : null}
