@@ -280,6 +280,7 @@ describe("an app's public page", () => {
         currency: 'usd',
         features: { Support: 'email' },
         included_calls: 100,
+        included_usage_micros: 0,
       },
     ]);
     // Fields in the order the template uses them, with their real names, controls and bounds.
