@@ -18,6 +18,8 @@ export interface CatalogRow {
   upcoming_price_at: Date | null;
   /** The rate card in force (null: per call at price_cents). */
   pricing: RateCard | null;
+  /** The announced card of an upcoming increase (null with upcoming_price_cents alone: per call at it). */
+  upcoming_pricing: RateCard | null;
   creator_name: string;
   calls_30d: number;
   published_at: Date;
@@ -61,6 +63,7 @@ const listed = (calls: keyof typeof CALLS) => `
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
     CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_pricing ELSE a.pricing END AS pricing,
+    CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_pricing END AS upcoming_pricing,
     coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
     ${CALLS[calls]}
     coalesce(a.went_live_at, a.created_at) AS published_at,
