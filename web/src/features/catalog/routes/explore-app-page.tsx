@@ -256,7 +256,7 @@ export function ExploreAppPage() {
               ))}
             </ul>
           ) : (
-            <p className="text-sm text-gray-600">No plans: every call is paid from your credits at the price per call.</p>
+            <p className="text-sm text-gray-600">No plans: every call is paid from your credits at the app's price.</p>
           )}
         </Section>
 
