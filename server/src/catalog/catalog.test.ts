@@ -469,4 +469,11 @@ describe('an app priced per token (issue 60): the rate card wherever the price i
     // A whole-cent price per call reads as before.
     expect((await api('GET', `/api/app/${slugs.haiku}/openapi.json`, null)).json().info.description).toContain('Each successful call costs 1.00 USD');
   });
+
+  it('never counts an app paid by the token as free, though its least call is 0 cents', async () => {
+    const slug = await createApp(otherOwnerToken, { name: 'Token Prose', pricing: { form: 'per_token', input_per_mtok_micros: 1_000_000 } });
+    expect((await list('q=Token+Prose')).results[0]).toMatchObject({ slug, price_cents: 0 });
+    expect((await list('price=free')).results.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('price=paid')).results.map((item) => item.slug)).toContain(slug);
+  });
 });

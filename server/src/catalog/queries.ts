@@ -114,8 +114,11 @@ export async function selectCatalogPage(db: Queryable, filter: CatalogFilter): P
   }
   if (filter.type) where.push(`type = ${param(filter.type)}`);
   if (filter.mode) where.push(`mode = ${param(filter.mode)}`);
-  if (filter.price === 'free') where.push('price_cents = 0');
-  if (filter.price === 'paid') where.push('price_cents > 0');
+  // price_cents is a card's least call, rounded up to a cent: a per-token or cost-plus app without a
+  // fee or minimum has 0 there, yet its calls are paid (issue 60). Free is a per-call price of 0.
+  const free = "price_cents = 0 AND coalesce(pricing->>'form', 'per_call') = 'per_call'";
+  if (filter.price === 'free') where.push(`(${free})`);
+  if (filter.price === 'paid') where.push(`NOT (${free})`);
   if (filter.maxPriceCents !== undefined) where.push(`price_cents <= ${param(filter.maxPriceCents)}`);
   const { columns, direction } = SORT_KEYS[filter.sort];
   if (filter.after) {
