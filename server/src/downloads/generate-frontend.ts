@@ -126,6 +126,8 @@ export async function generateFrontendFiles(description: AppDescription, { tollb
     // The rate card in words, as the catalog shows it: one line for the header, and line by line.
     price: rateCardSummary(card),
     priceLines: rateCardLines(card),
+    // Per token or cost-plus: server.js counts each call at what its answer says it cost.
+    priceVaries: card.form !== 'per_call',
     kind: description.kind,
     source: description.source,
     fields: description.fields,

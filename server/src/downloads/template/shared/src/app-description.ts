@@ -29,6 +29,8 @@ export interface AppDescription {
   price: string;
   /** The rate card line by line. */
   priceLines: string[];
+  /** Per token or cost-plus: a call costs what it uses (server.js counts each at its answer's total_price). */
+  priceVaries: boolean;
   kind: 'completion' | 'chat';
   source: 'prompt' | 'workflow';
   fields: AppField[];
