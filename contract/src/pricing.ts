@@ -202,3 +202,15 @@ export function rateCardSummary(card: RateCard): string {
   if (card.form === 'per_token') return `${formatMicros(card.input_per_mtok_micros)} in / ${formatMicros(card.output_per_mtok_micros)} out per million tokens`;
   return rateCardLines(card)[0]!;
 }
+
+/**
+ * A decimal string of dollars (an answer's usage.total_price "0.0051200", usage.cost as text) as
+ * micro-dollars, exactly: digits past the sixth decimal round half up. Not a number: 0.
+ */
+export function microsOfDollarsText(text: string): number {
+  const match = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!match || (match[2] === '' && !match[3])) return 0;
+  const fraction = (match[3] ?? '').padEnd(7, '0');
+  const micros = Number(match[2] || '0') * MICROS_PER_DOLLAR + Number(fraction.slice(0, 6)) + (Number(fraction[6]) >= 5 ? 1 : 0);
+  return match[1] === '-' ? -micros : micros;
+}
