@@ -236,10 +236,11 @@ async function startPortkey(phase: (text: string) => void) {
   const portkeyPort = await freePort();
   const portkeyOrigin = `http://127.0.0.1:${portkeyPort}`;
   const portkeyEntry = path.join(HERE, 'node_modules/@portkey-ai/gateway/build/start-server.js');
-  if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
-  const portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
+  let portkeyVersion = 'not run';
   let portkeyPid: number | undefined;
   if (!OPTIONS.memory && !OPTIONS.compare && !OPTIONS.tails && !OPTIONS.priceForms) {
+    if (!existsSync(portkeyEntry)) throw new Error(`Portkey is not installed: run npm install --prefix bench/gateway (missing ${portkeyEntry})`);
+    portkeyVersion = (JSON.parse(readFileSync(path.join(HERE, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
     // The preload lets Portkey stream on Node (its header says why); blocking calls pass it untouched.
     const portkey = startChild('portkey', ['--import', path.join(HERE, 'portkey-stream-fix.mjs'), portkeyEntry, `--port=${portkeyPort}`, '--headless'], {
       cwd: HERE,

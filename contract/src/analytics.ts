@@ -119,6 +119,9 @@ export const RecentInvocation = Type.Object({
   input_tokens: Count('Input (prompt) tokens'),
   output_tokens: Count('Output (completion) tokens'),
   price_cents: Count('What the caller paid for the call, in cents (0 for free, included and failed calls)'),
+  charge_micros: Count(
+    'What the call cost its caller, exactly, in micro-dollars (issue 60): the rate card applied to its usage. price_cents is the whole cents posted for it (charges below a cent add up across calls)',
+  ),
   model_cost: Type.Number({
     minimum: 0,
     description:

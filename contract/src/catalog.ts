@@ -41,6 +41,9 @@ export const CatalogApp = Type.Object({
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, in force from upcoming_price_at' }),
   upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   pricing: Type.Optional(RateCardView),
+  upcoming_pricing: Type.Optional(
+    Type.Union([RateCardView, Type.Null()], { description: 'An announced rate card that costs callers more, from upcoming_price_at on' }),
+  ),
   creator_name: Type.String({ description: "The creator's display name (never an e-mail address)" }),
   calls_30d: Type.Integer({ description: `Successful calls over the last ${CATALOG_POPULAR_DAYS} days` }),
   published_at: Type.String({ format: 'date-time' }),

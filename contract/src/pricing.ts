@@ -204,6 +204,18 @@ export function rateCardSummary(card: RateCard): string {
 }
 
 /**
+ * A decimal string of dollars (an answer's usage.total_price "0.0051200", usage.cost as text) as
+ * micro-dollars, exactly: digits past the sixth decimal round half up. Not a number: 0.
+ */
+export function microsOfDollarsText(text: string): number {
+  const match = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!match || (match[2] === '' && !match[3])) return 0;
+  const fraction = (match[3] ?? '').padEnd(7, '0');
+  const micros = Number(match[2] || '0') * MICROS_PER_DOLLAR + Number(fraction.slice(0, 6)) + (Number(fraction[6]) >= 5 ? 1 : 0);
+  return match[1] === '-' ? -micros : micros;
+}
+
+/**
  * A decimal typed by a person ("0.005", "12", ".5", "1.") as an integer scaled by 10^places, moved
  * in its text (no binary floating point: 0.000007 is 7, not 6.999…). Null when it is not a plain
  * non-negative decimal, has more than `places` decimals, or is beyond an exact integer.

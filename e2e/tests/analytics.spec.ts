@@ -115,7 +115,7 @@ test('after calls through the gateway, both analytics screens show them', async 
   expect((await download).suggestedFilename()).toBe(`${slug}-invocations-7d.csv`);
   const csv = readFileSync((await (await download).path()) as string, 'utf8');
   expect(csv.split('\r\n')[0]).toBe(
-    'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars',
+    'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars,charge_dollars',
   );
   expect(csv).toContain(',reader-two,error,rejected,invalid_param,');
 });

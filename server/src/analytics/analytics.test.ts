@@ -100,6 +100,8 @@ beforeAll(async () => {
     // Outside every period, anonymous.
     { ago: 100, time: '08:00:00.000', user: '', latencyMs: 1000, priceCents: 100 },
   ]);
+  // A call charged its exact amount (issue 60), beside the cents posted; the others read as calls recorded before.
+  await ctx.database.db.query("UPDATE invocations SET charge_micros = 12345 WHERE app_id = $1 AND end_user = 'u2'", [alpha.id]);
   await record(beta.id, [
     { ago: 0, time: '09:00:00.000', user: 'u1', status: 'error', errorType: 'provider_error', latencyMs: 400 },
     { ago: 2, time: '15:30:00.000', user: 'u8', latencyMs: 600, tokens: [3, 4] },
@@ -294,10 +296,22 @@ describe('per-application analytics', () => {
       input_tokens: 0,
       output_tokens: 0,
       price_cents: 0,
+      charge_micros: 0,
       model_cost: 0,
       created_at: at(0, '12:00:00.000').toISOString(),
     });
-    expect(all[1]).toMatchObject({ end_user: 'u2', status: 'success', outcome: 'success', response_time: 2, input_tokens: 20, output_tokens: 10 });
+    expect(all[1]).toMatchObject({
+      end_user: 'u2',
+      status: 'success',
+      outcome: 'success',
+      response_time: 2,
+      input_tokens: 20,
+      output_tokens: 10,
+      price_cents: 150,
+      charge_micros: 12_345,
+    });
+    // A call recorded before charges were kept exactly reads its cents as its charge.
+    expect(all[3]).toMatchObject({ end_user: 'u1', price_cents: 100, charge_micros: 1_000_000 });
     expect(all[2]).toMatchObject({ end_user: 'u1', status: 'error', outcome: 'rejected', error_type: 'invalid_param' });
     expect(all[4]).toMatchObject({ end_user: null, status: 'error', outcome: 'rejected', error_type: 'unauthorized' });
     expect(all.map((row: { created_at: string }) => row.created_at)).toEqual([...all.map((row: { created_at: string }) => row.created_at)].sort().reverse());
@@ -353,10 +367,14 @@ describe('CSV export', () => {
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${alpha.slug}-invocations.csv"`);
     const lines = response.body.split('\r\n');
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars');
-    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,failed,provider_timeout,3.001,0,0,0,0.000000$`));
-    expect(lines[2]).toMatch(/,u2,success,success,,2,20,10,\d+,0.000000$/);
-    expect(lines[3]).toMatch(/,u1,error,rejected,invalid_param,0.007,0,0,0,0.000000$/);
+    expect(lines[0]).toBe(
+      'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars,charge_dollars',
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^[0-9a-f-]{36},${at(0, '12:00:00.000').toISOString()},u1,error,failed,provider_timeout,3.001,0,0,0,0.000000,0.000000$`),
+    );
+    expect(lines[2]).toMatch(/,u2,success,success,,2,20,10,\d+,0.000000,0.012345$/);
+    expect(lines[3]).toMatch(/,u1,error,rejected,invalid_param,0.007,0,0,0,0.000000,0.000000$/);
     expect(lines[4]).toBe('');
     const all = (await call('GET', `/api/app/${alpha.slug}/analytics/invocations.csv`)).body.trim().split('\r\n');
     expect(all).toHaveLength(12);

@@ -172,7 +172,9 @@ describe('bad input on analytics', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-disposition']).toBe(`attachment; filename="${slug}-invocations-366d.csv"`);
     const lines = response.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars');
+    expect(lines[0]).toBe(
+      'id,created_at,end_user,status,outcome,error_type,response_time_seconds,input_tokens,output_tokens,price_cents,model_cost_dollars,charge_dollars',
+    );
     const rows = lines.slice(1).map((line) => line.split(','));
     expect(rows).toHaveLength(2500);
     const times = rows.map((row) => Date.parse(row[1]!));

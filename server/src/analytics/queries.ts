@@ -233,9 +233,15 @@ export interface InvocationRow {
   input_tokens: number;
   output_tokens: number;
   price_cents: number;
+  /** What the call cost its caller, exactly (migration 0061; a call before it: price_cents in micro-dollars). */
+  charge_micros: number;
   model_cost_micros: number;
   created_at: Date;
 }
+
+// Calls recorded before migration 0061 have charge_micros 0 beside the cents they were charged; any
+// later call that posted cents has a charge above 0 (the cents posted are its charge, or its meter's growth).
+const CHARGE_MICROS = 'CASE WHEN charge_micros = 0 THEN price_cents::bigint * 10000 ELSE charge_micros END AS charge_micros';
 
 /**
  * The newest calls of an app (older than `cursor` when given), read backwards along
@@ -256,7 +262,7 @@ export async function selectRecentInvocations(
        CASE WHEN end_user = caller_id::text
          OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = invocations.api_key_id AND k.kind = 'publishable') THEN ''
        ELSE end_user END AS end_user, status, outcome, error_type,
-       latency_ms, input_tokens, output_tokens, price_cents, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at
+       latency_ms, input_tokens, output_tokens, price_cents, ${CHARGE_MICROS}, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at
      FROM invocations WHERE app_id = $1 ${older.sql}
      ORDER BY created_at DESC, id DESC
      LIMIT $2`,
@@ -266,7 +272,7 @@ export async function selectRecentInvocations(
 }
 
 const EXPORT_COLUMNS = `id, CASE WHEN end_user = caller_id::text THEN '' ELSE end_user END AS end_user, status, outcome, error_type,
-       latency_ms, input_tokens, output_tokens, price_cents, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at`;
+       latency_ms, input_tokens, output_tokens, price_cents, ${CHARGE_MICROS}, model_cost_micros, created_at, ${keysetAtSql('created_at')} AS cursor_at`;
 
 /**
  * Every call of an app from `since` on (-infinity: all), newest first, at most `limit` (null: all), handed

@@ -72,6 +72,7 @@ const INVOCATIONS_CSV_HEADER = [
   'output_tokens',
   'price_cents',
   'model_cost_dollars',
+  'charge_dollars',
 ];
 
 const ZERO: DailyTotals = {
@@ -249,6 +250,7 @@ export function createAnalyticsService({ reads, apps, now = () => new Date(), on
         input_tokens: row.input_tokens,
         output_tokens: row.output_tokens,
         price_cents: row.price_cents,
+        charge_micros: row.charge_micros,
         model_cost: microsToDollars(row.model_cost_micros),
         created_at: new Date(row.created_at).toISOString(),
       }));
@@ -283,6 +285,7 @@ export function createAnalyticsService({ reads, apps, now = () => new Date(), on
                   row.output_tokens,
                   row.price_cents,
                   microsToDollars(row.model_cost_micros).toFixed(6),
+                  microsToDollars(row.charge_micros).toFixed(6),
                 ]),
               ),
           ),

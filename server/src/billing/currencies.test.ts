@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../platform/config.ts';
 import { callCompletions } from '../test-support/paid-call.ts';
 import { createStripeTestContext } from '../test-support/stripe-app.ts';
+import { earningsReleased } from '../test-support/wait-for.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { payoutMinimum } from './payouts/service.ts';
 
@@ -253,6 +254,7 @@ describe('payouts per currency', () => {
     await subscribe(slug, creator, { price: 2000, currency: 'JPY' });
     await subscribe(slug, creator, { price: 1000, currency: 'EUR' });
     await ageEarnings(creator.id, 8);
+    await earningsReleased(sql, creator.id);
     const usd = await balanceOf('creator_earnings', 'usd', creator.id);
     const jpy = await balanceOf('creator_earnings', 'jpy', creator.id);
     const eur = await balanceOf('creator_earnings', 'eur', creator.id);

@@ -280,6 +280,7 @@ describe("an app's public page", () => {
         currency: 'usd',
         features: { Support: 'email' },
         included_calls: 100,
+        included_usage_micros: 0,
       },
     ]);
     // Fields in the order the template uses them, with their real names, controls and bounds.
@@ -428,5 +429,51 @@ describe('demo-model apps are marked (issue 25 item 8)', () => {
     expect((await api('GET', `/api/catalog/${real}`, null)).json().demo_model).toBe(false);
     expect((await api('GET', `/api/app/${demo}/inputs`, visitorToken)).json().demo_model).toBe(true);
     expect((await api('GET', `/api/app/${real}/inputs`, visitorToken)).json().demo_model).toBe(false);
+  });
+});
+
+// Last in the file: the app it adds would change the listings above.
+describe('an app priced per token (issue 60): the rate card wherever the price is shown', () => {
+  it('lists its card and its announced card with their date, and its OpenAPI document says the card in words and the X-Max-Price header', async () => {
+    const slug = await createApp(otherOwnerToken, {
+      name: 'Token Poet',
+      description: 'Paid by the token',
+      pricing: { form: 'per_token', input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000, minimum_micros: 1_000 },
+    });
+    // Someone called it lately, so a dearer card waits for its notice period.
+    await ctx.database.db.query("INSERT INTO invocations (app_id, status, price_cents) SELECT id, 'success', 1 FROM apps WHERE slug = $1", [slug]);
+    const dearer = await api('PATCH', `/api/app/${slug}/`, otherOwnerToken, {
+      pricing: { form: 'per_token', input_per_mtok_micros: 3_000_000, output_per_mtok_micros: 12_000_000, minimum_micros: 1_000 },
+    });
+    expect(dearer.statusCode, dearer.body).toBe(200);
+
+    const card = { form: 'per_token', call_micros: 0, cached_input_per_mtok_micros: null, markup_bps: 0, minimum_micros: 1_000, max_call_micros: null };
+    const listedApp = (await list('q=Token+Poet')).results[0] as unknown as Record<string, unknown>;
+    expect(listedApp.pricing).toEqual({ ...card, input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 });
+    expect(listedApp.upcoming_pricing).toEqual({ ...card, input_per_mtok_micros: 3_000_000, output_per_mtok_micros: 12_000_000 });
+    expect(typeof listedApp.upcoming_price_at).toBe('string');
+    const page = (await api('GET', `/api/catalog/${slug}`, null)).json();
+    expect(page.pricing).toEqual(listedApp.pricing);
+    expect(page.upcoming_pricing).toEqual(listedApp.upcoming_pricing);
+    // A per-call app without an announced change has no upcoming card.
+    expect((await api('GET', `/api/catalog/${slugs.chat}`, null)).json()).toMatchObject({ upcoming_pricing: null });
+
+    const doc = (await api('GET', `/api/app/${slug}/openapi.json`, null)).json();
+    expect(doc.info.description).toContain(
+      'Price: $2.00 per million input tokens; $8.00 per million output tokens; minimum $0.001 per call. Each successful call is charged its exact amount',
+    );
+    expect(doc.info.description).toContain('X-Max-Price');
+    expect(doc.info.description).not.toContain('Each successful call costs');
+    const headers = doc.paths['/completion-messages'].post.parameters.map((parameter: { name: string }) => parameter.name);
+    expect(headers).toEqual(['Idempotency-Key', 'X-Max-Price-Cents', 'X-Max-Price']);
+    // A whole-cent price per call reads as before.
+    expect((await api('GET', `/api/app/${slugs.haiku}/openapi.json`, null)).json().info.description).toContain('Each successful call costs 1.00 USD');
+  });
+
+  it('never counts an app paid by the token as free, though its least call is 0 cents', async () => {
+    const slug = await createApp(otherOwnerToken, { name: 'Token Prose', pricing: { form: 'per_token', input_per_mtok_micros: 1_000_000 } });
+    expect((await list('q=Token+Prose')).results[0]).toMatchObject({ slug, price_cents: 0 });
+    expect((await list('price=free')).results.map((item) => item.slug)).toEqual([slugs.cheap]);
+    expect((await list('price=paid')).results.map((item) => item.slug)).toContain(slug);
   });
 });

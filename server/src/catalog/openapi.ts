@@ -3,7 +3,18 @@
 // blocking answer, the Server-Sent Events of a streamed one, the errors, and the OpenAI-compatible
 // endpoint with the app's slug as model.
 
-import { CallAnswer, type CatalogField, ErrorResponse, formatMinorWithCode, OpenAIError, StreamEvent } from '@tollbooth/contract';
+import {
+  CallAnswer,
+  type CatalogField,
+  ErrorResponse,
+  formatMinorWithCode,
+  isWholeCentPerCall,
+  OpenAIError,
+  perCallCard,
+  type RateCard,
+  rateCardLines,
+  StreamEvent,
+} from '@tollbooth/contract';
 import { RESPONSE_HEADERS } from '../http/openapi-headers.ts';
 import { appUrls, requestBody, type SnippetApp } from './snippets.ts';
 
@@ -13,6 +24,18 @@ export interface OpenApiApp extends SnippetApp {
   name: string;
   description: string;
   priceCents: number;
+  /** The rate card in force (absent: per call at priceCents). */
+  pricing?: RateCard;
+}
+
+/**
+ * The price in words (issue 60): a whole-cent price per call as before ("$0.05 USD"), any other
+ * card line by line ("$2.00 per million input tokens; $8.00 per million output tokens").
+ */
+export function priceSentence(priceCents: number, pricing: RateCard | undefined): string {
+  const card = pricing ?? perCallCard(priceCents);
+  if (isWholeCentPerCall(card)) return `Each successful call costs ${formatMinorWithCode(priceCents, 'usd')}, charged only on success.`;
+  return `Price: ${rateCardLines(card).join('; ')}. Each successful call is charged its exact amount (usage.total_price, or usage.cost on the OpenAI endpoints), only on success.`;
 }
 
 /** A TypeBox schema as plain JSON Schema (no $id, so it can sit in components). */
@@ -69,7 +92,6 @@ const errorResponse = (description: string, schema = 'Error') => ({
 export function buildAppOpenApi(publicUrl: string, productName: string, app: OpenApiApp): AppOpenApiDocument {
   const urls = appUrls(publicUrl, app.slug, app.mode);
   const path = app.mode === 'chat' ? '/chat-messages' : '/completion-messages';
-  const price = formatMinorWithCode(app.priceCents, 'usd');
   const requestSchema: Record<string, unknown> = {
     type: 'object',
     properties: {
@@ -103,7 +125,7 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
       version: '1',
       // The API is used under the product's terms, as in the main document (decision 0021).
       license: { name: `${productName} Terms of Service`, url: `${publicUrl.replace(/\/+$/, '')}/terms` },
-      description: `${app.description ? `${app.description}\n\n` : ''}Each successful call costs ${price}, charged only on success. Authenticate with \`Authorization: Bearer <API key>\`. Dify clients use the base URL ${urls.difyBaseUrl}; OpenAI clients use ${urls.openaiBaseUrl} with model "${app.slug}".`,
+      description: `${app.description ? `${app.description}\n\n` : ''}${priceSentence(app.priceCents, app.pricing)} Cap what a call may cost with the \`X-Max-Price\` header (dollars) or \`X-Max-Price-Cents\`. Authenticate with \`Authorization: Bearer <API key>\`. Dify clients use the base URL ${urls.difyBaseUrl}; OpenAI clients use ${urls.openaiBaseUrl} with model "${app.slug}".`,
     },
     servers: [{ url: urls.difyBaseUrl }],
     security: [{ bearer: [] }],
@@ -127,7 +149,14 @@ export function buildAppOpenApi(publicUrl: string, productName: string, app: Ope
               in: 'header',
               required: false,
               schema: { type: 'integer', minimum: 0 },
-              description: 'Refuse the call (402, not charged) above this price',
+              description: 'Refuse the call (402, not charged) when it may cost more than this many cents',
+            },
+            {
+              name: 'X-Max-Price',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', pattern: '^[0-9]{1,7}(\\.[0-9]{1,6})?$' },
+              description: 'Refuse the call (402, not charged) when it may cost more than this many dollars (up to 6 decimals, e.g. 0.0125)',
             },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: requestSchema, example: requestBody(app) } } },

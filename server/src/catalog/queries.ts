@@ -18,6 +18,8 @@ export interface CatalogRow {
   upcoming_price_at: Date | null;
   /** The rate card in force (null: per call at price_cents). */
   pricing: RateCard | null;
+  /** The announced card of an upcoming increase (null with upcoming_price_cents alone: per call at it). */
+  upcoming_pricing: RateCard | null;
   creator_name: string;
   calls_30d: number;
   published_at: Date;
@@ -61,6 +63,7 @@ const listed = (calls: keyof typeof CALLS) => `
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,
     CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_at END AS upcoming_price_at,
     CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_pricing ELSE a.pricing END AS pricing,
+    CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_pricing END AS upcoming_pricing,
     coalesce(nullif(c.display_name, ''), nullif(u.display_name, ''), u.username) AS creator_name,
     ${CALLS[calls]}
     coalesce(a.went_live_at, a.created_at) AS published_at,
@@ -111,8 +114,11 @@ export async function selectCatalogPage(db: Queryable, filter: CatalogFilter): P
   }
   if (filter.type) where.push(`type = ${param(filter.type)}`);
   if (filter.mode) where.push(`mode = ${param(filter.mode)}`);
-  if (filter.price === 'free') where.push('price_cents = 0');
-  if (filter.price === 'paid') where.push('price_cents > 0');
+  // price_cents is a card's least call, rounded up to a cent: a per-token or cost-plus app without a
+  // fee or minimum has 0 there, yet its calls are paid (issue 60). Free is a per-call price of 0.
+  const free = "price_cents = 0 AND coalesce(pricing->>'form', 'per_call') = 'per_call'";
+  if (filter.price === 'free') where.push(`(${free})`);
+  if (filter.price === 'paid') where.push(`NOT (${free})`);
   if (filter.maxPriceCents !== undefined) where.push(`price_cents <= ${param(filter.maxPriceCents)}`);
   const { columns, direction } = SORT_KEYS[filter.sort];
   if (filter.after) {

@@ -170,6 +170,29 @@ describe('GET /api/app/{slug}/download-frontend', () => {
     expect(JSON.parse(files.get(`${slug}-completion-app/src/app-description.json`)!).priceCents).toBe(30);
   });
 
+  it('shows a per-token app’s rate card where the app shows its price (issue 60), and each call’s exact amount from its answer', async () => {
+    const { slug: perToken } = await createApp({
+      name: 'Token Poems',
+      type: 'prompt',
+      pricing: { form: 'per_token', input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000, call_micros: 1_000 },
+    });
+    const response = await download(perToken, '?type=completion');
+    expect(response.statusCode, response.body).toBe(200);
+    const { files } = await unzip(response.rawPayload);
+    const root = `${perToken}-completion-app/`;
+    expect(files.get(`${root}README.md`)).toContain('($2.00 in / $8.00 out per million tokens)');
+    expect(files.get(`${root}README.md`)).not.toContain('per call)');
+    const description = JSON.parse(files.get(`${root}src/app-description.json`)!);
+    expect(description.price).toBe('$2.00 in / $8.00 out per million tokens');
+    expect(description.priceLines).toEqual(['$2.00 per million input tokens', '$8.00 per million output tokens', 'plus $0.001 per call']);
+    // The header shows the card; the usage line the call's own amount, read from its answer's total_price.
+    expect(files.get(`${root}src/layout.tsx`)).toContain('{app.price}');
+    expect(files.get(`${root}src/layout.tsx`)).toContain('formatDollarsText(usage.total_price)');
+    // A whole-cent price per call reads as before.
+    const { files: perCall } = await unzip((await download(slug, '?type=completion')).rawPayload);
+    expect(JSON.parse(perCall.get(`${slug}-completion-app/src/app-description.json`)!).price).toBe('$0.30 per call');
+  });
+
   it('is for anyone who may call the app: a caller of a live public or embed app gets the same zip, else 404; no token 401', async () => {
     // A draft app is the owner's alone.
     const draft = await download(slug, '?type=completion', stranger);

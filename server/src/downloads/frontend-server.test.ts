@@ -7,6 +7,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { rateCardOf } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFrontendFiles } from './generate-frontend.ts';
 
@@ -15,14 +16,19 @@ let dir: string;
 let tollbooth: Server;
 let forwarded = 0;
 let upstreamStatus = 200;
+/** The answer's body, and the X-Max-Price header of each call the stand-in received. */
+let upstreamBody: object = { answer: 'ok' };
+const maxPrices: (string | undefined)[] = [];
 const servers: ChildProcess[] = [];
+let perTokenDir: string;
 
 beforeAll(async () => {
   tollbooth = createServer((req, res) => {
     forwarded++;
+    maxPrices.push(req.headers['x-max-price'] as string | undefined);
     req.resume();
     res.writeHead(upstreamStatus, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ answer: 'ok' }));
+    res.end(JSON.stringify(upstreamBody));
   });
   await new Promise<void>((resolve) => tollbooth.listen(0, '127.0.0.1', resolve));
   dir = await mkdtemp(path.join(tmpdir(), 'frontend-server-'));
@@ -34,16 +40,30 @@ beforeAll(async () => {
     await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
     await writeFile(path.join(dir, file.path), file.content);
   }
+  // The same app priced per token (issue 60): its least call is 0 cents.
+  perTokenDir = await mkdtemp(path.join(tmpdir(), 'frontend-server-per-token-'));
+  const perToken = await generateFrontendFiles(
+    { slug: 'poems', name: 'Poems', description: '', priceCents: 0, kind: 'completion', source: 'prompt', fields: [] },
+    {
+      tollboothUrl: `http://127.0.0.1:${(tollbooth.address() as AddressInfo).port}`,
+      pricing: rateCardOf({ form: 'per_token', input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 }),
+    },
+  );
+  for (const file of perToken) {
+    await mkdir(path.dirname(path.join(perTokenDir, file.path)), { recursive: true });
+    await writeFile(path.join(perTokenDir, file.path), file.content);
+  }
 });
 afterAll(async () => {
   for (const child of servers) child.kill();
   await new Promise<void>((resolve) => tollbooth.close(() => resolve()));
   await rm(dir, { recursive: true, force: true });
+  await rm(perTokenDir, { recursive: true, force: true });
 });
 
 /** Starts server.js with these settings; resolves to its base URL once it listens. */
-async function start(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['server.js'], { cwd: dir, env: { PATH: process.env.PATH, TOLLBOOTH_API_KEY: 'tb_test_key', PORT: '0', ...env } });
+async function start(env: Record<string, string>, cwd = dir): Promise<string> {
+  const child = spawn(process.execPath, ['server.js'], { cwd, env: { PATH: process.env.PATH, TOLLBOOTH_API_KEY: 'tb_test_key', PORT: '0', ...env } });
   servers.push(child);
   return new Promise((resolve, reject) => {
     let output = '';
@@ -137,5 +157,30 @@ describe("the downloaded app's server.js", () => {
     expect(capped.status).toBe(402);
     expect((await capped.json()).code).toBe('spend_cap_reached');
     expect(forwarded).toBe(7);
+  });
+
+  it('counts a per-token app’s calls at what each answer says it cost, and asks Tollbooth to refuse one above what the day has left (issue 60)', async () => {
+    const base = await start({ RATE_LIMIT_PER_MINUTE: '1000', SPEND_CAP_CENTS: '1' }, perTokenDir);
+    const own = `http://127.0.0.1:${new URL(base).port}`;
+    const headers = { origin: own, 'content-type': 'application/json' };
+    forwarded = 0;
+    maxPrices.length = 0;
+    // Each answer cost 0.4 of a cent: a cap of 1 cent takes three of them (the third goes over), then refuses.
+    upstreamBody = { answer: 'ok', metadata: { usage: { total_price: '0.0040000', currency: 'USD' } } };
+    try {
+      for (let i = 0; i < 3; i++) {
+        const answer = await post(base, headers);
+        expect(answer.status).toBe(200);
+        // Read to its end: the cost is counted before the answer's last bytes are sent.
+        expect(await answer.json()).toMatchObject({ answer: 'ok' });
+      }
+      const capped = await post(base, headers);
+      expect(capped.status).toBe(402);
+      expect((await capped.json()).code).toBe('spend_cap_reached');
+    } finally {
+      upstreamBody = { answer: 'ok' };
+    }
+    expect(forwarded).toBe(3);
+    expect(maxPrices).toEqual(['0.010000', '0.006000', '0.002000']);
   });
 });

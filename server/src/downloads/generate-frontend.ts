@@ -4,7 +4,7 @@
 // two files are written from the description: .env.example and src/app-description.json.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppDescription } from '@tollbooth/contract';
+import { type AppDescription, perCallCard, type RateCard, rateCardLines, rateCardSummary } from '@tollbooth/contract';
 
 export interface GeneratedFile {
   /** Relative, forward slashes, inside the archive's top folder. */
@@ -63,11 +63,14 @@ export function frontendBaseName(description: Pick<AppDescription, 'slug' | 'kin
 export interface GenerateOptions {
   /** This Tollbooth's public URL, written into .env.example. */
   tollboothUrl: string;
+  /** The app's rate card in force (issue 60; absent: per call at the description's priceCents). */
+  pricing?: RateCard;
 }
 
 /** Every file of the generated app, sorted by path so the archive is the same for the same description. */
-export async function generateFrontendFiles(description: AppDescription, { tollboothUrl }: GenerateOptions): Promise<GeneratedFile[]> {
+export async function generateFrontendFiles(description: AppDescription, { tollboothUrl, pricing }: GenerateOptions): Promise<GeneratedFile[]> {
   const template = await readTemplate(description.kind);
+  const card = pricing ?? perCallCard(description.priceCents);
   const tokens: Record<string, string> = {
     __APP_NAME__: description.name,
     __APP_NAME_HTML__: escapeHtml(description.name),
@@ -76,7 +79,7 @@ export async function generateFrontendFiles(description: AppDescription, { tollb
     __APP_SLUG__: description.slug,
     __PACKAGE_NAME__: frontendBaseName(description),
     __APP_KIND__: description.kind,
-    __APP_PRICE__: formatPrice(description.priceCents),
+    __APP_PRICE__: rateCardSummary(card),
     __TOLLBOOTH_URL__: tollboothUrl,
     __ENDPOINT__: `${tollboothUrl}/api/app/${description.slug}/${description.kind}-messages`,
   };
@@ -120,6 +123,11 @@ export async function generateFrontendFiles(description: AppDescription, { tollb
     name: description.name,
     description: description.description,
     priceCents: description.priceCents,
+    // The rate card in words, as the catalog shows it: one line for the header, and line by line.
+    price: rateCardSummary(card),
+    priceLines: rateCardLines(card),
+    // Per token or cost-plus: server.js counts each call at what its answer says it cost.
+    priceVaries: card.form !== 'per_call',
     kind: description.kind,
     source: description.source,
     fields: description.fields,

@@ -1,7 +1,15 @@
 // Download App: the owner's app described once (prompt input schema or Dify app info), turned into
 // a generated front-end app and streamed as a deterministic zip.
 import type { Readable } from 'node:stream';
-import { type AppDescription, describePromptApp, describeWorkflowApp, type FrontendKind, type StoredDifyAppInfo } from '@tollbooth/contract';
+import {
+  type AppDescription,
+  describePromptApp,
+  describeWorkflowApp,
+  type FrontendKind,
+  perCallCard,
+  type RateCard,
+  type StoredDifyAppInfo,
+} from '@tollbooth/contract';
 import { type AppRow, type AppsService, appNotFound } from '../apps/service.ts';
 import type { PromptsService } from '../prompts/service.ts';
 import { frontendBaseName, generateFrontendFiles } from './generate-frontend.ts';
@@ -39,23 +47,29 @@ export function createDownloadsService({
   publicUrl: string;
   readWorkflowAppInfo?: ReadWorkflowAppInfo;
 }): DownloadsService {
-  const describeApp = async (slug: string, viewerId: string, requestedKind: FrontendKind | undefined): Promise<AppDescription> => {
+  /** The app's description and its rate card in force (issue 60: the generated app shows the card). */
+  const describeCallable = async (
+    slug: string,
+    viewerId: string,
+    requestedKind: FrontendKind | undefined,
+  ): Promise<{ description: AppDescription; pricing: RateCard }> => {
     const app = await apps.findCallableApp(slug);
     // The gateway's rule (checkCallAccess): owners any status; others a live public or embed app.
     const callable = app && (app.owner_id === viewerId || (app.status === 'live' && (app.visibility === 'public' || app.visibility === 'embed')));
     if (!app || !callable) throw appNotFound();
-    if (app.type === 'workflow') return describeWorkflowApp(app, await readWorkflowAppInfo(app));
+    const pricing = app.pricing ?? perCallCard(Number(app.price_cents));
+    if (app.type === 'workflow') return { description: describeWorkflowApp(app, await readWorkflowAppInfo(app)), pricing };
     // The spec's rule: a chat-mode prompt app gets the chat app, otherwise completion; an explicit type wins.
     const kind = requestedKind ?? (app.interaction_mode === 'chat' ? 'chat' : 'completion');
     const config = await prompts.readActivePromptConfig(app.id);
-    return describePromptApp(app, config.active_version, kind);
+    return { description: describePromptApp(app, config.active_version, kind), pricing };
   };
 
   return {
-    describeApp,
+    describeApp: async (slug, viewerId, requestedKind) => (await describeCallable(slug, viewerId, requestedKind)).description,
     async downloadFrontend(slug, viewerId, requestedKind) {
-      const description = await describeApp(slug, viewerId, requestedKind);
-      const files = await generateFrontendFiles(description, { tollboothUrl: publicUrl.replace(/\/+$/, '') });
+      const { description, pricing } = await describeCallable(slug, viewerId, requestedKind);
+      const files = await generateFrontendFiles(description, { tollboothUrl: publicUrl.replace(/\/+$/, ''), pricing });
       const baseName = frontendBaseName(description);
       return { fileName: `${baseName}.zip`, stream: zipFiles(files, baseName) };
     },

@@ -24,13 +24,13 @@ const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: st
   ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let counter = 0;
-async function liveApp(options: { priceCents: number; visibility?: string; mode?: 'chat' | 'completion'; token?: string }) {
+async function liveApp(options: { priceCents: number; visibility?: string; mode?: 'chat' | 'completion'; token?: string; pricing?: object }) {
   const token = options.token ?? creatorToken;
   const created = await api('POST', '/api/app/', token, {
     name: `Embedded ${++counter}`,
     type: 'prompt',
     visibility: options.visibility ?? 'public',
-    price_cents: options.priceCents,
+    ...(options.pricing ? { pricing: options.pricing } : { price_cents: options.priceCents }),
     interaction_mode: options.mode ?? 'chat',
   });
   expect(created.statusCode).toBe(201);
@@ -62,7 +62,7 @@ async function frameSettings(slug: string, key: string) {
   const page = await widget(slug, key);
   expect(page.statusCode, page.body).toBe(200);
   const json = /<script type="application\/json" id="tollbooth-embed">(.*?)<\/script>/.exec(page.body)?.[1];
-  return JSON.parse(json!) as { token: string; name: string; priceCents: number; mode: string; fields: { name: string }[]; theme: string };
+  return JSON.parse(json!) as { token: string; name: string; priceCents: number; price: string; mode: string; fields: { name: string }[]; theme: string };
 }
 
 const embedCall = (
@@ -166,8 +166,17 @@ describe('the widget page', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.body).toContain('<script src="/embed/widget.js" defer></script>');
     const settings = await frameSettings(slug, key);
-    expect(settings).toMatchObject({ name: expect.stringMatching(/^Embedded/), priceCents: 7, mode: 'completion', theme: 'dark' });
+    expect(settings).toMatchObject({ name: expect.stringMatching(/^Embedded/), priceCents: 7, price: '$0.07 per answer', mode: 'completion', theme: 'dark' });
     expect(settings.fields.map((field) => field.name)).toContain('query');
+  });
+
+  it('shows a per-token app’s rate card, not its least call in cents (issue 60); the key owner’s own app is free to them', async () => {
+    const slug = await liveApp({ priceCents: 0, pricing: { form: 'per_token', input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 } });
+    const { key } = await publishableKey([slug]);
+    expect(await frameSettings(slug, key)).toMatchObject({ priceCents: 0, price: '$2.00 in / $8.00 out per million tokens' });
+    const own = await liveApp({ priceCents: 0, token: siteOwnerToken, pricing: { form: 'cost_plus', markup_bps: 15_000 } });
+    const { key: ownKey } = await publishableKey([own]);
+    expect(await frameSettings(own, ownKey)).toMatchObject({ priceCents: 0, price: 'Free' });
   });
 
   it('is refused on another origin, opened on its own, with an unknown or revoked key, or for an app the key does not name', async () => {

@@ -21,7 +21,7 @@ import type { ApiKeysService, PublishableKeyLookupRow } from '../keys/service.ts
 import type { Config } from '../platform/config.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import { renderRefusalPage, renderWidgetPage, type WidgetSettings } from './widget-page.ts';
+import { renderRefusalPage, renderWidgetPage, type WidgetSettings, widgetPriceText } from './widget-page.ts';
 
 /** How long one page load may call: a visitor who keeps the tab open longer reloads it. */
 export const FRAME_TOKEN_LIFETIME_SECONDS = 12 * 60 * 60;
@@ -158,6 +158,7 @@ export function createEmbedService({ config, keys, apps, catalog, visitorLimiter
         name: app.name,
         description: app.description,
         priceCents: app.owner_id === key.user_id ? 0 : app.price_cents,
+        price: widgetPriceText(app.pricing, app.price_cents, app.owner_id === key.user_id),
         mode: form.mode,
         fields: form.fields,
         textInput: form.textInput,

@@ -1,7 +1,7 @@
 // The widget's HTML: a shell the widget script (web/src/embed/widget.ts, built to
 // web/dist/embed/widget.js) fills from the settings in a JSON block. The JSON is data, never run,
 // so the page's policy allows scripts from our own origin only.
-import type { CatalogField } from '@tollbooth/contract';
+import { type CatalogField, perCallCard, type RateCard, rateCardSummary } from '@tollbooth/contract';
 
 export interface WidgetSettings {
   slug: string;
@@ -9,12 +9,21 @@ export interface WidgetSettings {
   description: string;
   /** What one answer costs the key's owner (0 on their own app). */
   priceCents: number;
+  /** The same in words, from the app's rate card (issue 60): "Free", "$0.25 per answer", "$2.00 in / $8.00 out per million tokens". */
+  price: string;
   mode: 'completion' | 'chat';
   fields: CatalogField[];
   textInput: string | null;
   key: string;
   token: string;
   theme: 'light' | 'dark';
+}
+
+/** The widget's price line: the rate card in one line, "Free" when the key's owner pays nothing (their own app, or a free one). */
+export function widgetPriceText(card: RateCard | null, priceCents: number, ownApp: boolean): string {
+  const shown = card ?? perCallCard(priceCents);
+  if (ownApp || (shown.form === 'per_call' && shown.call_micros === 0 && shown.minimum_micros === 0)) return 'Free';
+  return rateCardSummary(shown).replace(/ per call$/, ' per answer');
 }
 
 const escapeHtml = (text: string) =>

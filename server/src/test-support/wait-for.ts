@@ -7,3 +7,14 @@ export const waitFor = async <T>(read: () => Promise<T | null> | T | null, attem
   }
   throw new Error('timed out waiting');
 };
+
+/**
+ * Every call reserves its worst-case model cost from its creator's earnings (issue 60 item 8), in a
+ * lease that serves several calls and is released once idle (about a second): waits until none of
+ * the creator's dollar earnings are held, as a withdrawal a moment later would see them.
+ */
+export const earningsReleased = (sql: (text: string, params: unknown[]) => Promise<{ held: string | number }[]>, userId: string) =>
+  waitFor(async () => {
+    const [row] = await sql("SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'", [userId]);
+    return Number(row?.held ?? 0) === 0 ? true : null;
+  }, 200);

@@ -16,6 +16,8 @@ export interface WidgetSettings {
   name: string;
   description: string;
   priceCents: number;
+  /** The price in words, from the app's rate card (absent from a page rendered before it). */
+  price?: string;
   mode: 'completion' | 'chat';
   fields: EmbedField[];
   textInput: string | null;

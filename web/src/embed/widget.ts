@@ -32,7 +32,7 @@ function visitorId(): string {
 }
 
 const visitor = visitorId();
-const price = settings.priceCents === 0 ? 'Free' : `$${(settings.priceCents / 100).toFixed(2)} per answer`;
+const price = settings.price ?? (settings.priceCents === 0 ? 'Free' : `$${(settings.priceCents / 100).toFixed(2)} per answer`);
 let conversationId = '';
 
 /** Sends one call and feeds the answer to `onText` as it streams; resolves with the error message, or null. */

@@ -26,6 +26,11 @@ afterAll(async () => ctx?.close());
 /** The call's number, from its query text: usage differs call by call, deterministically. */
 const numberOf = (request: RecordedRequest) => Number(/mixed call (\d+)/.exec(request.rawBody)?.[1] ?? 0);
 const usageOf = (n: number) => ({ inputTokens: 40 + ((n * 37) % 400), outputTokens: 10 + ((n * 53) % 900) });
+/**
+ * A call's text: long enough that the input tokens the fake reports (at most 439) are within what
+ * the prompt can be, so no call's usage is above the most it was authorised for (which caps a charge).
+ */
+const queryOf = (n: number) => `mixed call ${n}: ${'lorem ipsum '.repeat(240)}`;
 
 async function grant(userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) {
   await ctx.database.db.transaction(async (tx) => {
@@ -83,7 +88,7 @@ describe(`${CALLS.toLocaleString('en-US')} mixed calls`, () => {
     const oneCall = async (n: number) => {
       const app = apps[n % apps.length]!;
       const caller = callers[Math.floor(n / apps.length) % callers.length]!;
-      const query = `mixed call ${n}`;
+      const query = queryOf(n);
       const door = n % 4;
       const response =
         door < 2
@@ -118,7 +123,7 @@ describe(`${CALLS.toLocaleString('en-US')} mixed calls`, () => {
           const response = await fetch(`${baseUrl}/api/app/${app.slug}/completion-messages`, {
             method: 'POST',
             headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ inputs: { query: `mixed call ${n}` }, response_mode: 'streaming', user: 'cut' }),
+            body: JSON.stringify({ inputs: { query: queryOf(n) }, response_mode: 'streaming', user: 'cut' }),
             signal: aborter.signal,
           });
           expect(response.status).toBe(200);

@@ -5,6 +5,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
 import { callCompletions, sendCompletion } from '../../test-support/paid-call.ts';
 import { createStripeTestContext } from '../../test-support/stripe-app.ts';
+import { earningsReleased } from '../../test-support/wait-for.ts';
 import { releaseCharge, reserveEarnings } from '../paid-call/holds.ts';
 import { createPayoutsService } from './service.ts';
 
@@ -48,25 +49,10 @@ async function creatorWithEarnings(calls: number) {
   const { slug } = await ctx.liveApp(creator.token, { name: `Paid ${++counter}`, price_cents: PRICE });
   const caller = await newUser('caller');
   await callCompletions(ctx.app, slug, caller.token, calls);
-  await earningsReleased(creator.id);
+  await earningsReleased(sql, creator.id);
   return { creator, slug, caller };
 }
 
-/**
- * Every call reserves its worst-case model cost from its creator's earnings (issue 60 item 8), in a
- * lease that serves several calls and is released once idle (a second): waits for that.
- */
-async function earningsReleased(userId: string) {
-  for (let i = 0; i < 100; i++) {
-    const [row] = await sql<{ held: string }>(
-      "SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'",
-      [userId],
-    );
-    if (Number(row?.held ?? 0) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('earnings still held');
-}
 /** Time passes for what the creator has earned so far: it was earned `days` ago. */
 const ageEarnings = (userId: string, days: number) =>
   sql(

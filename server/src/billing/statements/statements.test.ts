@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
 import { callCompletion } from '../../test-support/paid-call.ts';
 import { createStripeTestContext } from '../../test-support/stripe-app.ts';
+import { earningsReleased } from '../../test-support/wait-for.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 import { STATEMENT_CSV_COLUMNS } from './csv.ts';
 
@@ -163,6 +164,7 @@ describe('monthly statements', () => {
     expect(link.statusCode, link.body).toBe(200);
     expect((await fetch(link.json().url, { redirect: 'manual' })).status).toBe(302);
     await stripe.settled();
+    await earningsReleased(sql, creator.id);
     const withdrawn = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
     expect(withdrawn.statusCode, withdrawn.body).toBe(200);
     await stripe.settled();

@@ -1,23 +1,20 @@
 // An app's rate card in words (issue 60), and the announced card with the date it applies from:
 // shown where the detail pages show the price today. A card other than a whole-cent price per call
 // is changed with the application page's Edit (its price form chooser).
-import { type Application, type Pricing, perCallCard, type RateCard, rateCardLines, rateCardOf } from '@tollbooth/contract';
+import type { Application, RateCard } from '@tollbooth/contract';
 import { Link } from 'react-router';
 import { textLink } from '@/components/ui/styles';
 import { formatDateTime } from '@/lib/format';
+import { priceLines, rateCardNow, upcomingRateCard } from '@/lib/rate-card';
 
 type PricedApp = Pick<Application, 'slug' | 'price_cents' | 'pricing' | 'upcoming_price_cents' | 'upcoming_pricing' | 'upcoming_price_at'>;
 
-/** The card in force: the app's `pricing`, else its whole-cent price per call. */
-export const cardOfApp = (app: Pick<Application, 'price_cents' | 'pricing'>): RateCard =>
-  app.pricing ? rateCardOf(app.pricing as Pricing) : perCallCard(app.price_cents);
+/** The card in force: the app's `pricing`, else its whole-cent price per call (lib/rate-card, as every screen reads it). */
+export const cardOfApp = (app: Pick<Application, 'price_cents' | 'pricing'>): RateCard => rateCardNow(app);
 
 /** The announced card, or null. */
-export function upcomingCardOfApp(app: Pick<Application, 'upcoming_price_cents' | 'upcoming_pricing' | 'upcoming_price_at'>): RateCard | null {
-  if (!app.upcoming_price_at) return null;
-  if (app.upcoming_pricing) return rateCardOf(app.upcoming_pricing as Pricing);
-  return app.upcoming_price_cents === null ? null : perCallCard(app.upcoming_price_cents);
-}
+export const upcomingCardOfApp = (app: Pick<Application, 'price_cents' | 'upcoming_price_cents' | 'upcoming_pricing' | 'upcoming_price_at'>): RateCard | null =>
+  upcomingRateCard(app)?.card ?? null;
 
 export function RateCardPanel({ app, editLink = false, className = '' }: { app: PricedApp; editLink?: boolean; className?: string }) {
   const upcoming = upcomingCardOfApp(app);
@@ -31,7 +28,7 @@ export function RateCardPanel({ app, editLink = false, className = '' }: { app: 
         Price
       </h3>
       <ul className="mt-1 text-gray-800">
-        {rateCardLines(cardOfApp(app)).map((line) => (
+        {priceLines(cardOfApp(app)).map((line) => (
           <li key={line}>{line}</li>
         ))}
       </ul>
@@ -39,7 +36,7 @@ export function RateCardPanel({ app, editLink = false, className = '' }: { app: 
         <div className="mt-3 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-300" data-testid="upcoming-rate-card">
           <p className="font-medium">From {formatDateTime(app.upcoming_price_at)}</p>
           <ul>
-            {rateCardLines(upcoming).map((line) => (
+            {priceLines(upcoming).map((line) => (
               <li key={line}>{line}</li>
             ))}
           </ul>

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 
 const root = import.meta.dirname;
 const dev = process.argv.includes('--dev');
@@ -30,14 +30,24 @@ const whole = (name, fallback) => {
 };
 const ratePerMinute = whole('RATE_LIMIT_PER_MINUTE', 20);
 const spendCapCents = whole('SPEND_CAP_CENTS', 500);
-/** The price of one call, as it was when the app was downloaded (src/app-description.json). */
-const priceCents = (() => {
+/** The app's price as it was when the app was downloaded (src/app-description.json). */
+const { priceCents, priceVaries } = (() => {
   try {
-    return Number(JSON.parse(readFileSync(path.join(root, 'src', 'app-description.json'), 'utf8')).priceCents) || 0;
+    const description = JSON.parse(readFileSync(path.join(root, 'src', 'app-description.json'), 'utf8'));
+    return { priceCents: Number(description.priceCents) || 0, priceVaries: description.priceVaries === true };
   } catch {
-    return 0;
+    return { priceCents: 0, priceVaries: false };
   }
 })();
+const spendCapMicros = spendCapCents * 10_000;
+/** What a call is counted at until its answer says what it cost: the least a call costs (a cent is 10,000 micro-dollars). */
+const reservedMicros = priceCents * 10_000;
+
+/** "0.0051200" (decimal dollars, an answer's usage.total_price) as micro-dollars, rounded half up. */
+function microsOf(dollars) {
+  const [whole = '0', fraction = ''] = dollars.split('.');
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(7, '0').slice(0, 6)) + (Number(fraction[6] ?? 0) >= 5 ? 1 : 0);
+}
 /**
  * The Host names this server answers to (DNS rebinding: another site's name pointed at this
  * address must not reach it): localhost and the listening address, plus ALLOWED_HOSTS.
@@ -86,8 +96,12 @@ async function readBody(req) {
 /** Calls per client address in the current minute. */
 const callsByClient = new Map();
 let minute = 0;
-/** What today's calls may have cost (each counted at the app's price until it fails). */
-let spent = { day: '', cents: 0 };
+/**
+ * What today's calls may have cost, in micro-dollars: each counted at the least a call costs until
+ * its answer says what it cost (usage.total_price: a per-token call costs what it used), or given
+ * back when it fails.
+ */
+let spent = { day: '', micros: 0 };
 
 /**
  * Only the app's own pages may call: the Origin of a browser's request must be this server's own
@@ -118,8 +132,8 @@ function refusal(req) {
     };
   }
   const day = new Date().toISOString().slice(0, 10);
-  if (spent.day !== day) spent = { day, cents: 0 };
-  if (priceCents > 0 && spent.cents + priceCents > spendCapCents) {
+  if (spent.day !== day) spent = { day, micros: 0 };
+  if (spent.micros + reservedMicros > spendCapMicros || (spent.micros > 0 && spent.micros >= spendCapMicros)) {
     return { status: 402, code: 'spend_cap_reached', message: 'This app reached its spending limit for today; try again tomorrow.' };
   }
   return null;
@@ -134,11 +148,15 @@ async function forwardCall(req, res, pathname) {
     return sendJson(res, refused.status, { code: refused.code, message: refused.message, status: refused.status });
   }
   // Counted now, so calls in flight together cannot pass the cap; given back when the call fails.
-  spent.cents += priceCents;
+  // An app whose calls cost what they use (per token, cost-plus) asks Tollbooth to refuse, before the
+  // model is asked, a call that may cost more than what today's cap has left.
+  const left = spendCapMicros - spent.micros;
+  spent.micros += reservedMicros;
   const day = spent.day;
   let charged = false;
+  let costMicros = null;
   res.on('close', () => {
-    if (!charged && spent.day === day) spent.cents -= priceCents;
+    if (!charged && spent.day === day) spent.micros -= reservedMicros;
   });
   const body = await readBody(req);
   if (body === null) return sendJson(res, 413, { code: 'payload_too_large', message: 'The request is too large.', status: 413 });
@@ -151,7 +169,12 @@ async function forwardCall(req, res, pathname) {
   try {
     upstream = await fetch(`${tollboothUrl}/api/app/${encodeURIComponent(appSlug)}/${pathname.slice('/api/'.length)}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(priceVaries ? { 'x-max-price': (left / 1_000_000).toFixed(6) } : {}),
+      },
       body,
       signal: upstreamAbort.signal,
     });
@@ -170,8 +193,25 @@ async function forwardCall(req, res, pathname) {
   res.writeHead(upstream.status, headers);
   res.flushHeaders();
   if (!upstream.body) return res.end();
+  // The answer passes through as it arrives; its usage.total_price (the blocking JSON's, or the
+  // stream's message_end) says what the call cost.
+  // Counted once the answer has arrived, before its last bytes go out to the browser.
+  const decoder = new TextDecoder();
+  let tail = '';
+  const readCost = new Transform({
+    transform(chunk, _encoding, done) {
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
+      for (const match of tail.matchAll(/"total_price"\s*:\s*"(\d+(?:\.\d+)?)"/g)) costMicros = microsOf(match[1]);
+      done(null, chunk);
+    },
+    flush(done) {
+      if (charged && costMicros !== null && spent.day === day) spent.micros += costMicros - reservedMicros;
+      done();
+    },
+  });
   Readable.fromWeb(upstream.body)
     .on('error', () => res.destroy())
+    .pipe(readCost)
     .pipe(res);
 }
 

@@ -1,11 +1,10 @@
-import type { RecentInvocations } from '@tollbooth/contract';
+import { formatMicros, type RecentInvocations } from '@tollbooth/contract';
 import { DataTable } from '@/components/ui/data-table';
 import {
   endUserLabel,
   errorTypeLabel,
   formatCreatedAt,
   formatModelCost,
-  formatRevenue,
   formatSeconds,
   invocationOutcomeClass,
   totalTokens,
@@ -14,7 +13,9 @@ import {
 
 // User: the `user` the caller sent, or Anonymous (the server never answers an account id).
 // Status: the outcome — success, failed (the app's fault) or rejected (the caller's mistake).
-// Price and Model Cost: what the caller paid, and what the answer cost upstream (only owners see this table).
+// Price and Model Cost: what the call cost its caller, exactly (issue 60: a per-token call costs
+// fractions of a cent; the cents posted add up across calls), and what the answer cost upstream
+// (only owners see this table).
 
 export const NO_INVOCATIONS_MESSAGE = 'No invocations found.';
 
@@ -50,7 +51,14 @@ export function RecentInvocationsTable({ invocations }: { invocations: RecentInv
             { label: 'Error Type', className: 'font-mono', cell: (invocation) => errorTypeLabel(invocation.error_type, invocation.outcome) },
             { label: 'Response Time', cell: (invocation) => formatSeconds(invocation.response_time, 3) },
             { label: 'Tokens', cell: totalTokens },
-            { label: 'Price', cell: (invocation) => formatRevenue(invocation.price_cents / 100) },
+            {
+              label: 'Price',
+              cell: (invocation) => (
+                <span title={`${invocation.price_cents.toLocaleString('en-US')} ${invocation.price_cents === 1 ? 'cent' : 'cents'} posted`}>
+                  {formatMicros(invocation.charge_micros)}
+                </span>
+              ),
+            },
             { label: 'Model Cost', cell: (invocation) => formatModelCost(invocation.model_cost) },
             { label: 'Created At', cell: (invocation) => formatCreatedAt(invocation.created_at) },
           ]}

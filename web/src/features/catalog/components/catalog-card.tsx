@@ -1,7 +1,7 @@
 import type { CatalogApp } from '@tollbooth/contract';
 import { Link } from 'react-router';
 import { Badge, typeTone } from '@/components/ui/badges';
-import { formatCents, formatUpcomingPrice } from '@/lib/format';
+import { priceSummary, rateCardNow, upcomingPriceSummary } from '@/lib/rate-card';
 
 /** Its model is answered by the built-in demo model: free sample answers, not a real model's. */
 export function DemoModelBadge() {
@@ -13,7 +13,8 @@ export function DemoModelBadge() {
 }
 
 export function CatalogCard({ app }: { app: CatalogApp }) {
-  const upcoming = formatUpcomingPrice(app);
+  const card = rateCardNow(app);
+  const upcoming = upcomingPriceSummary(app);
   return (
     <li className="relative flex flex-col rounded-lg bg-white p-5 shadow-sm ring-1 ring-gray-200 transition hover:shadow-md hover:ring-indigo-300">
       <div className="flex items-start justify-between gap-3">
@@ -25,10 +26,17 @@ export function CatalogCard({ app }: { app: CatalogApp }) {
             {app.name}
           </Link>
         </h2>
-        <p className="shrink-0 text-right text-sm font-semibold text-gray-900">
-          {app.price_cents === 0 ? 'Free' : formatCents(app.price_cents)}
-          <span className="block text-xs font-normal text-gray-500">per call</span>
-        </p>
+        {card.form === 'per_call' ? (
+          <p className="shrink-0 text-right text-sm font-semibold text-gray-900" data-testid="catalog-price">
+            {priceSummary(card).replace(/ per call$/, '')}
+            <span className="block text-xs font-normal text-gray-500">per call</span>
+          </p>
+        ) : (
+          // Per token or cost-plus (issue 60): the card in one line.
+          <p className="max-w-[11rem] shrink-0 text-right text-xs font-semibold text-gray-900" data-testid="catalog-price">
+            {priceSummary(card)}
+          </p>
+        )}
       </div>
       <p className="mt-1 text-sm text-gray-500">by {app.creator_name}</p>
       <p className="mt-3 line-clamp-3 flex-1 text-sm text-gray-700">{app.description || 'No description.'}</p>

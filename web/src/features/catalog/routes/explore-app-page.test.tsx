@@ -79,6 +79,37 @@ describe('ExploreAppPage', () => {
     expect(screen.getByTestId('snippet-openai_sdk').textContent).toContain("import OpenAI from 'openai';");
   });
 
+  it('shows a per-token app’s rate card line by line, its announced card with the date, and where a call’s amount is (issue 60)', async () => {
+    const card = { form: 'per_token' as const, call_micros: 0, cached_input_per_mtok_micros: null, markup_bps: 0, max_call_micros: null };
+    fakePublicPage(
+      makeCatalogAppDetail({
+        price_cents: 1,
+        pricing: { ...card, input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000, cached_input_per_mtok_micros: 500_000, minimum_micros: 1_000 },
+        upcoming_price_cents: 1,
+        upcoming_price_at: '2030-01-01T00:00:00.000Z',
+        upcoming_pricing: { ...card, input_per_mtok_micros: 3_000_000, output_per_mtok_micros: 12_000_000, minimum_micros: 1_000 },
+      }),
+    );
+    renderPage('haiku-writer');
+
+    const price = await screen.findByTestId('explore-price');
+    expect(price.textContent).not.toContain('per successful call');
+    expect(price.textContent).toContain('$2.00 per million input tokens');
+    expect(within(price).getByRole('list', { name: 'Rate card' }).textContent).toBe(
+      '$8.00 per million output tokens$0.50 per million cached input tokensminimum $0.001 per call',
+    );
+    const upcoming = within(price).getByTestId('explore-upcoming-price');
+    expect(upcoming.textContent).toContain(`From ${new Date('2030-01-01T00:00:00.000Z').toLocaleDateString()}:`);
+    expect(
+      within(upcoming)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['$3.00 per million input tokens', '$12.00 per million output tokens', 'minimum $0.001 per call']);
+    const reference = screen.getByRole('region', { name: 'API reference' });
+    expect(reference.textContent).toContain('its answer carries the exact amount (usage.total_price');
+    expect(reference.textContent).not.toContain('costs $0.01');
+  });
+
   it('copies a snippet to the clipboard', async () => {
     fakePublicPage(makeCatalogAppDetail());
     const writeText = vi.fn(async () => {});

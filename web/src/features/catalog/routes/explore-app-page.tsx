@@ -11,7 +11,8 @@ import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { useAuth } from '@/lib/auth/use-auth';
 import { ApiError, getErrorMessage } from '@/lib/errors';
-import { formatCents, formatDollars, formatUpcomingPrice } from '@/lib/format';
+import { formatDate, formatDollars } from '@/lib/format';
+import { isFreeCard, priceLines, rateCardNow, upcomingRateCard } from '@/lib/rate-card';
 import { DemoModelBadge } from '../components/catalog-card';
 import { CodeSnippets } from '../components/code-snippets';
 import { InputsTable } from '../components/inputs-table';
@@ -55,6 +56,54 @@ function openaiInputsRule(app: CatalogAppDetail): string {
     app.mode === 'chat' ? 'The last user message is the query' : app.text_input ? `The last user message fills ${app.text_input}` : 'Send every input';
   if (others.length === 0) return `${message}.`;
   return `${message}; ${others.join(', ')} go in metadata (text) or an "inputs" body field (any JSON).`;
+}
+
+/** What a call costs, in the API reference's words (issue 60: a per-token call's amount is in its answer). */
+function callCostSentence(app: CatalogAppDetail): string {
+  const card = rateCardNow(app);
+  if (isFreeCard(card)) return 'Each successful call costs nothing.';
+  if (card.form === 'per_call') return `Each successful call costs ${priceLines(card).join(', ')}.`;
+  return `Each successful call is charged at the rate card above; its answer carries the exact amount (usage.total_price, or usage.cost on the OpenAI endpoint). Cap it with an X-Max-Price header (dollars).`;
+}
+
+/** The rate card line by line, and an announced one with its date. */
+function RateCard({ app }: { app: CatalogAppDetail }) {
+  const card = rateCardNow(app);
+  const upcoming = upcomingRateCard(app);
+  const [first, ...rest] = priceLines(card);
+  return (
+    <>
+      {card.form === 'per_call' ? (
+        <>
+          <p className="text-2xl font-bold text-gray-900">{first?.replace(/ per call$/, '')}</p>
+          <p className="text-sm text-gray-500">per successful call</p>
+        </>
+      ) : (
+        <p className="text-lg font-bold text-gray-900">{first}</p>
+      )}
+      {rest.length ? (
+        <ul className="mt-1 text-sm text-gray-700" aria-label="Rate card">
+          {rest.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      ) : null}
+      {upcoming === null ? null : upcoming.card.form === 'per_call' && priceLines(upcoming.card).length === 1 ? (
+        <p className="mt-1 text-sm text-amber-700" data-testid="explore-upcoming-price">
+          Rises to {priceLines(upcoming.card)[0]!.replace(/ per call$/, '')} from {formatDate(upcoming.at)}
+        </p>
+      ) : (
+        <div className="mt-2 text-sm text-amber-700" data-testid="explore-upcoming-price">
+          <p>From {formatDate(upcoming.at)}:</p>
+          <ul aria-label="Announced rate card">
+            {priceLines(upcoming.card).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
 }
 
 function ApiReference({ app }: { app: CatalogAppDetail }) {
@@ -103,7 +152,7 @@ function ApiReference({ app }: { app: CatalogAppDetail }) {
         <Link to="/profile" className={textLink}>
           profile
         </Link>
-        ). Each successful call costs {app.price_cents === 0 ? 'nothing' : formatCents(app.price_cents)}; failed calls are free.
+        ). {callCostSentence(app)} Failed calls are free.
       </p>
       <div className="mt-4">
         <CodeSnippets snippets={app.snippets} />
@@ -134,7 +183,6 @@ export function ExploreAppPage() {
   }
 
   const data = app.data;
-  const upcoming = formatUpcomingPrice(data);
   const tryIt = `/api-test?app=${encodeURIComponent(data.slug)}`;
   return (
     <div className="mx-auto max-w-5xl px-4 py-8 sm:px-6 lg:px-8">
@@ -166,9 +214,7 @@ export function ExploreAppPage() {
           ) : null}
         </div>
         <div className="shrink-0 rounded-lg bg-white p-4 shadow-sm ring-1 ring-gray-200 sm:text-right" data-testid="explore-price">
-          <p className="text-2xl font-bold text-gray-900">{data.price_cents === 0 ? 'Free' : formatCents(data.price_cents)}</p>
-          <p className="text-sm text-gray-500">per successful call</p>
-          {upcoming ? <p className="mt-1 text-sm text-amber-700">Rises to {upcoming}</p> : null}
+          <RateCard app={data} />
           <div className="mt-3 flex gap-2 sm:justify-end">
             <Link to={tryIt} className={primaryButton}>
               Try it
@@ -210,7 +256,7 @@ export function ExploreAppPage() {
               ))}
             </ul>
           ) : (
-            <p className="text-sm text-gray-600">No plans: every call is paid from your credits at the price per call.</p>
+            <p className="text-sm text-gray-600">No plans: every call is paid from your credits at the app's price.</p>
           )}
         </Section>
 

@@ -49,6 +49,33 @@ describe('ExplorePage', () => {
     expect(cards[1]!.textContent).toContain('workflow');
   });
 
+  it('shows a per-token app’s rate card in one line, and its announced card with its date (issue 60)', async () => {
+    const card = { form: 'per_token' as const, call_micros: 0, cached_input_per_mtok_micros: null, markup_bps: 0, minimum_micros: 0, max_call_micros: null };
+    fakeCatalog([
+      makeCatalogApp({
+        name: 'Token Poet',
+        price_cents: 0,
+        pricing: { ...card, input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 },
+        upcoming_price_cents: 0,
+        upcoming_price_at: '2030-01-01T00:00:00.000Z',
+        upcoming_pricing: { ...card, input_per_mtok_micros: 3_000_000, output_per_mtok_micros: 12_000_000 },
+      }),
+      makeCatalogApp({
+        name: 'Cost Plus',
+        price_cents: 1,
+        pricing: { ...card, form: 'cost_plus', markup_bps: 12_500, input_per_mtok_micros: 0, output_per_mtok_micros: 0 },
+      }),
+    ]);
+    renderWithProviders(<ExplorePage />, { route: '/explore' });
+    const cards = within(await screen.findByRole('list', { name: 'Apps' })).getAllByRole('listitem');
+    // Not "Free" although its least call is 0 cents: it is paid by the token.
+    expect(within(cards[0]!).getByTestId('catalog-price').textContent).toBe('$2.00 in / $8.00 out per million tokens');
+    expect(cards[0]!.textContent).toContain(
+      `Price rises to $3.00 in / $12.00 out per million tokens from ${new Date('2030-01-01T00:00:00.000Z').toLocaleDateString()}`,
+    );
+    expect(within(cards[1]!).getByTestId('catalog-price').textContent).toBe('model cost × 1.25');
+  });
+
   it('sends search, filters and sort to the catalog API and shows the empty state', async () => {
     const { queries } = fakeCatalog([makeCatalogApp()]);
     renderWithProviders(<ExplorePage />, { route: '/explore?sort=newest' });

@@ -3,7 +3,8 @@ import { Spinner } from '@/components/ui/spinner';
 import { secondaryButton } from '@/components/ui/styles';
 import { appEndpointPath } from '@/lib/app-endpoint';
 import { getErrorMessage } from '@/lib/errors';
-import { formatCents, formatUpcomingPrice } from '@/lib/format';
+import { formatDate } from '@/lib/format';
+import { priceLines, rateCardNow, upcomingRateCard } from '@/lib/rate-card';
 
 interface AppDetailsProps {
   app: Application | undefined;
@@ -30,13 +31,17 @@ export function AppDetails({ app, isLoading, error, demoModel = false, download 
     return <p className="text-sm text-gray-500">Application details are not available: {getErrorMessage(error)}</p>;
   }
 
+  // The rate card line by line (issue 60): a per-token app's rates, its fee, minimum and most per call.
+  const upcoming = upcomingRateCard(app);
   const rows: Array<[string, string]> = [
     ['Name', app.name],
     ['Type', app.type],
     ['Status', app.status],
-    ['Price', `${formatCents(app.price_cents)} per call`],
+    ['Price', priceLines(rateCardNow(app)).join('\n')],
     ...(demoModel ? [['Model', 'Demo model: free sample answers (its provider is not configured on this server)'] as [string, string]] : []),
-    ...(formatUpcomingPrice(app) ? [['Upcoming price', `${formatUpcomingPrice(app)} (announced increase)`] as [string, string]] : []),
+    ...(upcoming
+      ? [['Upcoming price', `From ${formatDate(upcoming.at)} (announced increase):\n${priceLines(upcoming.card).join('\n')}`] as [string, string]]
+      : []),
     ['Endpoint', appEndpointPath(app)],
   ];
   return (
@@ -61,7 +66,12 @@ export function AppDetails({ app, isLoading, error, demoModel = false, download 
         {rows.map(([label, value]) => (
           <div key={label} className={label === 'Endpoint' ? 'sm:col-span-2' : undefined}>
             <dt className="text-sm font-medium text-gray-500">{label}</dt>
-            <dd className={`mt-1 text-sm break-all text-gray-900 ${label === 'Endpoint' ? 'font-mono' : ''}`}>{value}</dd>
+            <dd
+              className={`mt-1 text-sm break-all whitespace-pre-line text-gray-900 ${label === 'Endpoint' ? 'font-mono' : ''}`}
+              data-testid={label === 'Price' ? 'console-price' : undefined}
+            >
+              {value}
+            </dd>
           </div>
         ))}
       </dl>

@@ -6,7 +6,7 @@ import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { makeCatalogAppDetail } from '@/testing/fake-catalog';
 import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { API_KEY_REQUIRED } from '../lib/console-messages';
-import { FAKE_CREATED_AT, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
+import { FAKE_CREATED_AT, FAKE_USAGE, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
 import { ApiTestPage } from './api-test-page';
 
 withTestAccessToken();
@@ -159,6 +159,60 @@ describe('ApiTestPage', () => {
         authorization: 'Bearer test-token',
       },
     ]);
+  });
+
+  it('shows a per-token app’s rate card, and after a call its exact amount and tokens (issue 60)', async () => {
+    const card = {
+      form: 'per_token' as const,
+      call_micros: 0,
+      cached_input_per_mtok_micros: null,
+      markup_bps: 0,
+      minimum_micros: 1_000,
+      max_call_micros: null,
+    };
+    const poet = makeApp({
+      name: 'Token Poet',
+      slug: 'token-poet',
+      type: 'prompt',
+      status: 'live',
+      visibility: 'public',
+      price_cents: 1,
+      pricing: { ...card, input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 },
+      upcoming_price_cents: 1,
+      upcoming_price_at: '2030-01-01T00:00:00.000Z',
+      upcoming_pricing: { ...card, input_per_mtok_micros: 3_000_000, output_per_mtok_micros: 12_000_000 },
+    });
+    fakeGatewayServer({
+      apps: [poet],
+      answerCall: () =>
+        jsonResponse({
+          event: 'message',
+          task_id: 'task-1',
+          id: 'msg-1',
+          message_id: 'msg-1',
+          conversation_id: '',
+          mode: 'completion',
+          answer: 'Owls at dusk',
+          metadata: { usage: { ...FAKE_USAGE, input_tokens: 1200, output_tokens: 340, total_price: '0.0051200', currency: 'USD' } },
+          created_at: FAKE_CREATED_AT,
+        }),
+    });
+    renderConsole({ route: '/api-test?app=token-poet' });
+
+    const details = await screen.findByRole('region', { name: 'Application Details' });
+    await waitFor(() => expect(within(details).getByTestId('console-price')).toBeTruthy());
+    expect(within(details).getByTestId('console-price').textContent).toBe(
+      '$2.00 per million input tokens\n$8.00 per million output tokens\nminimum $0.001 per call',
+    );
+    expect(details.textContent).toContain(`From ${new Date('2030-01-01T00:00:00.000Z').toLocaleDateString()} (announced increase):`);
+    expect(details.textContent).toContain('$3.00 per million input tokens');
+
+    await testCompletion('Write about owls');
+    const box = (await within(completionSection()).findByText('Response Received')).parentElement as HTMLElement;
+    // 1,200 × $2 + 340 × $8 per million tokens: $0.00512, not a rounded cent.
+    expect(within(box).getByTestId('result-charged').textContent).toBe("Charged: $0.00512, the app's price, from your credits.");
+    expect(within(box).getByTestId('result-input-tokens').textContent).toBe('1200');
+    expect(within(box).getByTestId('result-output-tokens').textContent).toBe('340');
   });
 
   it('renders the other fields of the owner’s input schema and sends them all', async () => {

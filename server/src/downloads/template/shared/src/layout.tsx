@@ -1,7 +1,7 @@
 // The frame both apps share: the app's name, description and price, the theme switch, and the
 // token usage and cost line shown after each call.
 import { type ReactNode, useState } from 'react';
-import { app, formatPrice } from './app-description';
+import { app, formatDollarsText, formatPrice } from './app-description';
 import { currentTheme, setTheme, type Theme } from './theme';
 import type { Usage } from './tollbooth';
 
@@ -36,8 +36,8 @@ export function Layout({ children }: { children: ReactNode }) {
             {app.description ? <p className="lead">{app.description}</p> : null}
           </div>
           <div className="header-side">
-            <span className="price" title="What one call costs">
-              {formatPrice(app.priceCents)} per call
+            <span className="price" title={`What a call costs: ${app.priceLines.join('; ')}`}>
+              {app.price}
             </span>
             <ThemeSwitch />
           </div>
@@ -53,7 +53,7 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-/** "12 in · 30 out · 42 tokens · cost $0.25" */
+/** "12 in · 30 out · 42 tokens · cost $0.25": the call's exact amount from its answer (issue 60: a per-token call costs what it used). */
 export function UsageLine({ usage }: { usage: Usage | null }) {
   if (!usage) return null;
   return (
@@ -62,7 +62,7 @@ export function UsageLine({ usage }: { usage: Usage | null }) {
       <span>{usage.prompt_tokens ?? 0} in</span>
       <span>{usage.completion_tokens ?? 0} out</span>
       <span>{usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0)} tokens</span>
-      <span>cost {formatPrice(app.priceCents)}</span>
+      <span>cost {usage.total_price === undefined ? formatPrice(app.priceCents) : formatDollarsText(usage.total_price)}</span>
     </p>
   );
 }

@@ -6,6 +6,8 @@ export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  /** What this call cost, in dollars (a decimal string, e.g. "0.0051200"). */
+  total_price?: string;
 }
 
 export interface CallResult {
