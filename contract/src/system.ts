@@ -18,6 +18,13 @@ export const RuntimeConfig = Type.Object({
   signup_credits_cents: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Credits (US cents) every new account is given (SIGNUP_CREDITS_CENTS); the first dashboard says so' }),
   ),
+  platform_fee_bps: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      description: "The platform's fee on each paid call, in basis points (PLATFORM_FEE_BPS): creators' margins show it",
+    }),
+  ),
   demo_models: Type.Array(DemoModel, {
     description: 'Models this server answers with the built-in demo model (their provider is not configured); such calls are never charged',
   }),

@@ -31,6 +31,7 @@ export function createHealthService({ config, db, models }: { config: Config; db
         stripe_publishable_key: config.stripe.secretKey ? config.stripe.publishableKey : null,
         public_url: config.publicUrl,
         signup_credits_cents: config.signupCreditsCents,
+        platform_fee_bps: config.platformFeeBps,
         demo_models: models.demoModels(),
         models: models.offeredModels(),
       };

@@ -60,6 +60,8 @@ describe('system endpoints', () => {
       product_name: 'Tollbooth',
       oidc: { issuer: ctx.issuer.issuer, client_id: 'test-client', embedded: false },
       stripe_publishable_key: null,
+      // Creators' margins show the platform's fee (issue 60): the test context's PLATFORM_FEE_BPS.
+      platform_fee_bps: ctx.config.platformFeeBps,
     });
     expect(JSON.stringify(body)).not.toContain('a'.repeat(64));
   });

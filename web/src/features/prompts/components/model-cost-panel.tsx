@@ -3,10 +3,11 @@
 // calls, from POST /api/prompt/cost-estimate/ (debounced while the prompt is typed). The forms
 // read the same query for their save warning (useMarginGuard).
 import { type CostEstimate, formatMicros as formatCardMicros, PRICE_FORM_NAMES, perCallCard, type RateCard, rateCardSummary } from '@tollbooth/contract';
-import { useEffect, useState } from 'react';
+import { useContext, useEffect, useState } from 'react';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
 import { highPriceWarning, priceFarAboveCost } from '@/lib/price';
+import { RuntimeConfigContext } from '@/lib/runtime-config';
 import { useCostEstimate } from '../api/get-cost-estimate';
 import {
   belowTypicalWarning,
@@ -81,14 +82,16 @@ interface ModelCostPanelProps {
   priceCents: number;
   /** The app's rate card (issue 60); absent: a price per call of priceCents. */
   card?: RateCard;
-  /** The platform's fee in basis points of a charge, when this page knows it. */
+  /** The platform's fee in basis points of a charge; default: the server's (GET /config), else unknown. */
   feeBps?: number | null;
   /** The app calls its owner's own provider key: their provider bills the model, the platform posts no model cost. */
   ownKey?: boolean;
   className?: string;
 }
 
-export function ModelCostPanel({ inputs, priceCents, card, feeBps = null, ownKey = false, className = '' }: ModelCostPanelProps) {
+export function ModelCostPanel({ inputs, priceCents, card, feeBps: givenFeeBps = null, ownKey = false, className = '' }: ModelCostPanelProps) {
+  const serverFeeBps = useContext(RuntimeConfigContext)?.platform_fee_bps ?? null;
+  const feeBps = givenFeeBps ?? serverFeeBps;
   const cost = useModelCost(inputs);
   const estimate = cost.data;
   const current = card ?? perCallCard(Math.max(0, Number.isFinite(priceCents) ? priceCents : 0));
