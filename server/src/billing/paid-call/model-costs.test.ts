@@ -6,29 +6,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
+import { createPaidTestContext, createTestContext, type PaidTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
 import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
-let ctx: TestContext;
+let ctx: PaidTestContext;
 let upstream: FakeProviderServer;
 
 beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-operator',
+  ctx = await createPaidTestContext({
     PLATFORM_FEE_BPS: '1000',
     // Nobody starts with credit: every model answer must be paid for by someone who added some.
     SIGNUP_CREDITS_CENTS: '0',
     RATE_LIMIT_PER_MINUTE: '100000',
   });
+  upstream = ctx.model;
 });
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+afterAll(() => ctx?.close());
 beforeEach(() => upstream.resetBehaviour());
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -45,19 +39,7 @@ async function newUser() {
 }
 
 /** Adds credit the way a top-up does: from outside funding to the user's credits. */
-async function addCredit(userId: string, cents: number) {
-  await ctx.database.db.transaction(async (tx) => {
-    const credits = await findOrCreateUserAccount(tx, 'user_credits', userId);
-    const funding = await findSystemAccount(tx, 'outside_funding');
-    await postLedgerTransaction(tx, {
-      kind: 'test_grant',
-      entries: [
-        { accountId: credits, amountCents: cents },
-        { accountId: funding, amountCents: -cents },
-      ],
-    });
-  });
-}
+const addCredit = (userId: string, cents: number) => grantFromOutside(ctx.database.db, userId, 'user_credits', cents);
 
 const balances = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
 
@@ -86,16 +68,6 @@ async function systemBalance(kind: 'model_costs' | 'platform_fees') {
     [kind],
   );
   return Number(rows[0]!.balance);
-}
-
-async function ledgerIsBalanced() {
-  const { rows } = await ctx.database.db.query<{ total: string }>('SELECT coalesce(sum(amount_cents), 0) AS total FROM ledger_entries');
-  expect(Number(rows[0]!.total)).toBe(0);
-  const mismatched = await ctx.database.db.query(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched.rows).toEqual([]);
 }
 
 describe('model prices', () => {
@@ -163,7 +135,7 @@ describe('who pays the model', () => {
     expect(creatorAfter.credits_cents).toBeGreaterThanOrEqual(0);
     const meter = await ctx.database.db.query<{ micros: string }>('SELECT micros FROM model_cost_meters WHERE user_id = $1', [creator.id]);
     expect(Number(meter.rows[0]!.micros)).toBe(micros);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   }, 300_000);
 
   it('an account without credit gets no model answer from its own app, the console or a test run; with credit each pays exactly its model cost', async () => {
@@ -220,7 +192,7 @@ describe('who pays the model', () => {
       [slug],
     );
     expect(invocations.rows[0]).toEqual({ n: 1 });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it("refuses callers' calls, uncharged, while the creator cannot cover the model cost their price does not", async () => {
@@ -253,7 +225,7 @@ describe('who pays the model', () => {
     expect(paid.statusCode, paid.body).toBe(200);
     expect((await balances(caller.token)).credits_cents).toBe(50);
     expect((await balances(creator.token)).credits_cents).toBe(5);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('with credit for exactly K worst cases, 4·K concurrent calls give K answers and never overdraw the creator', async () => {
@@ -272,7 +244,7 @@ describe('who pays the model', () => {
     for (const response of responses.filter((r) => r.statusCode !== 200)) expect(response.json().code).toBe('model_cost_not_covered');
     const creatorAfter = await balances(creator.token);
     expect(creatorAfter.credits_cents).toBeGreaterThanOrEqual(0);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 });
 
@@ -280,7 +252,7 @@ describe('test runs and model choice', () => {
   it('test runs are rate-limited like calls, and a model without a known price cannot be picked', async () => {
     const limited = await createTestContext({
       OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-operator',
+      OPENAI_API_KEY: TEST_MODEL_API_KEY,
       RATE_LIMIT_PER_MINUTE: '3',
       MODEL_TABLE: '{"mixtral": {"provider": "openai", "upstreamModel": "our-own-mixtral-build"}}',
     });
