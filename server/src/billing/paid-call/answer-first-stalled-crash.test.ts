@@ -22,6 +22,7 @@ import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
 import {
   callUnderLoad,
+  killUnderLoad,
   liveAppAndKey,
   type ServerProcess,
   sendJson as send,
@@ -196,11 +197,7 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
     const caller = await issuer.sign({ sub: 'embedded-caller' });
     const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Embedded', priceCents: 1, keyName: 'embedded' });
 
-    const load = callUnderLoad(victim.base, callUrl, key, { query: 'embedded', connections: CONNECTIONS });
-    const { answered, refused } = load;
-    while (answered.size < 300 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    victim.child.kill('SIGKILL');
-    await load.stop();
+    const { answered, refused } = await killUnderLoad(victim, callUrl, key, { query: 'embedded', connections: CONNECTIONS, answers: 300 });
     expect(refused).toEqual([]);
 
     // The restart settles the journal before its first read answers; then it stops so the test can open the data directory.
