@@ -4,33 +4,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Settlement } from './settlement-sql.ts';
 
-/** A delivered call, as the gateway reports it. */
-export interface DeliveredCall {
-  invocationId: string;
-  appId: string;
-  /** The app's owner, who earns the price less the platform fee. */
+/**
+ * A delivered call, as the gateway reports it: the fields its settlement copies (settlement-sql.ts
+ * describes them), the app's owner, who earns the price less the platform fee, and the input tokens
+ * the provider served from its cache (part of inputTokens), where it reports them.
+ */
+export interface DeliveredCall
+  extends Pick<
+    Settlement,
+    | 'invocationId'
+    | 'appId'
+    | 'description'
+    | 'callerId'
+    | 'apiKeyId'
+    | 'endUser'
+    | 'mode'
+    | 'latencyMs'
+    | 'inputTokens'
+    | 'outputTokens'
+    | 'demo'
+    | 'model'
+    | 'provider'
+    | 'modelCostMicros'
+    | 'createdAt'
+    | 'turn'
+  > {
   creatorId: string;
-  /** The ledger transaction's description. */
-  description: string;
-  callerId: string;
-  apiKeyId: string | null;
-  endUser: string;
-  mode: 'completion' | 'chat';
-  latencyMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Answered by the built-in demo model (then the charge's price is 0). */
-  demo?: boolean;
-  /** The model name and provider kind that answered ('' for workflow calls). */
-  model: string;
-  provider: string;
-  /** What the answer cost upstream on the operator's key, in micro-dollars. */
-  modelCostMicros: number;
-  /** Input tokens the provider served from its cache (part of inputTokens), where it reports them. */
   cachedInputTokens?: number;
-  createdAt: Date;
-  /** Chat calls: the turn to save. */
-  turn: Settlement['turn'];
 }
 
 /**
