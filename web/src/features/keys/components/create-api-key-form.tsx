@@ -56,43 +56,57 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
             className={inputField}
           />
         </FormField>
-        <FormField id={`${id}-limit`} label="Monthly Spend Limit (cents)" error={errors.spendLimit}>
-          <input
-            id={`${id}-limit`}
-            type="number"
-            min={0}
-            step={1}
-            inputMode="numeric"
-            placeholder="No limit"
-            value={values.spendLimit}
-            onChange={(event) => set('spendLimit', event.target.value)}
-            {...describedBy(`${id}-limit`, { error: errors.spendLimit })}
-            className={inputField}
-          />
-        </FormField>
-        <FormField
+        <CentsField
+          id={`${id}-limit`}
+          label="Monthly Spend Limit (cents)"
+          placeholder="No limit"
+          value={values.spendLimit}
+          onChange={(value) => set('spendLimit', value)}
+          error={errors.spendLimit}
+        />
+        <CentsField
           id={`${id}-max-price`}
           label="Max Price per Call (cents)"
           hint="Calls to apps priced above it are refused (402) and not charged."
+          placeholder="No cap"
+          value={values.maxPrice}
+          onChange={(value) => set('maxPrice', value)}
           error={errors.maxPrice}
-        >
-          <input
-            id={`${id}-max-price`}
-            type="number"
-            min={0}
-            step={1}
-            inputMode="numeric"
-            placeholder="No cap"
-            value={values.maxPrice}
-            onChange={(event) => set('maxPrice', event.target.value)}
-            {...describedBy(`${id}-max-price`, { error: errors.maxPrice, hint: true })}
-            className={inputField}
-          />
-        </FormField>
+        />
       </div>
       <button type="submit" className={primaryButton} disabled={createKey.isPending}>
         {createKey.isPending ? 'Creating...' : 'Create Key'}
       </button>
     </form>
+  );
+}
+
+interface CentsFieldProps {
+  id: string;
+  label: string;
+  hint?: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+}
+
+/** A whole number of cents, empty for none. */
+function CentsField({ id, label, hint, placeholder, value, onChange, error }: CentsFieldProps) {
+  return (
+    <FormField id={id} label={label} hint={hint} error={error}>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step={1}
+        inputMode="numeric"
+        placeholder={placeholder}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        {...describedBy(id, { error, hint: hint !== undefined })}
+        className={inputField}
+      />
+    </FormField>
   );
 }
