@@ -2,32 +2,22 @@
 // from the reported usage and the model's prices; the caller pays the price, the creator's net is
 // price − fee − model cost (drawn from their credits when negative), the owner's own calls and test
 // runs pay the model cost from their credits, and an account without credit gets no model answer.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
-import { createPaidTestContext, createTestContext, type PaidTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { createPaidTestContext, createTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
-let ctx: PaidTestContext;
-let upstream: FakeProviderServer;
-
-beforeAll(async () => {
-  ctx = await createPaidTestContext({
-    PLATFORM_FEE_BPS: '1000',
-    // Nobody starts with credit: every model answer must be paid for by someone who added some.
-    SIGNUP_CREDITS_CENTS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  upstream = ctx.model;
+const ctx = await createPaidTestContext({
+  PLATFORM_FEE_BPS: '1000',
+  // Nobody starts with credit: every model answer must be paid for by someone who added some.
+  SIGNUP_CREDITS_CENTS: '0',
+  RATE_LIMIT_PER_MINUTE: '100000',
 });
-afterAll(() => ctx?.close());
+const { model: upstream, api } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let users = 0;
 async function newUser() {

@@ -4,28 +4,18 @@
 // computed on the exact amount, a call is authorised for its most and refused above the caller's
 // ceiling before the model is asked, and a rate card's increase waits for the notice like a price's.
 import { chargeMicros, type RateCard, rateCardOf } from '@tollbooth/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPaidTestContext } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
-let ctx: PaidTestContext;
-let upstream: FakeProviderServer;
-
-beforeAll(async () => {
-  ctx = await createPaidTestContext({
-    PLATFORM_FEE_BPS: '1000',
-    SIGNUP_CREDITS_CENTS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  upstream = ctx.model;
-}, 60_000);
-afterAll(() => ctx?.close());
+const ctx = await createPaidTestContext({
+  PLATFORM_FEE_BPS: '1000',
+  SIGNUP_CREDITS_CENTS: '0',
+  RATE_LIMIT_PER_MINUTE: '100000',
+});
+const { model: upstream, api } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let users = 0;
 async function newUser(credits = 0) {
