@@ -39,6 +39,14 @@ export const ChatCompletionMessage = Type.Object(
 );
 export type ChatCompletionMessage = Static<typeof ChatCompletionMessage>;
 
+/** The max_price both OpenAI doors (chat completions and responses) accept. */
+const MaxPrice = Type.Number({
+  minimum: 0,
+  maximum: 1_000_000,
+  description:
+    'Tollbooth addition: the most this call may cost, in US dollars; a call that may cost more is refused (402 price_above_limit) before the model is asked',
+});
+
 export const ChatCompletionRequest = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 120, description: "The app's slug (GET /v1/models lists the apps this key can call)" }),
@@ -136,14 +144,7 @@ export const ChatCompletionRequest = Type.Object(
       ]),
     ),
     parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-    max_price: Type.Optional(
-      Type.Number({
-        minimum: 0,
-        maximum: 1_000_000,
-        description:
-          'Tollbooth addition: the most this call may cost, in US dollars; a call that may cost more is refused (402 price_above_limit) before the model is asked',
-      }),
-    ),
+    max_price: Type.Optional(MaxPrice),
   },
   {
     additionalProperties: true,
@@ -296,14 +297,7 @@ export const ResponsesRequest = Type.Object(
       Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: "Keys naming the app's inputs fill them, as in chat completions" }),
     ),
     user: Type.Optional(Type.String({ maxLength: 200 })),
-    max_price: Type.Optional(
-      Type.Number({
-        minimum: 0,
-        maximum: 1_000_000,
-        description:
-          'Tollbooth addition: the most this call may cost, in US dollars; a call that may cost more is refused (402 price_above_limit) before the model is asked',
-      }),
-    ),
+    max_price: Type.Optional(MaxPrice),
   },
   {
     additionalProperties: true,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../db/client.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { expectLedgerBalanced } from '../test-support/ledger.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -97,14 +98,7 @@ describe('first sight of a subject', () => {
   });
 
   it('keeps the ledger balanced: entries sum to zero and balances equal their entries', async () => {
-    const { db } = ctx.database;
-    const sum = await db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
-    expect(sum.rows[0]!.total).toBe(0);
-    const mismatched = await db.query(
-      `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-       GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-    );
-    expect(mismatched.rows).toEqual([]);
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('refuses a statement that leaves a ledger transaction unbalanced, counting the entries earlier statements wrote', async () => {

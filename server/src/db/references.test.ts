@@ -1,34 +1,25 @@
 // The references of ledger entries and invocations, checked once per statement (migration 0041,
 // decision 0057): the same rules as the foreign keys they replace, on both databases.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../test-support/database.ts';
 import type { Queryable } from './client.ts';
 
-let database: TestDatabase;
-let ownerId: string;
-let appId: string;
-let keyId: string;
-let usdFunding: string;
-let usdFees: string;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const { db } = database;
-  ownerId = (await db.query<{ id: string }>("INSERT INTO users (issuer, subject) VALUES ('https://issuer.test', 'ref-owner') RETURNING id")).rows[0]!.id;
-  appId = (await db.query<{ id: string }>("INSERT INTO apps (owner_id, name, slug, type) VALUES ($1, 'Ref', 'ref', 'prompt') RETURNING id", [ownerId])).rows[0]!
-    .id;
-  keyId = (
-    await db.query<{ id: string }>("INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, 'k', 'tb_refrefre', repeat('b', 64)) RETURNING id", [
-      ownerId,
-    ])
-  ).rows[0]!.id;
-  const system = async (kind: string) =>
-    (await db.query<{ id: string }>("SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = 'usd'", [kind])).rows[0]!.id;
-  usdFunding = await system('outside_funding');
-  usdFees = await system('platform_fees');
-});
-afterAll(() => database?.cleanup());
+const database = await createTestDatabase();
+afterAll(() => database.cleanup());
+const { db } = database;
+const ownerId = (await db.query<{ id: string }>("INSERT INTO users (issuer, subject) VALUES ('https://issuer.test', 'ref-owner') RETURNING id")).rows[0]!.id;
+const appId = (await db.query<{ id: string }>("INSERT INTO apps (owner_id, name, slug, type) VALUES ($1, 'Ref', 'ref', 'prompt') RETURNING id", [ownerId]))
+  .rows[0]!.id;
+const keyId = (
+  await db.query<{ id: string }>("INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, 'k', 'tb_refrefre', repeat('b', 64)) RETURNING id", [
+    ownerId,
+  ])
+).rows[0]!.id;
+const systemAccount = async (kind: string) =>
+  (await db.query<{ id: string }>("SELECT id FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL AND currency = 'usd'", [kind])).rows[0]!.id;
+const usdFunding = await systemAccount('outside_funding');
+const usdFees = await systemAccount('platform_fees');
 
 const NO_SUCH = '00000000-0000-4000-8000-000000000000';
 const foreignKey = (name: string) => ({ code: '23503', message: expect.stringContaining(`"${name}"`) });

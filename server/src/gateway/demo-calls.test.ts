@@ -1,25 +1,15 @@
 // Calls answered by the built-in demo model are never charged: recorded with price 0 and marked
 // demo, said so in the answer's metadata, and listed in /api/config so the app page and the builder
 // can tell the creator before publishing. The same app on a configured provider is charged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createModelRouter, DEFAULT_MODEL_TABLE, KNOWN_MODELS } from '../providers/registry.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { createPaidTestContext } from '../test-support/app.ts';
 
-let ctx: PaidTestContext;
-let ownerToken: string;
 const PRICE = 25;
-
-beforeAll(async () => {
-  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
-  ownerToken = await ctx.tokenFor('demo-owner');
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string, payload?: object, headers: Record<string, string> = {}) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload ? { payload } : {}) });
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const ownerToken = await ctx.tokenFor('demo-owner');
+const { api } = ctx;
+afterAll(() => ctx.close());
 
 let counter = 0;
 /** A live public prompt app at PRICE cents answered by `model`. */

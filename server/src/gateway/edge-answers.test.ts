@@ -13,14 +13,11 @@ let stranger: string;
 let liveSlug: string;
 let base: string;
 
-const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-
 async function promptApp(status: 'draft' | 'live' | 'archived', visibility = 'public') {
-  const created = await inject('POST', '/api/app/', owner, { name: `Edge ${status}`, type: 'prompt', visibility, price_cents: 1 });
+  const created = await ctx.api('POST', '/api/app/', owner, { name: `Edge ${status}`, type: 'prompt', visibility, price_cents: 1 });
   expect(created.statusCode).toBe(201);
   const slug = created.json().slug as string;
-  if (status !== 'draft') expect((await inject('PATCH', `/api/app/${slug}/update_status/`, owner, { status })).statusCode).toBe(200);
+  if (status !== 'draft') expect((await ctx.api('PATCH', `/api/app/${slug}/update_status/`, owner, { status })).statusCode).toBe(200);
   return slug;
 }
 
@@ -134,18 +131,18 @@ describe("Dify's info, parameters and site of an app that is not live", () => {
       const privateSlug = await promptApp(status, 'private');
       for (const path of ['info', 'parameters', 'site']) {
         for (const target of [slug, privateSlug]) {
-          const asStranger = await inject('GET', `/api/app/${target}/${path}`, stranger);
+          const asStranger = await ctx.api('GET', `/api/app/${target}/${path}`, stranger);
           expect(asStranger.statusCode, `${status} ${path}`).toBe(404);
           expect(asStranger.json().code).toBe('not_found');
           const anonymous = await ctx.app.inject({ method: 'GET', url: `/api/app/${target}/${path}` });
           expect(anonymous.statusCode, `${status} ${path} anonymous`).toBe(404);
         }
-        const unknown = await inject('GET', `/api/app/no-such-app-at-all/${path}`, stranger);
+        const unknown = await ctx.api('GET', `/api/app/no-such-app-at-all/${path}`, stranger);
         expect(unknown.statusCode).toBe(404);
-        expect((await inject('GET', `/api/app/${slug}/${path}`, owner)).statusCode, `${status} ${path} owner`).toBe(200);
+        expect((await ctx.api('GET', `/api/app/${slug}/${path}`, owner)).statusCode, `${status} ${path} owner`).toBe(200);
       }
     }
-    expect((await inject('GET', `/api/app/${liveSlug}/info`, stranger)).statusCode).toBe(200);
+    expect((await ctx.api('GET', `/api/app/${liveSlug}/info`, stranger)).statusCode).toBe(200);
   });
 });
 

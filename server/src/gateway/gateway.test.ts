@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createPaidTestContext, createTestContext, type PaidTestContext, TEST_MODEL_API_KEY } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { expectLedgerBalanced } from '../test-support/ledger.ts';
 
-let ctx: TestContext;
+let ctx: PaidTestContext;
 let upstream: FakeProviderServer;
 let ownerToken: string;
 const PRICE = 100;
 
 beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-test-upstream' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-test-upstream',
+  ctx = await createPaidTestContext({
     // Generous: the 250-request idempotency test must not time out when the machine is busy.
     PROVIDER_TIMEOUT_MS: '60000',
     RATE_LIMIT_PER_MINUTE: '100000',
     PLATFORM_FEE_BPS: '1000',
   });
+  upstream = ctx.model;
   ownerToken = await ctx.tokenFor('gateway-owner', { name: 'Creator' });
 });
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+afterAll(() => ctx?.close());
 beforeEach(() => upstream.resetBehaviour());
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -64,16 +59,6 @@ const callCompletion = (slug: string, key: string, inputs: object = { query: 'He
   });
 
 const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
-
-async function ledgerIsBalanced() {
-  const { rows } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
-  expect(rows[0]!.total).toBe(0);
-  const mismatched = await ctx.database.db.query(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched.rows).toEqual([]);
-}
 
 describe('a paid completion call', () => {
   it('answers in Dify format, charges the caller, pays the creator and the platform fee, and records the invocation', async () => {
@@ -121,7 +106,7 @@ describe('a paid completion call', () => {
       end_user: 'end-user-1',
       api_key_id: consumer.keyId,
     });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('is free for the owner (recorded with price 0) and works on a draft private app', async () => {
@@ -233,7 +218,7 @@ describe('failures are free', () => {
 
 describe('upstream timeout', () => {
   it('answers 504 provider_timeout, records the failure and charges nothing', async () => {
-    const quick = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', PROVIDER_TIMEOUT_MS: '300' });
+    const quick = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, PROVIDER_TIMEOUT_MS: '300' });
     try {
       const owner = await quick.tokenFor('timeout-owner');
       const consumerToken = await quick.tokenFor('timeout-consumer');
@@ -275,7 +260,7 @@ describe('exactly-once charging under concurrency', () => {
     for (const response of responses.filter((r) => r.statusCode === 402)) expect(response.json().code).toBe('insufficient_credits');
     expect((await balance(consumer.token)).credits_cents).toBe(0);
     expect((await balance(ownerToken)).earnings_cents - creatorBefore.earnings_cents).toBe(K * (PRICE - 10));
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('50 idempotency keys sent 5 times each: one charge and one upstream call per key, the same body for replays', async () => {
@@ -297,7 +282,7 @@ describe('exactly-once charging under concurrency', () => {
     expect((await balance(consumer.token)).credits_cents).toBe(500 - 50 * 9);
     const conflict = await callCompletion(slug, consumer.key, { query: 'different' }, { 'idempotency-key': 'key-0' });
     expect(conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   }, 120_000);
 });
 
@@ -369,7 +354,7 @@ describe('chat', () => {
 
 describe('rate limiting', () => {
   it('answers 429 with Retry-After and RateLimit headers past the limit', async () => {
-    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-test-upstream', RATE_LIMIT_PER_MINUTE: '3' });
+    const limited = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const owner = await limited.tokenFor('rl-owner');
       const slug = (

@@ -2,25 +2,15 @@
 // own mistake, by type). A creator whose model never failed sees a 100% success rate however
 // many callers send bad keys or bad inputs; rejected calls are shown apart, by type; Recent
 // Invocations show the user the caller sent, never an account id.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../platform/errors.ts';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { createPaidTestContext } from '../test-support/app.ts';
 import { errorTypeOf } from './outcomes.ts';
 
-let ctx: PaidTestContext;
-let ownerToken: string;
-
-beforeAll(async () => {
-  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
-  ownerToken = await ctx.tokenFor('outcome-owner');
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string | null, payload?: object) =>
-  ctx.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload ? { payload } : {}) });
+const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const ownerToken = await ctx.tokenFor('outcome-owner');
+const { api } = ctx;
+afterAll(() => ctx.close());
 
 async function app(visibility: 'public' | 'private', name: string) {
   const created = await api('POST', '/api/app/', ownerToken, { name, type: 'prompt', visibility, price_cents: 10 });

@@ -1,23 +1,16 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createInvalidationBus } from '../db/invalidation.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createTestContext } from '../test-support/app.ts';
 import { watchedDatabase } from '../test-support/watched-database.ts';
-import { type ApiKeysService, createApiKeysService, encodeBase62, hashApiKey } from './service.ts';
+import { createApiKeysService, encodeBase62, hashApiKey } from './service.ts';
 
-let ctx: TestContext;
-let ada: string;
-let bob: string;
-let keys: ApiKeysService;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  ada = await ctx.tokenFor('ada');
-  bob = await ctx.tokenFor('bob');
-  keys = createApiKeysService({ db: ctx.database.db });
-});
-afterAll(() => ctx?.close());
+const ctx = await createTestContext();
+const ada = await ctx.tokenFor('ada');
+const bob = await ctx.tokenFor('bob');
+const keys = createApiKeysService({ db: ctx.database.db });
+afterAll(() => ctx.close());
 
 type Method = 'GET' | 'POST' | 'DELETE';
 const call = (method: Method, url: string, payload?: unknown, token: string | null = ada) =>

@@ -6,7 +6,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
-import { generateText, Output, streamText, tool } from 'ai';
+import { generateText, type LanguageModel, Output, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -69,9 +69,43 @@ const weatherSchema = {
   additionalProperties: false,
 };
 
-describe('the openai SDK', () => {
-  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
+/** The openai SDK against this Tollbooth, with a caller's key. */
+const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
 
+/** Through an AI SDK model: the answer's text, blocking then streamed (the stream comes back for its usage). */
+async function expectOwlText(model: LanguageModel) {
+  upstream.setBehaviour({ text: 'Owls hunt at night.' });
+  expect((await generateText({ model, prompt: 'Tell me about owls' })).text).toBe('Owls hunt at night.');
+  const streamed = streamText({ model, prompt: 'Tell me about owls' });
+  let text = '';
+  for await (const delta of streamed.textStream) text += delta;
+  expect(text).toBe('Owls hunt at night.');
+  return streamed;
+}
+
+/** Through an AI SDK model: a structured output, which the fake answers from the schema. */
+async function expectStructuredOutput(model: LanguageModel) {
+  upstream.setBehaviour({ json: true });
+  const structured = await generateText({
+    model,
+    prompt: 'Weather in Paris?',
+    output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
+  });
+  expect(structured.output).toEqual({ city: 'fake', celsius: 1 });
+}
+
+/** The AI SDK tool the model is offered: each call's input goes into `called`. */
+const weatherTool = (called: unknown[]) =>
+  tool({
+    description: 'Weather of a city',
+    inputSchema: z.object({ city: z.string() }),
+    execute: async (input: unknown) => {
+      called.push(input);
+      return { celsius: 12 };
+    },
+  });
+
+describe('the openai SDK', () => {
   it('chat with response_format json_schema: the schema reaches the model, the answer parses, usage.cost and the price header say what was charged', async () => {
     const slug = await promptApp();
     const consumer = await newConsumer();
@@ -160,8 +194,6 @@ describe('the openai SDK', () => {
 });
 
 describe('the openai SDK: models, the key and the charge of one call', () => {
-  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
-
   it('models.list entries carry the inputs and supported parameters; GET /v1/key and GET /v1/generation answer with the key alone', async () => {
     const slug = await promptApp('completion');
     const consumer = await newConsumer();
@@ -223,8 +255,6 @@ describe('the openai SDK: models, the key and the charge of one call', () => {
 });
 
 describe('the openai SDK on the Responses API', () => {
-  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
-
   it('responses.create blocking: text input, instructions, usage.cost; previous_response_id continues a chat app’s conversation', async () => {
     const slug = await promptApp('chat');
     const consumer = await newConsumer();
@@ -283,34 +313,14 @@ describe('the Vercel AI SDK with @ai-sdk/openai (default model: the Responses AP
     const slug = await promptApp();
     const consumer = await newConsumer();
     const model = createOpenAI({ baseURL: `${base}/v1`, apiKey: consumer.key })(slug);
-    upstream.setBehaviour({ text: 'Owls hunt at night.' });
 
-    expect((await generateText({ model, prompt: 'Tell me about owls' })).text).toBe('Owls hunt at night.');
-    const streamed = streamText({ model, prompt: 'Tell me about owls' });
-    let text = '';
-    for await (const delta of streamed.textStream) text += delta;
-    expect(text).toBe('Owls hunt at night.');
+    const streamed = await expectOwlText(model);
     expect((await streamed.usage).inputTokens).toBe(11);
 
-    upstream.setBehaviour({ json: true });
-    const structured = await generateText({
-      model,
-      prompt: 'Weather in Paris?',
-      output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
-    });
-    expect(structured.output).toEqual({ city: 'fake', celsius: 1 });
+    await expectStructuredOutput(model);
 
     const called: unknown[] = [];
-    const tools = {
-      get_weather: tool({
-        description: 'Weather of a city',
-        inputSchema: z.object({ city: z.string() }),
-        execute: async (input: unknown) => {
-          called.push(input);
-          return { celsius: 12 };
-        },
-      }),
-    };
+    const tools = { get_weather: weatherTool(called) };
     const withTools = await generateText({ model, prompt: 'Weather in Paris?', tools });
     expect(withTools.toolCalls.map((call) => call.toolName)).toEqual(['get_weather']);
     const streamedTools = streamText({ model, prompt: 'Weather in Oslo?', tools });
@@ -327,36 +337,16 @@ describe('the Vercel AI SDK with @ai-sdk/openai-compatible', () => {
     const slug = await promptApp();
     const consumer = await newConsumer();
     const model = provider(consumer.key).chatModel(slug);
-    upstream.setBehaviour({ text: 'Owls hunt at night.' });
 
-    expect((await generateText({ model, prompt: 'Tell me about owls' })).text).toBe('Owls hunt at night.');
-    const streamed = streamText({ model, prompt: 'Tell me about owls' });
-    let text = '';
-    for await (const delta of streamed.textStream) text += delta;
-    expect(text).toBe('Owls hunt at night.');
+    await expectOwlText(model);
 
-    upstream.setBehaviour({ json: true });
-    const structured = await generateText({
-      model,
-      prompt: 'Weather in Paris?',
-      output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
-    });
-    expect(structured.output).toEqual({ city: 'fake', celsius: 1 });
+    await expectStructuredOutput(model);
 
     const called: unknown[] = [];
     const withTools = await generateText({
       model,
       prompt: 'Weather in Paris?',
-      tools: {
-        get_weather: tool({
-          description: 'Weather of a city',
-          inputSchema: z.object({ city: z.string() }),
-          execute: async (input) => {
-            called.push(input);
-            return { celsius: 12 };
-          },
-        }),
-      },
+      tools: { get_weather: weatherTool(called) },
       toolChoice: 'required',
     });
     expect(withTools.toolCalls.map((call) => call.toolName)).toEqual(['get_weather']);

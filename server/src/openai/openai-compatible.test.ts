@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createPaidTestContext, createTestContext, listenOnLoopback, TEST_MODEL_API_KEY, type TestContext } from '../test-support/app.ts';
 import { workflowAppFields } from '../test-support/dify-app.ts';
 import { startDifyFake } from '../test-support/fakes/dify-fake.ts';
+import { expectLedgerBalanced } from '../test-support/ledger.ts';
 import { sendJson } from '../test-support/server-process.ts';
 
 // Busy machines: every test makes several calls over real sockets.
@@ -104,16 +105,6 @@ async function expectChargedOnce(invocationId: string, callerSubject: string) {
   expect(invocation.rows).toEqual([{ status: 'success', price: PRICE }]);
 }
 
-async function ledgerIsBalanced() {
-  const { rows } = await ctx.database.db.query<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries');
-  expect(Number(rows[0]!.total)).toBe(0);
-  const mismatched = await ctx.database.db.query(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched.rows).toEqual([]);
-}
-
 const invocationsOf = async (subject: string) =>
   (
     await ctx.database.db.query<{ id: string; status: string; error_type: string; price_cents: number }>(
@@ -173,7 +164,7 @@ describe('chat.completions.create on a completion app', () => {
     await expectChargedOnce(completion.id.slice('chatcmpl-'.length), consumer.subject);
     const [row] = (await ctx.database.db.query('SELECT end_user, api_key_id FROM invocations WHERE id = $1', [completion.id.slice(9)])).rows;
     expect(row).toEqual({ end_user: 'end-user-9', api_key_id: consumer.keyId });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('streams chunks with the role first, finish_reason stop, and a usage chunk with include_usage, charged once', async () => {
@@ -204,7 +195,7 @@ describe('chat.completions.create on a completion app', () => {
     const [success] = await successesOf(consumer.subject, 1);
     await expectChargedOnce(success!.id, consumer.subject);
     expect((await balances(consumer.token)).credits_cents).toBe(500 - PRICE);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('streams without a usage chunk when include_usage is not asked for', async () => {
@@ -669,7 +660,7 @@ describe('errors in the OpenAI envelope', () => {
     expect(successes).toHaveLength(2);
     for (const success of successes) await expectChargedOnce(success.id, consumer.subject);
     expect((await balances(consumer.token)).credits_cents).toBe(500 - 2 * PRICE);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 });
 

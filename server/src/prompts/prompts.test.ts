@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestContext } from '../test-support/app.ts';
 
-let ctx: TestContext;
-let owner: string;
-let stranger: string;
-let slug: string;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.tokenFor('prompt-owner');
-  stranger = await ctx.tokenFor('prompt-stranger');
-  slug = (await call('POST', '/api/app/', { name: 'Summariser', type: 'prompt' })).json().slug;
-});
-afterAll(() => ctx?.close());
+const ctx = await createTestContext();
+const owner = await ctx.tokenFor('prompt-owner');
+const stranger = await ctx.tokenFor('prompt-stranger');
+afterAll(() => ctx.close());
 
 async function newPromptApp(name: string): Promise<string> {
   return (await call('POST', '/api/app/', { name, type: 'prompt' })).json().slug;
 }
 
 function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, token = owner) {
-  return ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  return ctx.api(method, url, token, payload);
 }
+
+const slug = await newPromptApp('Summariser');
 
 describe('prompt configuration', () => {
   it('starts a new prompt app with the builder defaults and a {{query}} template', async () => {

@@ -5,16 +5,12 @@
 // (save, test, a paid call); "__proto__", which no JSON body can carry (the server's parser refuses
 // it), is refused with a 400 naming it (decision 0090).
 import { declareTemplateVariables, type IoSchema } from '@tollbooth/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPaidTestContext } from '../test-support/app.ts';
 
-let ctx: PaidTestContext;
-let owner: string;
-beforeAll(async () => {
-  ctx = await createPaidTestContext();
-  owner = await ctx.tokenFor('prototype-owner');
-});
-afterAll(() => ctx?.close());
+const ctx = await createPaidTestContext();
+const owner = await ctx.tokenFor('prototype-owner');
+afterAll(() => ctx.close());
 
 const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object | string, token = owner) =>
   ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(payload ? { payload } : {}) });

@@ -16,8 +16,7 @@ import {
   parseUpstreamJson,
   postJson,
   redactSecrets,
-  startUpstreamCall,
-  throwIfCallerAborted,
+  streamUpstream,
   tokenCount,
   trimBaseUrl,
   type UpstreamCall,
@@ -50,20 +49,18 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
 
     complete: (request: ModelRequest): Promise<ModelResult> => completeUpstream(label, request, (call) => post(call, request, false), parseMessage),
 
-    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      let finished = false;
-      try {
-        let inputTokens: number | null = null;
-        let outputTokens: number | null = null;
-        let sawStop = false;
-        /** Content block index → tool call index, for the tool_use blocks of the answer. */
-        const toolBlocks = new Map<number, number>();
-        try {
-          const response = await post(call, request, true);
-          if (!response.body) throw malformedAnswer(label, 'the stream has no body');
-          for await (const event of readServerSentEvents(response.body, { isEnd: (event) => event.event === 'message_stop' })) {
+    stream: (request: ModelRequest): AsyncGenerator<ModelStreamEvent> =>
+      streamUpstream(
+        label,
+        request,
+        (call) => post(call, request, true),
+        async function* (body) {
+          let inputTokens: number | null = null;
+          let outputTokens: number | null = null;
+          let sawStop = false;
+          /** Content block index → tool call index, for the tool_use blocks of the answer. */
+          const toolBlocks = new Map<number, number>();
+          for await (const event of readServerSentEvents(body, { isEnd: (event) => event.event === 'message_stop' })) {
             const data = parseUpstreamJson(event.data, label);
             if (!isRecord(data)) throw malformedAnswer(label, `the ${event.event} event is not an object`);
             const type = typeof data.type === 'string' ? data.type : event.event;
@@ -100,18 +97,14 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
               throw new AppError('provider_error', redactSecrets(`${label} reported an error mid-stream: ${message.slice(0, 300)}`, secrets));
             }
           }
-        } catch (error) {
-          throw call.fail(error);
-        }
-        if (!sawStop) throw malformedAnswer(label, 'the stream ended before message_stop');
-        if (inputTokens === null || outputTokens === null) throw malformedAnswer(label, 'the stream reported no usage');
-        finished = true;
-        yield { type: 'done', usage: { inputTokens, outputTokens } };
-      } finally {
-        if (!finished) call.abort();
-        call.dispose();
-      }
-    },
+          // Once the body is read: what the stream lacked, or its usage.
+          return () => {
+            if (!sawStop) throw malformedAnswer(label, 'the stream ended before message_stop');
+            if (inputTokens === null || outputTokens === null) throw malformedAnswer(label, 'the stream reported no usage');
+            return { inputTokens, outputTokens };
+          };
+        },
+      ),
   };
 }
 

@@ -17,8 +17,7 @@ import {
   parseUpstreamJson,
   postJson,
   redactSecrets,
-  startUpstreamCall,
-  throwIfCallerAborted,
+  streamUpstream,
   tokenCount,
   trimBaseUrl,
   type UpstreamCall,
@@ -65,19 +64,17 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
         },
       ),
 
-    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      let finished = false;
-      try {
-        let usage: ModelUsage | null = null;
-        let finishReason: string | null = null;
-        let answered = false;
-        let toolCalls = 0;
-        try {
-          const response = await post(call, request, true);
-          if (!response.body) throw malformedAnswer(label, 'the stream has no body');
-          for await (const event of readServerSentEvents(response.body)) {
+    stream: (request: ModelRequest): AsyncGenerator<ModelStreamEvent> =>
+      streamUpstream(
+        label,
+        request,
+        (call) => post(call, request, true),
+        async function* (body) {
+          let usage: ModelUsage | null = null;
+          let finishReason: string | null = null;
+          let answered = false;
+          let toolCalls = 0;
+          for await (const event of readServerSentEvents(body)) {
             const chunk = readResponse(parseUpstreamJson(event.data, label), secrets);
             usage = chunk.usage ?? usage;
             finishReason = chunk.finishReason ?? finishReason;
@@ -91,19 +88,15 @@ export function createGeminiProvider(options: GeminiOptions): ModelProvider {
               request.onEvent?.({ type: 'tool_call_delta', index: toolCalls++, id: toolCall.id, name: toolCall.name, arguments: toolCall.arguments });
             }
           }
-        } catch (error) {
-          throw call.fail(error);
-        }
-        if (finishReason === null) throw malformedAnswer(label, 'the stream ended before a finishReason');
-        if (!answered && !ANSWERED.has(finishReason)) throw refused(finishReason);
-        if (!usage) throw malformedAnswer(label, 'the stream reported no usageMetadata');
-        finished = true;
-        yield { type: 'done', usage };
-      } finally {
-        if (!finished) call.abort();
-        call.dispose();
-      }
-    },
+          // Once the body is read: what the stream lacked, or its usage.
+          return () => {
+            if (finishReason === null) throw malformedAnswer(label, 'the stream ended before a finishReason');
+            if (!answered && !ANSWERED.has(finishReason)) throw refused(finishReason);
+            if (!usage) throw malformedAnswer(label, 'the stream reported no usageMetadata');
+            return usage;
+          };
+        },
+      ),
   };
 }
 

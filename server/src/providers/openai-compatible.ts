@@ -26,8 +26,7 @@ import {
   parseUpstreamJson,
   postJson,
   redactSecrets,
-  startUpstreamCall,
-  throwIfCallerAborted,
+  streamUpstream,
   tokenCount,
   trimBaseUrl,
   type UpstreamCall,
@@ -64,18 +63,16 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
         (body) => parseCompletion(body, request, label),
       ),
 
-    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-      throwIfCallerAborted(request.signal);
-      const call = startUpstreamCall(label, request);
-      let finished = false;
-      try {
-        let usage: ModelUsage | null = null;
-        let text = '';
-        let sawDone = false;
-        try {
-          const response = await post(call, request, true);
-          if (!response.body) throw malformedAnswer(label, 'the stream has no body');
-          for await (const event of readServerSentEvents(response.body, { isEnd: (event) => event.data === '[DONE]' })) {
+    stream: (request: ModelRequest): AsyncGenerator<ModelStreamEvent> =>
+      streamUpstream(
+        label,
+        request,
+        (call) => post(call, request, true),
+        async function* (body) {
+          let usage: ModelUsage | null = null;
+          let text = '';
+          let sawDone = false;
+          for await (const event of readServerSentEvents(body, { isEnd: (event) => event.data === '[DONE]' })) {
             if (event.data === '[DONE]') {
               sawDone = true;
               continue;
@@ -91,17 +88,13 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
               yield { type: 'delta', text: delta };
             }
           }
-        } catch (error) {
-          throw call.fail(error);
-        }
-        if (!sawDone) throw malformedAnswer(label, 'the stream ended before [DONE]');
-        finished = true;
-        yield { type: 'done', usage: usage ?? estimateUsage(request.messages, text) };
-      } finally {
-        if (!finished) call.abort();
-        call.dispose();
-      }
-    },
+          // Once the body is read: what the stream lacked, or its usage.
+          return () => {
+            if (!sawDone) throw malformedAnswer(label, 'the stream ended before [DONE]');
+            return usage ?? estimateUsage(request.messages, text);
+          };
+        },
+      ),
   };
 }
 

@@ -1,8 +1,8 @@
 // What the three HTTP providers share: one upstream call's deadline and cancellation, the POST,
-// reading a JSON answer, and turning every failure into the error the gateway expects.
+// reading a JSON answer or a stream, and turning every failure into the error the gateway expects.
 import { AppError } from '../platform/errors.ts';
 import { type AbortHook, type CallerSignal, UPSTREAM_ABORT } from './abort-hook.ts';
-import type { FetchFunction, ModelRequest } from './types.ts';
+import type { FetchFunction, ModelRequest, ModelStreamEvent, ModelUsage } from './types.ts';
 
 /** The header that carries a call's chain of Tollbooth hops to an upstream that may be another Tollbooth (http/call-chain.ts reads it). */
 export const HOP_HEADER = 'tollbooth-hop';
@@ -185,6 +185,41 @@ export async function completeUpstream<T>(
   } catch (error) {
     throw call.fail(error);
   } finally {
+    call.dispose();
+  }
+}
+
+/**
+ * One streamed upstream call, the same for every provider: deadline and cancellation, the POST, a
+ * body to read, every failure while reading turned into the gateway's error, and the upstream
+ * request torn down unless the stream reached its end (its consumer stopped early, or it failed).
+ * `read` yields the answer's events from the body and returns the check of the stream's end, run
+ * once the body is read: it throws what the stream lacked (its end marker, its usage) or gives the
+ * usage of the closing `done` event.
+ */
+export async function* streamUpstream(
+  label: string,
+  request: Pick<ModelRequest, 'signal' | 'timeoutMs'>,
+  post: (call: UpstreamCall) => Promise<Response>,
+  read: (body: NonNullable<Response['body']>) => AsyncGenerator<ModelStreamEvent, () => ModelUsage>,
+): AsyncGenerator<ModelStreamEvent> {
+  throwIfCallerAborted(request.signal);
+  const call = startUpstreamCall(label, request);
+  let finished = false;
+  try {
+    let usageAtEnd: () => ModelUsage;
+    try {
+      const response = await post(call);
+      if (!response.body) throw malformedAnswer(label, 'the stream has no body');
+      usageAtEnd = yield* read(response.body);
+    } catch (error) {
+      throw call.fail(error);
+    }
+    const usage = usageAtEnd();
+    finished = true;
+    yield { type: 'done', usage };
+  } finally {
+    if (!finished) call.abort();
     call.dispose();
   }
 }

@@ -21,3 +21,19 @@ export async function callCompletion(app: App, slug: string, token: string): Pro
 export async function callCompletions(app: App, slug: string, token: string, calls: number): Promise<void> {
   for (let i = 0; i < calls; i++) await callCompletion(app, slug, token);
 }
+
+/** `calls` completion calls ({ query: `call ${i}` }) to a live prompt app, one after the other, each answered 200: their invocation ids. */
+export async function answeredCalls(app: App, slug: string, token: string, calls: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < calls; i++) {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/app/${slug}/completion-messages`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { inputs: { query: `call ${i}` } },
+    });
+    expect(response.statusCode).toBe(200);
+    ids.push(response.json().id);
+  }
+  return ids;
+}

@@ -192,6 +192,24 @@ export function callUnderLoad(
 }
 
 /**
+ * callUnderLoad against `victim` until it has answered `answers` calls (or refused one), then kill -9
+ * under that load, and the loops waited for: the calls it answered and the refusals.
+ */
+export async function killUnderLoad(
+  victim: ServerProcess,
+  callUrl: string,
+  key: string,
+  { query, connections, answers }: { query: string; connections: number; answers: number },
+) {
+  const load = callUnderLoad(victim.base, callUrl, key, { query, connections });
+  const { answered, refused } = load;
+  while (answered.size < answers && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  victim.child.kill('SIGKILL');
+  await load.stop();
+  return { answered, refused };
+}
+
+/**
  * On a server process: a live public prompt app of `owner`'s (`name`, priced `priceCents`) and an API
  * key of `caller`'s named `keyName`; throws unless the app is created and set live. Its completion
  * URL (relative to the base) and the key.

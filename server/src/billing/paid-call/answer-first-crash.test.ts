@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
-import { callUnderLoad, liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
+import { killUnderLoad, liveAppAndKey, sendJson as send } from '../../test-support/server-process.ts';
 
 const LIFETIME_SECONDS = 6;
 const WINDOW = 256;
@@ -34,11 +34,7 @@ describe.runIf(process.env.DATABASE_URL)('a process killed while it answers call
 
     // CONNECTIONS loops of calls against the victim, until it is killed after some hundreds of answers.
     // Each refusal with its answer, so a failure says why (a PostgreSQL CI run once saw 404s here).
-    const load = callUnderLoad(victim.base, callUrl, key, { query: 'load', connections: CONNECTIONS });
-    const { answered, refused } = load;
-    while (answered.size < 400 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    victim.child.kill('SIGKILL');
-    await load.stop();
+    const { answered, refused } = await killUnderLoad(victim, callUrl, key, { query: 'load', connections: CONNECTIONS, answers: 400 });
     expect(refused).toEqual([]);
 
     const { rows: settledRows } = await cluster.database.db.query<{ id: string }>(

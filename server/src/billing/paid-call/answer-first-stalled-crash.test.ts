@@ -17,10 +17,12 @@ import { openPglite } from '../../db/client.ts';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
+import { expectLedgerBalanced } from '../../test-support/ledger.ts';
 import { startTestIssuer, type TestIssuer } from '../../test-support/oidc-issuer.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
 import {
   callUnderLoad,
+  killUnderLoad,
   liveAppAndKey,
   type ServerProcess,
   sendJson as send,
@@ -151,12 +153,7 @@ describe.runIf(process.env.DATABASE_URL).each([
     const charges = await chargedCalls(cluster.database.db);
     expect(charges.orphans).toBe(0);
     expect(new Set(charges.ids)).toEqual(settled);
-    expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM ledger_entries'))[0]!.total).toBe(0);
-    expect(
-      await rows(
-        'SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)',
-      ),
-    ).toEqual([]);
+    await expectLedgerBalanced(cluster.database.db);
     const balance = (await send(restarted.base, 'GET', '/api/billing/balance/', caller)).body;
     expect(balance.credits_cents).toBe(CREDITS - settled.size);
   }, 300_000);
@@ -200,11 +197,7 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
     const caller = await issuer.sign({ sub: 'embedded-caller' });
     const { callUrl, key } = await liveAppAndKey(victim.base, owner, caller, { name: 'Embedded', priceCents: 1, keyName: 'embedded' });
 
-    const load = callUnderLoad(victim.base, callUrl, key, { query: 'embedded', connections: CONNECTIONS });
-    const { answered, refused } = load;
-    while (answered.size < 300 && refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    victim.child.kill('SIGKILL');
-    await load.stop();
+    const { answered, refused } = await killUnderLoad(victim, callUrl, key, { query: 'embedded', connections: CONNECTIONS, answers: 300 });
     expect(refused).toEqual([]);
 
     // The restart settles the journal before its first read answers; then it stops so the test can open the data directory.
@@ -231,12 +224,7 @@ describe.runIf(!process.env.DATABASE_URL)('an embedded-database process killed w
       const charges = await chargedCalls(db);
       expect(charges.orphans).toBe(0);
       expect(new Set(charges.ids)).toEqual(settled);
-      expect((await rows<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries'))[0]!.total).toBe(0);
-      expect(
-        await rows(
-          'SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)',
-        ),
-      ).toEqual([]);
+      await expectLedgerBalanced(db);
       const [credits] = await rows<{ balance: number }>(
         "SELECT a.balance_cents::int AS balance FROM ledger_accounts a JOIN users u ON u.id = a.user_id WHERE u.subject = 'embedded-caller' AND a.kind = 'user_credits'",
       );

@@ -13,6 +13,8 @@ import type { Database } from '../../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
+import { expectLedgerBalanced } from '../../test-support/ledger.ts';
+import { answeredCalls } from '../../test-support/paid-call.ts';
 import { answerJournalDirectory } from './answer-journal.ts';
 import { reserveCharge, sweepExpiredHolds } from './holds.ts';
 import { createPaidCalls } from './service.ts';
@@ -55,23 +57,15 @@ describe('answered calls left by a process that stopped before their settlement'
   it('are charged once from the lease once its hold expires, and the late settlement charges nothing twice', async () => {
     const owner = await ctx.tokenFor('journal-owner');
     const caller = await ctx.tokenFor('journal-caller');
-    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name: 'Journaled', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
-    await inject('PATCH', `/api/app/${created.slug}/update_status/`, owner, { status: 'live' });
-    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
-    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+    const created = await ctx.liveApp(owner, { name: 'Journaled', price_cents: PRICE });
+    const callerId = (await ctx.api('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await ctx.api('GET', '/api/auth/profile/', owner)).json().user.id as string;
 
     // The settlements stall; the calls are still answered (within the window), each journaled first.
     stalled = new Promise((resolve) => {
       resume = resolve;
     });
-    const answered: string[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const response = await inject('POST', `/api/app/${created.slug}/completion-messages`, caller, { inputs: { query: `call ${i}` } });
-      expect(response.statusCode).toBe(200);
-      answered.push(response.json().id);
-    }
+    const answered = await answeredCalls(ctx.app, created.slug, caller, CALLS);
     const directory = await answerJournalDirectory(raw, { dataDir: raw.kind === 'pglite' ? ctx.config.dataDir : null });
     // Each is in this process's journal file at once, and in answered_calls once its settlement is late (decision 0042).
     const files = readdirSync(directory).filter((name) => name.endsWith('.jsonl'));
@@ -124,12 +118,7 @@ describe('answered calls left by a process that stopped before their settlement'
       const [modelCosts] = await sql<{ balance: number }>("SELECT balance_cents AS balance FROM ledger_accounts WHERE kind = 'model_costs'");
       expect(earnings!.balance).toBe(CALLS * PRICE - (modelCosts?.balance ?? 0));
       expect(await sql('SELECT 1 FROM answered_calls')).toEqual([]);
-      const [sums] = await sql<{ total: number }>('SELECT coalesce(sum(amount_cents), 0)::int AS total FROM ledger_entries');
-      expect(sums!.total).toBe(0);
-      const unequal = await sql(
-        'SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)',
-      );
-      expect(unequal).toEqual([]);
+      await expectLedgerBalanced(raw);
     };
     await check();
 
@@ -145,11 +134,9 @@ describe('answered calls left by a process that stopped before their settlement'
   const journaledCall = async (name: string, call: Pick<Settlement, 'endUser' | 'mode' | 'turn'>) => {
     const owner = await ctx.tokenFor(`${name}-owner`);
     const caller = await ctx.tokenFor(`${name}-caller`);
-    const inject = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name, type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
-    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
-    const ownerId = (await inject('GET', '/api/auth/profile/', owner)).json().user.id as string;
+    const created = (await ctx.api('POST', '/api/app/', owner, { name, type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
+    const callerId = (await ctx.api('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const ownerId = (await ctx.api('GET', '/api/auth/profile/', owner)).json().user.id as string;
     const hold = await reserveCharge(raw, { userId: callerId, amountCents: PRICE, apiKeyId: null, monthlySpendLimitCents: null });
     const settlement: Settlement = {
       ...call,

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPaidTestContext, listenOnLoopback } from '../../test-support/app.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
 const ctx = await createPaidTestContext({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' });
 const port = Number(new URL(await listenOnLoopback(ctx.app)).port);
@@ -23,18 +23,7 @@ async function newUser() {
   return { token, key, id, subject };
 }
 
-/** Money from outside: a top-up to credits, or earnings (as a subscription payment books them). */
-async function grant(userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) {
-  await ctx.database.db.transaction(async (tx) => {
-    await postLedgerTransaction(tx, {
-      kind: 'test_grant',
-      entries: [
-        { accountId: await findOrCreateUserAccount(tx, kind, userId), amountCents: cents },
-        { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -cents },
-      ],
-    });
-  });
-}
+const grant = (userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) => grantFromOutside(ctx.database.db, userId, kind, cents);
 
 async function accounts(userId: string) {
   const rows = await sql<{ kind: string; balance: number; held: number }>(
@@ -48,15 +37,6 @@ async function accounts(userId: string) {
 const systemBalance = async (kind: 'model_costs') =>
   Number((await sql<{ b: number }>('SELECT balance_cents AS b FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL', [kind]))[0]!.b);
 const meter = async (userId: string) => Number((await sql<{ m: number }>('SELECT micros AS m FROM model_cost_meters WHERE user_id = $1', [userId]))[0]?.m ?? 0);
-
-async function ledgerIsBalanced() {
-  expect(Number((await sql<{ t: number }>('SELECT coalesce(sum(amount_cents), 0) AS t FROM ledger_entries'))[0]!.t)).toBe(0);
-  const mismatched = await sql(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched).toEqual([]);
-}
 
 async function liveApp(token: string, overrides: object = {}, config: object = {}) {
   const created = await api('POST', '/api/app/', token, {
@@ -110,7 +90,7 @@ describe("the creator's earnings cover the model cost their price does not, befo
     // The negative net comes out of the credits; the earnings end at 0.
     expect(await accounts(poor.id)).toEqual({ credits: 500 + 10 - posted, earnings: 0, earningsHeld: 0 });
     expect((await accounts(caller.id)).credits).toBe(1_000 - 20);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('with earnings and credits for exactly 3 worst-case model costs, 12 concurrent calls give 3 answers; the owner’s own call does not touch earnings', async () => {
@@ -150,7 +130,7 @@ describe("the creator's earnings cover the model cost their price does not, befo
     expect(ownCall.statusCode).toBe(402);
     expect(ownCall.json().code).toBe('insufficient_credits');
     expect((await accounts(owner.id)).earnings).toBe(10_000);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 });
 
@@ -231,7 +211,7 @@ describe('the model cost of an answer nobody pays for is posted to the creator, 
         });
         await expectCreatorBore(creator.id, before, 28_000);
         await earningsReleased(creator.id);
-        await ledgerIsBalanced();
+        await expectLedgerBalanced(ctx.database.db);
       });
     }
   }
@@ -254,7 +234,7 @@ describe('the model cost of an answer nobody pays for is posted to the creator, 
       expect(recorded.model_cost_micros).toBeGreaterThan(0);
       await expectCreatorBore(creator.id, before, recorded.model_cost_micros);
     }
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   /** Sends a call on a raw socket and hangs up once the upstream has received it (the model was asked). */
@@ -290,7 +270,7 @@ describe('the model cost of an answer nobody pays for is posted to the creator, 
       expect(recorded!.model_cost_micros).toBeGreaterThan(0);
       expect((await accounts(caller.id)).credits).toBe(callerBefore);
       await expectCreatorBore(creator.id, before, recorded!.model_cost_micros);
-      await ledgerIsBalanced();
+      await expectLedgerBalanced(ctx.database.db);
     });
   }
 });
@@ -329,6 +309,6 @@ describe('no creator debt at the operator’s cost (issue 60 item 8)', () => {
     const posted = (await systemBalance('model_costs')) - modelCostsBefore;
     expect(posted).toBe(20 - after.earnings - after.credits);
     expect(posted).toBe(Math.ceil((answered * 28_000) / 10_000) - 0);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   }, 120_000);
 });

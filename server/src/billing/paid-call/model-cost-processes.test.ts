@@ -4,9 +4,9 @@
 // are refused with 503 model_cost_not_covered before the model is asked, nothing is overdrawn and
 // the ledger sums to zero. PGlite is one process's embedded database, so this runs with DATABASE_URL.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { grantFromOutside } from '../../test-support/ledger.ts';
 import { useProcessCluster } from '../../test-support/process-cluster.ts';
 import { sendJson as send } from '../../test-support/server-process.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
 
 describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation across two processes", () => {
   const cluster = useProcessCluster({ modelApiKey: 'sk-operator' });
@@ -14,16 +14,7 @@ describe.runIf(process.env.DATABASE_URL)("the creator's model-cost reservation a
     for (let i = 0; i < 2; i++) await cluster.start({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '1000000' });
   }, 60_000);
 
-  const grant = (userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) =>
-    cluster.database.db.transaction(async (tx) => {
-      await postLedgerTransaction(tx, {
-        kind: 'test_grant',
-        entries: [
-          { accountId: await findOrCreateUserAccount(tx, kind, userId), amountCents: cents },
-          { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -cents },
-        ],
-      });
-    });
+  const grant = (userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) => grantFromOutside(cluster.database.db, userId, kind, cents);
 
   it('earnings and credits for exactly 15 calls beyond their price: 60 concurrent calls over both processes give 15 answers, nothing overdrawn', async () => {
     const [a, b] = cluster.servers.map((p) => p.base) as [string, string];

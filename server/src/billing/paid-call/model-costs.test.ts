@@ -2,38 +2,22 @@
 // from the reported usage and the model's prices; the caller pays the price, the creator's net is
 // price − fee − model cost (drawn from their credits when negative), the owner's own calls and test
 // runs pay the model cost from their credits, and an account without credit gets no model answer.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { createPaidTestContext, createTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
+import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-
-beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-operator',
-    PLATFORM_FEE_BPS: '1000',
-    // Nobody starts with credit: every model answer must be paid for by someone who added some.
-    SIGNUP_CREDITS_CENTS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+const ctx = await createPaidTestContext({
+  PLATFORM_FEE_BPS: '1000',
+  // Nobody starts with credit: every model answer must be paid for by someone who added some.
+  SIGNUP_CREDITS_CENTS: '0',
+  RATE_LIMIT_PER_MINUTE: '100000',
 });
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+const { model: upstream, api } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let users = 0;
 async function newUser() {
@@ -45,19 +29,7 @@ async function newUser() {
 }
 
 /** Adds credit the way a top-up does: from outside funding to the user's credits. */
-async function addCredit(userId: string, cents: number) {
-  await ctx.database.db.transaction(async (tx) => {
-    const credits = await findOrCreateUserAccount(tx, 'user_credits', userId);
-    const funding = await findSystemAccount(tx, 'outside_funding');
-    await postLedgerTransaction(tx, {
-      kind: 'test_grant',
-      entries: [
-        { accountId: credits, amountCents: cents },
-        { accountId: funding, amountCents: -cents },
-      ],
-    });
-  });
-}
+const addCredit = (userId: string, cents: number) => grantFromOutside(ctx.database.db, userId, 'user_credits', cents);
 
 const balances = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
 
@@ -86,16 +58,6 @@ async function systemBalance(kind: 'model_costs' | 'platform_fees') {
     [kind],
   );
   return Number(rows[0]!.balance);
-}
-
-async function ledgerIsBalanced() {
-  const { rows } = await ctx.database.db.query<{ total: string }>('SELECT coalesce(sum(amount_cents), 0) AS total FROM ledger_entries');
-  expect(Number(rows[0]!.total)).toBe(0);
-  const mismatched = await ctx.database.db.query(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched.rows).toEqual([]);
 }
 
 describe('model prices', () => {
@@ -163,7 +125,7 @@ describe('who pays the model', () => {
     expect(creatorAfter.credits_cents).toBeGreaterThanOrEqual(0);
     const meter = await ctx.database.db.query<{ micros: string }>('SELECT micros FROM model_cost_meters WHERE user_id = $1', [creator.id]);
     expect(Number(meter.rows[0]!.micros)).toBe(micros);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   }, 300_000);
 
   it('an account without credit gets no model answer from its own app, the console or a test run; with credit each pays exactly its model cost', async () => {
@@ -220,7 +182,7 @@ describe('who pays the model', () => {
       [slug],
     );
     expect(invocations.rows[0]).toEqual({ n: 1 });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it("refuses callers' calls, uncharged, while the creator cannot cover the model cost their price does not", async () => {
@@ -253,7 +215,7 @@ describe('who pays the model', () => {
     expect(paid.statusCode, paid.body).toBe(200);
     expect((await balances(caller.token)).credits_cents).toBe(50);
     expect((await balances(creator.token)).credits_cents).toBe(5);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('with credit for exactly K worst cases, 4·K concurrent calls give K answers and never overdraw the creator', async () => {
@@ -272,7 +234,7 @@ describe('who pays the model', () => {
     for (const response of responses.filter((r) => r.statusCode !== 200)) expect(response.json().code).toBe('model_cost_not_covered');
     const creatorAfter = await balances(creator.token);
     expect(creatorAfter.credits_cents).toBeGreaterThanOrEqual(0);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 });
 
@@ -280,7 +242,7 @@ describe('test runs and model choice', () => {
   it('test runs are rate-limited like calls, and a model without a known price cannot be picked', async () => {
     const limited = await createTestContext({
       OPENAI_BASE_URL: upstream.baseUrl,
-      OPENAI_API_KEY: 'sk-operator',
+      OPENAI_API_KEY: TEST_MODEL_API_KEY,
       RATE_LIMIT_PER_MINUTE: '3',
       MODEL_TABLE: '{"mixtral": {"provider": "openai", "upstreamModel": "our-own-mixtral-build"}}',
     });

@@ -4,53 +4,25 @@
 // computed on the exact amount, a call is authorised for its most and refused above the caller's
 // ceiling before the model is asked, and a rate card's increase waits for the notice like a price's.
 import { chargeMicros, type RateCard, rateCardOf } from '@tollbooth/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../../test-support/app.ts';
-import type { FakeProviderServer } from '../../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../../test-support/fakes/openai-fake.ts';
-import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from '../ledger.ts';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPaidTestContext } from '../../test-support/app.ts';
+import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
-
-beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-operator' });
-  ctx = await createTestContext({
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-operator',
-    PLATFORM_FEE_BPS: '1000',
-    SIGNUP_CREDITS_CENTS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-}, 60_000);
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
+const ctx = await createPaidTestContext({
+  PLATFORM_FEE_BPS: '1000',
+  SIGNUP_CREDITS_CENTS: '0',
+  RATE_LIMIT_PER_MINUTE: '100000',
 });
+const { model: upstream, api } = ctx;
+afterAll(() => ctx.close());
 beforeEach(() => upstream.resetBehaviour());
-
-type Method = 'GET' | 'POST' | 'PATCH';
-const api = (method: Method, url: string, token: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
 let users = 0;
 async function newUser(credits = 0) {
   const token = await ctx.tokenFor(`price-forms-user-${++users}`);
   const me = (await api('GET', '/api/auth/profile/', token)).json().user as { id: string };
   const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
-  if (credits > 0) {
-    await ctx.database.db.transaction(async (tx) => {
-      const account = await findOrCreateUserAccount(tx, 'user_credits', me.id);
-      const funding = await findSystemAccount(tx, 'outside_funding');
-      await postLedgerTransaction(tx, {
-        kind: 'test_grant',
-        entries: [
-          { accountId: account, amountCents: credits },
-          { accountId: funding, amountCents: -credits },
-        ],
-      });
-    });
-  }
+  if (credits > 0) await grantFromOutside(ctx.database.db, me.id, 'user_credits', credits);
   return { token, key, id: me.id };
 }
 
@@ -76,16 +48,6 @@ async function totals(slug: string) {
     [slug],
   );
   return Object.fromEntries(Object.entries(rows[0]!).map(([name, value]) => [name, Number(value)]));
-}
-
-async function ledgerIsBalanced() {
-  const { rows } = await ctx.database.db.query<{ total: string }>('SELECT coalesce(sum(amount_cents), 0) AS total FROM ledger_entries');
-  expect(Number(rows[0]!.total)).toBe(0);
-  const mismatched = await ctx.database.db.query(
-    `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     GROUP BY a.id, a.balance_cents HAVING a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
-  );
-  expect(mismatched.rows).toEqual([]);
 }
 
 const credits = async (token: string) => ((await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number }).credits_cents;
@@ -155,7 +117,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
     expect(sums.fee_micros).toBe(50 * 3_524);
     expect(sums.fee).toBe(Math.floor((50 * 3_524) / 10_000));
     expect(sums.model_cost).toBe(50 * (211 * 10 + 517 * 30));
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('a cost-plus app charges the model cost × markup plus its fee; OpenAI usage.cost says the exact amount', async () => {
@@ -170,7 +132,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
     expect(response.json().usage).toMatchObject({ cost: expected / 1_000_000, cost_cents: Math.ceil(expected / 10_000) });
     await ctx.app.settledReads();
     expect(await totals(slug)).toMatchObject({ calls: 1, charged: expected, model_cost: modelCost });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('a half-cent app: ten calls cost the caller 5 cents, and the fee on them half a cent', async () => {
@@ -183,7 +145,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
     const sums = await totals(slug);
     expect(sums).toMatchObject({ calls: 10, charged: 50_000, paid: 5, fee_micros: 5_000, fee: 0 });
     expect(100 - (await credits(caller.token))).toBe(5);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 });
 
@@ -304,7 +266,7 @@ describe('plans with dollars of usage', () => {
     // Calls the plan covered are not paid and earn nothing; the one paid call is charged in full.
     const sums = await totals(slug);
     expect(sums).toMatchObject({ calls: 3, charged: perCall, paid: Math.ceil(perCall / 10_000) });
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('concurrent calls never spend more than the plan includes', async () => {
@@ -319,7 +281,7 @@ describe('plans with dollars of usage', () => {
     expect(await subscription(slug, caller, id)).toMatchObject({ usage_used_micros: 90_000 });
     // 14 calls of 1.5 cents from credits: 21 cents, rounded up once.
     expect(1_000 - (await credits(caller.token))).toBe(21);
-    await ledgerIsBalanced();
+    await expectLedgerBalanced(ctx.database.db);
   });
 
   it('refuses included usage that is negative or fractional with a 400 naming the field', async () => {

@@ -6,7 +6,11 @@
 //     serves several calls (leases.ts over the holds of holds.ts);
 //   - settling computes the platform fee (../platform-fee.ts) and writes the money, the ledger, the
 //     invocation and its rollups in one batched statement (settlement-batcher.ts, settlement-sql.ts);
-//     a failed call is recorded with the same rollups (queries.ts) and costs nothing.
+//     a failed call is recorded with the same rollups (queries.ts) and costs nothing (the calls'
+//     shapes and their settlement: reported-calls.ts);
+//   - a call on the operator's key first reserves its worst model cost from the app's owner, and
+//     keeps of it only what the price does not cover once the answer's cost is known
+//     (model-cost-reservations.ts);
 //   - the answer need not wait for that commit: the lease already holds the price, so while fewer
 //     than `settlementWindowCalls` answered calls are waiting for theirs, the gateway answers at
 //     once; `written()` lets this process's reads wait for them (read-your-writes). Such a call is
@@ -18,26 +22,28 @@
 // lease's hold, once the hold expires (at once on an embedded database that opens), then releases
 // holds whose process died.
 
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chargeMicros, formatCents, leastMicros as leastChargeMicros, type RateCard } from '@tollbooth/contract';
+import { chargeMicros, type RateCard } from '@tollbooth/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.ts';
 import type { InvalidationBus } from '../../db/invalidation.ts';
 import { outcomeOfErrorType } from '../../platform/call-outcomes.ts';
-import { AppError } from '../../platform/errors.ts';
 import type { Metrics } from '../../platform/metrics.ts';
-import { centsCovering, MICROS_PER_CENT } from '../../providers/model-prices.ts';
+import { MICROS_PER_CENT } from '../../providers/model-prices.ts';
 import { platformFeeOf } from '../platform-fee.ts';
 import { createAnswerJournal } from './answer-journal.ts';
 import { type CoveredCall, createIncludedCalls } from './included-calls.ts';
-import { type ChargeRequest, createCreditLeases, type LeasedCharge, NoLeaseError } from './leases.ts';
+import { createCreditLeases, type LeasedCharge } from './leases.ts';
+import { createModelCostReservations } from './model-cost-reservations.ts';
 import { recordInvocation } from './queries.ts';
+import { type DeliveredCall, type FailedCall, settlementOf } from './reported-calls.ts';
 import { createSettlementBatcher, owesMoney, settleOrChargeOnly } from './settlement-batcher.ts';
 import { startRecoverySweeper } from './settlement-recovery.ts';
 import { forgetAnsweredCall, type SettledCall, type Settlement } from './settlement-sql.ts';
+
+export type { DeliveredCall, FailedCall } from './reported-calls.ts';
 
 /** Who pays: the caller, and the API key whose monthly spend limit (and a publishable key's daily cap) applies. */
 export interface Payer {
@@ -72,85 +78,6 @@ export interface CallCharge {
 export interface ModelCostBound {
   quickMicros: number;
   preciseMicros: () => number;
-}
-
-/** A delivered call, as the gateway reports it. */
-export interface DeliveredCall {
-  invocationId: string;
-  appId: string;
-  /** The app's owner, who earns the price less the platform fee. */
-  creatorId: string;
-  /** The ledger transaction's description. */
-  description: string;
-  callerId: string;
-  apiKeyId: string | null;
-  endUser: string;
-  mode: 'completion' | 'chat';
-  latencyMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Answered by the built-in demo model (then the charge's price is 0). */
-  demo?: boolean;
-  /** The model name and provider kind that answered ('' for workflow calls). */
-  model: string;
-  provider: string;
-  /** What the answer cost upstream on the operator's key, in micro-dollars. */
-  modelCostMicros: number;
-  /** Input tokens the provider served from its cache (part of inputTokens), where it reports them. */
-  cachedInputTokens?: number;
-  createdAt: Date;
-  /** Chat calls: the turn to save. */
-  turn: Settlement['turn'];
-}
-
-/**
- * The settlement of a delivered call, field by field: every settlement has the same fields in the
- * same order (one object shape for the journal's and the batch's JSON), and no copy of the call is
- * made on the way (an object rest and spread cost 2–3 % of the gateway's thread at 50 connections).
- */
-function settlementOf(
-  call: DeliveredCall,
-  money: Pick<Settlement, 'priceCents' | 'chargeMicros' | 'feeMicros' | 'charge' | 'cost' | 'failure' | 'turn'>,
-): Settlement {
-  return {
-    invocationId: call.invocationId,
-    appId: call.appId,
-    ownerId: call.creatorId,
-    callerId: call.callerId,
-    apiKeyId: call.apiKeyId,
-    endUser: call.endUser,
-    mode: call.mode,
-    latencyMs: call.latencyMs,
-    inputTokens: call.inputTokens,
-    outputTokens: call.outputTokens,
-    priceCents: money.priceCents,
-    chargeMicros: money.chargeMicros,
-    feeMicros: money.feeMicros,
-    model: call.model,
-    provider: call.provider,
-    modelCostMicros: call.modelCostMicros,
-    demo: call.demo,
-    createdAt: call.createdAt,
-    ledgerTransactionId: randomUUID(),
-    description: call.description,
-    charge: money.charge,
-    cost: money.cost,
-    failure: money.failure,
-    turn: money.turn,
-  };
-}
-
-/** A failed call, as the gateway reports it; it is recorded and costs nothing. */
-export interface FailedCall {
-  appId: string;
-  callerId: string | null;
-  apiKeyId: string | null;
-  endUser: string;
-  mode: 'completion' | 'chat';
-  errorType: string;
-  latencyMs: number;
-  /** Attempted on the built-in demo model. */
-  demo?: boolean;
 }
 
 export interface PaidCallOptions {
@@ -216,44 +143,9 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
     if (charge.included) await includedCalls.giveBack(charge.included);
     if (charge.cost) await leases.giveBack(charge.cost);
   };
-  /** Creators whose earnings could not hold a lease lately: their cost reservations go to credits first for a second, without asking again. */
-  const earningsThin = new Map<string, number>();
-  /**
-   * Reserves the model cost a call's price does not cover (decision 0037). A caller's call to a
-   * creator's app: from the creator's earnings while they can hold a lease of several calls, else
-   * from their credits, else from whatever earnings are left. The owner's own calls: credits only.
-   */
-  const takeCost = async (ownerId: string, missingCents: number, ownCall: boolean): Promise<LeasedCharge> => {
-    const owner: ChargeRequest = { userId: ownerId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: missingCents };
-    const earnings: ChargeRequest = { userId: ownerId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: missingCents, source: 'earnings' };
-    if (!ownCall) {
-      const now = Date.now();
-      if ((earningsThin.get(ownerId) ?? 0) <= now) {
-        try {
-          return await leases.take(earnings, { leaseOnly: true });
-        } catch (error) {
-          if (!(error instanceof NoLeaseError)) throw error;
-          if (earningsThin.size >= 10_000) earningsThin.clear();
-          earningsThin.set(ownerId, now + 1000);
-        }
-      }
-    }
-    try {
-      return await leases.take(owner);
-    } catch (error) {
-      if (ownCall || !(error instanceof AppError && error.code === 'insufficient_credits')) throw error;
-      return await leases.take(earnings);
-    }
-  };
-  const feeOf = (priceCents: number) => platformFeeOf(priceCents, options.platformFeeBps);
-  /** The platform's fee on an exact amount, in micro-dollars (floored to a micro-dollar; the ledger posts it from a running total). */
-  const feeMicrosOf = (micros: number) => Math.floor((micros * options.platformFeeBps) / 10_000);
-  /** The least a call's price less its fee brings in, in cents: what its model cost reservation need not cover. */
-  const coveredCents = (priceCents: number, card: RateCard | null) => {
-    if (!card) return priceCents - feeOf(priceCents);
-    const least = leastChargeMicros(card);
-    return Math.max(0, Math.floor(least / MICROS_PER_CENT) - Math.ceil(feeMicrosOf(least) / MICROS_PER_CENT));
-  };
+  const modelCosts = createModelCostReservations(leases, options.platformFeeBps);
+  /** The platform's fee on a price in cents, or on an exact amount in micro-dollars (floored; the ledger posts it from a running total). */
+  const feeOf = (amount: number) => platformFeeOf(amount, options.platformFeeBps);
   /** Returns a settled call's reservations to their leases: the charge came off its hold, the cost hold lost only what the call drew. */
   const settledLeases = (lease: LeasedCharge | null, cost: LeasedCharge | null, settled: SettledCall) => {
     if (lease) leases.settled(lease, lease.amountCents - settled.paidCents);
@@ -388,14 +280,11 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
       // does not cover, and gives the rest back at once (settle). The precise bound (a tokenizer's)
       // keeps the reservation, and so the creator's lease, small.
       if (call.modelCost && call.modelCost.quickMicros > 0) {
-        const ownCall = payer.userId === call.ownerId;
-        const worstCents = centsCovering(call.modelCost.preciseMicros());
+        const worstMicros = call.modelCost.preciseMicros();
         try {
-          charge.cost = await takeCost(call.ownerId, worstCents, ownCall);
+          charge.cost = await modelCosts.reserve({ ownerId: call.ownerId, ownCall: payer.userId === call.ownerId, worstMicros, priceCents, card });
         } catch (error) {
           await giveBack(charge);
-          if (error instanceof AppError && error.code === 'insufficient_credits')
-            throw modelCostNotCovered(ownCall, Math.max(1, worstCents - coveredCents(priceCents, card)));
           throw error;
         }
       }
@@ -435,20 +324,12 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
         unsettled.add(back);
         void back.finally(() => unsettled.delete(back));
       }
-      const feeMicros = feeMicrosOf(chargedMicros);
+      const feeMicros = feeOf(chargedMicros);
       // The lease keeps what the call can post at most (its charge rounded up); the rest of the authorisation goes back now.
       if (charge.lease && charge.card) leases.keepOnly(charge.lease, Math.ceil(chargedMicros / MICROS_PER_CENT));
       const heldCents = charge.lease ? charge.lease.amountCents : charge.priceCents;
-      if (charge.cost) {
-        // The answer's model cost is known: the settlement draws at most what it posts beyond what
-        // the price (less the fee) covers, and a call posts at most its own cost rounded up (the
-        // running total's rounding never adds a cent to one call). The rest of the worst case the
-        // call reserved goes back to the owner's lease now, so the lease serves more calls before it
-        // renews (the bench's 1-cent app reserved ~7 cents per call and drew 0-1). A charge that is
-        // not whole cents posts at least its floor, and its fee at most its ceiling.
-        const covered = charge.lease ? Math.max(0, Math.floor(chargedMicros / MICROS_PER_CENT) - Math.ceil(feeMicros / MICROS_PER_CENT)) : 0;
-        leases.keepOnly(charge.cost, Math.max(0, centsCovering(call.modelCostMicros) - covered));
-      }
+      // The rest of the worst model cost the call reserved beyond what it can draw goes back now (model-cost-reservations.ts).
+      if (charge.cost) modelCosts.keepDrawable(charge.cost, call.modelCostMicros, charge.lease ? chargedMicros : null);
       const settlement = settlementOf(call, {
         priceCents: heldCents,
         chargeMicros: chargedMicros,
@@ -545,18 +426,3 @@ export function createPaidCalls(db: Database, options: PaidCallOptions) {
 }
 
 export type PaidCalls = ReturnType<typeof createPaidCalls>;
-
-/** The owner's credits cannot pay a call's model cost: a 402 for the owner's own call, a 503 naming the reason for a caller. */
-function modelCostNotCovered(ownCall: boolean, missingCents: number): AppError {
-  const amount = formatCents(missingCents);
-  if (ownCall) {
-    return new AppError(
-      'insufficient_credits',
-      `Your credits do not cover this call's model cost (up to ${amount} more than its price brings in). Add credit on the Money page (/money).`,
-    );
-  }
-  return new AppError(
-    'model_cost_not_covered',
-    "This app's creator has no credit or earnings left to pay for its model, so the call was refused and not charged. Try again later.",
-  );
-}

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
 import { deliveredCall } from '../../test-support/delivered-call.ts';
 import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
+import { answeredCalls } from '../../test-support/paid-call.ts';
 import { type CallCharge, createPaidCalls, type PaidCallOptions } from './service.ts';
 
 const PRICE = 3;
@@ -265,17 +266,11 @@ describe('the gateway with SETTLEMENT_GATHER_MS', () => {
   it('answers at once, and a read right after sees the charge without waiting for the gathering time', async () => {
     const owner = await gathering.tokenFor('gateway-gather-owner');
     const caller = await gathering.tokenFor('gateway-gather-caller');
-    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-      gathering.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name: 'Gathered call', type: 'prompt', visibility: 'public', price_cents: PRICE })).json();
-    await inject('PATCH', `/api/app/${created.slug}/update_status/`, owner, { status: 'live' });
-    const before = (await inject('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
-    for (let i = 0; i < 3; i++) {
-      const response = await inject('POST', `/api/app/${created.slug}/completion-messages`, caller, { inputs: { query: `call ${i}` } });
-      expect(response.statusCode).toBe(200);
-    }
+    const created = await gathering.liveApp(owner, { name: 'Gathered call', price_cents: PRICE });
+    const before = (await gathering.api('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
+    await answeredCalls(gathering.app, created.slug, caller, 3);
     const started = performance.now();
-    const after = (await inject('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
+    const after = (await gathering.api('GET', '/api/billing/balance/', caller)).json().credits_cents as number;
     expect(before - after).toBe(3 * PRICE);
     // The read hurried the gathered settlements instead of waiting out their 30 s.
     expect(performance.now() - started).toBeLessThan(20_000);

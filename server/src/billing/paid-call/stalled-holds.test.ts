@@ -13,6 +13,7 @@ import type { Database } from '../../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../../test-support/app.ts';
 import { chargedCalls } from '../../test-support/call-charges.ts';
 import { interceptedDatabase } from '../../test-support/intercepted-database.ts';
+import { answeredCalls } from '../../test-support/paid-call.ts';
 import { renewHolds, reserveCharge, sweepExpiredHolds } from './holds.ts';
 import { EXPIRED_HOLDS_SQL } from './queries.ts';
 
@@ -75,21 +76,13 @@ describe('a live process whose settlements stall longer than its holds live', ()
   it('keeps the holds that owe its answered calls, and charges every call once the stall ends', async () => {
     const owner = await ctx.tokenFor('stalled-holds-owner');
     const caller = await ctx.tokenFor('stalled-holds-caller');
-    const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
-      ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    const created = (await inject('POST', '/api/app/', owner, { name: 'Stalled holds', type: 'prompt', visibility: 'public', price_cents: 1 })).json();
-    await inject('PATCH', `/api/app/${created.slug}/update_status/`, owner, { status: 'live' });
-    const callerId = (await inject('GET', '/api/auth/profile/', caller)).json().user.id as string;
+    const created = await ctx.liveApp(owner, { name: 'Stalled holds', price_cents: 1 });
+    const callerId = (await ctx.api('GET', '/api/auth/profile/', caller)).json().user.id as string;
 
     stalled = new Promise((resolve) => {
       resume = resolve;
     });
-    const answered: string[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const response = await inject('POST', `/api/app/${created.slug}/completion-messages`, caller, { inputs: { query: `call ${i}` } });
-      expect(response.statusCode).toBe(200);
-      answered.push(response.json().id);
-    }
+    const answered = await answeredCalls(ctx.app, created.slug, caller, CALLS);
     // Several leases (slices of 20 calls, growing) hold the answered calls' prices.
     const holds = await sql<{ id: string }>('SELECT id FROM credit_holds');
     expect(holds.length).toBeGreaterThan(1);

@@ -80,21 +80,25 @@ interface PackageFields {
   isActive: boolean;
 }
 
+/** A plan's fields as the parameters $2 to $9 of insertPackage's and updatePackage's statements. */
+function packageParameters(fields: PackageFields): unknown[] {
+  return [
+    fields.name,
+    fields.description,
+    fields.priceMinor,
+    fields.currency,
+    JSON.stringify(fields.features),
+    fields.includedCalls,
+    fields.isActive,
+    fields.includedUsageMicros,
+  ];
+}
+
 export async function insertPackage(db: Queryable, appId: string, fields: PackageFields): Promise<PackageRow> {
   const { rows } = await db.query<PackageRow>(
     `INSERT INTO packages (app_id, name, description, price_cents, currency, features, included_calls, is_active, included_usage_micros)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [
-      appId,
-      fields.name,
-      fields.description,
-      fields.priceMinor,
-      fields.currency,
-      JSON.stringify(fields.features),
-      fields.includedCalls,
-      fields.isActive,
-      fields.includedUsageMicros,
-    ],
+    [appId, ...packageParameters(fields)],
   );
   return rows[0]!;
 }
@@ -103,17 +107,7 @@ export async function updatePackage(db: Queryable, id: string, fields: PackageFi
   await db.query(
     `UPDATE packages SET name = $2, description = $3, price_cents = $4, currency = $5, features = $6, included_calls = $7, is_active = $8,
        included_usage_micros = $9, updated_at = now() WHERE id = $1`,
-    [
-      id,
-      fields.name,
-      fields.description,
-      fields.priceMinor,
-      fields.currency,
-      JSON.stringify(fields.features),
-      fields.includedCalls,
-      fields.isActive,
-      fields.includedUsageMicros,
-    ],
+    [id, ...packageParameters(fields)],
   );
 }
 

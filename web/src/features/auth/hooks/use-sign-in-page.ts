@@ -1,6 +1,6 @@
-// What the login and register pages share: remember where the visitor was headed, and send an
-// already signed-in visitor there straight away.
-import { useEffect, useRef } from 'react';
+// What the login and register pages share: remember where the visitor was headed, send an
+// already signed-in visitor there straight away, and keep the button busy while the sign-in starts.
+import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useAuth } from '@/lib/auth/use-auth';
 import { clearIntendedPath, readIntendedPath, rememberIntendedPath } from '../lib/intended-path';
@@ -11,8 +11,9 @@ function originFromState(state: unknown): string | null {
   return typeof from === 'string' ? from : null;
 }
 
-export function useSignInPage(fallbackPath: string) {
+export function useSignInPage(fallbackPath: string, signInOptions?: { signUp?: boolean }) {
   const auth = useAuth();
+  const [busy, setBusy] = useState(false);
   const location = useLocation();
   const navigate = useNavigate();
   const origin = originFromState(location.state);
@@ -30,5 +31,12 @@ export function useSignInPage(fallbackPath: string) {
     navigate(target, { replace: true });
   }, [auth.status, fallbackPath, navigate]);
 
-  return auth;
+  async function start() {
+    setBusy(true);
+    // On success the browser leaves for the identity provider, so busy stays on until then.
+    const started = await auth.signIn(signInOptions);
+    if (!started) setBusy(false);
+  }
+
+  return { ...auth, busy, start };
 }

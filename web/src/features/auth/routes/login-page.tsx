@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Link } from 'react-router';
 import { primaryButton, textLink } from '@/components/ui/styles';
 import { useRuntimeConfig } from '@/lib/runtime-config';
@@ -7,20 +6,12 @@ import { useSignInPage } from '../hooks/use-sign-in-page';
 
 export function LoginPage() {
   const { product_name: productName } = useRuntimeConfig();
-  const { status, error, providerName, signIn } = useSignInPage('/');
-  const [busy, setBusy] = useState(false);
-
-  async function handleSignIn() {
-    setBusy(true);
-    // On success the browser leaves for the identity provider, so busy stays on until then.
-    const started = await signIn();
-    if (!started) setBusy(false);
-  }
+  const { status, error, providerName, busy, start } = useSignInPage('/');
 
   return (
     <AuthCard productName={productName} title="Sign in to your account">
       <AuthErrorMessage message={error} />
-      <button type="button" className={`${primaryButton} w-full`} onClick={handleSignIn} disabled={busy || status === 'loading'}>
+      <button type="button" className={`${primaryButton} w-full`} onClick={start} disabled={busy || status === 'loading'}>
         {busy ? 'Signing in...' : `Sign in with ${providerName}`}
       </button>
       <p className="mt-6 text-center text-sm text-gray-600">

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Link } from 'react-router';
 import { primaryButton, textLink } from '@/components/ui/styles';
 import { useRuntimeConfig } from '@/lib/runtime-config';
@@ -7,14 +6,7 @@ import { useSignInPage } from '../hooks/use-sign-in-page';
 
 export function RegisterPage() {
   const { product_name: productName } = useRuntimeConfig();
-  const { status, error, providerName, signIn } = useSignInPage('/dashboard');
-  const [busy, setBusy] = useState(false);
-
-  async function handleCreateAccount() {
-    setBusy(true);
-    const started = await signIn({ signUp: true });
-    if (!started) setBusy(false);
-  }
+  const { status, error, providerName, busy, start } = useSignInPage('/dashboard', { signUp: true });
 
   return (
     <AuthCard productName={productName} title="Create your account" subtitle="Start monetizing your AI prompts today.">
@@ -22,7 +14,7 @@ export function RegisterPage() {
       <button
         type="button"
         className={`${primaryButton} w-full`}
-        onClick={handleCreateAccount}
+        onClick={start}
         disabled={busy || status === 'loading'}
         aria-describedby="register-provider-note"
       >

@@ -1,6 +1,7 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { type FormEvent, useId, useState } from 'react';
 import { FormAlert } from '@/components/ui/form-alert';
+import { describedBy, FormField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { getErrorMessage, isUnauthorizedError } from '@/lib/errors';
 import { useCreateApiKey } from '../api/create-api-key';
@@ -41,10 +42,7 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
     <form onSubmit={handleSubmit} noValidate className="space-y-4">
       <FormAlert message={serverError} />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-        <div>
-          <label htmlFor={`${id}-name`} className="block text-sm font-medium text-gray-700">
-            Key Name
-          </label>
+        <FormField id={`${id}-name`} label="Key Name" error={errors.name}>
           <input
             id={`${id}-name`}
             type="text"
@@ -54,69 +52,61 @@ export function CreateApiKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated
             placeholder="Production server"
             value={values.name}
             onChange={(event) => set('name', event.target.value)}
-            aria-invalid={errors.name ? true : undefined}
-            aria-describedby={errors.name ? `${id}-name-error` : undefined}
-            className={`${inputField} mt-1`}
+            {...describedBy(`${id}-name`, { error: errors.name })}
+            className={inputField}
           />
-          {errors.name ? (
-            <p id={`${id}-name-error`} className="mt-1 text-sm text-red-600">
-              {errors.name}
-            </p>
-          ) : null}
-        </div>
-        <div>
-          <label htmlFor={`${id}-limit`} className="block text-sm font-medium text-gray-700">
-            Monthly Spend Limit (cents)
-          </label>
-          <input
-            id={`${id}-limit`}
-            type="number"
-            min={0}
-            step={1}
-            inputMode="numeric"
-            placeholder="No limit"
-            value={values.spendLimit}
-            onChange={(event) => set('spendLimit', event.target.value)}
-            aria-invalid={errors.spendLimit ? true : undefined}
-            aria-describedby={errors.spendLimit ? `${id}-limit-error` : undefined}
-            className={`${inputField} mt-1`}
-          />
-          {errors.spendLimit ? (
-            <p id={`${id}-limit-error`} className="mt-1 text-sm text-red-600">
-              {errors.spendLimit}
-            </p>
-          ) : null}
-        </div>
-        <div>
-          <label htmlFor={`${id}-max-price`} className="block text-sm font-medium text-gray-700">
-            Max Price per Call (cents)
-          </label>
-          <input
-            id={`${id}-max-price`}
-            type="number"
-            min={0}
-            step={1}
-            inputMode="numeric"
-            placeholder="No cap"
-            value={values.maxPrice}
-            onChange={(event) => set('maxPrice', event.target.value)}
-            aria-invalid={errors.maxPrice ? true : undefined}
-            aria-describedby={`${id}-max-price-hint${errors.maxPrice ? ` ${id}-max-price-error` : ''}`}
-            className={`${inputField} mt-1`}
-          />
-          <p id={`${id}-max-price-hint`} className="mt-1 text-xs text-gray-500">
-            Calls to apps priced above it are refused (402) and not charged.
-          </p>
-          {errors.maxPrice ? (
-            <p id={`${id}-max-price-error`} className="mt-1 text-sm text-red-600">
-              {errors.maxPrice}
-            </p>
-          ) : null}
-        </div>
+        </FormField>
+        <CentsField
+          id={`${id}-limit`}
+          label="Monthly Spend Limit (cents)"
+          placeholder="No limit"
+          value={values.spendLimit}
+          onChange={(value) => set('spendLimit', value)}
+          error={errors.spendLimit}
+        />
+        <CentsField
+          id={`${id}-max-price`}
+          label="Max Price per Call (cents)"
+          hint="Calls to apps priced above it are refused (402) and not charged."
+          placeholder="No cap"
+          value={values.maxPrice}
+          onChange={(value) => set('maxPrice', value)}
+          error={errors.maxPrice}
+        />
       </div>
       <button type="submit" className={primaryButton} disabled={createKey.isPending}>
         {createKey.isPending ? 'Creating...' : 'Create Key'}
       </button>
     </form>
+  );
+}
+
+interface CentsFieldProps {
+  id: string;
+  label: string;
+  hint?: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+}
+
+/** A whole number of cents, empty for none. */
+function CentsField({ id, label, hint, placeholder, value, onChange, error }: CentsFieldProps) {
+  return (
+    <FormField id={id} label={label} hint={hint} error={error}>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step={1}
+        inputMode="numeric"
+        placeholder={placeholder}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        {...describedBy(id, { error, hint: hint !== undefined })}
+        className={inputField}
+      />
+    </FormField>
   );
 }

@@ -1,8 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { ProviderCredential } from '@tollbooth/contract';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { OwnKeysSection } from './own-keys-section';
 
 type FetchCall = [string, RequestInit | undefined];
@@ -46,14 +45,7 @@ const bodiesOf = (fetchMock: ReturnType<typeof fakeServer>, method: string, url:
     .filter(([u, init]) => u === url && (init?.method ?? 'GET') === method)
     .map(([, init]) => JSON.parse(String(init?.body)));
 
-let restoreTokenGetter: () => void;
-beforeEach(() => {
-  restoreTokenGetter = setAccessTokenGetter(async () => 'test-token');
-});
-afterEach(() => {
-  restoreTokenGetter();
-  vi.unstubAllGlobals();
-});
+signInApiEachTest();
 
 describe('OwnKeysSection', () => {
   it('shows saved keys masked, saves a new key and reports a failed Test Connection', async () => {

@@ -1,8 +1,7 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import type { Profile } from '@tollbooth/contract';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setAccessTokenGetter } from '@/lib/api-client';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { jsonResponse, renderWithProviders, signedInAuth, signInApiEachTest } from '@/testing/test-utils';
 import { ProfilePage } from './profile-page';
 
 const storedProfile: Profile = {
@@ -45,12 +44,8 @@ function calls(fetchMock: ReturnType<typeof fakeProfileServer>, method: string):
   return (fetchMock.mock.calls as FetchCall[]).filter(([, init]) => (init?.method ?? 'GET') === method);
 }
 
-let restoreTokenGetter: () => void;
-beforeEach(() => {
-  restoreTokenGetter = setAccessTokenGetter(async () => 'test-token');
-});
+signInApiEachTest();
 afterEach(() => {
-  restoreTokenGetter();
   vi.useRealTimers();
 });
 
