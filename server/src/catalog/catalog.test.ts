@@ -233,6 +233,13 @@ describe('sorting and paging', () => {
 });
 
 describe("an app's public page", () => {
+  it("gives a plan's price in its currency's major unit: ¥ and ₫ have no minor unit", async () => {
+    const plan = await api('POST', `/api/app/${slugs.cheap}/packages/`, otherOwnerToken, { name: 'Dong', price: 100_000, currency: 'VND' });
+    expect(plan.statusCode, plan.body).toBe(201);
+    const page = (await api('GET', `/api/catalog/${slugs.cheap}`, null)).json();
+    expect(page.plans).toContainEqual(expect.objectContaining({ name: 'Dong', price: 100_000, price_cents: 100_000, currency: 'vnd' }));
+  });
+
   it('shows description, creator, price, the upcoming price, active plans, inputs and endpoints', async () => {
     const plan = await api('POST', `/api/app/${slugs.haiku}/packages/`, ownerToken, {
       name: 'Pro',

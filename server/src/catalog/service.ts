@@ -14,6 +14,7 @@ import {
   describePromptApp,
   describeWorkflowApp,
   frontendKindOfDifyMode,
+  minorToMajor,
   perCallCard,
   type StoredDifyAppInfo,
 } from '@tollbooth/contract';
@@ -194,7 +195,11 @@ export function createCatalogService({
         ...toItem(row, isDemoModel),
         fields,
         text_input: textInput,
-        plans: plans.map((plan) => ({ ...plan, included_usage_micros: Number(plan.included_usage_micros), price: plan.price_cents / 100 })),
+        plans: plans.map((plan) => ({
+          ...plan,
+          included_usage_micros: Number(plan.included_usage_micros),
+          price: minorToMajor(plan.price_cents, plan.currency),
+        })),
         billing_path: `/applications/${row.slug}/billing`,
         endpoints: { call: urls.call, dify_base_url: urls.difyBaseUrl, openai_base_url: urls.openaiBaseUrl, openapi: urls.openapi },
         snippets: buildSnippets(publicUrl, { slug: row.slug, mode: row.mode, fields, textInput }),

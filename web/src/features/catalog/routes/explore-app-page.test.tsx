@@ -43,6 +43,17 @@ describe('ExploreAppPage', () => {
             features: { Support: 'email' },
             included_calls: 100,
           },
+          {
+            id: '00000000-0000-4000-8000-000000000002',
+            name: 'Dong',
+            description: 'Paid in dong',
+            price: 100_000,
+            price_cents: 100_000,
+            included_usage_micros: 0,
+            currency: 'vnd',
+            features: {},
+            included_calls: 10,
+          },
         ],
       }),
     );
@@ -59,6 +70,8 @@ describe('ExploreAppPage', () => {
     const plans = screen.getByRole('region', { name: 'Plans' });
     expect(plans.textContent).toContain('Pro');
     expect(plans.textContent).toContain('$9.99 USD / month');
+    // A currency without a minor unit keeps its amount and symbol.
+    expect(plans.textContent).toContain('₫100,000 VND / month');
     expect(plans.textContent).toContain('100 calls included each month');
     expect(plans.textContent).toContain('$5.00 of usage included each month');
     expect(plans.textContent).toContain('Support: email');

@@ -1,4 +1,4 @@
-import { type CatalogAppDetail, type CatalogPlan, formatMicros } from '@tollbooth/contract';
+import { type CatalogAppDetail, type CatalogPlan, formatMicros, formatMinor } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { EmbedSnippet } from '@/components/embed/embed-snippet';
@@ -11,7 +11,7 @@ import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { useAuth } from '@/lib/auth/use-auth';
 import { ApiError, getErrorMessage } from '@/lib/errors';
-import { formatDate, formatDollars } from '@/lib/format';
+import { formatDate } from '@/lib/format';
 import { isFreeCard, priceLines, rateCardNow, upcomingRateCard } from '@/lib/rate-card';
 import { DemoModelBadge } from '../components/catalog-card';
 import { CodeSnippets } from '../components/code-snippets';
@@ -37,7 +37,7 @@ function PlanCard({ plan }: { plan: CatalogPlan }) {
     <li className="rounded-md p-4 ring-1 ring-gray-200">
       <h3 className="font-semibold text-gray-900">{plan.name}</h3>
       <p className="mt-1 text-sm text-gray-900">
-        <span className="text-lg font-bold">{formatDollars(plan.price)}</span> {plan.currency.toUpperCase()} / month
+        <span className="text-lg font-bold">{formatMinor(plan.price_cents, plan.currency)}</span> {plan.currency.toUpperCase()} / month
       </p>
       {plan.included_calls > 0 ? <p className="text-sm text-gray-600">{plan.included_calls.toLocaleString('en-US')} calls included each month</p> : null}
       {plan.included_usage_micros > 0 ? (
