@@ -34,7 +34,7 @@ export function useSignInPage(fallbackPath: string, signInOptions?: { signUp?: b
   async function start() {
     setBusy(true);
     // On success the browser leaves for the identity provider, so busy stays on until then.
-    const started = await auth.signIn(signInOptions);
+    const started = await (signInOptions ? auth.signIn(signInOptions) : auth.signIn());
     if (!started) setBusy(false);
   }
 
