@@ -9,7 +9,8 @@ export type SeedStep = (label: string, sql: string, params?: unknown[]) => Promi
 export async function startBulkLoad(client: pg.Client): Promise<void> {
   await client.query("SET session_replication_role = 'replica'");
   await client.query("SET maintenance_work_mem = '1GB'");
-  await client.query("SET work_mem = '256MB'");
+  // Enough memory that the rollups' GROUP BY and DISTINCT over 100M rows sort in few runs.
+  await client.query("SET work_mem = '1GB'");
   await client.query('SET synchronous_commit = off');
   await client.query('SELECT setseed(0.42)');
 }
@@ -24,7 +25,7 @@ export async function finishInvocationsAndRollups(step: SeedStep): Promise<void>
     `INSERT INTO app_daily_stats (app_id, day, invocations, successes, errors, latency_ms_sum, input_tokens, output_tokens, revenue_cents, last_used_at)
      SELECT app_id, ${day}, count(*), count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status = 'error'),
             sum(latency_ms), sum(input_tokens), sum(output_tokens), sum(price_cents), max(created_at)
-     FROM invocations GROUP BY 1, 2`,
+     FROM invocations GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   // The dashboard's and the catalog's rollups of the rollups (migration 0060), as its backfill computes them.
   await step(
@@ -43,22 +44,27 @@ export async function finishInvocationsAndRollups(step: SeedStep): Promise<void>
   await step(
     'app_daily_errors',
     `INSERT INTO app_daily_errors (app_id, day, error_type, count)
-     SELECT app_id, ${day}, error_type, count(*) FROM invocations WHERE status = 'error' GROUP BY 1, 2, 3`,
+     SELECT app_id, ${day}, error_type, count(*) FROM invocations WHERE status = 'error' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
   );
   await step(
     'owner_daily_errors',
     `INSERT INTO owner_daily_errors (owner_id, day, error_type, count)
      SELECT a.owner_id, e.day, e.error_type, sum(e.count) FROM app_daily_errors e JOIN apps a ON a.id = e.app_id WHERE a.deleted_at IS NULL GROUP BY 1, 2, 3`,
   );
+  // In key order (here and below): the primary key's B-tree is then filled page after page instead
+  // of at random places, which at 100M invocations (about 90M rows here) is the seeding's slowest step.
   await step(
     'app_daily_users',
-    `INSERT INTO app_daily_users (app_id, day, end_user) SELECT DISTINCT app_id, ${day}, end_user FROM invocations WHERE end_user <> ''`,
+    `INSERT INTO app_daily_users (app_id, day, end_user) SELECT DISTINCT app_id, ${day}, end_user FROM invocations WHERE end_user <> '' ORDER BY 1, 2, 3`,
   );
-  await step('app_end_users', 'INSERT INTO app_end_users (app_id, end_user, last_day) SELECT app_id, end_user, max(day) FROM app_daily_users GROUP BY 1, 2');
+  await step(
+    'app_end_users',
+    'INSERT INTO app_end_users (app_id, end_user, last_day) SELECT app_id, end_user, max(day) FROM app_daily_users GROUP BY 1, 2 ORDER BY 1, 2',
+  );
   await step(
     'owner_end_users',
     `INSERT INTO owner_end_users (owner_id, end_user, last_day)
-     SELECT a.owner_id, u.end_user, max(u.last_day) FROM app_end_users u JOIN apps a ON a.id = u.app_id GROUP BY 1, 2`,
+     SELECT a.owner_id, u.end_user, max(u.last_day) FROM app_end_users u JOIN apps a ON a.id = u.app_id GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   await step('vacuum analyze', 'VACUUM (ANALYZE)');
 }

@@ -19,8 +19,10 @@ const { values: args } = parseArgs({
     users: { type: 'string', default: '20000' },
     days: { type: 'string', default: '365' },
     requests: { type: 'string', default: '100' },
-    'paid-calls': { type: 'string', default: '500' },
+    'paid-calls': { type: 'string', default: '5000' },
     keep: { type: 'boolean', default: false },
+    // A database a run with --keep left (its name in that run's log): measured again without seeding.
+    reuse: { type: 'string' },
   },
 });
 const positive = positiveOption(args);
@@ -133,8 +135,8 @@ async function seed(url: string, ownerId: string): Promise<{ total: number; step
 type Server = BenchServer;
 const startServer = (url: string, issuer: Awaited<ReturnType<typeof startTestIssuer>>) => startBenchServer(url, issuer, { owner: OWNER, caller: CALLER });
 
-/** Paid calls (an API key of the owner on an app of the caller, demo model): one at a time, then 10 at a time. */
-async function paidPath(server: Server) {
+/** A paid app of the caller and an API key of the owner on one server (demo model); returns one call of it, warmed up. */
+async function paidCaller(server: Server): Promise<(via?: Agent) => Promise<void>> {
   const { port, ownerToken, callerToken } = server;
   const created = await http(port, 'POST', '/api/app/', callerToken, {
     name: `Paid bench ${Date.now()}`,
@@ -146,30 +148,65 @@ async function paidPath(server: Server) {
   const paidApp = JSON.parse(created.body) as { slug: string };
   await http(port, 'PATCH', `/api/app/${paidApp.slug}/update_status/`, callerToken, { status: 'live' });
   const key = JSON.parse((await http(port, 'POST', '/api/keys/', ownerToken, { name: `bench ${Date.now()}` })).body).key as string;
-  const call = (via: Agent = agent) =>
-    http(port, 'POST', `/api/app/${paidApp.slug}/completion-messages`, key, { inputs: { query: 'hi' }, response_mode: 'blocking', user: 'bench-user' }, via);
-  for (let i = 0; i < 50; i++) await call();
-  const samples: number[] = [];
-  for (let i = 0; i < PAID_CALLS; i++) {
-    const started = performance.now();
-    const response = await call();
-    samples.push(performance.now() - started);
+  const call = async (via: Agent = agent) => {
+    const response = await http(
+      port,
+      'POST',
+      `/api/app/${paidApp.slug}/completion-messages`,
+      key,
+      { inputs: { query: 'hi' }, response_mode: 'blocking', user: 'bench-user' },
+      via,
+    );
     if (response.status !== 200) throw new Error(`a paid call answered ${response.status}: ${response.body}`);
+  };
+  for (let i = 0; i < 50; i++) await call();
+  return call;
+}
+
+/** `count` paid calls one at a time; their milliseconds. */
+async function oneAtATime(call: (via?: Agent) => Promise<void>, count: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
   }
+  return samples;
+}
+
+/** `count` paid calls over 10 connections; their seconds. */
+async function tenAtATime(call: (via?: Agent) => Promise<void>, count: number): Promise<number> {
   const wide = new Agent({ keepAlive: true, maxSockets: 10 });
-  let left = PAID_CALLS * 2;
+  let left = count;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: 10 }, async () => {
-      while (left-- > 0) {
-        const response = await call(wide);
-        if (response.status !== 200) throw new Error(`a paid call answered ${response.status}: ${response.body}`);
-      }
+      while (left-- > 0) await call(wide);
     }),
   );
-  const perSecond = (PAID_CALLS * 2) / ((performance.now() - started) / 1000);
   wide.destroy();
-  return { ...summary(samples), perSecond };
+  return (performance.now() - started) / 1000;
+}
+
+const ROUNDS = 5;
+
+/**
+ * The paid path on the empty and the loaded database, in alternating rounds (the two servers in
+ * this one process), so that whatever else the machine is doing weighs on both alike: PAID_CALLS
+ * calls one at a time and twice as many at 10 connections on each.
+ */
+async function paidPaths(empty: Server, loaded: Server) {
+  const calls = [await paidCaller(empty), await paidCaller(loaded)] as const;
+  const samples: [number[], number[]] = [[], []];
+  const seconds = [0, 0];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      samples[which]!.push(...(await oneAtATime(calls[which]!, Math.ceil(PAID_CALLS / ROUNDS))));
+      seconds[which]! += await tenAtATime(calls[which]!, Math.ceil((PAID_CALLS * 2) / ROUNDS));
+    }
+  }
+  const figures = (which: 0 | 1) => ({ ...summary(samples[which]), perSecond: (Math.ceil((PAID_CALLS * 2) / ROUNDS) * ROUNDS) / seconds[which]! });
+  return { empty: figures(0), loaded: figures(1) };
 }
 
 async function createDatabase(name: string) {
@@ -191,19 +228,15 @@ async function main() {
     load: os.loadavg()[0]!.toFixed(1),
   };
   const emptyName = `tb_bench_scale_empty_${RUN}`;
-  const loadedName = `tb_bench_scale_${RUN}`;
+  const loadedName = args.reuse ?? `tb_bench_scale_${RUN}`;
   const issuer = await startTestIssuer();
   try {
-    // The paid path on an empty database first.
+    // An empty database beside the loaded one, for the paid path on both (measured at the end).
     await createDatabase(emptyName);
     const emptyServer = await startServer(databaseUrl(emptyName), issuer);
-    log('paid path, empty database');
-    const emptyPaid = await paidPath(emptyServer);
-    log(`empty: p50 ${ms(emptyPaid.p50)} ms, p99 ${ms(emptyPaid.p99)} ms, ${emptyPaid.perSecond.toFixed(0)} calls/s`);
-    await emptyServer.close();
 
     // The loaded database.
-    await createDatabase(loadedName);
+    if (args.reuse === undefined) await createDatabase(loadedName);
     const url = databaseUrl(loadedName);
     const server = await startServer(url, issuer);
     const client = new pg.Client({ connectionString: url });
@@ -211,8 +244,11 @@ async function main() {
     await client.connect();
     machine.postgres = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
     const ownerId = (await client.query<{ id: string }>('SELECT id FROM users WHERE subject = $1', [OWNER])).rows[0]!.id;
-    log(`seeding ${N} invocations, ${APPS} apps (${BUSY} busy), ${CREATORS} creators, ${USERS} end users, ${DAYS} days`);
-    const seeded = await seed(url, ownerId);
+    log(`seeding ${loadedName}: ${N} invocations, ${APPS} apps (${BUSY} busy), ${CREATORS} creators, ${USERS} end users, ${DAYS} days`);
+    const seeded =
+      args.reuse === undefined
+        ? await seed(url, ownerId)
+        : { total: 0, steps: [[`${N} invocations (reused database ${loadedName})`, 0]] as [string, number][] };
     log(`seeded in ${seeded.total.toFixed(0)} s`);
     const sizes = (
       await client.query<{ database: string; invocations: string; partitions: number }>(
@@ -277,11 +313,13 @@ async function main() {
     }
     const csv = { ...summary(csvSamples), bytes: csvBytes, rssGrowth: process.memoryUsage().rss - rssBefore };
 
-    log('paid path, loaded database');
-    const loadedPaid = await paidPath(server);
+    log(`paid path, empty and loaded database in ${ROUNDS} alternating rounds`);
+    const { empty: emptyPaid, loaded: loadedPaid } = await paidPaths(emptyServer, server);
+    log(`empty: p50 ${ms(emptyPaid.p50)} ms, p99 ${ms(emptyPaid.p99)} ms, ${emptyPaid.perSecond.toFixed(0)} calls/s`);
     log(`loaded: p50 ${ms(loadedPaid.p50)} ms, p99 ${ms(loadedPaid.p99)} ms, ${loadedPaid.perSecond.toFixed(0)} calls/s`);
     await client.end();
     await server.close();
+    await emptyServer.close();
 
     // Report.
     const perMillion = (bytes: string) => `${(((Number(bytes) / N) * 1_000_000) / 1024 ** 2).toFixed(0)} MB`;
@@ -307,7 +345,9 @@ async function main() {
       `invocations.csv?limit=10000 (the largest export; 20 requests): p50 ${ms(csv.p50)} ms, p95 ${ms(csv.p95)} ms, ${(csv.bytes / 1024).toFixed(0)} KiB each; the bench process (server included) grew ${(csv.rssGrowth / 1024 ** 2).toFixed(0)} MB over them`,
     );
     out.push('');
-    out.push(`Paid path (API key, demo model; ${PAID_CALLS} calls one at a time, then ${PAID_CALLS * 2} at 10 connections):`);
+    out.push(
+      `Paid path (API key, demo model; on each database ${PAID_CALLS} calls one at a time and ${PAID_CALLS * 2} at 10 connections, in ${ROUNDS} rounds alternating between the two):`,
+    );
     out.push('');
     out.push(
       table(
@@ -325,7 +365,7 @@ async function main() {
   } finally {
     await issuer.close();
     agent.destroy();
-    for (const name of [emptyName, ...(args.keep ? [] : [loadedName])]) {
+    for (const name of [emptyName, ...(args.keep || args.reuse !== undefined ? [] : [loadedName])]) {
       await withClient(SERVER_URL, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     }
   }
