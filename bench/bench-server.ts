@@ -73,6 +73,21 @@ export async function startBenchServer(
   };
 }
 
+/**
+ * Hands a kept database's bench users to this run's issuer (each run's test issuer has a new
+ * address, and a user is its issuer and subject): for each subject, the user that owns the most apps.
+ */
+export async function adoptBenchUsers(url: string, issuer: Awaited<ReturnType<typeof startTestIssuer>>, subjects: string[]): Promise<void> {
+  await withClient(url, (client) =>
+    client.query(
+      `UPDATE users SET issuer = $1 WHERE id IN (
+         SELECT DISTINCT ON (u.subject) u.id FROM users u WHERE u.subject = ANY($2::text[])
+         ORDER BY u.subject, (SELECT count(*) FROM apps a WHERE a.owner_id = u.id) DESC)`,
+      [issuer.issuer, subjects],
+    ),
+  );
+}
+
 /** A bench's progress line on stderr, with the time. */
 export const log = (message: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { openPostgres } from '../../server/src/db/client.ts';
 import { migrate } from '../../server/src/db/migrate.ts';
 import { startTestIssuer } from '../../server/src/test-support/oidc-issuer.ts';
-import { type BenchServer, databaseOn, log, positiveOption, startBenchServer, withClient } from '../bench-server.ts';
+import { adoptBenchUsers, type BenchServer, databaseOn, log, positiveOption, startBenchServer, withClient } from '../bench-server.ts';
 import { agent, http, measureRead, ms, type ReadResult, readsTable, summary, table } from '../read-figures.ts';
 import { finishInvocationsAndRollups, startBulkLoad } from '../seed-rollups.ts';
 
@@ -238,6 +238,7 @@ async function main() {
     // The loaded database.
     if (args.reuse === undefined) await createDatabase(loadedName);
     const url = databaseUrl(loadedName);
+    if (args.reuse !== undefined) await adoptBenchUsers(url, issuer, [OWNER, CALLER]);
     const server = await startServer(url, issuer);
     const client = new pg.Client({ connectionString: url });
     client.on('error', (error) => log(`bench connection: ${error.message}`));

@@ -8,6 +8,7 @@
 // credit, a rate limit…). Success rates are success / (success + failed); rejected calls are
 // counted apart, by error type, and response times are those of answered and failed calls.
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 
 const IsoDay = Type.String({ description: 'ISO day (YYYY-MM-DD), UTC' });
 const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description: `${description}, in percent (0–100), two decimals` });
@@ -69,7 +70,7 @@ export const DashboardAnalytics = Type.Object({
       success_rate: Percent(SUCCESS_RATE),
       rejected_count: Count("Calls rejected over the period for the caller's own mistake"),
       avg_response_time: Seconds(`${RESPONSE_TIME} over the period; 0 without such calls`),
-      last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      last_used: NullableDateTime({
         description: 'When the application was last called (any time), or null if never',
       }),
     }),

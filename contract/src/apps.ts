@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 import { Pricing, RateCardView } from './pricing.ts';
 
 export const APP_TYPES = ['prompt', 'workflow'] as const;
@@ -59,7 +60,7 @@ export const Application = Type.Object({
     description:
       'An announced price increase: it applies to calls from upcoming_price_at on (increases wait PRICE_INCREASE_NOTICE_DAYS, default 7; decreases apply at once). null: none',
   }),
-  upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When upcoming_price_cents takes effect' }),
+  upcoming_price_at: NullableDateTime({ description: 'When upcoming_price_cents takes effect' }),
   pricing: Type.Optional(RateCardView),
   upcoming_pricing: Type.Optional(
     Type.Union([RateCardView, Type.Null()], { description: 'An announced rate card that costs callers more, from upcoming_price_at on' }),

@@ -2,6 +2,7 @@
 // public page (inputs, plans, how to call it). Server and web both use these.
 import { type Static, Type } from 'typebox';
 import { AppType, InteractionMode } from './apps.ts';
+import { NullableDateTime } from './common.ts';
 import { RateCardView } from './pricing.ts';
 
 export const CATALOG_SORTS = ['popular', 'newest', 'price_asc', 'price_desc'] as const;
@@ -39,7 +40,7 @@ export const CatalogApp = Type.Object({
   mode: InteractionMode,
   price_cents: Type.Integer({ description: 'Price per call in force now, integer cents' }),
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, in force from upcoming_price_at' }),
-  upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  upcoming_price_at: NullableDateTime(),
   pricing: Type.Optional(RateCardView),
   upcoming_pricing: Type.Optional(
     Type.Union([RateCardView, Type.Null()], { description: 'An announced rate card that costs callers more, from upcoming_price_at on' }),

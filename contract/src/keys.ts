@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 
 /** What binds a publishable key: where it may be framed, what it may call, and how much it may spend. */
 export const PublishableKeyDetails = Type.Object({
@@ -16,10 +17,10 @@ export const ApiKey = Type.Object({
   name: Type.String(),
   prefix: Type.String({ description: 'The visible start of the key, e.g. tb_AbCd1234, to tell keys apart' }),
   created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  last_used_at: NullableDateTime({
     description: 'When the key last authenticated a call (updated at most once a minute)',
   }),
-  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revoked_at: NullableDateTime(),
   monthly_spend_limit_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'Most the key may spend per UTC calendar month; null: no limit' }),
   max_price_cents: Type.Union([Type.Integer(), Type.Null()], {
     description: 'Most one call made with this key may cost; a call to an app priced above it answers 402 price_above_limit. null: no cap',

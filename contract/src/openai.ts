@@ -4,6 +4,7 @@
 // its clients pass through.
 import { type Static, Type } from 'typebox';
 import { CatalogField } from './catalog.ts';
+import { NullableDateTime } from './common.ts';
 import { DemoAnswerMetadata } from './gateway.ts';
 import { RateCardView } from './pricing.ts';
 
@@ -235,7 +236,7 @@ export const OpenAIModel = Type.Object({
   price: Type.String({ description: 'The same price in dollars, as a decimal string' }),
   currency: Type.Literal('USD'),
   upcoming_price_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'An announced increase, from upcoming_price_at on' }),
-  upcoming_price_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  upcoming_price_at: NullableDateTime(),
   pricing: Type.Object(
     {
       prompt: Type.String({ description: 'US dollars per input token (per-token apps; "0" otherwise)' }),

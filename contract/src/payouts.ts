@@ -1,6 +1,7 @@
 // Creators get paid (issue 23): the Stripe connected account, earnings by state and the payouts.
 // Amounts are integer minor units of `currency` (cents for usd).
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 
 export const PayoutSchedule = Type.Union([Type.Literal('weekly'), Type.Literal('daily'), Type.Literal('manual')], {
   description: 'How often available earnings go out on their own; manual: only "Withdraw now"',
@@ -15,7 +16,7 @@ export const ConnectAccount = Type.Object({
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
   schedule: PayoutSchedule,
   last_bank_payout_failure: Type.Union([Type.String(), Type.Null()], { description: "Why the account's last payout to its bank failed (payout.failed)" }),
-  last_bank_payout_failure_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_bank_payout_failure_at: NullableDateTime(),
 });
 
 /** One currency's earnings: amounts are kept and paid per currency, never added across currencies. */

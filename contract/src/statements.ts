@@ -2,6 +2,7 @@
 // ledger. Amounts are integer minor units of `currency` (cents for usd, whole yen for jpy), one
 // block per currency; amounts of different currencies are never added.
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 
 export const StatementRole = Type.Union([Type.Literal('caller'), Type.Literal('creator')], { description: 'Whose statement: your spending, or your earnings' });
 const Month = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', description: 'A calendar month in UTC, YYYY-MM' });
@@ -45,8 +46,8 @@ export const StatementSubscriptionPayment = Type.Object({
   app_name: Type.String(),
   plan: Type.String(),
   amount_cents: Minor('Paid by card'),
-  period_start: Nullable(Type.String({ format: 'date-time' })),
-  period_end: Nullable(Type.String({ format: 'date-time' })),
+  period_start: NullableDateTime(),
+  period_end: NullableDateTime(),
   invoice_id: Nullable(Type.String()),
 });
 export const StatementOther = Type.Object({

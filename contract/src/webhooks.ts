@@ -2,6 +2,7 @@
 // delivery log, and the thresholds and mail an account asks for. Deliveries follow the Standard
 // Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature "v1,<base64 HMAC-SHA256>").
 import { type Static, Type } from 'typebox';
+import { NullableDateTime } from './common.ts';
 
 /** Every event an endpoint or mail may ask for. Each carries ids and amounts, never secrets or prompts. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -32,7 +33,7 @@ export const WebhookEndpoint = Type.Object({
   description: Type.String(),
   events: Type.Array(WebhookEventTypeSchema, { description: 'The events delivered to this endpoint' }),
   enabled: Type.Boolean({ description: 'false: nothing new is delivered' }),
-  failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  failing_since: NullableDateTime({
     description: 'When a delivery gave up after retrying for 24 hours; null once one succeeds again',
   }),
   failing_reason: Type.Union([Type.String(), Type.Null()]),

@@ -77,7 +77,8 @@ export interface OwnedAppRow {
   name: string;
   slug: string;
   type: 'prompt' | 'workflow';
-  last_used_at: Date | null;
+  /** When it was last called, as ISO 8601 in UTC to the millisecond (written by the database: no Date per row). */
+  last_used_at: string | null;
   /** The day app_totals is as of (null: the app was never called). */
   as_of: string | null;
 }
@@ -105,16 +106,23 @@ export async function selectOwnedApps(
   if (!APP_TOTALS_PERIODS.includes(days)) throw new Error(`app_totals keeps no ${days}-day period`);
   const fresh = "t.as_of = $2::date AND (t.last_used_at AT TIME ZONE 'UTC')::date <= $2::date";
   const { rows } = await db.query<OwnedAppRow & { fresh: boolean } & AppPeriodTotals>(
-    `SELECT a.id, a.name, a.slug, a.type, t.last_used_at, t.as_of::text AS as_of, coalesce(${fresh}, false) AS fresh,
+    `SELECT a.id, a.name, a.slug, a.type, to_char(t.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_used_at, t.as_of::text AS as_of, coalesce(${fresh}, false) AS fresh,
        ${PERIOD_FIGURES.map((figure) => `t.${figure} - t.before${days}_${figure} AS ${figure}`).join(', ')}
      FROM apps a LEFT JOIN app_totals t ON t.app_id = a.id
      WHERE a.owner_id = $1 AND a.deleted_at IS NULL
      ORDER BY a.created_at DESC, a.id`,
     [ownerId, end],
   );
-  return rows.map(({ fresh, invocations, successes, errors, rejections, latency_ms_sum, ...app }) => ({
-    ...app,
-    period: fresh ? { invocations, successes, errors, rejections, latency_ms_sum } : null,
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    type: row.type,
+    last_used_at: row.last_used_at,
+    as_of: row.as_of,
+    period: row.fresh
+      ? { invocations: row.invocations, successes: row.successes, errors: row.errors, rejections: row.rejections, latency_ms_sum: row.latency_ms_sum }
+      : null,
   }));
 }
 

@@ -177,7 +177,7 @@ export function createAnalyticsService({ reads, apps, now = () => new Date(), on
           success_rate: successRate(stats),
           rejected_count: stats.rejections,
           avg_response_time: responseTime(stats),
-          last_used: app.last_used_at ? new Date(app.last_used_at).toISOString() : null,
+          last_used: app.last_used_at,
         };
       });
       // Most called first; ties keep the newest application first.
