@@ -1,10 +1,11 @@
 // The lean spans' own rules (decision 0114), without a server: W3C traceparent parsing, the
-// samplers of OTEL_TRACES_SAMPLER, and the OTLP JSON an export sends.
+// samplers of OTEL_TRACES_SAMPLER, and the OTLP protobuf and JSON an export sends (one batch and many,
+// through the bounded queue to a real OTLP/HTTP receiver on loopback).
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { createTracing, type RecordedSpan, type SpanSink } from '../platform/tracing.ts';
-import { decodeJsonTraceRequest } from '../test-support/fakes/otlp-receiver.ts';
-import { otlpJson, samplerOf } from './tracing.ts';
+import { decodeJsonTraceRequest, decodeTraceRequest, startOtlpReceiver } from '../test-support/fakes/otlp-receiver.ts';
+import { createSpanQueue, jsonFormat, otlpHttpExport, otlpJson, protobufFormat, type SpanFormat, samplerOf } from './tracing.ts';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const PARENT = 'b7ad6b7169203331';
@@ -94,4 +95,102 @@ describe('lean spans', () => {
     const [decoded] = decodeJsonTraceRequest(body);
     expect(decoded).toMatchObject({ name: 'POST /x', kind: 2, serviceName: 'svc', parentSpanId: '', attributes: { s: 'text', i: 42, d: 0.5, b: true } });
   });
+
+  /** Spans with every kind of value: non-ASCII and long strings, negative and large integers, arrays, an error status, a tracestate. */
+  function variedSpans(): RecordedSpan[] {
+    const { tracing, ended } = recorder();
+    const root = tracing.startRequest('POST /v1/chat-messages', { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: 'vendor=1,other=2' });
+    root.setAttribute('text', 'naïve — 東京 ✓');
+    root.setAttribute('long', 'x'.repeat(300));
+    root.setAttribute('negative', -42);
+    root.setAttribute('large', 2 ** 40 + 7);
+    root.setAttribute('double', 0.125);
+    root.setAttribute('yes', true);
+    root.setAttribute('no', false);
+    root.setAttribute('list', ['a', 'b']);
+    root.setAttribute('empty', '');
+    const child = tracing.child(root, 'chat gpt-4o-mini', { 'gen_ai.usage.input_tokens': 12 }, SpanKind.CLIENT);
+    child.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream answered 502 — bad gateway' });
+    child.end();
+    root.setAttribute('many', 'y'.repeat(20_000));
+    root.end();
+    return ended;
+  }
+
+  it('export as OTLP protobuf: the same spans, ids, times and values as the JSON mapping', () => {
+    const spans = variedSpans();
+    const batch = Buffer.alloc(256 * 1024);
+    const format = protobufFormat('svc');
+    let used = 0;
+    for (const span of spans) used = format.append(span, batch, used, used === 0)!;
+    const decoded = decodeTraceRequest(format.body(batch.subarray(0, used)));
+    const fromJson = decodeJsonTraceRequest(JSON.parse(otlpJson(spans, 'svc')));
+    expect(decoded).toEqual(fromJson);
+    expect(decoded[0]).toMatchObject({
+      name: 'chat gpt-4o-mini',
+      kind: 3,
+      statusCode: 2,
+      statusMessage: 'upstream answered 502 — bad gateway',
+      serviceName: 'svc',
+    });
+    expect(decoded[1]!.attributes).toMatchObject({
+      text: 'naïve — 東京 ✓',
+      negative: -42,
+      large: 2 ** 40 + 7,
+      double: 0.125,
+      yes: true,
+      no: false,
+      list: ['a', 'b'],
+      empty: '',
+    });
+    expect(decoded[1]!.attributes.many).toHaveLength(20_000);
+    // Nanoseconds to the microsecond, exactly: the span's epoch milliseconds × 10^6.
+    expect(decoded[1]!.startTimeUnixNano).toBe(`${Math.round(spans[1]!.startMs * 1000)}000`);
+    expect(decoded[1]!.parentSpanId).toBe(PARENT);
+    // A usual span takes about half the bytes of its JSON.
+    const one = Buffer.alloc(4096);
+    const oneBody = format.body(one.subarray(0, format.append(spans[0]!, one, 0, true)!));
+    expect(oneBody.length).toBeLessThan(Buffer.byteLength(otlpJson([spans[0]!], 'svc')) * 0.6);
+  });
+
+  it('a span too large for any batch is dropped and counted; one that fills a batch starts the next', () => {
+    const { tracing, ended } = recorder();
+    const huge = tracing.startRequest('POST /huge', {});
+    huge.setAttribute('blob', 'z'.repeat(600 * 1024));
+    huge.end();
+    for (const format of [protobufFormat('svc'), jsonFormat('svc')]) {
+      expect(format.append(ended[0]!, Buffer.alloc(512 * 1024), 0, true)).toBeNull();
+      const small = variedSpans()[0]!;
+      const tight = Buffer.alloc(64);
+      expect(format.append(small, tight, 0, true)).toBe(-1);
+    }
+  });
+
+  for (const [protocol, format] of [
+    ['http/protobuf', protobufFormat('svc')],
+    ['http/json', jsonFormat('svc')],
+  ] as [string, SpanFormat][]) {
+    it(`go through the bounded queue to an OTLP/HTTP receiver in batches (${protocol})`, async () => {
+      const receiver = await startOtlpReceiver();
+      let dropped = 0;
+      try {
+        const queue = createSpanQueue(otlpHttpExport(`${receiver.endpoint}/v1/traces`, { 'x-api-key': 'k' }, format), (count) => (dropped += count), format);
+        const traced = createTracing({ sample: () => true, ended: (span) => queue.ended(span) });
+        // More spans than one batch holds (512), fewer than the queue's bound (4,096).
+        for (let i = 0; i < 1500; i++) {
+          const root = traced.startRequest('POST /x', {});
+          root.setAttribute('i', i);
+          root.end();
+        }
+        await queue.shutdown();
+        expect(dropped).toBe(0);
+        expect(receiver.spans).toHaveLength(1500);
+        expect(new Set(receiver.spans.map((span) => span.attributes.i)).size).toBe(1500);
+        expect(receiver.contentTypes.length).toBeGreaterThanOrEqual(3);
+        expect(new Set(receiver.contentTypes)).toEqual(new Set([format.contentType]));
+      } finally {
+        await receiver.close();
+      }
+    });
+  }
 });

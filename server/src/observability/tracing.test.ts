@@ -1,5 +1,5 @@
 // OpenTelemetry traces of paid calls (issue 58), received by a real OTLP/HTTP receiver on loopback
-// (test-support/fakes/otlp-receiver.ts decodes the exporter's OTLP JSON): one trace per paid call,
+// (test-support/fakes/otlp-receiver.ts decodes the exporter's OTLP protobuf): one trace per paid call,
 // continuing the caller's traceparent, with the authenticate, plan/reserve, upstream and settlement
 // spans, GenAI attributes, the price and the outcome; the upstream request carries a traceparent
 // naming the upstream span; the request log carries trace_id and span_id, and a request id always.
@@ -127,8 +127,9 @@ describe('traces of paid calls', () => {
     // The request's log lines carry the trace and span ids, and its request id.
     const completed = logLines.find((line) => line.reqId === 'req-traced-1' && line.msg === 'request completed');
     expect(completed).toMatchObject({ trace_id: CALLER_TRACE, span_id: root.spanId });
-    // Exported as OTLP/HTTP with JSON bodies (decision 0114).
-    expect(receiver.contentTypes.every((type) => type === 'application/json')).toBe(true);
+    // Exported as OTLP/HTTP with protobuf bodies, the default (decision 0150).
+    expect(receiver.contentTypes.length).toBeGreaterThan(0);
+    expect(receiver.contentTypes.every((type) => type === 'application/x-protobuf')).toBe(true);
   });
 
   it('makes one trace per call without a traceparent, and marks a refused call with its outcome', async () => {

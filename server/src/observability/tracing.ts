@@ -1,6 +1,7 @@
 // OpenTelemetry tracing (issue 58): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Spans go to the endpoint as OTLP/HTTP with JSON
-// bodies (opentelemetry-proto's JSON mapping, which every OTLP/HTTP receiver takes; decision 0114),
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Spans go to the endpoint as OTLP/HTTP, protobuf bodies
+// by default (otlp-protobuf.ts; decision 0150) or JSON ones with OTEL_EXPORTER_OTLP_PROTOCOL=http/json
+// (opentelemetry-proto's JSON mapping; decision 0114),
 // sampled by OTEL_TRACES_SAMPLER (and OTEL_TRACES_SAMPLER_ARG), named by OTEL_SERVICE_NAME.
 //
 // An unreachable or slow endpoint never slows or fails a paid call (decision 0101): a finished span
@@ -13,6 +14,7 @@ import type { AttributeValue } from '@opentelemetry/api';
 import type { Config } from '../platform/config.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import { createTracing, type RecordedSpan, type SpanSink, type Tracing } from '../platform/tracing.ts';
+import { protobufHead, spanProtobuf, writeSpanField } from './otlp-protobuf.ts';
 
 const QUEUE_SPANS = 4096;
 const BATCH_SPANS = 512;
@@ -57,13 +59,55 @@ export function samplerOf(name: string, ratio: number): (traceId: string, parent
   }
 }
 
+/** How spans are written into a batch and sent: OTLP/HTTP's protobuf (the default) or its JSON mapping. */
+export interface SpanFormat {
+  contentType: string;
+  /**
+   * Appends a span at `offset` of `batch` (`first`: the batch's first span); answers the batch's new
+   * end, -1 when the span does not fit in what is left, null when it would fit in no batch.
+   */
+  append(span: RecordedSpan, batch: Buffer, offset: number, first: boolean): number | null;
+  /** An export request's body around a batch's spans. */
+  body(spans: Buffer): Buffer;
+}
+
+/** OTLP/HTTP protobuf (Content-Type application/x-protobuf; otlp-protobuf.ts). */
+export function protobufFormat(serviceName: string): SpanFormat {
+  const head = protobufHead(serviceName);
+  return {
+    contentType: 'application/x-protobuf',
+    append(span, batch, offset) {
+      const bytes = spanProtobuf(span);
+      return bytes === null ? null : writeSpanField(batch, offset, bytes);
+    },
+    body: (spans) => Buffer.concat([head(spans.length), spans]),
+  };
+}
+
+/** OTLP/HTTP JSON (opentelemetry-proto's JSON mapping; OTEL_EXPORTER_OTLP_PROTOCOL=http/json). */
+export function jsonFormat(serviceName: string): SpanFormat {
+  const [head, tail] = envelope(serviceName);
+  return {
+    contentType: 'application/json',
+    append(span, batch, offset, first) {
+      const text = spanJson(span);
+      const bytes = Buffer.byteLength(text) + (first ? 0 : 1);
+      if (bytes > BATCH_BYTES) return null;
+      if (offset + bytes > batch.length) return -1;
+      if (!first) batch[offset++] = 0x2c; // ','
+      return offset + batch.write(text, offset);
+    },
+    body: (spans) => Buffer.concat([head, spans, tail]),
+  };
+}
+
 /**
- * The bounded queue: a span is written as its OTLP JSON when it ends, into a batch buffer outside
- * V8's heap, so the span object dies young (ended spans kept as objects until their export survived
- * scavenges into the old generation: most of what tracing cost a paid call). A timer (or a full batch)
- * exports them, one export at a time.
+ * The bounded queue: a span is written in its export format when it ends, into a batch buffer
+ * outside V8's heap, so the span object dies young (ended spans kept as objects until their export
+ * survived scavenges into the old generation: most of what tracing cost a paid call). A timer (or a
+ * full batch) exports them, one export at a time.
  */
-export function createSpanQueue(send: SpanExport, onDropped: (count: number) => void) {
+export function createSpanQueue(send: SpanExport, onDropped: (count: number) => void, format: SpanFormat) {
   type Batch = { buffer: Buffer; used: number; spans: number };
   const newBatch = (): Batch => ({ buffer: Buffer.allocUnsafe(BATCH_BYTES), used: 0, spans: 0 });
   const full: Batch[] = [];
@@ -91,6 +135,10 @@ export function createSpanQueue(send: SpanExport, onDropped: (count: number) => 
   };
   const timer = setInterval(() => void exportBatch(), EXPORT_EVERY_MS);
   timer.unref();
+  const nextBatch = () => {
+    full.push(current);
+    current = newBatch();
+  };
 
   return {
     ended(span: RecordedSpan) {
@@ -99,18 +147,17 @@ export function createSpanQueue(send: SpanExport, onDropped: (count: number) => 
         onDropped(1);
         return;
       }
-      const text = spanJson(span);
-      const bytes = Buffer.byteLength(text) + 1;
-      if (bytes > BATCH_BYTES) {
+      if (current.spans >= BATCH_SPANS) nextBatch();
+      let end = format.append(span, current.buffer, current.used, current.spans === 0);
+      if (end === -1 && current.spans > 0) {
+        nextBatch();
+        end = format.append(span, current.buffer, 0, true);
+      }
+      if (end === null || end < 0) {
         onDropped(1);
         return;
       }
-      if (current.used + bytes > BATCH_BYTES || current.spans >= BATCH_SPANS) {
-        full.push(current);
-        current = newBatch();
-      }
-      if (current.spans > 0) current.buffer[current.used++] = 0x2c; // ','
-      current.used += current.buffer.write(text, current.used);
+      current.used = end;
       current.spans++;
       queued++;
       if (full.length > 0 && !exporting) setImmediate(() => void exportBatch());
@@ -203,18 +250,17 @@ export function otlpJson(spans: RecordedSpan[], serviceName: string): string {
 }
 
 /** POSTs batches to the OTLP/HTTP traces URL, each within EXPORT_TIMEOUT_MS; a 2xx is taken. */
-export function otlpHttpExport(url: string, headers: Record<string, string>, serviceName: string): SpanExport {
+export function otlpHttpExport(url: string, headers: Record<string, string>, format: SpanFormat): SpanExport {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const [head, tail] = envelope(serviceName);
   return (spans) =>
     new Promise<boolean>((resolve) => {
-      const body = Buffer.concat([head, spans, tail]);
+      const body = format.body(spans);
       const request = send(
         target,
         {
           method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': body.length },
+          headers: { ...headers, 'content-type': format.contentType, 'content-length': body.length },
           timeout: EXPORT_TIMEOUT_MS,
         },
         (response) => {
@@ -239,7 +285,8 @@ export function otlpHttpExport(url: string, headers: Record<string, string>, ser
 export function startTracing(config: Config, metrics: Metrics | null): StartedTracing | null {
   const settings = config.tracing;
   if (settings.tracesUrl === null) return null;
-  const queue = createSpanQueue(otlpHttpExport(settings.tracesUrl, settings.headers, settings.serviceName), (count) => metrics?.droppedSpans(count));
+  const format = settings.protocol === 'http/json' ? jsonFormat(settings.serviceName) : protobufFormat(settings.serviceName);
+  const queue = createSpanQueue(otlpHttpExport(settings.tracesUrl, settings.headers, format), (count) => metrics?.droppedSpans(count), format);
   const sink: SpanSink = { sample: samplerOf(settings.sampler, settings.samplerRatio), ended: (span) => queue.ended(span) };
   return {
     tracing: createTracing(sink),

@@ -24,6 +24,8 @@ export interface TracingConfig {
   /** OTEL_TRACES_SAMPLER (default parentbased_always_on) and OTEL_TRACES_SAMPLER_ARG (a ratio, default 1). */
   sampler: string;
   samplerRatio: number;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf (the default) or http/json. */
+  protocol: 'http/protobuf' | 'http/json';
 }
 
 type Env = Record<string, string | undefined>;
@@ -83,11 +85,14 @@ export function readTracing(env: Env, problems: string[]): TracingConfig {
       headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
     }
   }
-  // Spans leave as OTLP/HTTP JSON (decision 0114): a collector's OTLP/HTTP port takes it.
+  // Spans leave as OTLP/HTTP, protobuf by default as the specification has it (decision 0150), or
+  // JSON (decision 0114): a collector's OTLP/HTTP port takes both. gRPC is not spoken.
+  let protocol: TracingConfig['protocol'] = 'http/protobuf';
   for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
-    const protocol = value(name);
-    if (protocol !== null && protocol !== 'http/json')
-      problems.push(`${name} must be http/json or unset: Tollbooth exports OTLP/HTTP with JSON bodies (got "${protocol}")`);
+    const given = value(name);
+    if (given === null) continue;
+    if (given === 'http/protobuf' || given === 'http/json') protocol = given;
+    else problems.push(`${name} must be http/protobuf or http/json: Tollbooth exports OTLP over HTTP, not gRPC (got "${given}")`);
   }
   const sampler = value('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on';
   if (!SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got "${sampler}")`);
@@ -100,5 +105,5 @@ export function readTracing(env: Env, problems: string[]): TracingConfig {
       samplerRatio = 1;
     }
   }
-  return { tracesUrl: disabled ? null : tracesUrl, headers, serviceName: value('OTEL_SERVICE_NAME') ?? 'tollbooth', sampler, samplerRatio };
+  return { tracesUrl: disabled ? null : tracesUrl, headers, serviceName: value('OTEL_SERVICE_NAME') ?? 'tollbooth', sampler, samplerRatio, protocol };
 }

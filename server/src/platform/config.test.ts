@@ -113,7 +113,13 @@ describe('metrics and tracing settings (issue 58)', () => {
       serviceName: 'tollbooth',
       sampler: 'traceidratio',
       samplerRatio: 0.25,
+      protocol: 'http/protobuf',
     });
+    // OTLP/HTTP protobuf by default; JSON when asked, the traces' own setting over the general one.
+    expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing.protocol).toBe('http/json');
+    expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).tracing.protocol).toBe(
+      'http/protobuf',
+    );
     expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' }).tracing.tracesUrl).toBe('http://c:4318/custom');
     expect(loadConfig({ ...base(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing.tracesUrl).toBeNull();
     expect(loadConfig({ ...base(), METRICS_PORT: '9464' }).metrics).toMatchObject({ enabled: true, port: 9464, host: '127.0.0.1' });
@@ -128,8 +134,11 @@ describe('metrics and tracing settings (issue 58)', () => {
       [{ METRICS_PER_APP: 'maybe' }, /METRICS_PER_APP must be true or false \(got "maybe"\)/],
       [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/],
       [{ OTEL_TRACES_SAMPLER: 'sometimes' }, /OTEL_TRACES_SAMPLER must be one of always_on, always_off/],
-      [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/json or unset/],
-      [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/json or unset/],
+      [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/],
+      [
+        { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+        /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/protobuf or http\/json: Tollbooth exports OTLP over HTTP, not gRPC \(got "grpc"\)/,
+      ],
       [{ OTEL_TRACES_SAMPLER_ARG: '2' }, /OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 \(got "2"\)/],
       [{ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }, /OTEL_EXPORTER_OTLP_HEADERS must be comma-separated name=value pairs/],
     ];

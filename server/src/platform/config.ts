@@ -363,7 +363,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600),
     },
     metrics: { enabled: false, token: null, port: null, host: '127.0.0.1', perApp: false },
-    tracing: { tracesUrl: null, headers: {}, serviceName: 'tollbooth', sampler: 'parentbased_always_on', samplerRatio: 1 },
+    tracing: { tracesUrl: null, headers: {}, serviceName: 'tollbooth', sampler: 'parentbased_always_on', samplerRatio: 1, protocol: 'http/protobuf' },
   };
   config.metrics = readMetrics(env, port, problems);
   config.tracing = readTracing(env, problems);

@@ -1,6 +1,6 @@
 // A small OTLP/HTTP trace receiver on 127.0.0.1 (issue 58's tests): POST /v1/traces with an
-// ExportTraceServiceRequest in OTLP's JSON mapping (what Tollbooth sends) or protobuf (what
-// OpenTelemetry's proto exporter sends). The
+// ExportTraceServiceRequest in protobuf (what Tollbooth sends by default, as OpenTelemetry's own
+// proto exporter does) or OTLP's JSON mapping (OTEL_EXPORTER_OTLP_PROTOCOL=http/json). The
 // protobuf is read with a wire-format reader written here for the fields a test checks (trace and
 // span ids, parent, name, kind, attributes, status), after opentelemetry-proto's trace.proto.
 import { createServer, type Server } from 'node:http';
@@ -13,9 +13,14 @@ export interface ReceivedSpan {
   name: string;
   /** 1 internal, 2 server, 3 client. */
   kind: number;
-  attributes: Record<string, string | number | boolean>;
+  attributes: Record<string, Value>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** The status message ('' without one). */
+  statusMessage: string;
+  /** OTLP's nanoseconds since the epoch, in decimal. */
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
   serviceName: string;
 }
 
@@ -66,22 +71,28 @@ function fields(buffer: Buffer): Field[] {
 
 const bytes = (field: Field) => field.value as Buffer;
 
-/** AnyValue: string 1, bool 2, int 3, double 4. */
-function anyValue(buffer: Buffer): string | number | boolean {
+type Value = string | number | boolean | Value[];
+
+/** AnyValue: string 1, bool 2, int 3, double 4, array 5 (ArrayValue: values 1). */
+function anyValue(buffer: Buffer): Value {
   for (const field of fields(buffer)) {
     if (field.number === 1) return bytes(field).toString('utf8');
     if (field.number === 2) return (field.value as bigint) !== 0n;
     if (field.number === 3) return Number(BigInt.asIntN(64, field.value as bigint));
     if (field.number === 4) return bytes(field).readDoubleLE(0);
+    if (field.number === 5)
+      return fields(bytes(field))
+        .filter((item) => item.number === 1)
+        .map((item) => anyValue(bytes(item)));
   }
   return '';
 }
 
-function keyValues(list: Buffer[]): Record<string, string | number | boolean> {
-  const attributes: Record<string, string | number | boolean> = {};
+function keyValues(list: Buffer[]): Record<string, Value> {
+  const attributes: Record<string, Value> = {};
   for (const buffer of list) {
     let key = '';
-    let value: string | number | boolean = '';
+    let value: Value = '';
     for (const field of fields(buffer)) {
       if (field.number === 1) key = bytes(field).toString('utf8');
       else if (field.number === 2) value = anyValue(bytes(field));
@@ -92,7 +103,19 @@ function keyValues(list: Buffer[]): Record<string, string | number | boolean> {
 }
 
 function decodeSpan(buffer: Buffer, serviceName: string): ReceivedSpan {
-  const span: ReceivedSpan = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: {}, statusCode: 0, serviceName };
+  const span: ReceivedSpan = {
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    name: '',
+    kind: 0,
+    attributes: {},
+    statusCode: 0,
+    statusMessage: '',
+    startTimeUnixNano: '',
+    endTimeUnixNano: '',
+    serviceName,
+  };
   const attributes: Buffer[] = [];
   for (const field of fields(buffer)) {
     if (field.number === 1) span.traceId = bytes(field).toString('hex');
@@ -100,9 +123,18 @@ function decodeSpan(buffer: Buffer, serviceName: string): ReceivedSpan {
     else if (field.number === 4) span.parentSpanId = bytes(field).toString('hex');
     else if (field.number === 5) span.name = bytes(field).toString('utf8');
     else if (field.number === 6) span.kind = Number(field.value);
+    else if (field.number === 7) span.startTimeUnixNano = bytes(field).readBigUInt64LE(0).toString();
+    else if (field.number === 8) span.endTimeUnixNano = bytes(field).readBigUInt64LE(0).toString();
     else if (field.number === 9) attributes.push(bytes(field));
-    else if (field.number === 15) for (const status of fields(bytes(field))) if (status.number === 3) span.statusCode = Number(status.value);
+    else if (field.number === 15)
+      for (const status of fields(bytes(field))) {
+        if (status.number === 3) span.statusCode = Number(status.value);
+        else if (status.number === 2) span.statusMessage = bytes(status).toString('utf8');
+      }
   }
+  if (span.traceId.length !== 32 || span.spanId.length !== 16) throw new Error(`span ids must be 16 and 8 bytes: ${span.traceId} ${span.spanId}`);
+  if (span.startTimeUnixNano === '' || BigInt(span.endTimeUnixNano) < BigInt(span.startTimeUnixNano))
+    throw new Error('span times must be fixed64 nanoseconds, end after start');
   span.attributes = keyValues(attributes);
   return span;
 }
@@ -128,17 +160,21 @@ export function decodeTraceRequest(buffer: Buffer): ReceivedSpan[] {
   return spans;
 }
 
-type JsonValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number };
+type JsonValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number; arrayValue?: { values?: JsonValue[] } };
 type JsonKeyValue = { key: string; value: JsonValue };
 
-function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, string | number | boolean> {
-  const attributes: Record<string, string | number | boolean> = {};
-  for (const { key, value } of list ?? []) {
-    if (value.stringValue !== undefined) attributes[key] = value.stringValue;
-    else if (value.boolValue !== undefined) attributes[key] = value.boolValue;
-    else if (value.intValue !== undefined) attributes[key] = Number(value.intValue);
-    else if (value.doubleValue !== undefined) attributes[key] = value.doubleValue;
-  }
+function jsonValue(value: JsonValue): Value {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.boolValue !== undefined) return value.boolValue;
+  if (value.intValue !== undefined) return Number(value.intValue);
+  if (value.doubleValue !== undefined) return value.doubleValue;
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(jsonValue);
+  return '';
+}
+
+function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, Value> {
+  const attributes: Record<string, Value> = {};
+  for (const { key, value } of list ?? []) attributes[key] = jsonValue(value);
   return attributes;
 }
 
@@ -156,7 +192,7 @@ export function decodeJsonTraceRequest(body: {
         name: string;
         kind: number;
         attributes?: JsonKeyValue[];
-        status?: { code?: number };
+        status?: { code?: number; message?: string };
         startTimeUnixNano: string;
         endTimeUnixNano: string;
       }[];
@@ -180,6 +216,9 @@ export function decodeJsonTraceRequest(body: {
           kind: span.kind,
           attributes: jsonAttributes(span.attributes),
           statusCode: span.status?.code ?? 0,
+          statusMessage: span.status?.message ?? '',
+          startTimeUnixNano: span.startTimeUnixNano,
+          endTimeUnixNano: span.endTimeUnixNano,
           serviceName,
         });
       }
