@@ -11,6 +11,7 @@ import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { expectOwnerAndAppTotalsToMatchDailyStats, expectRollupsToMatchInvocations } from '../test-support/rollup-checks.ts';
+import { seededRandom as random, ANALYTICS_SEED as SEED } from '../test-support/seeded-random.ts';
 import { rollAppTotals } from './queries.ts';
 import { rollAllAppTotals } from './service.ts';
 
@@ -29,18 +30,6 @@ afterAll(async () => {
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string | null, payload?: object) =>
   ctx.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload ? { payload } : {}) });
 
-/** mulberry32: a small seeded generator, so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const SEED = Number(process.env.ANALYTICS_SEED ?? Date.now() % 1_000_000);
 const DAY_MS = 86_400_000;
 
 describe('owner-by-day and per-app running totals', () => {

@@ -8,23 +8,10 @@ import { createTestContext, type TestContext } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
 import { expectRollupsToMatchInvocations as expectRollupsToMatch } from '../test-support/rollup-checks.ts';
+import { seededRandom as random, ANALYTICS_SEED as SEED } from '../test-support/seeded-random.ts';
 
 let ctx: TestContext;
 let upstream: FakeProviderServer;
-
-/** mulberry32: a small seeded generator, so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const SEED = Number(process.env.ANALYTICS_SEED ?? Date.now() % 1_000_000);
 
 beforeAll(async () => {
   upstream = await startOpenAIFake({ apiKey: 'sk-rollups' });

@@ -4,38 +4,26 @@
 // computed on the exact amount, a call is authorised for its most and refused above the caller's
 // ceiling before the model is asked, and a rate card's increase waits for the notice like a price's.
 import { chargeMicros, type RateCard, rateCardOf } from '@tollbooth/contract';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext } from '../../test-support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { paidTestContextForFile } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
+import { liveModelApp, newUserWithKey } from '../../test-support/priced-apps.ts';
 
-const ctx = await createPaidTestContext({
+const ctx = await paidTestContextForFile({
   PLATFORM_FEE_BPS: '1000',
   SIGNUP_CREDITS_CENTS: '0',
   RATE_LIMIT_PER_MINUTE: '100000',
 });
 const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
 
-let users = 0;
 async function newUser(credits = 0) {
-  const token = await ctx.tokenFor(`price-forms-user-${++users}`);
-  const me = (await api('GET', '/api/auth/profile/', token)).json().user as { id: string };
-  const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
-  if (credits > 0) await grantFromOutside(ctx.database.db, me.id, 'user_credits', credits);
-  return { token, key, id: me.id };
+  const user = await newUserWithKey(ctx, 'price-forms-user');
+  if (credits > 0) await grantFromOutside(ctx.database.db, user.id, 'user_credits', credits);
+  return user;
 }
 
 /** A live public prompt app on gpt-4-turbo ($10 / $30 per million tokens upstream) with the given price. */
-async function liveApp(token: string, price: object) {
-  const created = await api('POST', '/api/app/', token, { name: `Priced ${Math.random()}`, type: 'prompt', visibility: 'public', ...price });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  const configured = await api('PATCH', `/api/app/${slug}/prompt/`, token, { model: 'gpt-4-turbo', max_tokens: 600 });
-  expect(configured.statusCode, configured.body).toBe(200);
-  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
-  return slug;
-}
+const liveApp = (token: string, price: object) => liveModelApp(ctx, token, { name: `Priced ${Math.random()}`, ...price }, { max_tokens: 600 });
 
 const difyCall = (slug: string, key: string, headers: Record<string, string> = {}) =>
   ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query: 'Hello?' }, response_mode: 'blocking', user: 'someone' }, headers);
