@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { createTestContext, expectInvalidParam, type TestContext } from '../test-support/app.ts';
 
 let ctx: TestContext;
 let owner: string;
@@ -85,9 +85,7 @@ describe('POST /api/app/', () => {
     [{ name: 'A', type: 'workflow', provider_config: { app_id: 'x', api_key: 'k', base_url: 'ftp://x' } }, 'provider_config.base_url'],
   ])('answers 400 naming the field for %j', async (payload, field) => {
     const response = await call('POST', '/api/app/', payload);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_param', status: 400, params: field });
-    expect(response.json().message).toContain(field);
+    expectInvalidParam(response, field);
   });
 
   it('answers 400 for malformed JSON and 401 without a token', async () => {

@@ -35,6 +35,13 @@ export interface TestContext {
 
 export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
+/** A 400 that names `field`: code invalid_param, the field in params and in the message. */
+export function expectInvalidParam(response: LightMyRequestResponse, field: string): void {
+  expect(response.statusCode).toBe(400);
+  expect(response.json()).toMatchObject({ code: 'invalid_param', status: 400, params: field });
+  expect(response.json().message).toContain(field);
+}
+
 /**
  * The database as a test reads it: each statement waits first for the settlements of calls the app
  * has already answered (billing/paid-call/service.ts answers before the commit; the API's own reads wait
