@@ -23,3 +23,11 @@ export async function liveModelApp(ctx: TestContext, token: string, fields: obje
   await ctx.api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
   return slug;
 }
+
+/** A caller signed in as `subject` with a secret API key named `keyName`, which must be created: its token and key. */
+export async function callerWithKey(ctx: TestContext, subject: string, keyName: string): Promise<{ token: string; key: string }> {
+  const token = await ctx.tokenFor(subject);
+  const created = await ctx.api('POST', '/api/keys/', token, { name: keyName });
+  expect(created.statusCode).toBe(201);
+  return { token, key: created.json().key as string };
+}
