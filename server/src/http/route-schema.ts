@@ -25,3 +25,11 @@ export function noContent<Request>(action: (request: Request) => Promise<unknown
     return reply.status(204).send(null);
   };
 }
+
+/**
+ * The options of the routes a caller's key (or token) calls, under one OpenAPI tag: the handler finds
+ * the caller itself (no preHandler); the operation is tagged and marked as needing a bearer token.
+ */
+export function keyedRoutes(tags: string[]) {
+  return <const Schema extends FastifySchema>(schema: Schema) => ({ schema: { tags, security: BEARER, ...schema } });
+}
