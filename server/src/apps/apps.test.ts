@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, expectInvalidParam, type TestContext } from '../test-support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidParam, testContextForFile } from '../test-support/app.ts';
 
-let ctx: TestContext;
-let owner: string;
-let stranger: string;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.tokenFor('owner', { name: 'Olivia Owner' });
-  stranger = await ctx.tokenFor('stranger');
-});
-afterAll(() => ctx?.close());
+const ctx = await testContextForFile();
+const owner = await ctx.tokenFor('owner', { name: 'Olivia Owner' });
+const stranger = await ctx.tokenFor('stranger');
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 const call = (method: Method, url: string, payload?: object, token: string | null = owner) =>

@@ -164,6 +164,13 @@ export async function createPaidTestContext(env: Record<string, string> = {}, op
   return { ...ctx, model };
 }
 
+/** A test context for the whole test file, closed after its tests. */
+export async function testContextForFile(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
+  const ctx = await createTestContext(env, options);
+  afterAll(() => ctx.close());
+  return ctx;
+}
+
 /** A paid test context for the whole test file: closed after its tests, its model fake's behaviour reset before each. */
 export async function paidTestContextForFile(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<PaidTestContext> {
   const ctx = await createPaidTestContext(env, options);
