@@ -5,18 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvocation } from '../billing/paid-call/queries.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { awayFromMidnight, isoDay } from '../test-support/utc-days.ts';
 
 let ctx: TestContext;
 let ownerToken: string;
 let strangerToken: string;
 
-const DAY_MS = 86_400_000;
-const todayStart = () => {
-  const now = new Date();
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-};
-/** The ISO day `ago` days before today (UTC). */
-const isoDay = (ago: number) => new Date(todayStart() - ago * DAY_MS).toISOString().slice(0, 10);
 /** A moment `ago` days before today at the given UTC time of day. */
 const at = (ago: number, time: string) => new Date(`${isoDay(ago)}T${time}Z`);
 
@@ -71,8 +65,7 @@ let theirs: { id: string; slug: string };
 
 beforeAll(async () => {
   // The dataset is laid out relative to today: do not start a few seconds before midnight UTC.
-  const untilMidnight = todayStart() + DAY_MS - Date.now();
-  if (untilMidnight < 15_000) await new Promise((resolve) => setTimeout(resolve, untilMidnight + 100));
+  await awayFromMidnight();
 
   ctx = await createTestContext();
   ownerToken = await ctx.tokenFor('analytics-owner');

@@ -7,40 +7,23 @@
 // some of them concurrent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvocation } from '../billing/paid-call/queries.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { expectOwnerAndAppTotalsToMatchDailyStats, expectRollupsToMatchInvocations } from '../test-support/rollup-checks.ts';
+import { seededRandom as random, ANALYTICS_SEED as SEED } from '../test-support/seeded-random.ts';
 import { rollAppTotals } from './queries.ts';
 import { rollAllAppTotals } from './service.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
+let ctx: PaidTestContext;
 
+// Calls are answered by the OpenAI-compatible fake (ctx.model).
 beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-app-totals' });
-  ctx = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-app-totals', RATE_LIMIT_PER_MINUTE: '100000' });
+  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
 });
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+afterAll(() => ctx?.close());
 
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string | null, payload?: object) =>
   ctx.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload ? { payload } : {}) });
 
-/** mulberry32: a small seeded generator, so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const SEED = Number(process.env.ANALYTICS_SEED ?? Date.now() % 1_000_000);
 const DAY_MS = 86_400_000;
 
 describe('owner-by-day and per-app running totals', () => {
@@ -131,9 +114,9 @@ describe('owner-by-day and per-app running totals', () => {
       });
     for (let i = 0; i < 3; i++) expect((await call(key)).statusCode).toBe(200);
     expect((await call(tokens[0]!)).statusCode).toBe(200);
-    upstream.setBehaviour({ status: 500 });
+    ctx.model.setBehaviour({ status: 500 });
     expect((await call(key)).statusCode).toBe(502);
-    upstream.resetBehaviour();
+    ctx.model.resetBehaviour();
     await expectRollupsToMatchInvocations(ctx.database.db);
     const after = await expectFastReadsToEqualTheOldComputation('settled calls');
     expect(invocations(after[0])).toBe(invocations(before[0]) + 5);

@@ -27,16 +27,24 @@ export interface DailyStatsRow extends DailyTotals {
   day: string;
 }
 
+/** The rows of one statement over a period: $1 is the app (or apps, or owner), $2 and $3 the period's first and last day. */
+async function periodRows<Row>(db: Queryable, sql: string, of: string | string[], start: string, end: string): Promise<Row[]> {
+  const { rows } = await db.query<Row>(sql, [of, start, end]);
+  return rows;
+}
+
 /** The owner's live (not deleted) applications. */
 const OWNED_APP_IDS = 'SELECT a.id FROM apps a WHERE a.owner_id = $1 AND a.deleted_at IS NULL';
 
 export async function selectAppDailyStats(db: Queryable, appId: string, start: string, end: string): Promise<DailyStatsRow[]> {
-  const { rows } = await db.query<DailyStatsRow>(
+  return periodRows<DailyStatsRow>(
+    db,
     `SELECT day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros
      FROM app_daily_stats WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
-    [appId, start, end],
+    appId,
+    start,
+    end,
   );
-  return rows;
 }
 
 /** An app's revenue in other currencies than the US dollar over the period, per currency (decision 0035). */
@@ -65,11 +73,13 @@ export async function countAppUsersSince(db: Queryable, appId: string, start: st
 
 /** Distinct end users per day of one app (the CSV export's column). */
 export async function selectAppDailyUserCounts(db: Queryable, appId: string, start: string, end: string): Promise<{ day: string; users: number }[]> {
-  const { rows } = await db.query<{ day: string; users: number }>(
+  return periodRows<{ day: string; users: number }>(
+    db,
     'SELECT day, count(*)::int AS users FROM app_daily_users WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY day',
-    [appId, start, end],
+    appId,
+    start,
+    end,
   );
-  return rows;
 }
 
 export interface OwnedAppRow {
@@ -141,12 +151,14 @@ export async function selectAppPeriodTotals(db: Queryable, appIds: string[], sta
 
 /** The owner's figures per day over their live apps (owner_daily_stats: one row per day, whatever the number of apps). */
 export async function selectOwnerDailyStats(db: Queryable, ownerId: string, start: string, end: string): Promise<DailyStatsRow[]> {
-  const { rows } = await db.query<DailyStatsRow>(
+  return periodRows<DailyStatsRow>(
+    db,
     `SELECT day::text AS day, invocations, successes, errors, rejections, latency_ms_sum, input_tokens, output_tokens, revenue_cents, fee_cents, model_cost_micros
      FROM owner_daily_stats WHERE owner_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
-    [ownerId, start, end],
+    ownerId,
+    start,
+    end,
   );
-  return rows;
 }
 
 /**
@@ -167,31 +179,23 @@ export interface ErrorGroupRow {
   count: number;
 }
 
+/** Failed and rejected calls by type over a period from a daily errors rollup, whose `key` is $1 (`having` filters the groups). */
+const errorGroupsSql = (table: string, key: string, having: string) => `SELECT outcome, error_type, sum(count)::bigint AS count
+     FROM ${table}
+     WHERE ${key} = $1 AND day BETWEEN $2::date AND $3::date
+     GROUP BY outcome, error_type${having}
+     ORDER BY count DESC, error_type`;
+const OWNER_ERRORS_SQL = errorGroupsSql('owner_daily_errors', 'owner_id', '\n     HAVING sum(count) > 0');
+const APP_ERRORS_SQL = errorGroupsSql('app_daily_errors', 'app_id', '');
+
 /** Failed and rejected calls by type over the owner's live apps, from the per-owner totals (deleted apps already taken out). */
 export async function selectOwnerErrors(db: Queryable, ownerId: string, start: string, end: string): Promise<ErrorGroupRow[]> {
-  const { rows } = await db.query<ErrorGroupRow>(
-    `SELECT outcome, error_type, sum(count)::bigint AS count
-     FROM owner_daily_errors
-     WHERE owner_id = $1 AND day BETWEEN $2::date AND $3::date
-     GROUP BY outcome, error_type
-     HAVING sum(count) > 0
-     ORDER BY count DESC, error_type`,
-    [ownerId, start, end],
-  );
-  return rows;
+  return periodRows<ErrorGroupRow>(db, OWNER_ERRORS_SQL, ownerId, start, end);
 }
 
 /** Failed and rejected calls of one app by type over the period. */
 export async function selectAppErrors(db: Queryable, appId: string, start: string, end: string): Promise<ErrorGroupRow[]> {
-  const { rows } = await db.query<ErrorGroupRow>(
-    `SELECT outcome, error_type, sum(count)::bigint AS count
-     FROM app_daily_errors
-     WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date
-     GROUP BY outcome, error_type
-     ORDER BY count DESC, error_type`,
-    [appId, start, end],
-  );
-  return rows;
+  return periodRows<ErrorGroupRow>(db, APP_ERRORS_SQL, appId, start, end);
 }
 
 /** Rejected calls of one app per day and error type (the usage CSV's columns). */
@@ -201,12 +205,14 @@ export async function selectAppDailyRejections(
   start: string,
   end: string,
 ): Promise<{ day: string; error_type: string; count: number }[]> {
-  const { rows } = await db.query<{ day: string; error_type: string; count: number }>(
+  return periodRows<{ day: string; error_type: string; count: number }>(
+    db,
     `SELECT day, error_type, count FROM app_daily_errors
      WHERE app_id = $1 AND day BETWEEN $2::date AND $3::date AND outcome = 'rejected'`,
-    [appId, start, end],
+    appId,
+    start,
+    end,
   );
-  return rows;
 }
 
 /**

@@ -4,36 +4,17 @@
 // calls (the caller's mistakes) are counted apart and stay out of success rates and response times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvocation } from '../billing/paid-call/queries.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
-import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
-import { startOpenAIFake } from '../test-support/fakes/openai-fake.ts';
+import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { expectRollupsToMatchInvocations as expectRollupsToMatch } from '../test-support/rollup-checks.ts';
+import { seededRandom as random, ANALYTICS_SEED as SEED } from '../test-support/seeded-random.ts';
 
-let ctx: TestContext;
-let upstream: FakeProviderServer;
+let ctx: PaidTestContext;
 
-/** mulberry32: a small seeded generator, so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const SEED = Number(process.env.ANALYTICS_SEED ?? Date.now() % 1_000_000);
-
+// Calls are answered by the OpenAI-compatible fake (ctx.model).
 beforeAll(async () => {
-  upstream = await startOpenAIFake({ apiKey: 'sk-rollups' });
-  ctx = await createTestContext({ OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-rollups', RATE_LIMIT_PER_MINUTE: '100000' });
+  ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
 });
-afterAll(async () => {
-  await ctx?.close();
-  await upstream?.close();
-});
+afterAll(() => ctx?.close());
 
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, payload?: object) =>
   ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
@@ -123,9 +104,9 @@ describe('rollups', () => {
     expect((await gatewayCall(key, { query: 'hi' }, 'gateway-user')).statusCode).toBe(200);
     expect((await gatewayCall(key, {}, 'gateway-user')).statusCode).toBe(400);
     expect((await gatewayCall('tb_not-a-key', { query: 'hi' }, 'gateway-user')).statusCode).toBe(401);
-    upstream.setBehaviour({ status: 500 });
+    ctx.model.setBehaviour({ status: 500 });
     expect((await gatewayCall(key, { query: 'hi' }, 'alice')).statusCode).toBe(502);
-    upstream.resetBehaviour();
+    ctx.model.resetBehaviour();
 
     await expectRollupsToMatchInvocations();
 

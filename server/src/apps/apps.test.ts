@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInvalidParam, testContextForFile } from '../test-support/app.ts';
 
-let ctx: TestContext;
-let owner: string;
-let stranger: string;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.tokenFor('owner', { name: 'Olivia Owner' });
-  stranger = await ctx.tokenFor('stranger');
-});
-afterAll(() => ctx?.close());
+const ctx = await testContextForFile();
+const owner = await ctx.tokenFor('owner', { name: 'Olivia Owner' });
+const stranger = await ctx.tokenFor('stranger');
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 const call = (method: Method, url: string, payload?: object, token: string | null = owner) =>
@@ -85,9 +78,7 @@ describe('POST /api/app/', () => {
     [{ name: 'A', type: 'workflow', provider_config: { app_id: 'x', api_key: 'k', base_url: 'ftp://x' } }, 'provider_config.base_url'],
   ])('answers 400 naming the field for %j', async (payload, field) => {
     const response = await call('POST', '/api/app/', payload);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_param', status: 400, params: field });
-    expect(response.json().message).toContain(field);
+    expectInvalidParam(response, field);
   });
 
   it('answers 400 for malformed JSON and 401 without a token', async () => {

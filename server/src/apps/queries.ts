@@ -33,6 +33,19 @@ export interface AppRow {
   caller_tools: boolean;
 }
 
+/** The columns that name an app and price its calls (the catalog's and the OpenAI-compatible surface's reads carry them). */
+export type PricedAppColumns =
+  | 'id'
+  | 'owner_id'
+  | 'slug'
+  | 'name'
+  | 'description'
+  | 'type'
+  | 'price_cents'
+  | 'upcoming_price_cents'
+  | 'upcoming_price_at'
+  | 'pricing';
+
 // Price changes need no sweeper: an increase whose date has passed is read as the price.
 const EFFECTIVE_PRICE_COLUMNS = `CASE WHEN a.upcoming_price_at <= now() THEN a.upcoming_price_cents ELSE a.price_cents END AS price_cents,
   CASE WHEN a.upcoming_price_at > now() THEN a.upcoming_price_cents END AS upcoming_price_cents,

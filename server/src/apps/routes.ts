@@ -3,7 +3,7 @@ import { Application, ApplicationCreate, ApplicationList, ApplicationUpdate, Slu
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
 import { PageQuery, sendPageHeaders } from '../http/pagination.ts';
-import { SIGNED_IN_ERRORS as errors, signedInRoutes } from '../http/route-schema.ts';
+import { SIGNED_IN_ERRORS as errors, noContent, signedInRoutes } from '../http/route-schema.ts';
 import type { AppsService } from './service.ts';
 
 const tags = ['applications'];
@@ -83,10 +83,7 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
       params: SlugParams,
       response: { 204: Type.Null(), ...errors },
     }),
-    async (request, reply) => {
-      await apps.deleteApp(request.params.slug, requireAuth(request).user.id);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => apps.deleteApp(request.params.slug, requireAuth(request).user.id)),
   );
 
   app.post(

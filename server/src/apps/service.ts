@@ -34,7 +34,7 @@ import {
 } from './queries.ts';
 
 /** An application's row, as the other features that read apps (gateway, billing, downloads…) receive it. */
-export type { AppRow } from './queries.ts';
+export type { AppRow, PricedAppColumns } from './queries.ts';
 
 export const appNotFound = () => new AppError('not_found', 'Application not found');
 

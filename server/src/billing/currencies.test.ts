@@ -6,19 +6,13 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../platform/config.ts';
 import { callCompletions } from '../test-support/paid-call.ts';
-import { createStripeTestContext } from '../test-support/stripe-app.ts';
+import { createStripeTestContext, PAYOUT_TEST_ENV } from '../test-support/stripe-app.ts';
 import { earningsReleased } from '../test-support/wait-for.ts';
 import { findOrCreateUserAccount, findSystemAccount, postLedgerTransaction } from './ledger.ts';
 import { payoutMinimum } from './payouts/service.ts';
 
 const FEE_BPS = 1000;
-const ctx = await createStripeTestContext({
-  SIGNUP_CREDITS_CENTS: '100000',
-  SETTLEMENT_WINDOW_CALLS: '0',
-  PLATFORM_FEE_BPS: String(FEE_BPS),
-  PAYOUT_HOLD_DAYS: '7',
-  PAYOUT_SWEEP_SECONDS: '0',
-});
+const ctx = await createStripeTestContext({ ...PAYOUT_TEST_ENV, PLATFORM_FEE_BPS: String(FEE_BPS), PAYOUT_HOLD_DAYS: '7' });
 const { stripe, api, sql, newUser } = ctx;
 afterAll(() => ctx.close());
 beforeEach(() => {
@@ -169,32 +163,26 @@ describe('the ledger refuses to mix currencies', () => {
       ),
     ).rejects.toMatchObject({ code: '23503', message: expect.stringMatching(/ledger_entries_(transaction|account)_currency/) });
     // A writer that names the entry's currency but not its account's, or its account's but not its transaction's.
-    await expect(
+    /** A raw dong transaction moving 9 from the dong funding to the dollar earnings, the second entry named in `creditCurrency`. */
+    const rawTransfer = (reference: string, creditCurrency: 'vnd' | 'usd') =>
       db.transaction(async (tx) => {
         const { rows } = await tx.query<{ id: string }>(
           "INSERT INTO ledger_transactions (kind, reference, currency) VALUES ('test_mixed', $1, 'vnd') RETURNING id",
-          [`raw:${user.id}`],
+          [reference],
         );
-        await tx.query("INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency) VALUES ($1, $2, -9, 'vnd'), ($1, $3, 9, 'vnd')", [
-          rows[0]!.id,
-          accounts.vndFunding,
-          accounts.usdEarnings,
-        ]);
-      }),
-    ).rejects.toMatchObject({ code: '23503', message: expect.stringMatching(/ledger_entries_account_currency/) });
-    await expect(
-      db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>(
-          "INSERT INTO ledger_transactions (kind, reference, currency) VALUES ('test_mixed', $1, 'vnd') RETURNING id",
-          [`raw-2:${user.id}`],
+        await tx.query(
+          `INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency) VALUES ($1, $2, -9, 'vnd'), ($1, $3, 9, '${creditCurrency}')`,
+          [rows[0]!.id, accounts.vndFunding, accounts.usdEarnings],
         );
-        await tx.query("INSERT INTO ledger_entries (transaction_id, account_id, amount_cents, currency) VALUES ($1, $2, -9, 'vnd'), ($1, $3, 9, 'usd')", [
-          rows[0]!.id,
-          accounts.vndFunding,
-          accounts.usdEarnings,
-        ]);
-      }),
-    ).rejects.toMatchObject({ code: '23503', message: expect.stringMatching(/ledger_entries_transaction_currency/) });
+      });
+    await expect(rawTransfer(`raw:${user.id}`, 'vnd')).rejects.toMatchObject({
+      code: '23503',
+      message: expect.stringMatching(/ledger_entries_account_currency/),
+    });
+    await expect(rawTransfer(`raw-2:${user.id}`, 'usd')).rejects.toMatchObject({
+      code: '23503',
+      message: expect.stringMatching(/ledger_entries_transaction_currency/),
+    });
     // In one statement, as the settlement writes a batch (currencies left to their 'usd' defaults): one good transaction and one mixed.
     await expect(
       db.transaction(async (tx) => {

@@ -2,24 +2,13 @@
 // with the price in force now, the creator's public name, and popularity read from each app's running
 // totals (app_totals, migration 0060: successes less those before the last 30 days, one row per app),
 // or, for an app whose totals are not rolled to today yet, summed from its last 30 daily rollups.
-import { type CatalogSort, DIFY_CHAT_MODES, type RateCard } from '@tollbooth/contract';
+import { type CatalogSort, DIFY_CHAT_MODES } from '@tollbooth/contract';
+import type { AppRow, PricedAppColumns } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
 
-export interface CatalogRow {
-  id: string;
-  owner_id: string;
-  slug: string;
-  name: string;
-  description: string;
-  type: 'prompt' | 'workflow';
+/** An app's columns as apps/ reads them, with its price in force and any announced increase. */
+export interface CatalogRow extends Pick<AppRow, PricedAppColumns | 'upcoming_pricing'> {
   mode: 'completion' | 'chat';
-  price_cents: number;
-  upcoming_price_cents: number | null;
-  upcoming_price_at: Date | null;
-  /** The rate card in force (null: per call at price_cents). */
-  pricing: RateCard | null;
-  /** The announced card of an upcoming increase (null with upcoming_price_cents alone: per call at it). */
-  upcoming_pricing: RateCard | null;
   creator_name: string;
   calls_30d: number;
   published_at: Date;

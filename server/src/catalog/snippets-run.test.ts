@@ -103,6 +103,22 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** Runs a snippet, which must print the answer and be charged PRICE once. */
+async function expectAnswerCharged(snippet: () => Promise<{ stdout: string }>) {
+  const before = await credits();
+  const { stdout } = await snippet();
+  expect(stdout.trim()).toBe('An autumn haiku.');
+  expect(await credits()).toBe(before - PRICE);
+}
+
+/** Writes a snippet to a new file inside the repository, so that its imports find the installed packages: its path. */
+function inRepository(name: string, code: string): string {
+  mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
+  const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), name);
+  writeFileSync(file, code);
+  return file;
+}
+
 describe('snippets from the public page, pasted with a real key', () => {
   it('curl answers and is charged', async () => {
     const before = await credits();
@@ -113,43 +129,26 @@ describe('snippets from the public page, pasted with a real key', () => {
   });
 
   it('JavaScript fetch answers and is charged', async () => {
-    const before = await credits();
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'tollbooth-snippet-')), 'call.mjs');
     writeFileSync(file, withKey((await snippetsOf(slug)).javascript));
-    const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
-    expect(stdout.trim()).toBe('An autumn haiku.');
-    expect(await credits()).toBe(before - PRICE);
+    await expectAnswerCharged(() => run(process.execPath, [file], { timeout: 60_000 }));
   });
 
   it('the OpenAI SDK snippet answers through /v1/chat/completions and is charged', async () => {
-    const before = await credits();
-    // Inside the repository, so `import OpenAI from 'openai'` finds the installed package.
-    mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
-    const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), 'openai.mjs');
-    writeFileSync(file, withKey((await snippetsOf(slug)).openai_sdk));
-    const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
-    expect(stdout.trim()).toBe('An autumn haiku.');
+    const file = inRepository('openai.mjs', withKey((await snippetsOf(slug)).openai_sdk));
+    await expectAnswerCharged(() => run(process.execPath, [file], { timeout: 60_000 }));
     expect(lastPrompt()).toBe("A poet's haiku about Hello! What can you do? (it's 3 lines)");
-    expect(await credits()).toBe(before - PRICE);
   });
 
   it('the Dify SDK (dify-client) snippet answers and is charged', async () => {
-    const before = await credits();
-    // Inside the repository, so `import { CompletionClient } from 'dify-client'` finds the installed package.
-    mkdirSync(path.join(import.meta.dirname, '../../.tmp'), { recursive: true });
-    const file = path.join(mkdtempSync(path.join(import.meta.dirname, '../../.tmp/snippet-')), 'dify.mjs');
-    writeFileSync(file, withKey((await snippetsOf(slug)).dify_sdk));
-    const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
-    expect(stdout.trim()).toBe('An autumn haiku.');
+    const file = inRepository('dify.mjs', withKey((await snippetsOf(slug)).dify_sdk));
+    await expectAnswerCharged(() => run(process.execPath, [file], { timeout: 60_000 }));
     expect(lastPrompt()).toBe("A poet's haiku about Hello! What can you do? (it's 3 lines)");
-    expect(await credits()).toBe(before - PRICE);
   });
 
   it.skipIf(!hasPythonRequests)('Python requests answers and is charged', async () => {
-    const before = await credits();
-    const { stdout } = await run('python3', ['-c', withKey((await snippetsOf(slug)).python)], { timeout: 60_000 });
-    expect(stdout.trim()).toBe('An autumn haiku.');
-    expect(await credits()).toBe(before - PRICE);
+    const code = withKey((await snippetsOf(slug)).python);
+    await expectAnswerCharged(() => run('python3', ['-c', code], { timeout: 60_000 }));
   });
 
   it("a chat app's curl sends its query to the chat endpoint", async () => {

@@ -17,6 +17,12 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** The first row a statement answers, or null when it answers none. */
+export async function firstRow<Row>(q: Queryable, sql: string, params?: readonly unknown[]): Promise<Row | null> {
+  const { rows } = await q.query<Row>(sql, params);
+  return rows[0] ?? null;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn inside BEGIN/COMMIT on one connection; any throw rolls back. */

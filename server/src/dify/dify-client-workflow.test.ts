@@ -3,20 +3,19 @@
 // the app's mode decides which endpoints answer.
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient } from 'dify-client';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../test-support/app.ts';
-import { createDifyTestContext, workflowAppFields } from '../test-support/dify-app.ts';
+import { difyTestContextForFile, workflowAppFields } from '../test-support/dify-app.ts';
 import type { DifyFakeApp } from '../test-support/fakes/dify-fake.ts';
+import { callerWithKey } from '../test-support/priced-apps.ts';
 import { sendRequest } from '../test-support/server-process.ts';
 
 const KEY = 'app-secretDifyKey0000LAST';
 const PRICE = 9;
-const ctx = await createDifyTestContext({ RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY });
+const ctx = await difyTestContextForFile({ RATE_LIMIT_PER_MINUTE: '100000' }, { apiKey: KEY });
 const { dify } = ctx;
 const base = await listenOnLoopback(ctx.app);
 const owner = await ctx.tokenFor('sdk-wf-owner', { name: 'Flow Owner' });
-afterAll(() => ctx.close());
-beforeEach(() => dify.reset());
 
 const request = (method: string, path: string, token: string, body?: object) => sendRequest(base, method, path, token, body);
 
@@ -31,12 +30,7 @@ async function liveWorkflowApp(app: Partial<DifyFakeApp>) {
   return slug;
 }
 
-async function newCaller(name: string) {
-  const token = await ctx.tokenFor(name);
-  const created = await request('POST', '/api/keys/', token, { name: 'sdk' });
-  expect(created.status).toBe(201);
-  return { token, key: ((await created.json()) as { key: string }).key };
-}
+const newCaller = (name: string) => callerWithKey(ctx, name, 'sdk');
 
 const credits = async (token: string) => ((await (await request('GET', '/api/billing/balance/', token)).json()) as { credits_cents: number }).credits_cents;
 

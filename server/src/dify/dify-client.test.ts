@@ -2,16 +2,15 @@
 // an app's base URL {PUBLIC_URL}/api/app/{slug}, and exactly one charge per successful call.
 import type { Readable } from 'node:stream';
 import { ChatClient, CompletionClient, DifyClient } from 'dify-client';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext, listenOnLoopback } from '../test-support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { listenOnLoopback, paidTestContextForFile } from '../test-support/app.ts';
+import { callerWithKey } from '../test-support/priced-apps.ts';
 
 const PRICE = 7;
-const ctx = await createPaidTestContext({ PROVIDER_TIMEOUT_MS: '120000', RATE_LIMIT_PER_MINUTE: '100000' });
+const ctx = await paidTestContextForFile({ PROVIDER_TIMEOUT_MS: '120000', RATE_LIMIT_PER_MINUTE: '100000' });
 const baseUrl = await listenOnLoopback(ctx.app);
 const ownerToken = await ctx.tokenFor('dify-sdk-owner', { name: 'Owl Creator' });
 const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
 
 let counter = 0;
 /** A live public prompt app priced PRICE cents, answered by the OpenAI-compatible fake (not the free demo model). */
@@ -33,12 +32,7 @@ async function liveApp(mode: 'completion' | 'chat', prompt: { prompt_template?: 
   return slug;
 }
 
-async function newCaller(name: string) {
-  const token = await ctx.tokenFor(name);
-  const created = await api('POST', '/api/keys/', token, { name: 'sdk' });
-  expect(created.statusCode).toBe(201);
-  return { token, key: created.json().key as string };
-}
+const newCaller = (name: string) => callerWithKey(ctx, name, 'sdk');
 
 const credits = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json().credits_cents as number;
 const appUrl = (slug: string) => `${baseUrl}/api/app/${slug}`;

@@ -39,6 +39,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { paidCallRoute } from '../gateway/door-service.ts';
 import type { GatewayService } from '../gateway/service.ts';
+import { keyedRoutes } from '../http/route-schema.ts';
 import { AppError } from '../platform/errors.ts';
 import { callErrors, createMessageDoor, messageCallSchema } from './messages-service.ts';
 import type { DifyApiService } from './service.ts';
@@ -47,6 +48,8 @@ import { runWorkflow } from './workflow-run.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
 const TAG = 'dify';
+/** The options of a route a caller's key calls: tagged dify, needing a bearer token. */
+const keyed = keyedRoutes([TAG]);
 const BASE = 'Base URL for Dify clients: `{PUBLIC_URL}/api/app/{slug}` (what a Dify SDK calls its API base).';
 const PUBLIC_READ = `${BASE} Readable without a key for a live public or embed app (so a public page can show its inputs); with a key or token, as the caller may call the app (owners: any status).`;
 const OWN_DATA = `${BASE} Needs \`Authorization: Bearer <API key>\`; only the caller's own conversations and messages exist (another caller's id is 404). \`user\` is accepted as Dify clients send it.`;
@@ -140,48 +143,36 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
 
   app.get(
     '/api/app/:slug/conversations',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "The caller's conversations with a chat app, most recently active first",
-        description: `Paged by last_id (the last conversation of the previous page; first_id is taken as last_id, as dify-client sends it) and limit (default 20, at most 100); has_more says whether another page follows. With user, only that end user's conversations. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: SlugParams,
-        querystring: DifyConversationsQuery,
-        response: { 200: DifyConversationList, ...errors },
-      },
-    },
+    keyed({
+      summary: "The caller's conversations with a chat app, most recently active first",
+      description: `Paged by last_id (the last conversation of the previous page; first_id is taken as last_id, as dify-client sends it) and limit (default 20, at most 100); has_more says whether another page follows. With user, only that end user's conversations. ${OWN_DATA}`,
+      params: SlugParams,
+      querystring: DifyConversationsQuery,
+      response: { 200: DifyConversationList, ...errors },
+    }),
     async (request, reply) => difyApi.listConversations(request.params.slug, await caller(request, reply), request.query),
   );
 
   app.post(
     '/api/app/:slug/conversations/:conversation_id/name',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Rename a conversation',
-        description: `name, or auto_generate: true to name it after its first query. Answers the conversation. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: DifyConversationParams,
-        body: DifyRenameRequest,
-        response: { 200: DifyConversation, ...errors },
-      },
-    },
+    keyed({
+      summary: 'Rename a conversation',
+      description: `name, or auto_generate: true to name it after its first query. Answers the conversation. ${OWN_DATA}`,
+      params: DifyConversationParams,
+      body: DifyRenameRequest,
+      response: { 200: DifyConversation, ...errors },
+    }),
     async (request, reply) => difyApi.renameConversation(request.params.slug, await caller(request, reply), request.params.conversation_id, request.body),
   );
 
   app.delete(
     '/api/app/:slug/conversations/:conversation_id',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Delete a conversation and its messages',
-        description: `Answers 204. Its calls stay in the app's analytics. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: DifyConversationParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
-      },
-    },
+    keyed({
+      summary: 'Delete a conversation and its messages',
+      description: `Answers 204. Its calls stay in the app's analytics. ${OWN_DATA}`,
+      params: DifyConversationParams,
+      response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
+    }),
     async (request, reply) => {
       await difyApi.deleteConversation(request.params.slug, await caller(request, reply), request.params.conversation_id);
       return reply.status(204).send(null);
@@ -190,49 +181,37 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
 
   app.get(
     '/api/app/:slug/messages',
-    {
-      schema: {
-        tags: [TAG],
-        summary: "A conversation's messages, oldest first",
-        description: `Each message is one answered turn: its id is the call's message_id, with the query, inputs, answer and feedback. Paged backwards: first_id is the oldest message of the page already read, limit (default 20) messages before it are answered; has_more says whether older ones exist. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: SlugParams,
-        querystring: DifyMessagesQuery,
-        response: { 200: DifyMessageList, ...errors },
-      },
-    },
+    keyed({
+      summary: "A conversation's messages, oldest first",
+      description: `Each message is one answered turn: its id is the call's message_id, with the query, inputs, answer and feedback. Paged backwards: first_id is the oldest message of the page already read, limit (default 20) messages before it are answered; has_more says whether older ones exist. ${OWN_DATA}`,
+      params: SlugParams,
+      querystring: DifyMessagesQuery,
+      response: { 200: DifyMessageList, ...errors },
+    }),
     async (request, reply) => difyApi.listMessages(request.params.slug, await caller(request, reply), request.query),
   );
 
   app.post(
     '/api/app/:slug/messages/:message_id/feedbacks',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Rate an answer (like, dislike, or null to take the rating back)',
-        description: `Any of the caller's successful calls to the app, chat or completion, by its message_id. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: DifyMessageParams,
-        body: DifyFeedbackRequest,
-        response: { 200: DifyResult, ...errors },
-      },
-    },
+    keyed({
+      summary: 'Rate an answer (like, dislike, or null to take the rating back)',
+      description: `Any of the caller's successful calls to the app, chat or completion, by its message_id. ${OWN_DATA}`,
+      params: DifyMessageParams,
+      body: DifyFeedbackRequest,
+      response: { 200: DifyResult, ...errors },
+    }),
     async (request, reply) => difyApi.feedback(request.params.slug, await caller(request, reply), request.params.message_id, request.body),
   );
 
   app.get(
     '/api/app/:slug/messages/:message_id/suggested',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Suggested follow-up questions (always an empty list: Tollbooth apps do not suggest)',
-        description: OWN_DATA,
-        security: [{ bearer: [] }],
-        params: DifyMessageParams,
-        querystring: DifyUserQuery,
-        response: { 200: DifySuggested, ...errors },
-      },
-    },
+    keyed({
+      summary: 'Suggested follow-up questions (always an empty list: Tollbooth apps do not suggest)',
+      description: OWN_DATA,
+      params: DifyMessageParams,
+      querystring: DifyUserQuery,
+      response: { 200: DifySuggested, ...errors },
+    }),
     async (request, reply) => difyApi.suggested(request.params.slug, await caller(request, reply), request.params.message_id),
   );
 
@@ -254,16 +233,12 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
   ]) {
     app.post(
       `/api/app/:slug/${path}`,
-      {
-        schema: {
-          tags: [TAG],
-          summary,
-          description,
-          security: [{ bearer: [] }],
-          params: DifyTaskParams,
-          response: { 200: DifyResult, ...errors },
-        },
-      },
+      keyed({
+        summary,
+        description,
+        params: DifyTaskParams,
+        response: { 200: DifyResult, ...errors },
+      }),
       async (request, reply) => {
         const { app: target, auth } = await difyApi.callableApp(request.params.slug, await caller(request, reply));
         tasks.stop(request.params.task_id, auth.user.id, target.id);
@@ -274,32 +249,24 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
 
   app.get(
     '/api/app/:slug/workflows/run/:workflow_run_id',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Read one of your workflow runs',
-        description: `As Dify: its status (succeeded, failed, stopped), tokens and timing. Tollbooth keeps no run outputs: outputs is null. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: DifyWorkflowRunParams,
-        response: { 200: DifyWorkflowRunDetail, ...errors },
-      },
-    },
+    keyed({
+      summary: 'Read one of your workflow runs',
+      description: `As Dify: its status (succeeded, failed, stopped), tokens and timing. Tollbooth keeps no run outputs: outputs is null. ${OWN_DATA}`,
+      params: DifyWorkflowRunParams,
+      response: { 200: DifyWorkflowRunDetail, ...errors },
+    }),
     async (request, reply) => difyApi.workflowRun(request.params.slug, await caller(request, reply), request.params.workflow_run_id),
   );
 
   app.get(
     '/api/app/:slug/workflows/logs',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'List your runs of the app',
-        description: `Newest first, in Dify's page shape (page, limit, total, has_more); status filters, keyword matches your end-user id. ${OWN_DATA}`,
-        security: [{ bearer: [] }],
-        params: SlugParams,
-        querystring: DifyWorkflowLogsQuery,
-        response: { 200: DifyWorkflowLogs, ...errors },
-      },
-    },
+    keyed({
+      summary: 'List your runs of the app',
+      description: `Newest first, in Dify's page shape (page, limit, total, has_more); status filters, keyword matches your end-user id. ${OWN_DATA}`,
+      params: SlugParams,
+      querystring: DifyWorkflowLogsQuery,
+      response: { 200: DifyWorkflowLogs, ...errors },
+    }),
     async (request, reply) => difyApi.workflowLogs(request.params.slug, await caller(request, reply), request.query),
   );
 
@@ -309,19 +276,15 @@ export const difyRoutes: FastifyPluginAsyncTypebox<{ difyApi: DifyApiService; ga
   ] as const) {
     app.post(
       `/api/app/:slug/${feature}`,
-      {
-        schema: {
-          tags: [TAG],
-          summary: feature === 'audio-to-text' ? 'Speech to text (not offered)' : 'Text to speech (not offered)',
-          description: `No Tollbooth app offers ${label.toLowerCase()}: answers Dify's own 400 for a disabled feature ("${label} is not enabled") once the app and the caller are known.`,
-          security: [{ bearer: [] }],
-          params: SlugParams,
-          response: {
-            200: Type.Object({}, { additionalProperties: true, description: "Dify's answer when the feature is enabled: never, no Tollbooth app enables it" }),
-            ...errors,
-          },
+      keyed({
+        summary: feature === 'audio-to-text' ? 'Speech to text (not offered)' : 'Text to speech (not offered)',
+        description: `No Tollbooth app offers ${label.toLowerCase()}: answers Dify's own 400 for a disabled feature ("${label} is not enabled") once the app and the caller are known.`,
+        params: SlugParams,
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: "Dify's answer when the feature is enabled: never, no Tollbooth app enables it" }),
+          ...errors,
         },
-      },
+      }),
       async (request, reply) => {
         await difyApi.callableApp(request.params.slug, await caller(request, reply));
         throw new AppError('invalid_param', `${label} is not enabled`);

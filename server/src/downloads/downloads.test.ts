@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fromBuffer } from 'yauzl';
 import { createAppsService } from '../apps/service.ts';
-import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { testContextForFile } from '../test-support/app.ts';
 import { createDownloadsService } from './service.ts';
 
-let ctx: TestContext;
-let owner: string;
-let stranger: string;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  owner = await ctx.tokenFor('downloader', { name: 'Dana Downloader' });
-  stranger = await ctx.tokenFor('download-stranger');
-});
-afterAll(() => ctx?.close());
+const ctx = await testContextForFile();
+const owner = await ctx.tokenFor('downloader', { name: 'Dana Downloader' });
+const stranger = await ctx.tokenFor('download-stranger');
 
 const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, token: string | null = owner) =>
   ctx.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload ? { payload } : {}) });

@@ -3,11 +3,11 @@
 // holds every settlement statement until the test lets it through (or fails it), so what must
 // wait and what must not is seen directly, with no timing assumption: a request that must wait
 // cannot finish while the statement is held.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../db/client.ts';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
 import { interceptedDatabase } from '../test-support/intercepted-database.ts';
+import { capturedLog } from '../test-support/log-capture.ts';
 
 /** The settlement batch (billing/paid-call/settlement-sql.ts) is the one statement that starts with this. */
 const isSettlement = (sql: string) => sql.trimStart().startsWith('WITH items AS');
@@ -82,15 +82,9 @@ async function setUp(ctx: PaidTestContext, name: string) {
 
 describe('with the default window', () => {
   const gate = settlementGate();
-  const logLines: string[] = [];
+  const { lines: logLines, stream } = capturedLog();
   let ctx: PaidTestContext;
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    });
     ctx = await createPaidTestContext({}, { wrapDatabase: gate.wrap, logger: { level: 'error', stream } });
   });
   afterAll(async () => {

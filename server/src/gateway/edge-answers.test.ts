@@ -21,6 +21,10 @@ async function promptApp(status: 'draft' | 'live' | 'archived', visibility = 'pu
   return slug;
 }
 
+/** A stranger's POST to `url` with this Content-Type and raw body. */
+const strangerPost = (url: string, contentType: string, payload: string) =>
+  ctx.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${stranger}`, 'content-type': contentType }, payload });
+
 beforeAll(async () => {
   ctx = await createPaidTestContext();
   owner = await ctx.tokenFor('edge-owner');
@@ -35,30 +39,19 @@ describe('malformed multipart uploads', () => {
   for (const route of ['file-upload/', 'files/upload']) {
     it(`answers 400 naming the file field on ${route}: no boundary, a truncated body, a body that is not multipart`, async () => {
       const url = `/api/app/${liveSlug}/${route}`;
-      const noBoundary = await ctx.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data' },
-        payload: 'whatever',
-      });
+      const noBoundary = await strangerPost(url, 'multipart/form-data', 'whatever');
       expect(noBoundary.statusCode).toBe(400);
       expect(noBoundary.json()).toMatchObject({ code: 'invalid_param', params: 'file' });
 
-      const truncated = await ctx.app.inject({
-        method: 'POST',
+      const truncated = await strangerPost(
         url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
-        payload: '--XYZ\r\ncontent-disposition: form-data; name="file"; filename="a.png"\r\ncontent-type: image/png\r\n\r\nPNGDATA',
-      });
+        'multipart/form-data; boundary=XYZ',
+        '--XYZ\r\ncontent-disposition: form-data; name="file"; filename="a.png"\r\ncontent-type: image/png\r\n\r\nPNGDATA',
+      );
       expect(truncated.statusCode).toBe(400);
       expect(truncated.json()).toMatchObject({ code: 'invalid_param', params: 'file' });
 
-      const garbage = await ctx.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
-        payload: 'this is not multipart at all',
-      });
+      const garbage = await strangerPost(url, 'multipart/form-data; boundary=XYZ', 'this is not multipart at all');
       expect(garbage.statusCode).toBe(400);
       expect(garbage.json()).toMatchObject({ code: 'invalid_param', params: 'file' });
     });
@@ -67,12 +60,7 @@ describe('malformed multipart uploads', () => {
       const url = `/api/app/${liveSlug}/${route}`;
       const part = '--XYZ\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhello\r\n--XYZ--\r\n';
       for (const contentType of ['multipart/form-data boundary=XYZ', 'multipart/form-data, boundary=XYZ', 'Multipart/Form-Data boundary=XYZ; charset=utf-8']) {
-        const broken = await ctx.app.inject({
-          method: 'POST',
-          url,
-          headers: { authorization: `Bearer ${stranger}`, 'content-type': contentType },
-          payload: part,
-        });
+        const broken = await strangerPost(url, contentType, part);
         expect(broken.statusCode, contentType).toBe(400);
         const body = broken.json();
         // The one error shape: {code, message, status}, the message naming the field and what is wrong.
@@ -80,19 +68,9 @@ describe('malformed multipart uploads', () => {
         expect(body.message).toMatch(/^file: the multipart\/form-data body is malformed \(.*Content-Type.*\)$/);
       }
       // The same body with its Content-Type well formed is an upload; another media type is still 415.
-      const wellFormed = await ctx.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/form-data; boundary=XYZ' },
-        payload: part,
-      });
+      const wellFormed = await strangerPost(url, 'multipart/form-data; boundary=XYZ', part);
       expect(wellFormed.statusCode).toBe(201);
-      const otherType = await ctx.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${stranger}`, 'content-type': 'multipart/mixed; boundary=XYZ' },
-        payload: part,
-      });
+      const otherType = await strangerPost(url, 'multipart/mixed; boundary=XYZ', part);
       expect(otherType.statusCode).toBe(415);
       expect(otherType.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
     });
@@ -110,12 +88,7 @@ describe('malformed multipart uploads', () => {
       '/v1/responses',
     ]) {
       for (const contentType of ['multipart/form-data; boundary=XYZ', 'multipart/form-data boundary=XYZ', 'multipart/form-data']) {
-        const answer = await ctx.app.inject({
-          method: 'POST',
-          url,
-          headers: { authorization: `Bearer ${stranger}`, 'content-type': contentType },
-          payload: part,
-        });
+        const answer = await strangerPost(url, contentType, part);
         expect(answer.statusCode, `${url} ${contentType}`).toBe(400);
         expect(answer.body, url).toMatch(/invalid_param/);
         expect(answer.body, url).toMatch(/multipart/);

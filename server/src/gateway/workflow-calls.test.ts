@@ -57,6 +57,13 @@ const recordedInvocationsOf = (subject: string) =>
     return found.length > 0 ? found : null;
   });
 
+/** The consumer left before the answer ended: one call recorded as client_disconnected, nothing charged (the 500 cents it started with left). */
+async function expectLeftUncharged(consumer: { subject: string; token: string }) {
+  const rows = await recordedInvocationsOf(consumer.subject);
+  expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
+  expect(await balance(consumer.token)).toBe(500);
+}
+
 const chat = (slug: string, token: string, body: object = {}, signal?: AbortSignal) =>
   request('POST', `/api/app/${slug}/chat-messages`, token, { inputs: {}, query: 'Hello?', response_mode: 'blocking', user: 'end-user-7', ...body }, signal);
 
@@ -323,9 +330,7 @@ describe('streaming', () => {
     await reading;
     await dify.requests[before]!.closed;
     expect(dify.requests[before]!.aborted).toBe(true);
-    const rows = await recordedInvocationsOf(consumer.subject);
-    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
-    expect(await balance(consumer.token)).toBe(500);
+    await expectLeftUncharged(consumer);
   });
 
   it('a caller who leaves after the first chunk is charged once, the upstream is aborted and asked to stop', async () => {
@@ -550,9 +555,7 @@ describe('Dify’s stop endpoint when an answer ends before Dify ends it', () =>
     expect(stop.known).toBe(true);
     expect(stop.user).toBe(difyBody(dify.requests[before]!).user);
     expect(dify.requests.find((r) => r.path === `/v1/chat-messages/${stop.taskId}/stop`)).toBeTruthy();
-    const rows = await recordedInvocationsOf(consumer.subject);
-    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
-    expect(await balance(consumer.token)).toBe(500);
+    await expectLeftUncharged(consumer);
   });
 
   it('a blocking call to a workflow app that times out: 504, the run stopped at /workflows/tasks/{id}/stop, nothing charged', async () => {
@@ -586,9 +589,7 @@ describe('Dify’s stop endpoint when an answer ends before Dify ends it', () =>
     expect(dify.requests[before]!.aborted).toBe(true);
     const stop = await waitFor(async () => dify.stopRequests[stopsBefore] ?? null);
     expect(stop.known).toBe(true);
-    const rows = await recordedInvocationsOf(consumer.subject);
-    expect(rows).toEqual([{ status: 'error', error_type: 'client_disconnected', price_cents: 0, input_tokens: 0, output_tokens: 0 }]);
-    expect(await balance(consumer.token)).toBe(500);
+    await expectLeftUncharged(consumer);
   });
 
   it('a finished answer is not stopped', async () => {

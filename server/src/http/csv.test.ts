@@ -1,25 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, toCsv } from './csv.ts';
+import { type CsvCell, csvCell, toCsv } from './csv.ts';
+
+/** Each value and the cell csvCell writes for it. */
+const expectCells = (cells: [CsvCell, string][]) => {
+  for (const [value, cell] of cells) expect(csvCell(value), String(value)).toBe(cell);
+};
 
 describe('csv', () => {
   it('quotes only when needed and doubles quotes', () => {
-    expect(csvCell('plain')).toBe('plain');
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    expect(csvCell(1.5)).toBe('1.5');
-    expect(csvCell(null)).toBe('');
-    expect(csvCell(undefined)).toBe('');
-    expect(csvCell(Number.NaN)).toBe('');
+    expectCells([
+      ['plain', 'plain'],
+      ['a,b', '"a,b"'],
+      ['say "hi"', '"say ""hi"""'],
+      ['two\nlines', '"two\nlines"'],
+      [1.5, '1.5'],
+      [null, ''],
+      [undefined, ''],
+      [Number.NaN, ''],
+    ]);
   });
 
   it('defuses text a spreadsheet would run as a formula', () => {
-    expect(csvCell('=1+1')).toBe("'=1+1");
-    expect(csvCell('+1')).toBe("'+1");
-    expect(csvCell('-1')).toBe("'-1");
-    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
-    expect(csvCell('\tx')).toBe("'\tx");
-    expect(csvCell(-1)).toBe('-1');
+    expectCells([
+      ['=1+1', "'=1+1"],
+      ['+1', "'+1"],
+      ['-1', "'-1"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tx', "'\tx"],
+      [-1, '-1'],
+    ]);
   });
 
   it('writes a header row and CRLF line ends', () => {

@@ -1,9 +1,9 @@
 // HTTP conventions every route shares: request ids, 405 with Allow, trailing slashes, no-store
 // on answers that carry a secret, and cursor pagination of the lists that grow.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { capturedLog } from '../test-support/log-capture.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, takePage } from './pagination.ts';
 
 let ctx: TestContext;
@@ -58,13 +58,7 @@ describe('X-Request-Id', () => {
   });
 
   it('is in the request log lines', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { lines, stream } = capturedLog();
     const app = await buildApp({ config: ctx.config, db: ctx.database.db, logger: { level: 'info', stream } });
     await app.ready();
     try {

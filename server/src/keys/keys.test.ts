@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createInvalidationBus } from '../db/invalidation.ts';
-import { createTestContext } from '../test-support/app.ts';
+import { createTestContext, expectInvalidParam } from '../test-support/app.ts';
+import { capturedLog } from '../test-support/log-capture.ts';
 import { watchedDatabase } from '../test-support/watched-database.ts';
 import { createApiKeysService, encodeBase62, hashApiKey } from './service.ts';
 
@@ -131,9 +131,7 @@ describe('POST /api/keys/', () => {
     [{ name: 'ok', colour: 'blue' }, 'colour'],
   ])('answers 400 naming the field for %j', async (payload, field) => {
     const response = await call('POST', '/api/keys/', payload);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_param', status: 400, params: field });
-    expect(response.json().message).toContain(field);
+    expectInvalidParam(response, field);
   });
 
   it('accepts a name of exactly 100 characters', async () => {
@@ -291,13 +289,7 @@ describe('spend this month', () => {
 
 describe('logs', () => {
   it('never carry a key, even at trace level', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { lines, stream } = capturedLog();
     const app = await buildApp({ config: ctx.config, db: ctx.database.db, logger: { level: 'trace', stream } });
     await app.ready();
     try {

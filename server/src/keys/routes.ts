@@ -3,7 +3,7 @@ import { ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyListQuery, ApiKeyParams 
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
 import { pageQueryProperties, sendPageHeaders } from '../http/pagination.ts';
-import { SIGNED_IN_ERRORS as errors, signedInRoutes } from '../http/route-schema.ts';
+import { SIGNED_IN_ERRORS as errors, noContent, signedInRoutes } from '../http/route-schema.ts';
 import type { ApiKeysService } from './service.ts';
 
 const tags = ['api keys'];
@@ -53,9 +53,6 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: ApiKeysService }> = a
       params: ApiKeyParams,
       response: { 204: Type.Null(), ...errors },
     }),
-    async (request, reply) => {
-      await keys.revokeKey(requireAuth(request).user.id, request.params.id);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => keys.revokeKey(requireAuth(request).user.id, request.params.id)),
   );
 };

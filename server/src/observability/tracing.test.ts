@@ -51,17 +51,7 @@ afterAll(async () => {
 
 let counter = 0;
 async function liveApp(mode: 'completion' | 'chat' = 'completion') {
-  const created = await api('POST', '/api/app/', ownerToken, {
-    name: `Traced ${++counter}`,
-    type: 'prompt',
-    visibility: 'public',
-    price_cents: 7,
-    interaction_mode: mode,
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  await api('PATCH', `/api/app/${slug}/update_status/`, ownerToken, { status: 'live' });
-  return slug;
+  return (await ctx.liveApp(ownerToken, { name: `Traced ${++counter}`, price_cents: 7, interaction_mode: mode })).slug;
 }
 
 /** Waits (bounded) until the receiver holds spans of the trace that match. */

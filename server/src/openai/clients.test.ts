@@ -8,9 +8,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, type LanguageModel, Output, streamText, tool } from 'ai';
 import OpenAI from 'openai';
-import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createPaidTestContext, listenOnLoopback } from '../test-support/app.ts';
+import { listenOnLoopback, paidTestContextForFile } from '../test-support/app.ts';
 import { sendJson } from '../test-support/server-process.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -18,12 +18,10 @@ vi.setConfig({ testTimeout: 120_000 });
 const PRICE = 10;
 const START = 500;
 
-const ctx = await createPaidTestContext({ RATE_LIMIT_PER_MINUTE: '100000' });
+const ctx = await paidTestContextForFile({ RATE_LIMIT_PER_MINUTE: '100000' });
 const base = await listenOnLoopback(ctx.app);
 const ownerToken = await ctx.tokenFor('clients-owner', { name: 'Client Creator' });
 const upstream = ctx.model;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
 
 const api = (method: string, path: string, token: string, body?: object) => sendJson(base, method, path, token, body);
 

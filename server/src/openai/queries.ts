@@ -1,23 +1,11 @@
-import type { IoSchema, RateCard } from '@tollbooth/contract';
+import type { IoSchema } from '@tollbooth/contract';
+import type { AppRow, PricedAppColumns } from '../apps/service.ts';
 import type { Queryable } from '../db/client.ts';
 import type { InputFormEntry } from '../providers/workflows/types.ts';
 
-export interface CallableModelRow {
-  id: string;
-  owner_id: string;
-  slug: string;
-  name: string;
-  description: string;
-  type: 'prompt' | 'workflow';
-  interaction_mode: 'completion' | 'chat';
+export interface CallableModelRow extends Pick<AppRow, PricedAppColumns | 'interaction_mode' | 'created_at'> {
   /** Workflow apps: the provider's mode (Dify: chat, advanced-chat, completion, workflow…) once checked. */
   workflow_mode: string | null;
-  price_cents: number;
-  upcoming_price_cents: number | null;
-  upcoming_price_at: Date | null;
-  /** The rate card in force (null: per call at price_cents). */
-  pricing: RateCard | null;
-  created_at: Date;
   creator_name: string;
   caller_tools: boolean;
   /** Prompt apps: the active version's input schema, template and output schema. */

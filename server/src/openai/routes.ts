@@ -26,6 +26,7 @@ import type { CallerConnection } from '../http/caller-connection.ts';
 import { bearerChallenge } from '../http/error-handler.ts';
 import { openEventStream } from '../http/event-stream.ts';
 import { refusedMultipartBody } from '../http/request-guards.ts';
+import { keyedRoutes } from '../http/route-schema.ts';
 import { AppError, invalidParam } from '../platform/errors.ts';
 import { describeSchemaError } from '../platform/validation.ts';
 import { registerCompression } from '../web-app/compression.ts';
@@ -45,6 +46,9 @@ const errors = {
   502: OpenAIError,
   504: OpenAIError,
 };
+
+/** The options of a route a caller's key calls: tagged openai, needing a bearer token. */
+const keyed = keyedRoutes(['openai']);
 
 const TYPE_BY_STATUS: Record<number, string> = {
   401: 'authentication_error',
@@ -161,61 +165,45 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<{ openai: OpenAIService; ga
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.get(
       '/v1/models',
-      {
-        schema: {
-          tags: ['openai'],
-          summary: 'List the apps this key can call (OpenAI-compatible)',
-          description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
-          security: [{ bearer: [] }],
-          response: { 200: OpenAIModelList, 401: OpenAIError },
-        },
-      },
+      keyed({
+        summary: 'List the apps this key can call (OpenAI-compatible)',
+        description: "Your own apps (any status) and other creators' live public apps, with their price per call. `id` is the `model` to send.",
+        response: { 200: OpenAIModelList, 401: OpenAIError },
+      }),
       async (request, reply) => ({ object: 'list' as const, data: await openai.listModels(await requireCaller(request, reply)) }),
     );
 
     scope.get(
       '/v1/models/:model',
-      {
-        schema: {
-          tags: ['openai'],
-          summary: 'Read one app as a model (OpenAI-compatible)',
-          security: [{ bearer: [] }],
-          params: OpenAIModelParams,
-          response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
-        },
-      },
+      keyed({
+        summary: 'Read one app as a model (OpenAI-compatible)',
+        params: OpenAIModelParams,
+        response: { 200: OpenAIModel, 401: OpenAIError, 404: OpenAIError },
+      }),
       async (request, reply) => openai.readModel(request.params.model, await requireCaller(request, reply)),
     );
   });
 
   app.get(
     '/v1/key',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'Read the calling API key: its limits, spend this month and the credit left',
-        description:
-          'With the `tb_` key alone (as OpenRouter’s GET /api/v1/key): its name, monthly spend limit, per-call price cap, what it spent this UTC month and the credit left on its account.',
-        security: [{ bearer: [] }],
-        response: { 200: OpenAIKeyInfo, 400: OpenAIError, 401: OpenAIError },
-      },
-    },
+    keyed({
+      summary: 'Read the calling API key: its limits, spend this month and the credit left',
+      description:
+        'With the `tb_` key alone (as OpenRouter’s GET /api/v1/key): its name, monthly spend limit, per-call price cap, what it spent this UTC month and the credit left on its account.',
+      response: { 200: OpenAIKeyInfo, 400: OpenAIError, 401: OpenAIError },
+    }),
     async (request, reply) => openai.describeKey(await requireCaller(request, reply)),
   );
 
   app.get(
     '/v1/generation',
-    {
-      schema: {
-        tags: ['openai'],
-        summary: 'Read what one of your calls was charged',
-        description:
-          'By the answer’s id (`chatcmpl-…`, `resp_…`, or a Dify message id), as OpenRouter’s generation lookup: the price charged, tokens and latency.',
-        security: [{ bearer: [] }],
-        querystring: GenerationQuery,
-        response: { 200: GenerationInfo, 401: OpenAIError, 404: OpenAIError },
-      },
-    },
+    keyed({
+      summary: 'Read what one of your calls was charged',
+      description:
+        'By the answer’s id (`chatcmpl-…`, `resp_…`, or a Dify message id), as OpenRouter’s generation lookup: the price charged, tokens and latency.',
+      querystring: GenerationQuery,
+      response: { 200: GenerationInfo, 401: OpenAIError, 404: OpenAIError },
+    }),
     async (request, reply) => openai.readCharge(request.query.id, await requireCaller(request, reply)),
   );
 

@@ -7,19 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../platform/config.ts';
 import { createTestContext, type TestContext } from '../test-support/app.ts';
+import { awayFromMidnight, DAY_MS, isoDay, todayStart } from '../test-support/utc-days.ts';
 
 let ctx: TestContext;
 let bossToken: string;
 let unverifiedBossToken: string;
 let creatorToken: string;
 let otherToken: string;
-
-const DAY_MS = 86_400_000;
-const todayStart = () => {
-  const now = new Date();
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-};
-const isoDay = (ago: number) => new Date(todayStart() - ago * DAY_MS).toISOString().slice(0, 10);
 
 const get = (url: string, token: string | null) => ctx.app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
 
@@ -42,8 +36,7 @@ let costly: { id: string; slug: string };
 let gone: { id: string; slug: string };
 
 beforeAll(async () => {
-  const untilMidnight = todayStart() + DAY_MS - Date.now();
-  if (untilMidnight < 15_000) await new Promise((resolve) => setTimeout(resolve, untilMidnight + 100));
+  await awayFromMidnight();
 
   ctx = await createTestContext({ ADMIN_EMAILS: ' Boss@Example.com ,ops@example.com' });
   bossToken = await ctx.tokenFor('boss', { email: 'boss@example.COM', email_verified: true });

@@ -5,12 +5,9 @@ import { outcomeOfErrorType } from './call-outcomes.ts';
 
 describe('call outcomes', () => {
   it('are failed for the app’s faults and rejected for the caller’s mistakes, by type', () => {
-    expect(outcomeOfErrorType('provider_error')).toBe('failed');
-    expect(outcomeOfErrorType('provider_timeout')).toBe('failed');
-    expect(outcomeOfErrorType('output_schema_mismatch')).toBe('failed');
-    expect(outcomeOfErrorType('invalid_schema')).toBe('failed');
-    expect(outcomeOfErrorType('internal_error')).toBe('failed');
-    expect(outcomeOfErrorType('')).toBe('failed');
+    for (const type of ['provider_error', 'provider_timeout', 'output_schema_mismatch', 'invalid_schema', 'internal_error', '']) {
+      expect(outcomeOfErrorType(type), type).toBe('failed');
+    }
     for (const type of [
       'unauthorized',
       'not_found',

@@ -11,6 +11,7 @@ import {
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
+import { noContent } from '../http/route-schema.ts';
 import type { OwnKeysService } from './own-keys-service.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -64,10 +65,7 @@ export const ownKeysRoutes: FastifyPluginAsyncTypebox<{ ownKeys: OwnKeysService 
         response: { 204: Type.Null(), ...errors },
       },
     },
-    async (request, reply) => {
-      await ownKeys.remove(requireAuth(request).user.id, request.params.kind);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => ownKeys.remove(requireAuth(request).user.id, request.params.kind)),
   );
 
   app.post(

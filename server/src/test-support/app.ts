@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeEach, expect } from 'vitest';
 import { type App, type AppDependencies, buildApp } from '../app.ts';
 import type { Database } from '../db/client.ts';
 import { type Config, loadConfig } from '../platform/config.ts';
@@ -34,6 +34,13 @@ export interface TestContext {
 }
 
 export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** A 400 that names `field`: code invalid_param, the field in params and in the message. */
+export function expectInvalidParam(response: LightMyRequestResponse, field: string): void {
+  expect(response.statusCode).toBe(400);
+  expect(response.json()).toMatchObject({ code: 'invalid_param', status: 400, params: field });
+  expect(response.json().message).toContain(field);
+}
 
 /**
  * The database as a test reads it: each statement waits first for the settlements of calls the app
@@ -155,6 +162,21 @@ export async function createPaidTestContext(env: Record<string, string> = {}, op
   const model = await startOpenAIFake({ apiKey: TEST_MODEL_API_KEY });
   const ctx = await closingWith(model, () => createTestContext({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: TEST_MODEL_API_KEY, ...env }, options));
   return { ...ctx, model };
+}
+
+/** A test context for the whole test file, closed after its tests. */
+export async function testContextForFile(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<TestContext> {
+  const ctx = await createTestContext(env, options);
+  afterAll(() => ctx.close());
+  return ctx;
+}
+
+/** A paid test context for the whole test file: closed after its tests, its model fake's behaviour reset before each. */
+export async function paidTestContextForFile(env: Record<string, string> = {}, options: TestContextOptions = {}): Promise<PaidTestContext> {
+  const ctx = await createPaidTestContext(env, options);
+  afterAll(() => ctx.close());
+  beforeEach(() => ctx.model.resetBehaviour());
+  return ctx;
 }
 
 /** The context `build` makes, which closes `fake` after itself; `fake` is closed at once when the context cannot be made. */

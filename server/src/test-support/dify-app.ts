@@ -1,5 +1,6 @@
 // A test app whose workflow apps wrap the Dify fake on loopback (private provider URLs allowed, as
 // the fake is on this machine).
+import { afterAll, beforeEach } from 'vitest';
 import { closingWith, createPaidTestContext, createTestContext, type PaidTestContext, type TestContext, type TestContextOptions } from './app.ts';
 import { type DifyFake, type DifyFakeApp, startDifyFake } from './fakes/dify-fake.ts';
 
@@ -34,6 +35,14 @@ export async function createDifyTestContext(env: Record<string, string>, { apiKe
   const dify = await startDifyFake({ apiKey, ...(app ? { app } : {}) });
   const ctx = await closingWith(dify, () => (paid ? createPaidTestContext : createTestContext)({ ALLOW_PRIVATE_PROVIDER_URLS: 'on', ...env }, options));
   return { ...ctx, dify };
+}
+
+/** A Dify test context (not paid) for the whole test file: closed after its tests, the Dify fake reset before each. */
+export async function difyTestContextForFile(env: Record<string, string>, options: DifyTestContextOptions & { paid?: false }): Promise<DifyTestContext> {
+  const ctx = await createDifyTestContext(env, options);
+  afterAll(() => ctx.close());
+  beforeEach(() => ctx.dify.reset());
+  return ctx;
 }
 
 /** The fields of a public workflow app, priced `priceCents`, that wraps the fake's app (app id dify-app) with `apiKey`. */

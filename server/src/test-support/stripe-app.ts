@@ -3,6 +3,9 @@
 import { createPaidTestContext, listenOnLoopback, type PaidTestContext, type TestContextOptions } from './app.ts';
 import { type StripeFake, startStripeFake, stripeEnv } from './fakes/stripe-fake.ts';
 
+/** For tests that pay creators out themselves: callers with plenty of credit, every call settled at once, no background payout sweep. */
+export const PAYOUT_TEST_ENV = { SIGNUP_CREDITS_CENTS: '100000', SETTLEMENT_WINDOW_CALLS: '0', PAYOUT_SWEEP_SECONDS: '0' };
+
 export interface StripeTestContext extends PaidTestContext {
   stripe: StripeFake;
   /** The app's webhook endpoint, where the fake delivers (set again after a test points it elsewhere). */

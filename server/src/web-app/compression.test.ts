@@ -96,25 +96,18 @@ describe('event streams', () => {
       ctx.app.inject({ method, url, payload, headers: { authorization: `Bearer ${ownerToken}`, ...headers } });
     const slug = (await get('/api/app/')).json()[0].slug as string;
     expect((await api('PATCH', `/api/app/${slug}/update_status/`, { status: 'live' })).statusCode).toBe(200);
+    /** The app's completion call in this response mode, accepting these encodings. */
+    const completion = (mode: 'streaming' | 'blocking', acceptEncoding: string) =>
+      api('POST', `/api/app/${slug}/completion-messages`, { inputs: { query: 'owls' }, response_mode: mode }, { 'accept-encoding': acceptEncoding });
 
-    const streamed = await api(
-      'POST',
-      `/api/app/${slug}/completion-messages`,
-      { inputs: { query: 'owls' }, response_mode: 'streaming' },
-      { 'accept-encoding': 'gzip, deflate, br' },
-    );
+    const streamed = await completion('streaming', 'gzip, deflate, br');
     expect(streamed.statusCode).toBe(200);
     expect(streamed.headers['content-type']).toContain('text/event-stream');
     expect(streamed.headers['content-encoding']).toBeUndefined();
     expect(streamed.body).toContain('data: {');
     expect(streamed.body).toContain('"event":"message_end"');
 
-    const blocking = await api(
-      'POST',
-      `/api/app/${slug}/completion-messages`,
-      { inputs: { query: 'owls' }, response_mode: 'blocking' },
-      { 'accept-encoding': 'br' },
-    );
+    const blocking = await completion('blocking', 'br');
     expect(blocking.statusCode).toBe(200);
     expect(blocking.rawPayload.length).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES);
     expect(blocking.headers['content-encoding']).toBeUndefined();

@@ -15,7 +15,7 @@ import {
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../auth/plugin.ts';
-import { SIGNED_IN_ERRORS as errors, signedInRoutes } from '../http/route-schema.ts';
+import { SIGNED_IN_ERRORS as errors, noContent, signedInRoutes } from '../http/route-schema.ts';
 import type { WebhooksService } from './service.ts';
 
 const tags = ['webhooks'];
@@ -65,10 +65,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       params: WebhookEndpointParams,
       response: { 204: Type.Null(), ...errors },
     }),
-    async (request, reply) => {
-      await webhooks.remove(requireAuth(request).user.id, request.params.id);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => webhooks.remove(requireAuth(request).user.id, request.params.id)),
   );
 
   app.post(

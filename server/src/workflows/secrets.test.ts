@@ -1,17 +1,11 @@
 // The creator's Dify key never appears in an answer, a log line or the database in plaintext,
 // whatever happens to the call (success, refused key, provider error, test-config).
-import { Writable } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import { createDifyTestContext } from '../test-support/dify-app.ts';
+import { capturedLog } from '../test-support/log-capture.ts';
 
 const KEY = 'app-NeverLogThisKey-7Q9Z';
-const logLines: string[] = [];
-const stream = new Writable({
-  write(chunk, _encoding, done) {
-    logLines.push(String(chunk));
-    done();
-  },
-});
+const { lines: logLines, stream } = capturedLog();
 const ctx = await createDifyTestContext({}, { apiKey: KEY, app: { mode: 'chat' }, logger: { level: 'trace', stream } });
 const { dify } = ctx;
 afterAll(() => ctx.close());

@@ -1,13 +1,11 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiMethod } from '../test-support/app.ts';
-import { createDifyTestContext, SUPPORT_BOT_APP } from '../test-support/dify-app.ts';
+import { difyTestContextForFile, SUPPORT_BOT_APP } from '../test-support/dify-app.ts';
 
 const KEY = 'app-fakeDifyKey1234WXYZ';
-const ctx = await createDifyTestContext({}, { apiKey: KEY, app: SUPPORT_BOT_APP });
+const ctx = await difyTestContextForFile({}, { apiKey: KEY, app: SUPPORT_BOT_APP });
 const { dify } = ctx;
 const ownerToken = await ctx.tokenFor('workflow-owner', { name: 'Flow Creator' });
-afterAll(() => ctx.close());
-beforeEach(() => dify.reset());
 
 const api = (method: ApiMethod, url: string, token = ownerToken, payload?: object) => ctx.api(method, url, token, payload);
 

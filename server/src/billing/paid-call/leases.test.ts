@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, type TestContext } from '../../test-support/app.ts';
 import { watchedDatabase } from '../../test-support/watched-database.ts';
-import { createCreditLeases } from './leases.ts';
+import { type CreditLeases, createCreditLeases, type LeasedCharge } from './leases.ts';
 
 let ctx: TestContext;
 let userId: string;
@@ -21,6 +21,23 @@ const account = async () =>
   ).rows[0]!;
 const holds = async () => (await ctx.database.db.query<{ amount_cents: number }>('SELECT amount_cents FROM credit_holds ORDER BY created_at')).rows;
 
+/** Leases of `callsPerLease` calls over a database that counts the slices they reserve, and `take` for one 10-cent call of the user. */
+function countedLeases(callsPerLease: number) {
+  let reservations = 0;
+  const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
+  const leases = createCreditLeases(db, { callsPerLease, idleReleaseMs: 60_000 });
+  const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+  return { leases, take, reservations: () => reservations };
+}
+
+/** Gives every charge back and closes the leases: then nothing is held and the credits are whole again. */
+async function giveAllBack(leases: CreditLeases, charges: LeasedCharge[]) {
+  for (const charge of charges) await leases.giveBack(charge);
+  await leases.close();
+  expect(await holds()).toEqual([]);
+  expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+}
+
 describe('credit leases', () => {
   it('serves many concurrent calls from few holds, and gives everything back when released', async () => {
     const leases = createCreditLeases(ctx.database.db, { callsPerLease: 20, idleReleaseMs: 60_000 });
@@ -29,39 +46,27 @@ describe('credit leases', () => {
     // 30 calls at 10 cents from leases of 200 cents: two holds, 400 cents held in all.
     expect((await holds()).map((hold) => hold.amount_cents)).toEqual([200, 200]);
     expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 400 });
-    for (const charge of charges) await leases.giveBack(charge);
-    await leases.close();
-    expect(await holds()).toEqual([]);
-    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+    await giveAllBack(leases, charges);
   });
 
   it('reserves the next slice in the background once the current one is down to its last quarter', async () => {
-    let reservations = 0;
-    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
-    const leases = createCreditLeases(db, { callsPerLease: 8, idleReleaseMs: 60_000 });
-    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const { leases, take, reservations } = countedLeases(8);
     const charges = [];
     for (let i = 0; i < 5; i++) charges.push(await take());
-    expect(reservations).toBe(1);
+    expect(reservations()).toBe(1);
     // The sixth call leaves two calls' worth (a quarter of 8): the next slice is asked for at once, before anyone waits for it.
     charges.push(await take());
-    await vi.waitFor(() => expect(reservations).toBe(2), { timeout: 30_000 });
+    await vi.waitFor(() => expect(reservations()).toBe(2), { timeout: 30_000 });
     for (let i = 0; i < 10; i++) charges.push(await take());
     // 16 calls from two slices of 80 cents; the second is down to its last quarter, so a third is reserved ahead.
-    await vi.waitFor(() => expect(reservations).toBe(3), { timeout: 30_000 });
+    await vi.waitFor(() => expect(reservations()).toBe(3), { timeout: 30_000 });
     expect(charges.map((charge) => charge.hold.id).filter((id, index, all) => all.indexOf(id) === index)).toHaveLength(2);
-    for (const charge of charges) await leases.giveBack(charge);
-    await leases.close();
-    expect(await holds()).toEqual([]);
-    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+    await giveAllBack(leases, charges);
   });
 
   it('takes back at once what a call turns out not to need (keepOnly), so its lease serves more calls before it renews', async () => {
-    let reservations = 0;
-    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
     // Three calls per lease: too few for a slice to be reserved ahead, so every reservation is one the calls waited for.
-    const leases = createCreditLeases(db, { callsPerLease: 3, idleReleaseMs: 60_000 });
-    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const { leases, take, reservations } = countedLeases(3);
     const charges = [];
     for (let i = 0; i < 3; i++) {
       const charge = await take();
@@ -73,33 +78,24 @@ describe('credit leases', () => {
     // 3 × 8 cents came back: 2 more calls fit the same 30-cent hold; without keepOnly the 4th call would reserve.
     for (let i = 0; i < 2; i++) charges.push(await take());
     expect(charges.map((charge) => charge.hold.id).filter((id, index, all) => all.indexOf(id) === index)).toHaveLength(1);
-    expect(reservations).toBe(1);
+    expect(reservations()).toBe(1);
     leases.keepOnly(charges[0]!, 5); // never more than it took
     expect(charges[0]!.amountCents).toBe(2);
-    for (const charge of charges) await leases.giveBack(charge);
-    await leases.close();
-    expect(await holds()).toEqual([]);
-    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+    await giveAllBack(leases, charges);
   });
 
   it('grows the slices reserved ahead for a caller who uses them up within a second, so a steady high rate renews rarely', async () => {
-    let reservations = 0;
-    const db = watchedDatabase(ctx.database.db, { onQuery: (sql) => void (sql.trimStart().startsWith('WITH size AS') && reservations++) });
-    const leases = createCreditLeases(db, { callsPerLease: 8, idleReleaseMs: 60_000 });
-    const take = () => leases.take({ userId, apiKeyId: null, monthlySpendLimitCents: null, priceCents: 10 });
+    const { leases, take, reservations } = countedLeases(8);
     const charges = [];
     // 120 calls in quick succession: fixed slices of 8 would take 15 reservations; doubling ones (8, 8, 16, 32, 64) take 5 or 6.
     for (let i = 0; i < 120; i++) {
       charges.push(await take());
       if (i % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(reservations).toBeLessThanOrEqual(7);
+    expect(reservations()).toBeLessThanOrEqual(7);
     const sizes = (await holds()).map((hold) => hold.amount_cents);
     expect(Math.max(...sizes)).toBeGreaterThan(80);
-    for (const charge of charges) await leases.giveBack(charge);
-    await leases.close();
-    expect(await holds()).toEqual([]);
-    expect(await account()).toEqual({ balance_cents: 10_000, held_cents: 0 });
+    await giveAllBack(leases, charges);
   });
 
   it('holds exactly one call when credits are scarce, so another process can use the rest', async () => {

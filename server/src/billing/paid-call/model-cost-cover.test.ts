@@ -4,24 +4,16 @@
 // asked) is posted to the creator, the caller uncharged, the invocation recording it.
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext, listenOnLoopback } from '../../test-support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback, paidTestContextForFile } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
+import { liveModelApp, newUserWithKey } from '../../test-support/priced-apps.ts';
 
-const ctx = await createPaidTestContext({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' });
+const ctx = await paidTestContextForFile({ SIGNUP_CREDITS_CENTS: '0', RATE_LIMIT_PER_MINUTE: '100000', PROVIDER_TIMEOUT_MS: '20000' });
 const port = Number(new URL(await listenOnLoopback(ctx.app)).port);
-const { model: upstream, api, sql } = ctx;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
+const { model: upstream, sql } = ctx;
 
-let users = 0;
-async function newUser() {
-  const subject = `cover-user-${++users}`;
-  const token = await ctx.tokenFor(subject);
-  const id = (await api('GET', '/api/auth/profile/', token)).json().user.id as string;
-  const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
-  return { token, key, id, subject };
-}
+const newUser = () => newUserWithKey(ctx, 'cover-user');
 
 const grant = (userId: string, kind: 'user_credits' | 'creator_earnings', cents: number) => grantFromOutside(ctx.database.db, userId, kind, cents);
 
@@ -38,21 +30,8 @@ const systemBalance = async (kind: 'model_costs') =>
   Number((await sql<{ b: number }>('SELECT balance_cents AS b FROM ledger_accounts WHERE kind = $1 AND user_id IS NULL', [kind]))[0]!.b);
 const meter = async (userId: string) => Number((await sql<{ m: number }>('SELECT micros AS m FROM model_cost_meters WHERE user_id = $1', [userId]))[0]?.m ?? 0);
 
-async function liveApp(token: string, overrides: object = {}, config: object = {}) {
-  const created = await api('POST', '/api/app/', token, {
-    name: `Cover App ${Math.random()}`,
-    type: 'prompt',
-    visibility: 'public',
-    price_cents: 1,
-    ...overrides,
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  const configured = await api('PATCH', `/api/app/${slug}/prompt/`, token, { model: 'gpt-4-turbo', ...config });
-  expect(configured.statusCode, configured.body).toBe(200);
-  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
-  return slug;
-}
+const liveApp = (token: string, overrides: object = {}, config: object = {}) =>
+  liveModelApp(ctx, token, { name: `Cover App ${Math.random()}`, price_cents: 1, ...overrides }, config);
 
 const call = (slug: string, key: string, responseMode: 'blocking' | 'streaming' = 'blocking', query = 'Hello?') =>
   ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query }, response_mode: responseMode, user: 'someone' });

@@ -2,52 +2,31 @@
 // from the reported usage and the model's prices; the caller pays the price, the creator's net is
 // price − fee − model cost (drawn from their credits when negative), the owner's own calls and test
 // runs pay the model cost from their credits, and an account without credit gets no model answer.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config.ts';
 import { datasetPrice, modelCostMicros } from '../../providers/model-prices.ts';
 import { createModelRouter, parseModelTable } from '../../providers/registry.ts';
-import { createPaidTestContext, createTestContext, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
+import { createTestContext, paidTestContextForFile, TEST_MODEL_API_KEY } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
+import { liveModelApp, newUserWithKey } from '../../test-support/priced-apps.ts';
 
-const ctx = await createPaidTestContext({
+const ctx = await paidTestContextForFile({
   PLATFORM_FEE_BPS: '1000',
   // Nobody starts with credit: every model answer must be paid for by someone who added some.
   SIGNUP_CREDITS_CENTS: '0',
   RATE_LIMIT_PER_MINUTE: '100000',
 });
 const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
 
-let users = 0;
-async function newUser() {
-  const subject = `model-cost-user-${++users}`;
-  const token = await ctx.tokenFor(subject);
-  const me = (await api('GET', '/api/auth/profile/', token)).json().user as { id: string };
-  const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
-  return { token, key, id: me.id };
-}
+const newUser = () => newUserWithKey(ctx, 'model-cost-user');
 
 /** Adds credit the way a top-up does: from outside funding to the user's credits. */
 const addCredit = (userId: string, cents: number) => grantFromOutside(ctx.database.db, userId, 'user_credits', cents);
 
 const balances = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
 
-async function liveApp(token: string, overrides: object = {}, config: object = {}) {
-  const created = await api('POST', '/api/app/', token, {
-    name: `Cost App ${Math.random()}`,
-    type: 'prompt',
-    visibility: 'public',
-    price_cents: 1,
-    ...overrides,
-  });
-  expect(created.statusCode).toBe(201);
-  const slug = created.json().slug as string;
-  const configured = await api('PATCH', `/api/app/${slug}/prompt/`, token, { model: 'gpt-4-turbo', ...config });
-  expect(configured.statusCode, configured.body).toBe(200);
-  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
-  return slug;
-}
+const liveApp = (token: string, overrides: object = {}, config: object = {}) =>
+  liveModelApp(ctx, token, { name: `Cost App ${Math.random()}`, price_cents: 1, ...overrides }, config);
 
 const call = (slug: string, key: string) =>
   ctx.api('POST', `/api/app/${slug}/completion-messages`, key, { inputs: { query: 'Hello?' }, response_mode: 'blocking', user: 'someone' });

@@ -4,37 +4,35 @@
 // computed on the exact amount, a call is authorised for its most and refused above the caller's
 // ceiling before the model is asked, and a rate card's increase waits for the notice like a price's.
 import { chargeMicros, type RateCard, rateCardOf } from '@tollbooth/contract';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPaidTestContext } from '../../test-support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { paidTestContextForFile } from '../../test-support/app.ts';
 import { expectLedgerBalanced, grantFromOutside } from '../../test-support/ledger.ts';
+import { liveModelApp, newUserWithKey } from '../../test-support/priced-apps.ts';
 
-const ctx = await createPaidTestContext({
+const ctx = await paidTestContextForFile({
   PLATFORM_FEE_BPS: '1000',
   SIGNUP_CREDITS_CENTS: '0',
   RATE_LIMIT_PER_MINUTE: '100000',
 });
 const { model: upstream, api } = ctx;
-afterAll(() => ctx.close());
-beforeEach(() => upstream.resetBehaviour());
 
-let users = 0;
 async function newUser(credits = 0) {
-  const token = await ctx.tokenFor(`price-forms-user-${++users}`);
-  const me = (await api('GET', '/api/auth/profile/', token)).json().user as { id: string };
-  const key = (await api('POST', '/api/keys/', token, { name: 'key' })).json().key as string;
-  if (credits > 0) await grantFromOutside(ctx.database.db, me.id, 'user_credits', credits);
-  return { token, key, id: me.id };
+  const user = await newUserWithKey(ctx, 'price-forms-user');
+  if (credits > 0) await grantFromOutside(ctx.database.db, user.id, 'user_credits', credits);
+  return user;
 }
 
 /** A live public prompt app on gpt-4-turbo ($10 / $30 per million tokens upstream) with the given price. */
-async function liveApp(token: string, price: object) {
-  const created = await api('POST', '/api/app/', token, { name: `Priced ${Math.random()}`, type: 'prompt', visibility: 'public', ...price });
-  expect(created.statusCode, created.body).toBe(201);
-  const slug = created.json().slug as string;
-  const configured = await api('PATCH', `/api/app/${slug}/prompt/`, token, { model: 'gpt-4-turbo', max_tokens: 600 });
-  expect(configured.statusCode, configured.body).toBe(200);
-  await api('PATCH', `/api/app/${slug}/update_status/`, token, { status: 'live' });
-  return slug;
+const liveApp = (token: string, price: object) => liveModelApp(ctx, token, { name: `Priced ${Math.random()}`, ...price }, { max_tokens: 600 });
+
+/** The $20 / $60 per million tokens card the tests price with (upstream gpt-4-turbo costs $10 / $30). */
+const TOKEN_PRICING = { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 };
+
+/** A creator and a caller with `credits` cents each, and the creator's live app priced by `pricing`. */
+async function pricedApp(pricing: object, credits = 1_000) {
+  const creator = await newUser(credits);
+  const caller = await newUser(credits);
+  return { creator, caller, slug: await liveApp(creator.token, { pricing }) };
 }
 
 const difyCall = (slug: string, key: string, headers: Record<string, string> = {}) =>
@@ -96,9 +94,7 @@ describe('rate cards on save', () => {
 
 describe('per-token, cost-plus and sub-cent calls', () => {
   it('charge each call its rate × the reported usage, post whole cents from running totals, and keep the fee exact', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    const { caller, slug } = await pricedApp(TOKEN_PRICING);
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
     const perCall = chargeMicros(PER_TOKEN, { inputTokens: 211, outputTokens: 517, modelCostMicros: 0 });
     expect(perCall).toBe(211 * 20 + 517 * 60); // 35,240 µ$: 3.524 cents
@@ -121,9 +117,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
   });
 
   it('a cost-plus app charges the model cost × markup plus its fee; OpenAI usage.cost says the exact amount', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'cost_plus', markup_bps: 12_500, call_micros: 1_000 } });
+    const { caller, slug } = await pricedApp({ form: 'cost_plus', markup_bps: 12_500, call_micros: 1_000 });
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
     const response = await ctx.api('POST', '/v1/chat/completions', caller.key, { model: slug, messages: [{ role: 'user', content: 'Hello?' }] });
     expect(response.statusCode, response.body).toBe(200);
@@ -136,9 +130,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
   });
 
   it('a half-cent app: ten calls cost the caller 5 cents, and the fee on them half a cent', async () => {
-    const creator = await newUser(100);
-    const caller = await newUser(100);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_call', call_micros: 5_000 } });
+    const { caller, slug } = await pricedApp({ form: 'per_call', call_micros: 5_000 }, 100);
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1, outputTokens: 1 } });
     for (let i = 0; i < 10; i++) expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
     await ctx.app.settledReads();
@@ -151,11 +143,7 @@ describe('per-token, cost-plus and sub-cent calls', () => {
 
 describe('cached input tokens', () => {
   it('are priced at the cached rate where the provider reports them (OpenAI prompt_tokens_details.cached_tokens)', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, {
-      pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000, cached_input_per_mtok_micros: 2_000_000 },
-    });
+    const { caller, slug } = await pricedApp({ ...TOKEN_PRICING, cached_input_per_mtok_micros: 2_000_000 });
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1_000, outputTokens: 100, cachedInputTokens: 800 } });
     const response = await difyCall(slug, caller.key);
     expect(response.statusCode, response.body).toBe(200);
@@ -166,9 +154,7 @@ describe('cached input tokens', () => {
 
 describe("a caller's ceiling", () => {
   it('refuses a call whose most is above it before the model is asked (402 naming both figures), from a header or the OpenAI body', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    const { caller, slug } = await pricedApp(TOKEN_PRICING);
     const asked = upstream.requests.length;
     // The most: 600 output tokens × $60 per million alone is $0.036.
     const header = await difyCall(slug, caller.key, { 'x-max-price': '0.01' });
@@ -190,9 +176,7 @@ describe("a caller's ceiling", () => {
 
 describe('rate card changes', () => {
   it('an increase of a called live app waits for the notice; a decrease applies at once', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    const { creator, caller, slug } = await pricedApp(TOKEN_PRICING);
     expect((await difyCall(slug, caller.key)).statusCode).toBe(200);
     const raised = await api('PATCH', `/api/app/${slug}/`, creator.token, {
       pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 90_000_000 },
@@ -230,9 +214,7 @@ describe('plans with dollars of usage', () => {
     (await api('GET', `/api/app/${slug}/subscriptions/${id}/`, caller.token)).json() as { included_usage_micros: number; usage_used_micros: number };
 
   it("charges calls against the plan at the app's rate until it is spent, then credits pay; a failed call takes nothing", async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_token', input_per_mtok_micros: 20_000_000, output_per_mtok_micros: 60_000_000 } });
+    const { creator, caller, slug } = await pricedApp(TOKEN_PRICING);
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 211, outputTokens: 517 } });
     const perCall = 211 * 20 + 517 * 60; // 35,240 µ$
     // The plan covers a call only while its most (600 output tokens at most: ≥ 36,000 µ$) still fits: $0.10 holds two.
@@ -270,9 +252,7 @@ describe('plans with dollars of usage', () => {
   });
 
   it('concurrent calls never spend more than the plan includes', async () => {
-    const creator = await newUser(1_000);
-    const caller = await newUser(1_000);
-    const slug = await liveApp(creator.token, { pricing: { form: 'per_call', call_micros: 15_000 } });
+    const { creator, caller, slug } = await pricedApp({ form: 'per_call', call_micros: 15_000 });
     upstream.setBehaviour({ text: 'answer', usage: { inputTokens: 1, outputTokens: 1 } });
     const id = await subscribe(slug, creator, caller, 100_000); // six calls' worth, and 10,000 µ$ over
     const results = await Promise.all(Array.from({ length: 20 }, () => difyCall(slug, caller.key)));

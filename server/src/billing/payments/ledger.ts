@@ -22,6 +22,27 @@ export class PaymentMismatchError extends Error {
   override name = 'PaymentMismatchError';
 }
 
+/**
+ * Posts a movement and, when this call posted it (its reference was new), records its webhook event in
+ * the same transaction (webhooks/outbox-service.ts): committed with the money or not at all. True when posted.
+ */
+async function postTelling(tx: Queryable, movement: Parameters<typeof postLedgerTransaction>[1], event: Parameters<typeof recordWebhookEvent>[1]) {
+  const posted = await postLedgerTransaction(tx, movement);
+  if (posted !== null) await recordWebhookEvent(tx, event);
+  return posted !== null;
+}
+
+/**
+ * The entries of a subscription payment's money going back to outside funding (a refund, a dispute):
+ * out of the platform fees account, which booked it (the creator keeps the earnings).
+ */
+async function feesBackToOutsideFunding(tx: Queryable, currency: string, amount: number) {
+  return [
+    { accountId: await findSystemAccount(tx, 'platform_fees', currency), amountCents: -amount },
+    { accountId: await findSystemAccount(tx, 'outside_funding', currency), amountCents: amount },
+  ];
+}
+
 /** A succeeded top-up PaymentIntent: outside funding → the user's credits. True when this call credited it. */
 export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amount: number; currency: string; status: string }): Promise<boolean> {
   if (intent.status !== 'succeeded') return false;
@@ -31,7 +52,7 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
   if (Number(topUp.amount_cents) !== intent.amount || intent.currency !== 'usd')
     throw new PaymentMismatchError(`top-up ${intent.id}: paid ${intent.amount} ${intent.currency}, expected ${topUp.amount_cents} usd`);
   await markTopUpSucceeded(tx, intent.id);
-  const posted = await postLedgerTransaction(tx, {
+  const movement = {
     kind: 'credit_top_up',
     reference: `topup:${intent.id}`,
     description: 'Credits top-up (card)',
@@ -39,17 +60,13 @@ export async function applyTopUpPayment(tx: Queryable, intent: { id: string; amo
       { accountId: await findSystemAccount(tx, 'outside_funding'), amountCents: -intent.amount },
       { accountId: await findOrCreateUserAccount(tx, 'user_credits', topUp.user_id), amountCents: intent.amount },
     ],
+  };
+  return postTelling(tx, movement, {
+    type: 'topup.succeeded',
+    userId: topUp.user_id,
+    data: { top_up_id: topUp.id, payment_intent_id: intent.id, amount_cents: intent.amount, currency: 'usd' },
+    dedupeKey: `topup.succeeded:${intent.id}`,
   });
-  // Its webhook, in this transaction (webhooks/outbox-service.ts): committed with the credits or not at all.
-  if (posted !== null) {
-    await recordWebhookEvent(tx, {
-      type: 'topup.succeeded',
-      userId: topUp.user_id,
-      data: { top_up_id: topUp.id, payment_intent_id: intent.id, amount_cents: intent.amount, currency: 'usd' },
-      dedupeKey: `topup.succeeded:${intent.id}`,
-    });
-  }
-  return posted !== null;
 }
 
 /**
@@ -205,32 +222,26 @@ export async function applySubscriptionRefund(
   await endPaidPeriod(tx, sub, refund.periodEnd);
   const delta = refund.amountRefunded - (await selectRefundedSoFar(tx, refund.chargeId));
   if (delta <= 0) return false;
-  const posted = await postLedgerTransaction(tx, {
+  const movement = {
     kind: 'subscription_refund',
     reference: `refund:${refund.chargeId}:${refund.amountRefunded}`,
     description: `Subscription payment refunded (invoice ${refund.invoiceId})`,
-    entries: [
-      { accountId: await findSystemAccount(tx, 'platform_fees', refund.currency.toLowerCase()), amountCents: -delta },
-      { accountId: await findSystemAccount(tx, 'outside_funding', refund.currency.toLowerCase()), amountCents: delta },
-    ],
+    entries: await feesBackToOutsideFunding(tx, refund.currency.toLowerCase(), delta),
+  };
+  return postTelling(tx, movement, {
+    type: 'refund.created',
+    userId: sub.user_id,
+    data: {
+      charge_id: refund.chargeId,
+      subscription_id: sub.id,
+      invoice_id: refund.invoiceId,
+      amount_minor: delta,
+      refunded_total_minor: refund.amountRefunded,
+      currency: refund.currency.toLowerCase(),
+      of: 'subscription',
+    },
+    dedupeKey: `refund.created:${refund.chargeId}:${refund.amountRefunded}`,
   });
-  if (posted !== null) {
-    await recordWebhookEvent(tx, {
-      type: 'refund.created',
-      userId: sub.user_id,
-      data: {
-        charge_id: refund.chargeId,
-        subscription_id: sub.id,
-        invoice_id: refund.invoiceId,
-        amount_minor: delta,
-        refunded_total_minor: refund.amountRefunded,
-        currency: refund.currency.toLowerCase(),
-        of: 'subscription',
-      },
-      dedupeKey: `refund.created:${refund.chargeId}:${refund.amountRefunded}`,
-    });
-  }
-  return posted !== null;
 }
 
 /** A dispute of a subscription payment, with what the webhook learnt from Stripe before its transaction. */
@@ -312,31 +323,25 @@ async function openSubscriptionDispute(
   const amount = Math.min(dispute.amount, dispute.amountPaid - refunded);
   await endPaidPeriod(tx, sub, dispute.periodEnd);
   if (amount <= 0) return false;
-  const posted = await postLedgerTransaction(tx, {
+  const movement = {
     kind: 'subscription_dispute',
     reference: `dispute:${dispute.id}`,
     description: `Subscription payment disputed (${dispute.id}, invoice ${dispute.invoiceId})`,
-    entries: [
-      { accountId: await findSystemAccount(tx, 'platform_fees', sub.currency), amountCents: -amount },
-      { accountId: await findSystemAccount(tx, 'outside_funding', sub.currency), amountCents: amount },
-    ],
+    entries: await feesBackToOutsideFunding(tx, sub.currency, amount),
+  };
+  return postTelling(tx, movement, {
+    type: 'dispute.created',
+    userId: sub.user_id,
+    data: {
+      dispute_id: dispute.id,
+      subscription_id: sub.id,
+      invoice_id: dispute.invoiceId,
+      amount_minor: amount,
+      currency: sub.currency,
+      of: 'subscription',
+    },
+    dedupeKey: `dispute.created:${dispute.id}`,
   });
-  if (posted !== null) {
-    await recordWebhookEvent(tx, {
-      type: 'dispute.created',
-      userId: sub.user_id,
-      data: {
-        dispute_id: dispute.id,
-        subscription_id: sub.id,
-        invoice_id: dispute.invoiceId,
-        amount_minor: amount,
-        currency: sub.currency,
-        of: 'subscription',
-      },
-      dedupeKey: `dispute.created:${dispute.id}`,
-    });
-  }
-  return posted !== null;
 }
 
 /** The included calls of the period a refunded or disputed payment paid for end, when that period is still the current one (periodEnd null: Stripe did not say). */

@@ -24,6 +24,25 @@ const createPlan = async (slug: string, plan: object) => {
   expect(response.statusCode, response.body).toBe(201);
   return response.json() as { id: string; price: number; price_cents: number };
 };
+/** A new user subscribed to a new free plan "Trial" of `slug` with `includedCalls` included calls: the user and the subscription. */
+async function freeTrialSubscriber(slug: string, includedCalls: number) {
+  const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: includedCalls });
+  const user = await newUser();
+  const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+  return { user, sub };
+}
+/** Moves a subscription `ago` (an interval) into the past: its start and its first period, of which `used` included calls are used. */
+const backdateSubscription = (id: string, ago: string, used: number) =>
+  ctx.database.db.query(
+    `UPDATE subscriptions SET created_at = now() - $2::interval, current_period_start = now() - $2::interval,
+       current_period_end = now() - $2::interval + interval '1 month', included_used = $3 WHERE id = $1`,
+    [id, ago, used],
+  );
+/** Stripe renews a subscription (or fails to charge its renewal), and its events are applied. */
+async function renew(id: string, options: { fail?: boolean } = {}) {
+  stripe.renew((await subRow(id)).stripe_subscription_id, options);
+  await stripe.settled();
+}
 const balance = async (token: string) => (await api('GET', '/api/billing/balance/', token)).json() as { credits_cents: number; earnings_cents: number };
 const callApp = (slug: string, token: string) => sendCompletion(ctx.app, slug, token);
 const ledgerBalanced = async () => {
@@ -140,9 +159,7 @@ describe('free plans and included calls', () => {
 
   it("a call above the caller's price cap is refused before an included call covers it", async () => {
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { user, sub } = await freeTrialSubscriber(slug, 1);
     const capped = await ctx.app.inject({
       method: 'POST',
       url: `/api/app/${slug}/completion-messages`,
@@ -160,9 +177,7 @@ describe('free plans and included calls', () => {
   it('10×K concurrent calls with K included calls left: exactly K are covered, the rest are paid or refused', async () => {
     const K = 5;
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: K });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { user, sub } = await freeTrialSubscriber(slug, K);
     const results = await Promise.all(Array.from({ length: 10 * K }, () => callApp(slug, user.token)));
     const ok = results.filter((r) => r.statusCode === 200).length;
     const refused = results.filter((r) => r.statusCode === 402).length;
@@ -189,9 +204,7 @@ describe('free plans and included calls', () => {
 
   it('a failed call gives its included call back; a new period resets them; a canceled plan covers nothing', async () => {
     const { slug, id: appId } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { user, sub } = await freeTrialSubscriber(slug, 1);
     upstream.setBehaviour({ status: 500 });
     expect((await callApp(slug, user.token)).statusCode).toBe(502);
     upstream.resetBehaviour();
@@ -211,16 +224,10 @@ describe('free plans and included calls', () => {
 
   it('a free plan starts a new period at each whole month from its start, calls or not: a read shows the current period and unused calls', async () => {
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 2 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { user, sub } = await freeTrialSubscriber(slug, 2);
     expect(sub.days_remaining).toBeGreaterThanOrEqual(28);
     // Subscribed 2 months and 3 days ago; the first period's calls all used; no call since.
-    await ctx.database.db.query(
-      `UPDATE subscriptions SET created_at = now() - interval '2 months 3 days', current_period_start = now() - interval '2 months 3 days',
-         current_period_end = now() - interval '2 months 3 days' + interval '1 month', included_used = 2 WHERE id = $1`,
-      [sub.id],
-    );
+    await backdateSubscription(sub.id, '2 months 3 days', 2);
     const { rows } = await ctx.database.db.query<{ start: Date; end: Date }>(
       `SELECT created_at + interval '2 months' AS start, created_at + interval '3 months' AS end FROM subscriptions WHERE id = $1`,
       [sub.id],
@@ -244,14 +251,8 @@ describe('free plans and included calls', () => {
 
   it('a call after several periods without calls or reads covers from the period that contains now, anchored to the start', async () => {
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
-    await ctx.database.db.query(
-      `UPDATE subscriptions SET created_at = now() - interval '5 months 1 day', current_period_start = now() - interval '5 months 1 day',
-         current_period_end = now() - interval '5 months 1 day' + interval '1 month', included_used = 1 WHERE id = $1`,
-      [sub.id],
-    );
+    const { user, sub } = await freeTrialSubscriber(slug, 1);
+    await backdateSubscription(sub.id, '5 months 1 day', 1);
     expect((await callApp(slug, user.token)).statusCode).toBe(200);
     expect((await balance(user.token)).credits_cents).toBe(500);
     const { rows } = await ctx.database.db.query<{ aligned: boolean; included_used: number }>(
@@ -266,9 +267,7 @@ describe('free plans and included calls', () => {
 
   it('cancel at period end: Canceling until the period ends, then canceled; cancel is refused twice', async () => {
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { user, sub } = await freeTrialSubscriber(slug, 1);
     const canceled = await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token);
     expect(canceled.json()).toMatchObject({ status: 'active', cancel_at_period_end: true });
     expect((await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, user.token)).statusCode).toBe(409);
@@ -323,13 +322,11 @@ describe('paid plans through Stripe', () => {
     expect((await callApp(slug, user.token)).statusCode).toBe(200);
     expect((await subRow(sub.id)).included_used).toBe(1);
     const earned = (await balance(owner)).earnings_cents;
-    stripe.renew((await subRow(sub.id)).stripe_subscription_id);
-    await stripe.settled();
+    await renew(sub.id);
     expect(await subRow(sub.id)).toMatchObject({ status: 'active', included_used: 0 });
     expect((await balance(owner)).earnings_cents - earned).toBe(500 - 50);
 
-    stripe.renew((await subRow(sub.id)).stripe_subscription_id, { fail: true });
-    await stripe.settled();
+    await renew(sub.id, { fail: true });
     // On PostgreSQL the renewal's events are applied concurrently and one may be retried by the
     // fake after settled() returned: wait for the state they end in (derived from the objects).
     // Up to 20 s: under a loaded CI machine a retried event took longer than the 5 s this waited before.
@@ -345,8 +342,7 @@ describe('paid plans through Stripe', () => {
     const canceling = await api('POST', `/api/app/${slug}/subscriptions/${sub2.id}/cancel/`, user.token);
     expect(canceling.json()).toMatchObject({ status: 'active', cancel_at_period_end: true });
     await stripe.settled();
-    stripe.renew((await subRow(sub2.id)).stripe_subscription_id);
-    await stripe.settled();
+    await renew(sub2.id);
     expect((await subRow(sub2.id)).status).toBe('canceled');
     await ledgerBalanced();
   });
@@ -358,8 +354,7 @@ describe('paid plans through Stripe', () => {
     const sub = await subscribePaid(slug, early, plan.id);
     expect((await api('PATCH', `/api/app/${slug}/packages/${plan.id}/`, owner, { price: 8 })).json()).toMatchObject({ price_cents: 800 });
     const earned = (await balance(owner)).earnings_cents;
-    stripe.renew((await subRow(sub.id)).stripe_subscription_id);
-    await stripe.settled();
+    await renew(sub.id);
     expect((await balance(owner)).earnings_cents - earned).toBe(500 - 50);
     expect((await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, early.token)).json().price).toBe(5);
 
@@ -447,9 +442,7 @@ describe('payment methods', () => {
 
   it("another user's subscription is 404", async () => {
     const { slug } = await livePublicApp();
-    const plan = await createPlan(slug, { name: 'Trial', price: 0, included_calls: 1 });
-    const user = await newUser();
-    const sub = (await api('POST', `/api/app/${slug}/subscriptions/`, user.token, { package_id: plan.id })).json();
+    const { sub } = await freeTrialSubscriber(slug, 1);
     const intruder = await newUser();
     expect((await api('GET', `/api/app/${slug}/subscriptions/${sub.id}/`, intruder.token)).statusCode).toBe(404);
     expect((await api('POST', `/api/app/${slug}/subscriptions/${sub.id}/cancel/`, intruder.token)).statusCode).toBe(404);

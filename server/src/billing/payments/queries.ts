@@ -1,7 +1,7 @@
 // The SQL of payments: plans (packages), subscriptions, saved cards, credit top-ups, the Stripe
 // customers and the webhook's events. Each statement takes the database or the caller's
 // transaction explicitly; the rules are in service.ts, ledger.ts and webhook.ts.
-import type { Queryable } from '../../db/client.ts';
+import { firstRow, type Queryable } from '../../db/client.ts';
 
 export interface PackageRow {
   id: string;
@@ -53,9 +53,8 @@ const LIVE_STATUSES = "('incomplete', 'trialing', 'active', 'past_due', 'unpaid'
 
 // ---- plans ----
 
-export async function selectPackage(db: Queryable, appId: string, id: string): Promise<PackageRow | null> {
-  const { rows } = await db.query<PackageRow>('SELECT * FROM packages WHERE id = $1 AND app_id = $2', [id, appId]);
-  return rows[0] ?? null;
+export function selectPackage(db: Queryable, appId: string, id: string): Promise<PackageRow | null> {
+  return firstRow<PackageRow>(db, 'SELECT * FROM packages WHERE id = $1 AND app_id = $2', [id, appId]);
 }
 
 /** The app's plans, cheapest first, each with its live subscribers. */
@@ -140,9 +139,8 @@ const SUBSCRIPTION_SELECT = `SELECT s.id, s.user_id, s.package_id, p.name AS pac
   s.included_calls, s.included_used, s.included_usage_micros, s.usage_used_micros, s.current_period_end, s.stripe_subscription_id
   FROM subscriptions s JOIN packages p ON p.id = s.package_id`;
 
-export async function selectSubscription(db: Queryable, userId: string, appId: string, id: string): Promise<SubscriptionRow | null> {
-  const { rows } = await db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.user_id = $2 AND s.app_id = $3`, [id, userId, appId]);
-  return rows[0] ?? null;
+export function selectSubscription(db: Queryable, userId: string, appId: string, id: string): Promise<SubscriptionRow | null> {
+  return firstRow<SubscriptionRow>(db, `${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.user_id = $2 AND s.app_id = $3`, [id, userId, appId]);
 }
 
 /** The user's subscriptions to the app, newest first (those that expired before their first payment left out). */
@@ -342,9 +340,8 @@ export async function selectUserContact(db: Queryable, userId: string): Promise<
   return rows[0] ?? null;
 }
 
-export async function selectPaymentMethod(db: Queryable, userId: string, id: string): Promise<PaymentMethodRow | null> {
-  const { rows } = await db.query<PaymentMethodRow>('SELECT * FROM payment_methods WHERE id = $1 AND user_id = $2', [id, userId]);
-  return rows[0] ?? null;
+export function selectPaymentMethod(db: Queryable, userId: string, id: string): Promise<PaymentMethodRow | null> {
+  return firstRow<PaymentMethodRow>(db, 'SELECT * FROM payment_methods WHERE id = $1 AND user_id = $2', [id, userId]);
 }
 
 export async function selectPaymentMethods(db: Queryable, userId: string): Promise<PaymentMethodRow[]> {
@@ -420,12 +417,10 @@ export interface TopUpRow {
 }
 
 /** The top-up paid by a PaymentIntent, locked; null when the PaymentIntent is not a top-up. */
-export async function lockTopUp(tx: Queryable, paymentIntentId: string): Promise<TopUpRow | null> {
-  const { rows } = await tx.query<TopUpRow>(
-    'SELECT id, user_id, amount_cents, refunded_cents, status FROM credit_top_ups WHERE stripe_payment_intent_id = $1 FOR UPDATE',
-    [paymentIntentId],
-  );
-  return rows[0] ?? null;
+export function lockTopUp(tx: Queryable, paymentIntentId: string): Promise<TopUpRow | null> {
+  return firstRow<TopUpRow>(tx, 'SELECT id, user_id, amount_cents, refunded_cents, status FROM credit_top_ups WHERE stripe_payment_intent_id = $1 FOR UPDATE', [
+    paymentIntentId,
+  ]);
 }
 
 export async function markTopUpSucceeded(tx: Queryable, paymentIntentId: string): Promise<void> {

@@ -22,7 +22,7 @@ import {
 } from '@tollbooth/contract';
 import { Type } from 'typebox';
 import { requireAuth } from '../../auth/plugin.ts';
-import { signedInRoutes } from '../../http/route-schema.ts';
+import { noContent, signedInRoutes } from '../../http/route-schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { verifyWebhook } from '../../providers/stripe/verify-webhook.ts';
 import type { PaymentsService } from './service.ts';
@@ -81,10 +81,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
       params: IdParams,
       response: { 204: Type.Null(), ...errors },
     }),
-    async (request, reply) => {
-      await payments.deletePackage(request.params.slug, user(request), request.params.id);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => payments.deletePackage(request.params.slug, user(request), request.params.id)),
   );
 
   app.get(
@@ -149,10 +146,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
   app.delete(
     '/app/:slug/payment-methods/:id/',
     signedIn({ summary: 'Remove a card', params: IdParams, response: { 204: Type.Null(), ...errors } }),
-    async (request, reply) => {
-      await payments.removePaymentMethod(request.params.slug, user(request), request.params.id);
-      return reply.status(204).send(null);
-    },
+    noContent(async (request) => payments.removePaymentMethod(request.params.slug, user(request), request.params.id)),
   );
   app.post(
     '/app/:slug/create-payment-intent/',

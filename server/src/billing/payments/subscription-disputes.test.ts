@@ -6,10 +6,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
 import { callCompletion } from '../../test-support/paid-call.ts';
-import { createStripeTestContext } from '../../test-support/stripe-app.ts';
+import { createStripeTestContext, PAYOUT_TEST_ENV } from '../../test-support/stripe-app.ts';
 
 const PRICE = 100;
-const ctx = await createStripeTestContext({ SIGNUP_CREDITS_CENTS: '100000', SETTLEMENT_WINDOW_CALLS: '0', PAYOUT_SWEEP_SECONDS: '0' });
+const ctx = await createStripeTestContext(PAYOUT_TEST_ENV);
 const { stripe, webhookUrl, api, sql, newUser } = ctx;
 const sdk = createStripeClient(ctx.config.stripe)!;
 afterAll(() => ctx.close());

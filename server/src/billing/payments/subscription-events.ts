@@ -1,7 +1,7 @@
 // The subscription.* webhooks of a Stripe event (issue 62): what the subscription's row was before the
 // event's transaction changed it and what it is after, told in that same transaction
 // (webhooks/outbox-service.ts), so the events are exactly the changes that committed.
-import type { Queryable } from '../../db/client.ts';
+import { firstRow, type Queryable } from '../../db/client.ts';
 import { recordWebhookEvent } from '../../webhooks/outbox-service.ts';
 
 interface SubscriptionState {
@@ -14,12 +14,12 @@ interface SubscriptionState {
   current_period_end: Date;
 }
 
-export async function readSubscriptionState(tx: Queryable, stripeSubscriptionId: string): Promise<SubscriptionState | null> {
-  const { rows } = await tx.query<SubscriptionState>(
+export function readSubscriptionState(tx: Queryable, stripeSubscriptionId: string): Promise<SubscriptionState | null> {
+  return firstRow<SubscriptionState>(
+    tx,
     'SELECT id, user_id, app_id, status, price_cents, currency, current_period_end FROM subscriptions WHERE stripe_subscription_id = $1',
     [stripeSubscriptionId],
   );
-  return rows[0] ?? null;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStripeClient } from '../../providers/stripe/client.ts';
 import { callCompletions, sendCompletion } from '../../test-support/paid-call.ts';
-import { createStripeTestContext } from '../../test-support/stripe-app.ts';
+import { createStripeTestContext, PAYOUT_TEST_ENV } from '../../test-support/stripe-app.ts';
 import { earningsReleased } from '../../test-support/wait-for.ts';
 import { releaseCharge, reserveEarnings } from '../paid-call/holds.ts';
 import { createPayoutsService } from './service.ts';
@@ -12,10 +12,8 @@ import { createPayoutsService } from './service.ts';
 const PRICE = 100;
 const HOLD_DAYS = 7;
 const ctx = await createStripeTestContext({
-  SIGNUP_CREDITS_CENTS: '100000',
-  SETTLEMENT_WINDOW_CALLS: '0',
+  ...PAYOUT_TEST_ENV,
   PAYOUT_HOLD_DAYS: String(HOLD_DAYS),
-  PAYOUT_SWEEP_SECONDS: '0',
   CLAIM_LIFETIME_SECONDS: '3',
   STRIPE_CONNECT_WEBHOOK_SECRET: 'whsec_connect_endpoint',
 });
@@ -68,6 +66,14 @@ async function connectAndOnboard(token: string) {
   expect(page.status).toBe(302);
   await stripe.settled();
   return { returnUrl: page.headers.get('location')!, account: (await overview(token)).account.stripe_account_id as string };
+}
+
+/** A creator whose earnings of `calls` calls are past the hold, with an onboarded Stripe account: the creator, the account and the earnings. */
+async function readyToWithdraw(calls: number) {
+  const { creator } = await creatorWithEarnings(calls);
+  await ageEarnings(creator.id, HOLD_DAYS + 1);
+  const { account } = await connectAndOnboard(creator.token);
+  return { creator, account, earned: await earnings(creator.id) };
 }
 
 describe('the Stripe fake speaks Connect', () => {
@@ -234,10 +240,7 @@ describe('payouts', () => {
   });
 
   it('puts a refused transfer back into earnings and says why', async () => {
-    const { creator } = await creatorWithEarnings(15);
-    await ageEarnings(creator.id, HOLD_DAYS + 1);
-    const { account } = await connectAndOnboard(creator.token);
-    const earned = await earnings(creator.id);
+    const { creator, account, earned } = await readyToWithdraw(15);
     stripe.transferFaults.refuseNext = 1;
     const refused = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
     expect(refused.json()).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('capabilities') });
@@ -252,10 +255,7 @@ describe('payouts', () => {
 
   it('a transfer Stripe made but whose answer was lost stays in transit, and is confirmed once by transfer.created or by the retry', async () => {
     // Without webhooks: the sweeper asks Stripe for the payout's transfer group and finds the one transfer.
-    const { creator } = await creatorWithEarnings(12);
-    await ageEarnings(creator.id, HOLD_DAYS + 1);
-    const { account } = await connectAndOnboard(creator.token);
-    const earned = await earnings(creator.id);
+    const { creator, account, earned } = await readyToWithdraw(12);
     stripe.setWebhookUrl(null);
     stripe.transferFaults.failAfterCreateNext = 1;
     const lost = await api('POST', '/api/billing/payouts/withdraw/', creator.token);
@@ -287,9 +287,7 @@ describe('payouts', () => {
 
   it('the scheduler retries an unanswered payout once its process is presumed gone, and pays due creators weekly', async () => {
     const payouts = createPayoutsService({ db: ctx.database.db, config: ctx.config, stripe: sdk });
-    const { creator } = await creatorWithEarnings(11);
-    await ageEarnings(creator.id, HOLD_DAYS + 1);
-    const { account } = await connectAndOnboard(creator.token);
+    const { creator, account } = await readyToWithdraw(11);
     stripe.setWebhookUrl(null);
     stripe.transferFaults.failAfterCreateNext = 1;
     expect((await api('POST', '/api/billing/payouts/withdraw/', creator.token)).statusCode).toBe(502);
@@ -322,10 +320,7 @@ describe('payouts', () => {
   });
 
   it('transfer.reversed puts the money back once, and payout.failed of the account is shown with its reason', async () => {
-    const { creator } = await creatorWithEarnings(20);
-    await ageEarnings(creator.id, HOLD_DAYS + 1);
-    const { account } = await connectAndOnboard(creator.token);
-    const earned = await earnings(creator.id);
+    const { creator, account, earned } = await readyToWithdraw(20);
     const paid = (await api('POST', '/api/billing/payouts/withdraw/', creator.token)).json();
     stripe.reverseTransfer(paid.stripe_transfer_id, 500);
     await stripe.settled();

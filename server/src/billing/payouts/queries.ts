@@ -2,7 +2,7 @@
 // state as the ledger has them. Each statement takes the database or the caller's transaction
 // explicitly; the rules are in service.ts, ledger.ts and connect-accounts.ts.
 import type { Payout, PayoutSchedule } from '@tollbooth/contract';
-import type { Queryable } from '../../db/client.ts';
+import { firstRow, type Queryable } from '../../db/client.ts';
 
 export interface ConnectRow {
   user_id: string;
@@ -36,9 +36,8 @@ export interface PayoutRow {
 // ---- connected accounts ----
 
 /** The creator's connected account (with `lock`, locked for a payout), or null. */
-export async function selectConnectAccount(q: Queryable, userId: string, lock = false): Promise<ConnectRow | null> {
-  const { rows } = await q.query<ConnectRow>(`SELECT * FROM connect_accounts WHERE user_id = $1${lock ? ' FOR UPDATE' : ''}`, [userId]);
-  return rows[0] ?? null;
+export function selectConnectAccount(q: Queryable, userId: string, lock = false): Promise<ConnectRow | null> {
+  return firstRow<ConnectRow>(q, `SELECT * FROM connect_accounts WHERE user_id = $1${lock ? ' FOR UPDATE' : ''}`, [userId]);
 }
 
 /** A connected account made (or made again after a disconnect): its state starts from nothing. */
@@ -134,25 +133,21 @@ export async function selectUserEmail(db: Queryable, userId: string): Promise<st
 
 // ---- payouts ----
 
-export async function selectPayout(q: Queryable, id: string): Promise<PayoutRow | null> {
-  const { rows } = await q.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1', [id]);
-  return rows[0] ?? null;
+export function selectPayout(q: Queryable, id: string): Promise<PayoutRow | null> {
+  return firstRow<PayoutRow>(q, 'SELECT * FROM payouts WHERE id = $1', [id]);
 }
 
-export async function lockPayout(tx: Queryable, id: string): Promise<PayoutRow | null> {
-  const { rows } = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1 FOR UPDATE', [id]);
-  return rows[0] ?? null;
+export function lockPayout(tx: Queryable, id: string): Promise<PayoutRow | null> {
+  return firstRow<PayoutRow>(tx, 'SELECT * FROM payouts WHERE id = $1 FOR UPDATE', [id]);
 }
 
 /** The payout, locked, while it is sending (null once Stripe's answer moved it on). */
-export async function lockSendingPayout(tx: Queryable, id: string): Promise<PayoutRow | null> {
-  const { rows } = await tx.query<PayoutRow>("SELECT * FROM payouts WHERE id = $1 AND status = 'sending' FOR UPDATE", [id]);
-  return rows[0] ?? null;
+export function lockSendingPayout(tx: Queryable, id: string): Promise<PayoutRow | null> {
+  return firstRow<PayoutRow>(tx, "SELECT * FROM payouts WHERE id = $1 AND status = 'sending' FOR UPDATE", [id]);
 }
 
-export async function lockPayoutOfTransfer(tx: Queryable, transferId: string): Promise<PayoutRow | null> {
-  const { rows } = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE stripe_transfer_id = $1 FOR UPDATE', [transferId]);
-  return rows[0] ?? null;
+export function lockPayoutOfTransfer(tx: Queryable, transferId: string): Promise<PayoutRow | null> {
+  return firstRow<PayoutRow>(tx, 'SELECT * FROM payouts WHERE stripe_transfer_id = $1 FOR UPDATE', [transferId]);
 }
 
 /** The creator's last 20 payouts, newest first. */

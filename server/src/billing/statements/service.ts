@@ -60,6 +60,14 @@ const CLOSED_MONTH_SETTLED_MS = 86_400_000;
 
 const num = (value: unknown) => Number(value ?? 0);
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+/** A statement line about a subscription invoice (paid, refunded or disputed): when, which app and plan, how much. */
+const subscriptionLine = (row: { created_at: Date; slug: string; name: string; plan: string; amount: string }) => ({
+  date: iso(row.created_at)!,
+  app_slug: row.slug,
+  app_name: row.name,
+  plan: row.plan,
+  amount_cents: num(row.amount),
+});
 
 /** The account's balance as its entries before `from` and before `to` sum it. */
 async function balances(db: Queryable, accountId: number, range: MonthRange): Promise<{ opening: number; closing: number }> {
@@ -194,11 +202,7 @@ export function createStatementsService({
       for (const row of subs.paid.filter((r) => r.currency === currency)) {
         block.subscriptions_cents += num(row.amount);
         block.subscriptions.push({
-          date: iso(row.created_at)!,
-          app_slug: row.slug,
-          app_name: row.name,
-          plan: row.plan,
-          amount_cents: num(row.amount),
+          ...subscriptionLine(row),
           period_start: iso(row.period_start),
           period_end: iso(row.period_end),
           invoice_id: row.invoice_id,
@@ -348,11 +352,7 @@ export function createStatementsService({
       for (const row of refunds.filter((r) => r.currency === currency)) {
         block.refunds_seen_cents += num(row.amount);
         block.refunds_seen.push({
-          date: iso(row.created_at)!,
-          app_slug: row.slug,
-          app_name: row.name,
-          plan: row.plan,
-          amount_cents: num(row.amount),
+          ...subscriptionLine(row),
           reference: row.reference,
         });
       }
