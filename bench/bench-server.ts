@@ -48,6 +48,7 @@ export async function startBenchServer(
   const config = benchConfig(url, issuer, {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     RATE_LIMIT_PER_MINUTE: '10000000',
+    MANAGEMENT_RATE_LIMIT_PER_MINUTE: '10000000',
     SIGNUP_CREDITS_CENTS: '100000000',
   });
   const app = await buildApp({ config, db: recorder.db, ...(process.env.BENCH_LOG_LEVEL ? {} : { logger: false }) });

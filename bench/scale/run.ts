@@ -246,10 +246,7 @@ async function main() {
     machine.postgres = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
     const ownerId = (await client.query<{ id: string }>('SELECT id FROM users WHERE subject = $1', [OWNER])).rows[0]!.id;
     log(`seeding ${loadedName}: ${N} invocations, ${APPS} apps (${BUSY} busy), ${CREATORS} creators, ${USERS} end users, ${DAYS} days`);
-    const seeded =
-      args.reuse === undefined
-        ? await seed(url, ownerId)
-        : { total: 0, steps: [[`${N} invocations (reused database ${loadedName})`, 0]] as [string, number][] };
+    const seeded = args.reuse === undefined ? await seed(url, ownerId) : { total: 0, steps: [] as [string, number][] };
     log(`seeded in ${seeded.total.toFixed(0)} s`);
     const sizes = (
       await client.query<{ database: string; invocations: string; partitions: number }>(
@@ -332,7 +329,9 @@ async function main() {
       `Machine: ${machine.cpus}, ${machine.memory} RAM, PostgreSQL ${machine.postgres}, Node ${machine.node}; load average at start ${machine.load}, at end ${os.loadavg()[0]!.toFixed(1)}`,
     );
     out.push(
-      `Load: ${seeded.total.toFixed(0)} s (${seeded.steps.map(([label, s]) => `${label} ${s.toFixed(0)} s`).join(', ')}); ${(N / seeded.steps.find(([label]) => label.endsWith('invocations'))![1] / 1000).toFixed(0)}k invocations/s inserted`,
+      args.reuse === undefined
+        ? `Load: ${seeded.total.toFixed(0)} s (${seeded.steps.map(([label, s]) => `${label} ${s.toFixed(0)} s`).join(', ')}); ${(N / seeded.steps.find(([label]) => label.endsWith('invocations'))![1] / 1000).toFixed(0)}k invocations/s inserted`
+        : `Load: none in this run (--reuse ${loadedName}: a database an earlier run seeded and kept; its log has the load figures)`,
     );
     out.push(
       `Disk: database ${(Number(sizes.database) / 1024 ** 3).toFixed(2)} GiB, invocations with indexes ${(Number(sizes.invocations) / 1024 ** 3).toFixed(2)} GiB = ${perMillion(sizes.invocations)} per million (whole database: ${perMillion(sizes.database)} per million)`,

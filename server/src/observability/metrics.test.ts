@@ -295,6 +295,9 @@ describe('a real Prometheus scraping the server', () => {
     );
     let stderr = '';
     prometheus.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A missing binary fails the test at once (npm test installs it: scripts/test-prerequisites.mjs).
+    let startFailure: Error | null = null;
+    prometheus.once('error', (error) => (startFailure = error));
     try {
       const query = async (promql: string): Promise<number | null> => {
         const response = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(promql)}`).catch(() => null);
@@ -337,6 +340,7 @@ describe('a real Prometheus scraping the server', () => {
       const deadline = Date.now() + 120_000;
       let seen: (number | null)[] = [];
       while (Date.now() < deadline) {
+        if (startFailure) throw new Error(`/usr/bin/prometheus did not start: ${(startFailure as Error).message}`);
         seen = await Promise.all(expected.map(([promql]) => query(promql)));
         if (seen.every((value, index) => value === expected[index]![1])) break;
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -365,8 +369,11 @@ describe('a real Prometheus scraping the server', () => {
       if (process.env.TOLLBOOTH_SCREENSHOTS)
         await screenshots(process.env.TOLLBOOTH_SCREENSHOTS, promPort, () => callEveryDoor(screenshotKey(), completionSlug, chatSlug));
     } finally {
-      prometheus.kill('SIGTERM');
-      await new Promise((resolve) => prometheus.once('exit', resolve));
+      if (prometheus.pid !== undefined && prometheus.exitCode === null && prometheus.signalCode === null) {
+        const exited = new Promise((resolve) => prometheus.once('exit', resolve));
+        prometheus.kill('SIGTERM');
+        await exited;
+      }
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
