@@ -10,7 +10,7 @@ import { createTestContext, type TestContext } from '../test-support/app.ts';
 import { EXPORT_BATCH_ROWS } from './service.ts';
 
 const TIMEOUT_MS = 1234;
-const SETTINGS = `SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${TIMEOUT_MS}`;
+const SETTINGS = `SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${TIMEOUT_MS}; SET LOCAL jit = off`;
 
 interface Seen {
   sql: string;

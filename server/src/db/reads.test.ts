@@ -24,10 +24,10 @@ describe('the read router', () => {
     const reads = createReadRouter({ primary: database.db, statementTimeoutMs: 2500 });
     const as = reads.as({ id: 'u', written_lsn: '0/1' });
     expect(await as.target()).toBe('primary');
-    const { rows } = await as.query<{ timeout: string; read_only: string }>(
-      "SELECT current_setting('statement_timeout') AS timeout, current_setting('transaction_read_only') AS read_only",
+    const { rows } = await as.query<{ timeout: string; read_only: string; jit: string }>(
+      "SELECT current_setting('statement_timeout') AS timeout, current_setting('transaction_read_only') AS read_only, current_setting('jit') AS jit",
     );
-    expect(rows).toEqual([{ timeout: '2500ms', read_only: 'on' }]);
+    expect(rows).toEqual([{ timeout: '2500ms', read_only: 'on', jit: 'off' }]);
     await expect(as.query('INSERT INTO user_write_positions (user_id, written_lsn) VALUES (gen_random_uuid(), $1)', ['0/1'])).rejects.toMatchObject({
       code: '25006',
     });
