@@ -1,4 +1,5 @@
 // How figures are written: milliseconds from microseconds, counts, MiB, host steal, Markdown tables.
+import type { ThroughputResult } from './measure.ts';
 
 /** The table cell of a steal share: "4.2 %", or "-" where it is unknown. */
 export const stealCell = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(1)} %`);
@@ -17,5 +18,23 @@ export function table(headers: string[], rows: (string | number)[][], textColumn
   const line = (row: string[]) => `| ${row.map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
   return [line(headers), `|${widths.map((w, i) => (i < textColumns ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...cells.map(line)].join(
     '\n',
+  );
+}
+
+/** The rounds of a run that compares sides window by window: one row per window (with each side's server CPU per call when `cpu`). */
+export function roundsTable(results: { round: number; side: { name: string }; result: ThroughputResult }[], { cpu }: { cpu: boolean }): string {
+  return table(
+    ['round', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'errors', ...(cpu ? ['CPU ms per call'] : []), 'host steal'],
+    results.map(({ round, side, result }) => [
+      round,
+      side.name,
+      int(result.perSecond),
+      ms(result.p50),
+      ms(result.p99),
+      result.errors,
+      ...(cpu ? [result.cpuMsPerCall.server?.toFixed(3) ?? '-'] : []),
+      stealCell(result.steal),
+    ]),
+    2,
   );
 }

@@ -8,7 +8,7 @@
 // The issue's goals: B costs at most 2 % of calls/s and 0.05 ms of p50; C at most 10 % of calls/s.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { int, ms, stealCell, table } from './format.ts';
+import { int, ms, roundsTable, table } from './format.ts';
 import { backendCpu, measureLatencies, measureThroughput, processTicks, type ThroughputResult } from './measure.ts';
 import { chargeCheckReport, checkCharges, settled, snapshot } from './money.ts';
 import { MAX_CONNECTIONS, N, OPTIONS, RERUN, SECONDS, WARMUP } from './options.ts';
@@ -148,20 +148,7 @@ export async function runObservability(bench: Bench) {
       }),
     ),
     '',
-    table(
-      ['round', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms per call', 'host steal'],
-      results.map(({ round, side, result }) => [
-        round,
-        side.name,
-        int(result.perSecond),
-        ms(result.p50),
-        ms(result.p99),
-        result.errors,
-        result.cpuMsPerCall.server?.toFixed(3) ?? '-',
-        stealCell(result.steal),
-      ]),
-      2,
-    ),
+    roundsTable(results, { cpu: true }),
     '',
     table(
       ['goal (issue 58)', 'limit', 'measured', 'verdict'],

@@ -5,7 +5,7 @@
 // count, their order turning each round, the ratio read within each round. Then every per-token
 // call's recorded charge is checked against its rate × its recorded usage, and the ledger's sum.
 import { chargeMicros, type Pricing, rateCardOf } from '@tollbooth/contract';
-import { int, ms, stealCell, table } from './format.ts';
+import { int, ms, roundsTable, table } from './format.ts';
 import { backendCpu, measureLatencies, measureThroughput, processTicks, type ThroughputResult } from './measure.ts';
 import { settled } from './money.ts';
 import { MAX_CONNECTIONS, N, OPTIONS, RERUN, SECONDS, WARMUP } from './options.ts';
@@ -114,19 +114,7 @@ export async function runPriceForms(bench: Bench) {
       ]),
     ),
     '',
-    table(
-      ['round', 'side', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'host steal'],
-      results.map(({ round, side, result }) => [
-        round,
-        side.name,
-        int(result.perSecond),
-        ms(result.p50),
-        ms(result.p99),
-        result.errors,
-        stealCell(result.steal),
-      ]),
-      2,
-    ),
+    roundsTable(results, { cpu: false }),
     '',
     `- Per token / per call calls/s, median of rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); goal: at most 10 % apart — ${apart <= 0.1 ? 'met' : '**not met**'}.`,
     `- Per-token calls checked: ${rows.length}, charged other than rate × usage: ${wrong}; the ledger's sum: ${ledger} cents.`,

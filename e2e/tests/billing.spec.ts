@@ -5,21 +5,19 @@
 // top-up run end to end through Stripe Elements, confirmation and signed webhooks.
 import { randomBytes } from 'node:crypto';
 import { type Browser, expect, type Page, test } from '@playwright/test';
-import { type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth, watchCspViolations } from './support.ts';
+import { createLivePublicPrompt, type StripeTollbooth, screenshotsInto, signUp, startStripeTollbooth, watchCspViolations } from './support.ts';
 
 const unique = () => randomBytes(3).toString('hex');
 const shot = screenshotsInto(process.env.BILLING_SCREENSHOTS_DIR);
 
-async function createLivePublicPrompt(page: Page, name: string, price: string) {
-  await page.goto('/applications/create?type=prompt');
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Description').fill('A prompt with plans');
-  await page.getByLabel('Visibility').selectOption('public');
-  await page.getByLabel('Price per API call (USD)').fill(price);
-  await page.getByRole('button', { name: 'Create Application' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-  await page.getByRole('button', { name: 'Set as Live' }).click();
-  await expect(page.getByTestId('app-badges')).toContainText('live');
+/** A new owner with a live public prompt app named `title` and a random suffix, its billing page open; its slug. */
+async function signUpWithPlansPage(page: Page, title: string): Promise<string> {
+  await signUp(page);
+  const id = unique();
+  await createLivePublicPrompt(page, `${title} ${id}`, '0.25', 'A prompt with plans');
+  const slug = `${title.toLowerCase().replace(' ', '-')}-${id}`;
+  await page.goto(`/applications/${slug}/billing`);
+  return slug;
 }
 
 async function createPlan(page: Page, plan: { name: string; price: string; included: string; features?: string }) {
@@ -38,7 +36,7 @@ test('without Stripe: the notice, a free plan from the owner, subscribed to, its
   const id = unique();
   const name = `Plans ${id}`;
   const slug = `plans-${id}`;
-  await createLivePublicPrompt(page, name, '0.25');
+  await createLivePublicPrompt(page, name, '0.25', 'A prompt with plans');
   await page.getByRole('link', { name: 'Billing & Subscriptions' }).click();
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}/billing$`));
   await expect(page.getByRole('heading', { name: 'Billing & Subscriptions', level: 1 })).toBeVisible();
@@ -123,11 +121,7 @@ test.describe('with Stripe configured', () => {
     const owner = await stripePage(browser);
     const subscriber = await stripePage(browser);
     try {
-      await signUp(owner.page);
-      const id = unique();
-      const slug = `paid-plans-${id}`;
-      await createLivePublicPrompt(owner.page, `Paid Plans ${id}`, '0.25');
-      await owner.page.goto(`/applications/${slug}/billing`);
+      const slug = await signUpWithPlansPage(owner.page, 'Paid Plans');
       await expect(owner.page.getByRole('note')).toHaveCount(0);
       await createPlan(owner.page, { name: 'Pro', price: '9.99', included: '3', features: 'Support: Email' });
 
@@ -208,11 +202,7 @@ test.describe('with Stripe configured', () => {
     const subscriber = await stripePage(browser);
     const secureCard = '4000002500003155';
     try {
-      await signUp(owner.page);
-      const id = unique();
-      const slug = `secure-plans-${id}`;
-      await createLivePublicPrompt(owner.page, `Secure Plans ${id}`, '0.25');
-      await owner.page.goto(`/applications/${slug}/billing`);
+      const slug = await signUpWithPlansPage(owner.page, 'Secure Plans');
       await createPlan(owner.page, { name: 'Pro', price: '7', included: '2' });
 
       const page = subscriber.page;

@@ -1,23 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
-import { accessTokenOf, signUp } from './support.ts';
+import { accessTokenOf, createLivePublicPrompt, signUp } from './support.ts';
 
 /** Slugs are unique across accounts and tests run in parallel, so every name carries a random part. */
 const unique = () => randomBytes(3).toString('hex');
-
-async function createLivePublicPrompt(page: Page, name: string, price: string) {
-  await page.goto('/applications/create?type=prompt');
-  await expect(page.getByRole('heading', { name: 'Create New Prompt or Workflow Application' })).toBeVisible();
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Description').fill('A prompt sold through the API test console');
-  await page.getByLabel('Visibility').selectOption('public');
-  await page.getByLabel('Price per API call (USD)').fill(price);
-  await page.getByRole('button', { name: 'Create Application' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-  await page.getByRole('button', { name: 'Set as Live' }).click();
-  await expect(page.getByRole('button', { name: 'Set as Live' })).toBeDisabled();
-  await expect(page.getByTestId('app-badges')).toContainText('live');
-}
 
 /** A live public chat-mode prompt app, created through the management API with the page's own sign-in. */
 async function createLiveChatPrompt(page: Page, name: string) {
@@ -42,7 +28,7 @@ test('a creator tests a paid prompt in the console and another user pays for a c
   const id = unique();
   const name = `Console Haiku ${id}`;
   const slug = `console-haiku-${id}`;
-  await createLivePublicPrompt(page, name, '0.25');
+  await createLivePublicPrompt(page, name, '0.25', 'A prompt sold through the API test console');
   await expect(page).toHaveURL(new RegExp(`/applications/${slug}$`));
 
   // The console, preselected from ?app=, with A's apps in the dropdown.

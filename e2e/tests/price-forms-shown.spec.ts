@@ -4,14 +4,13 @@
 // docs/screenshots/price-forms-explore.png and price-forms-console.png when SCREENSHOTS_DIR is set.
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { accessTokenOf, signUp } from './support.ts';
+import { screenshotPath, signUp, signUpCreator } from './support.ts';
 
-const shot = (name: string) => (process.env.SCREENSHOTS_DIR ? { path: `${process.env.SCREENSHOTS_DIR}/${name}` } : undefined);
+const shot = screenshotPath;
 
 test('a per-token app shows its rate card on Explore and in the console, and each call its exact amount', async ({ page, browser }) => {
   test.setTimeout(120_000);
-  await signUp(page);
-  const creator = { authorization: `Bearer ${await accessTokenOf(page)}` };
+  const creator = await signUpCreator(page);
   const name = `Token Poet ${randomBytes(3).toString('hex')}`;
   const created = await page.request.post('/api/app/', {
     headers: creator,

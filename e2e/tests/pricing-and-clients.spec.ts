@@ -4,14 +4,13 @@
 // of those screens when SCREENSHOTS_DIR is set.
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { accessTokenOf, signUp } from './support.ts';
+import { accessTokenOf, screenshotPath, signUp, signUpCreator } from './support.ts';
 
-const shot = (name: string) => (process.env.SCREENSHOTS_DIR ? { path: `${process.env.SCREENSHOTS_DIR}/${name}` } : undefined);
+const shot = screenshotPath;
 
 test('a deferred price increase says when and what; Explore and the console show the OpenAI example for three inputs', async ({ page, browser }) => {
   test.setTimeout(120_000);
-  await signUp(page);
-  const creator = { authorization: `Bearer ${await accessTokenOf(page)}` };
+  const creator = await signUpCreator(page);
   const name = `Essay Writer ${randomBytes(3).toString('hex')}`;
   const created = await page.request.post('/api/app/', { headers: creator, data: { name, type: 'prompt', visibility: 'public', price_cents: 1 } });
   expect(created.status()).toBe(201);

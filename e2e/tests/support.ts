@@ -262,3 +262,30 @@ export const screenshotsInto =
   async (page: Page, name: string): Promise<void> => {
     if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
   };
+
+/**
+ * A live public prompt app made through the create form (`price` in dollars per call), its page
+ * open and showing it live.
+ */
+export async function createLivePublicPrompt(page: Page, name: string, price: string, description: string) {
+  await page.goto('/applications/create?type=prompt');
+  await expect(page.getByRole('heading', { name: 'Create New Prompt or Workflow Application' })).toBeVisible();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Description').fill(description);
+  await page.getByLabel('Visibility').selectOption('public');
+  await page.getByLabel('Price per API call (USD)').fill(price);
+  await page.getByRole('button', { name: 'Create Application' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: 'Set as Live' }).click();
+  await expect(page.getByRole('button', { name: 'Set as Live' })).toBeDisabled();
+  await expect(page.getByTestId('app-badges')).toContainText('live');
+}
+
+/** page.screenshot's options for `name` into SCREENSHOTS_DIR when it is set (undefined: no file). */
+export const screenshotPath = (name: string) => (process.env.SCREENSHOTS_DIR ? { path: path.join(process.env.SCREENSHOTS_DIR, name) } : undefined);
+
+/** A new account signed up in `page`, and the Authorization header of its session for the management API. */
+export async function signUpCreator(page: Page): Promise<{ authorization: string }> {
+  await signUp(page);
+  return { authorization: `Bearer ${await accessTokenOf(page)}` };
+}
