@@ -2,7 +2,7 @@ import type { InteractionMode } from '@tollbooth/contract';
 import type { Dispatch, ReactNode, SetStateAction } from 'react';
 import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
-import { describedBy, FormField } from '@/components/ui/form-field';
+import { CheckboxField, describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
@@ -50,25 +50,14 @@ export function DetailBasicSettings({ values, onChange, pricePanel }: DetailBasi
         beforeVisibility={modeField}
         pricePanel={pricePanel}
       />
-      <div className="mt-6 flex max-w-3xl items-start gap-2">
-        <input
-          id={fieldId('caller-tools')}
-          type="checkbox"
-          checked={values.caller_tools}
-          onChange={(event) => set('caller_tools', event.target.checked)}
-          className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
-          aria-describedby={fieldId('caller-tools-hint')}
-        />
-        <div className="text-sm">
-          <label htmlFor={fieldId('caller-tools')} className="font-medium text-gray-700">
-            Let callers send tools and response formats
-          </label>
-          <p id={fieldId('caller-tools-hint')} className="text-gray-500">
-            Through the OpenAI-compatible endpoints, callers may pass their own tools (function calling) and ask for JSON mode or a JSON schema. Turn off to
-            answer with your prompt alone: such calls are then refused with a 400, not charged.
-          </p>
-        </div>
-      </div>
+      <CheckboxField
+        id={fieldId('caller-tools')}
+        label="Let callers send tools and response formats"
+        hint="Through the OpenAI-compatible endpoints, callers may pass their own tools (function calling) and ask for JSON mode or a JSON schema. Turn off to answer with your prompt alone: such calls are then refused with a 400, not charged."
+        checked={values.caller_tools}
+        onChange={(checked) => set('caller_tools', checked)}
+        className="mt-6 flex max-w-3xl items-start gap-2"
+      />
     </>
   );
 }
