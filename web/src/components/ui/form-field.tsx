@@ -82,6 +82,8 @@ export function NumberField({
   );
 }
 
+const CHECKBOX = 'mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600';
+
 /** A checkbox with its label and a hint under it that the box refers to (its element id is `${id}-hint`). */
 export function CheckboxField({
   id,
@@ -98,21 +100,15 @@ export function CheckboxField({
   onChange: (checked: boolean) => void;
   className: string;
 }) {
+  const hintId = `${id}-hint`;
   return (
     <div className={className}>
-      <input
-        id={id}
-        type="checkbox"
-        checked={checked}
-        onChange={(event) => onChange(event.target.checked)}
-        className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
-        aria-describedby={`${id}-hint`}
-      />
+      <input id={id} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} className={CHECKBOX} aria-describedby={hintId} />
       <div className="text-sm">
         <label htmlFor={id} className="font-medium text-gray-700">
           {label}
         </label>
-        <p id={`${id}-hint`} className="text-gray-500">
+        <p id={hintId} className="text-gray-500">
           {hint}
         </p>
       </div>

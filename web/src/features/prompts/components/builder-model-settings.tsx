@@ -11,6 +11,8 @@ interface BuilderModelSettingsProps {
   onChange: Dispatch<SetStateAction<PromptDraft>>;
 }
 
+const MAX_TOKENS = { label: 'Max Tokens', hint: '1 to 8192', min: 1, max: 8192, step: 1, inputMode: 'numeric' } as const;
+
 type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
 
 export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsProps) {
@@ -44,17 +46,7 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
         <KeySourceSelect id={fieldId('key-source')} value={draft.key_source} onChange={(value) => set('key_source', value)} />
       </div>
       {slider('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
-      <NumberField
-        id={fieldId('max-tokens')}
-        label="Max Tokens"
-        hint="1 to 8192"
-        min={1}
-        max={8192}
-        step={1}
-        inputMode="numeric"
-        value={draft.max_tokens}
-        onChange={(value) => set('max_tokens', value)}
-      />
+      <NumberField {...MAX_TOKENS} id={fieldId('max-tokens')} value={draft.max_tokens} onChange={(value) => set('max_tokens', value)} />
       {slider('top_p', 'Top P', { min: 0, max: 1, step: 0.05 })}
       {slider('frequency_penalty', 'Frequency Penalty', { min: -2, max: 2, step: 0.1 })}
     </div>

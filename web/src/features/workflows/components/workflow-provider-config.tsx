@@ -22,6 +22,22 @@ interface WorkflowProviderConfigProps {
   appInfo: WorkflowAppInfo | null;
 }
 
+/** The advanced settings' number inputs: the values' names, then what NumberField shows. */
+const ADVANCED_NUMBERS = [
+  {
+    name: 'timeout_seconds',
+    id: 'timeout',
+    label: 'Timeout (seconds)',
+    hint: '1–600; a call that takes longer fails with 504 and is not charged.',
+    min: 1,
+    max: 600,
+    step: 1,
+  },
+  { name: 'max_iterations', id: 'iterations', label: 'Max Iterations', hint: 'Turns one chat conversation may have.', min: 1, max: 1000, step: 1 },
+] as const;
+
+const LOGGING = { label: 'Enable Logging', hint: 'Keep the query and answer of chat turns.', className: 'flex items-start gap-2 pt-7' };
+
 export function WorkflowProviderConfig({ providers, values, onChange, onTest, testing, result, testError, appInfo }: WorkflowProviderConfigProps) {
   const provider = providers.find((candidate) => candidate.id === values.provider) ?? null;
   const properties = provider ? Object.entries(provider.config_schema.properties) : [];
@@ -102,34 +118,10 @@ export function WorkflowProviderConfig({ providers, values, onChange, onTest, te
           Advanced Settings
         </h3>
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
-          <NumberField
-            id={fieldId('timeout')}
-            label="Timeout (seconds)"
-            hint="1–600; a call that takes longer fails with 504 and is not charged."
-            min={1}
-            max={600}
-            step={1}
-            value={values.timeout_seconds}
-            onChange={(value) => set('timeout_seconds', value)}
-          />
-          <NumberField
-            id={fieldId('iterations')}
-            label="Max Iterations"
-            hint="Turns one chat conversation may have."
-            min={1}
-            max={1000}
-            step={1}
-            value={values.max_iterations}
-            onChange={(value) => set('max_iterations', value)}
-          />
-          <CheckboxField
-            id={fieldId('logging')}
-            label="Enable Logging"
-            hint="Keep the query and answer of chat turns."
-            checked={values.enable_logging}
-            onChange={(checked) => set('enable_logging', checked)}
-            className="flex items-start gap-2 pt-7"
-          />
+          {ADVANCED_NUMBERS.map(({ name, ...field }) => (
+            <NumberField key={field.id} {...field} id={fieldId(field.id)} value={values[name]} onChange={(value) => set(name, value)} />
+          ))}
+          <CheckboxField {...LOGGING} id={fieldId('logging')} checked={values.enable_logging} onChange={(checked) => set('enable_logging', checked)} />
         </div>
       </section>
 
