@@ -2,11 +2,10 @@
 // Info, before the template's variables exist), and publishing below the worst case of a call asks
 // for a visible confirmation with its own button; the price change notice says when and what.
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceNoticeText } from '@/components/pricing/price-notice';
 import { withTestAccessToken } from '@/testing/fake-apps-server';
-import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { renderSignedInPage } from '@/testing/test-utils';
 import { fakePromptsServer } from '../testing/fake-prompts-server';
 import { PromptBuilderPage } from './prompt-builder-page';
 
@@ -19,13 +18,7 @@ beforeAll(async () => {
 withTestAccessToken();
 
 function renderBuilder() {
-  return renderWithProviders(
-    <Routes>
-      <Route path="/prompt-builder" element={<PromptBuilderPage mode="create" />} />
-      <Route path="*" element={<p>Elsewhere</p>} />
-    </Routes>,
-    { route: '/prompt-builder', auth: signedInAuth() },
-  );
+  return renderSignedInPage('/prompt-builder', <PromptBuilderPage mode="create" />, '/prompt-builder', <p>Elsewhere</p>);
 }
 
 const change = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });

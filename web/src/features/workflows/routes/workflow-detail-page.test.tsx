@@ -1,8 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
-import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { perTokenCard } from '@/testing/rate-cards';
+import { renderSignedInPage } from '@/testing/test-utils';
 import { APP_INFO, fakeWorkflowsServer, makeWorkflowConfig } from '../testing/fake-workflows-server';
 import { WorkflowDetailPage } from './workflow-detail-page';
 
@@ -20,12 +20,7 @@ const app = makeApp({
 
 function renderDetail(options: Parameters<typeof fakeWorkflowsServer>[0] = {}, route = '/workflows/support-bot') {
   const server = fakeWorkflowsServer({ apps: [{ ...app }], ...options });
-  renderWithProviders(
-    <Routes>
-      <Route path="/workflows/:slug" element={<WorkflowDetailPage />} />
-    </Routes>,
-    { route, auth: signedInAuth() },
-  );
+  renderSignedInPage('/workflows/:slug', <WorkflowDetailPage />, route);
   return server;
 }
 
@@ -121,16 +116,7 @@ describe('WorkflowDetailPage', () => {
   });
 
   it('shows a per-token card read-only and saves without writing price_cents over it (issue 60)', async () => {
-    const pricing = {
-      form: 'per_token' as const,
-      call_micros: 0,
-      input_per_mtok_micros: 1_000_000,
-      output_per_mtok_micros: 2_000_000,
-      cached_input_per_mtok_micros: null,
-      markup_bps: 0,
-      minimum_micros: 0,
-      max_call_micros: 100_000,
-    };
+    const pricing = perTokenCard({ input_per_mtok_micros: 1_000_000, output_per_mtok_micros: 2_000_000, max_call_micros: 100_000 });
     const server = renderDetail({ apps: [{ ...app, price_cents: 1, pricing }] });
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
     expect(screen.queryByLabelText('Price per Call (USD)')).toBeNull();
