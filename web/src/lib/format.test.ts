@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import { withIntlEdgeCases } from '@/testing/intl-cases';
 import { formatCents, formatDate, formatDollars, formatMinor, formatUpcomingPrice } from './format';
 
 describe('formatCents', () => {
   it('shows cents as dollars with two decimals', () => {
-    expect(formatCents(100)).toBe('$1.00');
-    expect(formatCents(0)).toBe('$0.00');
-    expect(formatCents(5)).toBe('$0.05');
-    expect(formatCents(1999)).toBe('$19.99');
-    expect(formatCents(500)).toBe('$5.00');
+    expectAnswers(formatCents, [100, 0, 5, 1999, 500], ['$1.00', '$0.00', '$0.05', '$19.99', '$5.00']);
   });
 
   it('groups thousands', () => {

@@ -6,6 +6,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { type Pricing, rateCardOf } from '@tollbooth/contract';
 import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { renderSignedInPage, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { callMargins, cardBelowCostWarnings, formatMicros, formatPerMillion, priceBelowTypical } from '../lib/model-cost.utils';
@@ -226,13 +227,8 @@ describe('callMargins and cardBelowCostWarnings', () => {
 
 describe('model cost formats', () => {
   it('writes micro-dollars as dollars and prices per million tokens', () => {
-    expect(formatMicros(320_420)).toBe('$0.3204');
-    expect(formatMicros(100)).toBe('$0.0001');
-    expect(formatMicros(42)).toBe('$0.0000420');
-    expect(formatMicros(0)).toBe('$0');
-    expect(formatPerMillion(10)).toBe('$10');
-    expect(formatPerMillion(2.5)).toBe('$2.50');
-    expect(formatPerMillion(0.075)).toBe('$0.075');
+    expectAnswers(formatMicros, [320_420, 100, 42, 0], ['$0.3204', '$0.0001', '$0.0000420', '$0']);
+    expectAnswers(formatPerMillion, [10, 2.5, 0.075], ['$10', '$2.50', '$0.075']);
     expect(priceBelowTypical(1, { typical_micros: 10_001 })).toBe(true);
     expect(priceBelowTypical(1, { typical_micros: 10_000 })).toBe(false);
     expect(priceBelowTypical(1, { typical_micros: null })).toBe(false);

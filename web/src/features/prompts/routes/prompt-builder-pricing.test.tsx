@@ -23,13 +23,18 @@ function renderBuilder() {
 
 const change = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
+/** Names the prompt "Essay" and writes its system prompt and template. */
+async function writePrompt(template: string) {
+  change('Prompt Name', 'Essay');
+  fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
+  fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: template } });
+}
+
 describe('pricing in the prompt builder (issue 61)', () => {
   it('shows the model cost on every step, following the template as it gets its variables', async () => {
     const server = fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'Write about {{topic}} in a {{tone}} tone, {{words}} words' } });
+    await writePrompt('Write about {{topic}} in a {{tone}} tone, {{words}} words');
     for (const tab of ['Input/Output Schema', 'Model Settings', 'Preview & Test']) {
       fireEvent.click(screen.getByRole('tab', { name: tab }));
       const panel = within(screen.getByTestId('model-cost-panel'));
@@ -42,9 +47,7 @@ describe('pricing in the prompt builder (issue 61)', () => {
   it('asks for a visible confirmation before publishing below the largest call’s model cost, and publishes on it', async () => {
     const server = fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'About {{topic}}' } });
+    await writePrompt('About {{topic}}');
     change('Price per Call (USD)', '0.01');
     // The fake's worst case: ~4096 tokens out at $30 per million, far above 1 cent.
     await waitFor(() => expect(screen.getByTestId('model-cost-margin').textContent).toContain('below the worst case'));
@@ -60,9 +63,7 @@ describe('pricing in the prompt builder (issue 61)', () => {
   it('a price covering the worst case publishes without asking', async () => {
     fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'About {{topic}}' } });
+    await writePrompt('About {{topic}}');
     change('Price per Call (USD)', '5');
     // Whatever template the estimate has settled on, its worst case (~4096 tokens out at $30 per million) is below $5.
     await waitFor(() => expect(screen.getByTestId('model-cost-worst-case').textContent).not.toBe(''));

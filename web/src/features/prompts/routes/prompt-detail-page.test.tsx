@@ -46,6 +46,14 @@ const field = (label: string) => screen.getByLabelText(label) as HTMLInputElemen
 const change = (label: string, value: string) => fireEvent.change(field(label), { target: { value } });
 const openConfig = () => fireEvent.click(screen.getByRole('tab', { name: 'Prompt Config' }));
 
+/** Once the page is there: Test Prompt on the Prompt Config tab, and the result panel. */
+async function runTestPrompt() {
+  await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+  openConfig();
+  fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+  return screen.findByTestId('test-result');
+}
+
 describe('PromptDetailPage', () => {
   it('shows the header, badges, buttons and the basic settings', async () => {
     renderDetail();
@@ -205,11 +213,7 @@ describe('PromptDetailPage', () => {
 
   it('Test Prompt shows "Template Valid" with the message, rendered template and variables', async () => {
     const server = renderDetail();
-    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
-    openConfig();
-    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
-
-    const result = await screen.findByTestId('test-result');
+    const result = await runTestPrompt();
     expect(within(result).getByText('Template Valid')).toBeTruthy();
     expect(within(result).getByText('Template rendered successfully')).toBeTruthy();
     expect(within(result).getByTestId('rendered-template').textContent).toBe('A haiku about sample topic');
@@ -283,10 +287,7 @@ describe('PromptDetailPage', () => {
             })
           : undefined,
     });
-    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
-    openConfig();
-    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
-    const result = await screen.findByTestId('test-result');
+    const result = await runTestPrompt();
     expect(within(result).getByText('Template Error')).toBeTruthy();
     expect(within(result).getByText('Template has problems')).toBeTruthy();
     expect(within(result).getByText(/Unbalanced braces/)).toBeTruthy();

@@ -27,6 +27,14 @@ function renderDetail(options: Parameters<typeof fakeWorkflowsServer>[0] = {}, r
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
 const openTab = (name: string) => fireEvent.click(screen.getByRole('tab', { name }));
 
+/** Once the page is there: Test Config on the Provider Config tab, and the result panel. */
+async function runTestConfig() {
+  await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+  openTab('Provider Config');
+  fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
+  return screen.findByTestId('workflow-test-result');
+}
+
 describe('WorkflowDetailPage', () => {
   it('shows the header with badges, Back to List, Download App, Save Changes and the basic settings', async () => {
     renderDetail({ configs: { 'support-bot': makeWorkflowConfig({ app_info: APP_INFO }) } });
@@ -65,10 +73,7 @@ describe('WorkflowDetailPage', () => {
 
   it('Test Config shows Configuration Valid with the app info and its input form', async () => {
     const server = renderDetail();
-    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
-    openTab('Provider Config');
-    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
-    const result = await screen.findByTestId('workflow-test-result');
+    const result = await runTestConfig();
     expect(result.textContent).toContain('Configuration Valid');
     expect(result.textContent).toContain('Support Chatflow');
     expect(result.textContent).toContain('advanced-chat');
@@ -83,10 +88,7 @@ describe('WorkflowDetailPage', () => {
     renderDetail({
       testResult: { success: false, message: 'Configuration Error', error: "Dify refused the app's API key (401 unauthorized)", app_info: null },
     });
-    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
-    openTab('Provider Config');
-    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
-    const result = await screen.findByTestId('workflow-test-result');
+    const result = await runTestConfig();
     expect(result.textContent).toContain('Configuration Error');
     expect(result.textContent).toContain('refused the app');
   });
