@@ -145,22 +145,13 @@ describe('AppAnalyticsPage', () => {
       'Created At',
     ]);
     const [first, second, third] = table.getAllByTestId('invocation-row').map((row) => within(row));
-    expect(first!.getByText('01234567...')).toBeTruthy();
-    expect(first!.getByText('ada')).toBeTruthy();
     expect(first!.getByText('success').className).toContain('green');
-    expect(first!.getByText('1.234s')).toBeTruthy();
-    expect(first!.getByText('1,234')).toBeTruthy();
-    // What the caller paid and what the answer cost upstream, to the micro-dollar.
-    expect(first!.getByText('$0.25')).toBeTruthy();
-    expect(first!.getByText('$0.01762')).toBeTruthy();
-    expect(first!.getByText(new Date(createdAt).toLocaleString())).toBeTruthy();
-    expect(second!.getByText('fedcba98...')).toBeTruthy();
-    expect(first!.getByText('—')).toBeTruthy();
-    expect(second!.getByText('Anonymous')).toBeTruthy();
+    // What the caller paid ($0.25) and what the answer cost upstream, to the micro-dollar.
+    for (const text of ['01234567...', 'ada', '1.234s', '1,234', '$0.25', '$0.01762', new Date(createdAt).toLocaleString(), '—']) {
+      expect(first!.getByText(text)).toBeTruthy();
+    }
     expect(second!.getByText('failed').className).toContain('red');
-    expect(second!.getByText('provider_timeout')).toBeTruthy();
-    expect(second!.getByText('60.000s')).toBeTruthy();
-    expect(second!.getByText('0')).toBeTruthy();
+    for (const text of ['fedcba98...', 'Anonymous', 'provider_timeout', '60.000s', '0']) expect(second!.getByText(text)).toBeTruthy();
     // A caller's mistake: rejected, in amber, with its type.
     expect(third!.getByText('grace')).toBeTruthy();
     expect(third!.getByText('rejected').className).toContain('amber');

@@ -1,5 +1,6 @@
 import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useMemo } from 'react';
+import type { TestRunProps } from '@/components/app-detail/use-test-run';
 import { FormAlert } from '@/components/ui/form-alert';
 import { NumberField } from '@/components/ui/form-field';
 import { primaryButton } from '@/components/ui/styles';
@@ -12,14 +13,10 @@ import { ModelSelect } from './model-select';
 import { PromptEditor } from './prompt-editor';
 import { TemplateTestResult } from './template-test-result';
 
-interface DetailPromptConfigProps {
+interface DetailPromptConfigProps extends TestRunProps<PromptTestResult> {
   values: DetailConfigValues;
   /** Takes an update of the current values, so quick successive edits never work on a stale copy. */
   onChange: Dispatch<SetStateAction<DetailConfigValues>>;
-  onTest: () => void;
-  testing: boolean;
-  result: PromptTestResult | null;
-  testError: string | null;
 }
 
 type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';

@@ -2,6 +2,7 @@
 // provider's config schema, Advanced Settings, the test result, and the app's input form.
 import type { WorkflowAppInfo, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
 import type { Dispatch, SetStateAction } from 'react';
+import type { TestRunProps } from '@/components/app-detail/use-test-run';
 import { FormAlert } from '@/components/ui/form-alert';
 import { CheckboxField, describedBy, FormField, NumberField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
@@ -10,14 +11,10 @@ import { isSecretLooking, NO_PROVIDERS_MESSAGE, NO_SCHEMA_MESSAGE, providerFormV
 import { InputFormTable } from './workflow-app-info';
 import { WorkflowTestResultPanel } from './workflow-test-result';
 
-interface WorkflowProviderConfigProps {
+interface WorkflowProviderConfigProps extends TestRunProps<WorkflowTestResult> {
   providers: WorkflowProviderInfo[];
   values: WorkflowSettingsValues;
   onChange: Dispatch<SetStateAction<WorkflowSettingsValues>>;
-  onTest: () => void;
-  testing: boolean;
-  result: WorkflowTestResult | null;
-  testError: string | null;
   /** The saved app info (input form), shown under the form. */
   appInfo: WorkflowAppInfo | null;
 }
