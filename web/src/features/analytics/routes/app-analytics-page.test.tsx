@@ -11,6 +11,17 @@ withTestAccessToken();
 
 const app = makeApp({ name: 'Haiku Writer', slug: 'haiku-writer', type: 'prompt' });
 const createdAt = '2024-05-30T12:34:56.000Z';
+/** A call that failed before it cost anything: no tokens, no charge, no model cost. */
+const failedCall = (call: Pick<RecentInvocations[number], 'id' | 'end_user' | 'outcome' | 'error_type' | 'response_time'>): RecentInvocations[number] => ({
+  ...call,
+  status: 'error',
+  input_tokens: 0,
+  output_tokens: 0,
+  price_cents: 0,
+  charge_micros: 0,
+  model_cost: 0,
+  created_at: createdAt,
+});
 const invocations: RecentInvocations = [
   {
     id: '0123456789abcdef-0000',
@@ -26,34 +37,8 @@ const invocations: RecentInvocations = [
     model_cost: 0.01762,
     created_at: createdAt,
   },
-  {
-    id: 'fedcba9876543210-0000',
-    end_user: null,
-    status: 'error',
-    outcome: 'failed',
-    error_type: 'provider_timeout',
-    response_time: 60,
-    input_tokens: 0,
-    output_tokens: 0,
-    price_cents: 0,
-    charge_micros: 0,
-    model_cost: 0,
-    created_at: createdAt,
-  },
-  {
-    id: 'aaaabbbbccccdddd-0000',
-    end_user: 'grace',
-    status: 'error',
-    outcome: 'rejected',
-    error_type: 'unauthorized',
-    response_time: 0.004,
-    input_tokens: 0,
-    output_tokens: 0,
-    price_cents: 0,
-    charge_micros: 0,
-    model_cost: 0,
-    created_at: createdAt,
-  },
+  failedCall({ id: 'fedcba9876543210-0000', end_user: null, outcome: 'failed', error_type: 'provider_timeout', response_time: 60 }),
+  failedCall({ id: 'aaaabbbbccccdddd-0000', end_user: 'grace', outcome: 'rejected', error_type: 'unauthorized', response_time: 0.004 }),
 ];
 const usage = (days: number) => makeUsage(days, { total_invocations: 12345, total_users: 1234, total_revenue: 45.6, total_revenue_cents: 4560 });
 const performance = (days: number) => makePerformance(days, { success_rate: 99.95, average_response_time: 1.2345 });
