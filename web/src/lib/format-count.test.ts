@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import { withIntlEdgeCases } from '@/testing/intl-cases';
 import { formatCount, groupThousands } from './format-count';
 
 describe('formatCount', () => {
   it('groups thousands', () => {
-    expect(formatCount(0)).toBe('0');
-    expect(formatCount(999)).toBe('999');
-    expect(formatCount(1000)).toBe('1,000');
-    expect(formatCount(12_345)).toBe('12,345');
-    expect(formatCount(-1_234_567)).toBe('-1,234,567');
+    expectAnswers(formatCount, [0, 999, 1000, 12_345, -1_234_567], ['0', '999', '1,000', '12,345', '-1,234,567']);
     expect(groupThousands('1234567890')).toBe('1,234,567,890');
   });
 

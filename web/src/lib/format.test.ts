@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import { withIntlEdgeCases } from '@/testing/intl-cases';
 import { formatCents, formatDate, formatDollars, formatMinor, formatUpcomingPrice } from './format';
 
 describe('formatCents', () => {
   it('shows cents as dollars with two decimals', () => {
-    expect(formatCents(100)).toBe('$1.00');
-    expect(formatCents(0)).toBe('$0.00');
-    expect(formatCents(5)).toBe('$0.05');
-    expect(formatCents(1999)).toBe('$19.99');
-    expect(formatCents(500)).toBe('$5.00');
+    expectAnswers(formatCents, [100, 0, 5, 1999, 500], ['$1.00', '$0.00', '$0.05', '$19.99', '$5.00']);
   });
 
   it('groups thousands', () => {
@@ -60,11 +57,9 @@ describe('formatUpcomingPrice', () => {
 
 describe('formatMinor', () => {
   it("writes an amount in its currency's own minor unit: zero-decimal currencies are whole amounts, never divided by 100", () => {
-    expect(formatMinor(100_000, 'vnd')).toBe('₫100,000');
-    expect(formatMinor(1500, 'jpy')).toBe('¥1,500');
-    expect(formatMinor(1500, 'JPY')).toBe('¥1,500');
+    expectAnswers((amount: number) => formatMinor(amount, 'vnd'), [100_000, -90_000], ['₫100,000', '-₫90,000']);
+    expectAnswers((currency: string) => formatMinor(1500, currency), ['jpy', 'JPY'], ['¥1,500', '¥1,500']);
     expect(formatMinor(950, 'eur')).toBe('€9.50');
-    expect(formatMinor(-90_000, 'vnd')).toBe('-₫90,000');
   });
 
   it('US dollars are the same text as formatCents; nothing else ever gets a dollar sign', () => {

@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { RuntimeConfig } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
-import { MemoryRouter } from 'react-router';
+import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { setAccessTokenGetter } from '@/lib/api-client';
 import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
@@ -72,6 +72,20 @@ export function renderWithProviders(
     </MemoryRouter>,
   );
   return { ...result, queryClient, auth };
+}
+
+/**
+ * Renders one page, signed in, at `route`: `element` is the page at `path`; `elsewhere`, when
+ * given, answers every other path (where the page navigates to after a save).
+ */
+export function renderSignedInPage(path: string, element: ReactNode, route: string, elsewhere?: ReactNode) {
+  return renderWithProviders(
+    <Routes>
+      <Route path={path} element={element} />
+      {elsewhere ? <Route path="*" element={elsewhere} /> : null}
+    </Routes>,
+    { route, auth: signedInAuth() },
+  );
 }
 
 /** A fetch Response with a JSON body. */

@@ -67,6 +67,13 @@ type AppBasicsFieldsProps<P extends PriceKey, Values extends AppBasicsValues<P>>
   pricePanel?: ReactNode;
 };
 
+/** The prompt and workflow detail pages' basics: the settings layout, named and priced alike. */
+export const DETAIL_SETTINGS = {
+  layout: 'settings',
+  nameLabel: 'Application Name',
+  price: { key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true },
+} as const;
+
 export function AppBasicsFields<P extends PriceKey, Values extends AppBasicsValues<P>>(props: AppBasicsFieldsProps<P, Values>) {
   const { form, price, nameLabel, embedLabel, layout } = props;
   const { values, fieldId } = form;

@@ -4,6 +4,8 @@
 import type { Application } from '@tollbooth/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import { isPlainPerCall } from '@/components/pricing/price-form.utils';
+import { RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { DownloadButton } from '@/components/ui/download-button';
 import { ErrorBox } from '@/components/ui/error-box';
 import { FormAlert } from '@/components/ui/form-alert';
@@ -99,5 +101,20 @@ export function DetailLoadError({ message, listPath }: { message: string; listPa
         </Link>
       </ErrorBox>
     </div>
+  );
+}
+
+/**
+ * A detail page's Basic Settings tab: the form, given the app's rate card to show in it when the
+ * app is not priced per call; under it, the announced card of an app that is; then `children`.
+ */
+export function BasicSettingsTab({ app, form, children }: { app: Application; form: (pricePanel: ReactNode) => ReactNode; children?: ReactNode }) {
+  const plainPrice = isPlainPerCall(app.pricing);
+  return (
+    <>
+      {form(plainPrice ? undefined : <RateCardPanel app={app} editLink className="sm:col-span-2" />)}
+      {plainPrice && upcomingCardOfApp(app) ? <RateCardPanel app={app} className="mt-6 max-w-3xl" /> : null}
+      {children}
+    </>
   );
 }

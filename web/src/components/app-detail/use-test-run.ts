@@ -20,3 +20,16 @@ export function useTestRun<Variables, Result>(test: UseMutationResult<Result, un
   };
   return { result, error, testing: test.isPending, run, clear, clearResult: () => setResult(null) };
 }
+
+/** What a configuration form's Test button and result panel take from its page. */
+export interface TestRunProps<Result> {
+  onTest: () => void;
+  testing: boolean;
+  result: Result | null;
+  testError: string | null;
+}
+
+/** A form's TestRunProps from the page's useTestRun and the function that starts a test. */
+export function testRunProps<Result>(test: { testing: boolean; result: Result | null; error: string | null }, onTest: () => void): TestRunProps<Result> {
+  return { onTest, testing: test.testing, result: test.result, testError: test.error };
+}

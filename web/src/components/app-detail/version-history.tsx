@@ -21,6 +21,16 @@ export interface VersionHistoryProps<V extends HistoryVersion> {
   error: string | null;
 }
 
+/** The history's props from the page's versions query and rollback mutation (while it runs, the version it rolls back to). */
+export function versionHistoryProps<V extends HistoryVersion>(
+  versions: { data: VersionHistoryProps<V>['versions']; isPending: boolean },
+  rollback: { isPending: boolean; variables: number | undefined },
+  onRollback: (version: number) => void,
+  error: string | null,
+): VersionHistoryProps<V> {
+  return { versions: versions.data, loading: versions.isPending, onRollback, rollingBack: rollback.isPending ? (rollback.variables ?? null) : null, error };
+}
+
 interface VersionHistoryLayout<V extends HistoryVersion> {
   intro: string;
   /** The rows' test ids: `${testIdPrefix}-${version}`. */

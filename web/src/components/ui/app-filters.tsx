@@ -1,5 +1,6 @@
 import { APP_STATUSES, VISIBILITIES } from '@tollbooth/contract';
 import { useId } from 'react';
+import { Options } from '@/components/ui/options';
 import { inputField } from '@/components/ui/styles';
 import type { AppFilterValues } from '@/lib/filter-apps';
 
@@ -47,11 +48,7 @@ function FilterSelect<T extends string>({
       </label>
       <select id={id} className={`${inputField} mt-1 w-40`} value={value} onChange={(event) => onChange(event.target.value as T | '')}>
         <option value="">All</option>
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
+        <Options options={options} />
       </select>
     </div>
   );

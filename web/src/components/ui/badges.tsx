@@ -37,29 +37,18 @@ export function typeTone(type: string): BadgeTone {
   return type === 'workflow' ? 'blue' : 'green';
 }
 
-export function StatusBadge({ status }: { status: string }) {
+/** A value shown as it is, in the tone its kind gives it, titled with the kind. */
+function ValueBadge({ value, kind, tone }: { value: string; kind: string; tone: (value: string) => BadgeTone }) {
   return (
-    <Badge tone={statusTone(status)} title="Status">
-      {status}
+    <Badge tone={tone(value)} title={kind}>
+      {value}
     </Badge>
   );
 }
 
-export function VisibilityBadge({ visibility }: { visibility: string }) {
-  return (
-    <Badge tone={visibilityTone(visibility)} title="Visibility">
-      {visibility}
-    </Badge>
-  );
-}
-
-export function TypeBadge({ type }: { type: string }) {
-  return (
-    <Badge tone={typeTone(type)} title="Type">
-      {type}
-    </Badge>
-  );
-}
+export const StatusBadge = ({ status }: { status: string }) => <ValueBadge value={status} kind="Status" tone={statusTone} />;
+export const VisibilityBadge = ({ visibility }: { visibility: string }) => <ValueBadge value={visibility} kind="Visibility" tone={visibilityTone} />;
+export const TypeBadge = ({ type }: { type: string }) => <ValueBadge value={type} kind="Type" tone={typeTone} />;
 
 /** The interaction mode of a prompt app: Chat or Completion. */
 export function ModeBadge({ mode }: { mode: string }) {

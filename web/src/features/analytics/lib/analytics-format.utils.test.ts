@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import {
   endUserLabel,
   errorTypeLabel,
@@ -20,23 +21,16 @@ import {
 
 describe('analytics formats', () => {
   it('groups thousands in counts', () => {
-    expect(formatCount(0)).toBe('0');
-    expect(formatCount(1234)).toBe('1,234');
-    expect(formatCount(10_000_000)).toBe('10,000,000');
+    expectAnswers(formatCount, [0, 1234, 10_000_000], ['0', '1,234', '10,000,000']);
   });
 
   it('shows success rates with one decimal and %', () => {
-    expect(formatPercent(66.67)).toBe('66.7%');
-    expect(formatPercent(100)).toBe('100.0%');
-    expect(formatPercent(0)).toBe('0.0%');
-    expect(formatPercent(71.43)).toBe('71.4%');
+    expectAnswers(formatPercent, [66.67, 100, 0, 71.43], ['66.7%', '100.0%', '0.0%', '71.4%']);
   });
 
   it('shows seconds with three decimals in tables and two on the card', () => {
-    expect(formatSeconds(1.32, 3)).toBe('1.320s');
-    expect(formatSeconds(0.0005, 3)).toBe('0.001s');
-    expect(formatSeconds(1.32, 2)).toBe('1.32s');
-    expect(formatSeconds(2, 2)).toBe('2.00s');
+    expectAnswers((seconds: number) => formatSeconds(seconds, 3), [1.32, 0.0005], ['1.320s', '0.001s']);
+    expectAnswers((seconds: number) => formatSeconds(seconds, 2), [1.32, 2], ['1.32s', '2.00s']);
   });
 
   it('shows revenue in dollars with two decimals', () => {
@@ -45,11 +39,7 @@ describe('analytics formats', () => {
   });
 
   it('formats model costs to the micro-dollar', () => {
-    expect(formatModelCost(0.01762)).toBe('$0.01762');
-    expect(formatModelCost(0.000003)).toBe('$0.000003');
-    expect(formatModelCost(1.5)).toBe('$1.50');
-    expect(formatModelCost(0)).toBe('$0.00');
-    expect(formatModelCost(-7.62)).toBe('−$7.62');
+    expectAnswers(formatModelCost, [0.01762, 0.000003, 1.5, 0, -7.62], ['$0.01762', '$0.000003', '$1.50', '$0.00', '−$7.62']);
   });
 
   it('shows Never for an app never used, else a local date', () => {
@@ -63,47 +53,43 @@ describe('analytics formats', () => {
   });
 
   it('names anonymous users, adds up tokens and colours statuses', () => {
-    expect(endUserLabel(null)).toBe('Anonymous');
-    expect(endUserLabel('')).toBe('Anonymous');
-    expect(endUserLabel('ada')).toBe('ada');
+    expectAnswers(endUserLabel, [null, '', 'ada'], ['Anonymous', 'Anonymous', 'ada']);
     expect(totalTokens({ input_tokens: 1200, output_tokens: 34 })).toBe('1,234');
     expect(invocationStatusClass('success')).toContain('green');
     expect(invocationStatusClass('error')).toContain('red');
   });
 
   it('colours outcomes: success green, failed red, rejected amber (not held against the app)', () => {
-    expect(invocationOutcomeClass('success')).toContain('green');
-    expect(invocationOutcomeClass('failed')).toContain('red');
-    expect(invocationOutcomeClass('rejected')).toContain('amber');
-    expect(invocationOutcomeClass('something-else')).toContain('red');
+    const colours = ['success', 'failed', 'rejected', 'something-else'].map((outcome) => invocationOutcomeClass(outcome));
+    for (const [index, colour] of ['green', 'red', 'amber', 'red'].entries()) expect(colours[index]).toContain(colour);
     expect(errorTypeLabel('', 'success')).toBe('—');
     expect(errorTypeLabel('unauthorized', 'rejected')).toBe('unauthorized');
     expect(errorTypeLabel(' ', 'failed')).toBe('Unknown Error');
   });
 
   it('says in words what each rejection was', () => {
-    expect(rejectionLabel('unauthorized')).toBe('Missing or bad API key (401)');
     expect(rejectionLabel('not_found')).toContain('(404)');
-    expect(rejectionLabel('invalid_param')).toBe('Invalid inputs (400)');
-    expect(rejectionLabel('insufficient_credits')).toBe('Not enough credit (402)');
-    expect(rejectionLabel('rate_limited')).toBe('Rate limited (429)');
-    expect(rejectionLabel('something_new')).toBe('Other reason');
-    expect(rejectionLabel('not_chat_app')).toBe('Chat call to an app that is not a chat app (400)');
-    expect(rejectionLabel('wrong_route')).toBe("Wrong endpoint for the app's mode (400)");
-    expect(rejectionLabel('')).toBe('Unknown reason');
+    expectAnswers(
+      rejectionLabel,
+      ['unauthorized', 'invalid_param', 'insufficient_credits'],
+      ['Missing or bad API key (401)', 'Invalid inputs (400)', 'Not enough credit (402)'],
+    );
+    expectAnswers(rejectionLabel, ['rate_limited', 'something_new', ''], ['Rate limited (429)', 'Other reason', 'Unknown reason']);
+    expectAnswers(
+      rejectionLabel,
+      ['not_chat_app', 'wrong_route'],
+      ['Chat call to an app that is not a chat app (400)', "Wrong endpoint for the app's mode (400)"],
+    );
   });
 
   it('labels chart days in UTC', () => {
-    expect(formatDayTick('2024-03-05')).toBe('Mar 5');
+    expectAnswers(formatDayTick, ['2024-03-05', 'not a day'], ['Mar 5', 'not a day']);
     expect(formatDayLabel('2024-03-05')).toBe('Mar 5, 2024');
-    expect(formatDayTick('not a day')).toBe('not a day');
   });
 });
 
 describe('formatSuccessRate', () => {
   it('shows – (no data) when no call succeeded or failed, not 0.0%', () => {
-    expect(formatSuccessRate(0, 0)).toBe('–');
-    expect(formatSuccessRate(0, 3)).toBe('0.0%');
-    expect(formatSuccessRate(66.666, 3)).toBe('66.7%');
+    expect([formatSuccessRate(0, 0), formatSuccessRate(0, 3), formatSuccessRate(66.666, 3)]).toEqual(['–', '0.0%', '66.7%']);
   });
 });

@@ -7,6 +7,7 @@ import { PRICE_FORM_FIELD_ORDER, perCallPriceCents } from '@/components/pricing/
 import { PriceFormFields } from '@/components/pricing/price-form-fields';
 import { FormAlert } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
+import { Options } from '@/components/ui/options';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useCreateApp } from '@/lib/api/apps/create-app';
 import { useTestWorkflowProvider } from '@/lib/api/workflows/test-workflow-provider';
@@ -26,6 +27,15 @@ const fieldOrder: Array<keyof CreateAppValues> = [
   'provider_api_key',
   'provider_base_url',
   ...PRICE_FORM_FIELD_ORDER,
+];
+
+const TYPE_OPTIONS: { value: AppType; label: string }[] = [
+  { value: 'prompt', label: 'Prompt' },
+  { value: 'workflow', label: 'Workflow' },
+];
+const MODE_OPTIONS: { value: InteractionMode; label: string }[] = [
+  { value: 'completion', label: 'Completion' },
+  { value: 'chat', label: 'Chat' },
 ];
 
 export function CreateAppForm({ initialType }: { initialType: AppType }) {
@@ -65,69 +75,48 @@ export function CreateAppForm({ initialType }: { initialType: AppType }) {
 
   // The create form's own fields, placed among the basics: the type and interaction mode beside
   // the visibility, a workflow's provider settings before the price.
+  const choice = <K extends 'type' | 'interaction_mode'>(name: K, label: string, options: { value: CreateAppValues[K]; label: string }[]) => (
+    <FormField id={fieldId(name)} label={label} error={errors[name]}>
+      <select
+        id={fieldId(name)}
+        name={name}
+        required
+        value={values[name]}
+        onChange={(event) => set(name, event.target.value as CreateAppValues[K])}
+        className={inputField}
+        {...describedBy(fieldId(name), { error: errors[name] })}
+      >
+        <Options options={options} />
+      </select>
+    </FormField>
+  );
   const typeAndMode = (
     <>
-      <FormField id={fieldId('type')} label="Type" error={errors.type}>
-        <select
-          id={fieldId('type')}
-          name="type"
-          required
-          value={values.type}
-          onChange={(event) => set('type', event.target.value as AppType | '')}
-          className={inputField}
-          {...describedBy(fieldId('type'), { error: errors.type })}
-        >
-          <option value="prompt">Prompt</option>
-          <option value="workflow">Workflow</option>
-        </select>
-      </FormField>
+      {choice('type', 'Type', TYPE_OPTIONS)}
 
-      {isWorkflow ? null : (
-        <FormField id={fieldId('interaction_mode')} label="Interaction Mode" error={errors.interaction_mode}>
-          <select
-            id={fieldId('interaction_mode')}
-            name="interaction_mode"
-            required
-            value={values.interaction_mode}
-            onChange={(event) => set('interaction_mode', event.target.value as InteractionMode | '')}
-            className={inputField}
-            {...describedBy(fieldId('interaction_mode'), { error: errors.interaction_mode })}
-          >
-            <option value="completion">Completion</option>
-            <option value="chat">Chat</option>
-          </select>
-        </FormField>
-      )}
+      {isWorkflow ? null : choice('interaction_mode', 'Interaction Mode', MODE_OPTIONS)}
     </>
+  );
+  /** A required provider setting; the key is typed hidden and never autofilled. */
+  const providerInput = (name: 'provider_app_id' | 'provider_api_key', label: string, secret: boolean) => (
+    <FormField id={fieldId(name)} label={label} error={errors[name]}>
+      <input
+        id={fieldId(name)}
+        name={name}
+        type={secret ? 'password' : 'text'}
+        required
+        autoComplete={secret ? 'new-password' : 'off'}
+        value={values[name]}
+        onChange={(event) => set(name, event.target.value)}
+        className={inputField}
+        {...describedBy(fieldId(name), { error: errors[name] })}
+      />
+    </FormField>
   );
   const providerSettings = isWorkflow ? (
     <div className="grid grid-cols-1 gap-6 sm:grid-cols-2">
-      <FormField id={fieldId('provider_app_id')} label="Provider App ID" error={errors.provider_app_id}>
-        <input
-          id={fieldId('provider_app_id')}
-          name="provider_app_id"
-          type="text"
-          required
-          autoComplete="off"
-          value={values.provider_app_id}
-          onChange={(event) => set('provider_app_id', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('provider_app_id'), { error: errors.provider_app_id })}
-        />
-      </FormField>
-      <FormField id={fieldId('provider_api_key')} label="Provider API Key" error={errors.provider_api_key}>
-        <input
-          id={fieldId('provider_api_key')}
-          name="provider_api_key"
-          type="password"
-          required
-          autoComplete="new-password"
-          value={values.provider_api_key}
-          onChange={(event) => set('provider_api_key', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('provider_api_key'), { error: errors.provider_api_key })}
-        />
-      </FormField>
+      {providerInput('provider_app_id', 'Provider App ID', false)}
+      {providerInput('provider_api_key', 'Provider API Key', true)}
       <FormField
         id={fieldId('provider_base_url')}
         label="Provider Base URL"

@@ -4,6 +4,7 @@ import { Link, Route, Routes, useLocation } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { PER_CALL_PRICE_MESSAGE } from '@/components/pricing/price-form.utils';
 import { fakeAppsServer, makeApp, makeUsage, withTestAccessToken } from '@/testing/fake-apps-server';
+import { perTokenCard } from '@/testing/rate-cards';
 import { jsonResponse, renderWithProviders, signedInAuth, testRuntimeConfig } from '@/testing/test-utils';
 import { DELETE_CONFIRM_MESSAGE } from '../components/danger-zone';
 import { AppDetailPage } from './app-detail-page';
@@ -162,16 +163,7 @@ describe('AppDetailPage', () => {
   });
 
   it('edits a per-token card in the chooser, and shows the card and the announced one in the sidebar (issue 60)', async () => {
-    const pricing = {
-      form: 'per_token' as const,
-      call_micros: 1_000,
-      input_per_mtok_micros: 2_000_000,
-      output_per_mtok_micros: 8_000_000,
-      cached_input_per_mtok_micros: null,
-      markup_bps: 0,
-      minimum_micros: 0,
-      max_call_micros: 500_000,
-    };
+    const pricing = perTokenCard({ call_micros: 1_000, input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000, max_call_micros: 500_000 });
     const server = fakeAppsServer({
       apps: [
         haiku({

@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { EarningsBalance, Payout, PayoutSchedule, PayoutsOverview } from '@tollbooth/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { ErrorLine } from '@/components/ui/form-alert';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
 import { formatDateTime, formatMinor } from '@/lib/format';
@@ -264,11 +265,7 @@ export function PayoutsPanel({ onMoneyMoved }: { onMoneyMoved?: () => void } = {
           ) : null}
         </div>
       )}
-      {error ? (
-        <p role="alert" className="mt-3 text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
+      {error ? <ErrorLine margin="mt-3">{error}</ErrorLine> : null}
       {notice ? <p className="mt-3 text-sm text-green-700">{notice}</p> : null}
 
       {data.payouts.length > 0 ? (

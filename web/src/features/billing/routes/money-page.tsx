@@ -7,6 +7,7 @@ import type { LedgerEntry } from '@tollbooth/contract';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorBox } from '@/components/ui/error-box';
+import { Options } from '@/components/ui/options';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { useApps } from '@/lib/api/apps/get-apps';
@@ -248,11 +249,7 @@ export function MoneyPage() {
               Kind
               <select className={inputField} value={kind} onChange={(e) => setKind(e.target.value)}>
                 <option value="all">All</option>
-                {kinds.map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
+                <Options options={kinds} />
               </select>
             </label>
             <label>

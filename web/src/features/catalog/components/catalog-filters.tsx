@@ -10,6 +10,13 @@ interface CatalogFiltersProps {
   onChange: (filters: Filters) => void;
 }
 
+/** The filters picked from a list, in their order on the screen: "" is the "all" choice. */
+const CHOICES: { key: 'type' | 'mode' | 'price'; label: string; options: Record<string, string> }[] = [
+  { key: 'type', label: 'Type', options: { '': 'All types', prompt: 'Prompt', workflow: 'Workflow' } },
+  { key: 'mode', label: 'Mode', options: { '': 'All modes', completion: 'Completion', chat: 'Chat' } },
+  { key: 'price', label: 'Price', options: { '': 'Any price', free: 'Free', paid: 'Paid' } },
+];
+
 function Select({ label, value, options, onChange }: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void }) {
   const id = useId();
   return (
@@ -54,36 +61,9 @@ export function CatalogFilters({ filters, onChange }: CatalogFiltersProps) {
           className={`${inputField} mt-1`}
         />
       </div>
-      <Select
-        label="Type"
-        value={filters.type ?? ''}
-        onChange={set('type')}
-        options={[
-          ['', 'All types'],
-          ['prompt', 'Prompt'],
-          ['workflow', 'Workflow'],
-        ]}
-      />
-      <Select
-        label="Mode"
-        value={filters.mode ?? ''}
-        onChange={set('mode')}
-        options={[
-          ['', 'All modes'],
-          ['completion', 'Completion'],
-          ['chat', 'Chat'],
-        ]}
-      />
-      <Select
-        label="Price"
-        value={filters.price ?? ''}
-        onChange={set('price')}
-        options={[
-          ['', 'Any price'],
-          ['free', 'Free'],
-          ['paid', 'Paid'],
-        ]}
-      />
+      {CHOICES.map(({ key, label, options }) => (
+        <Select key={key} label={label} value={filters[key] ?? ''} onChange={set(key)} options={Object.entries(options)} />
+      ))}
       <Select label="Sort by" value={filters.sort ?? 'popular'} onChange={set('sort')} options={SORT_OPTIONS.map((option) => [option.value, option.label])} />
     </section>
   );

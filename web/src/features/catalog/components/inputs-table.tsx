@@ -1,4 +1,5 @@
 import type { CatalogField } from '@tollbooth/contract';
+import { HeadCells } from '@/components/ui/head-cells';
 
 const TYPE_NAMES: Record<CatalogField['control'], string> = {
   text: 'string',
@@ -28,18 +29,7 @@ export function InputsTable({ fields, textInput, mode }: { fields: CatalogField[
       <table className="min-w-full divide-y divide-gray-200 text-sm">
         <thead>
           <tr className="text-left text-xs font-semibold tracking-wide text-gray-500 uppercase">
-            <th scope="col" className="py-2 pr-4">
-              Input
-            </th>
-            <th scope="col" className="py-2 pr-4">
-              Type
-            </th>
-            <th scope="col" className="py-2 pr-4">
-              Required
-            </th>
-            <th scope="col" className="py-2">
-              Description
-            </th>
+            <HeadCells labels={['Input', 'Type', 'Required', 'Description']} y="py-2" gap="pr-4" />
           </tr>
         </thead>
         <tbody className="divide-y divide-gray-100">

@@ -7,6 +7,7 @@ import { ErrorBox } from '@/components/ui/error-box';
 import { PlanFeatures } from '@/components/ui/plan-features';
 import { PageSpinner } from '@/components/ui/spinner';
 import { primaryButton, secondaryButton, textLink } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { useDownloadApp } from '@/lib/api/apps/download-app-frontend';
 import { useCatalogApp } from '@/lib/api/catalog/get-catalog-app';
 import { useAuth } from '@/lib/auth/use-auth';
@@ -18,17 +19,10 @@ import { CodeSnippets } from '../components/code-snippets';
 import { InputsTable } from '../components/inputs-table';
 
 function Section({ title, children, action }: { title: string; children: ReactNode; action?: ReactNode }) {
-  const id = `explore-${title.toLowerCase().replace(/\W+/g, '-')}`;
   return (
-    <section aria-labelledby={id} className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id={id} className="text-lg font-semibold text-gray-900">
-          {title}
-        </h2>
-        {action}
-      </div>
+    <TitledCard id={`explore-${title.toLowerCase().replace(/\W+/g, '-')}`} title={title} action={action ?? null}>
       <div className="mt-4">{children}</div>
-    </section>
+    </TitledCard>
   );
 }
 

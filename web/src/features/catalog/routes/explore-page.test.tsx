@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { CatalogApp } from '@tollbooth/contract';
 import { describe, expect, it, vi } from 'vitest';
 import { makeCatalogApp } from '@/testing/fake-catalog';
+import { perTokenCard } from '@/testing/rate-cards';
 import { jsonResponse, renderWithProviders } from '@/testing/test-utils';
 import { ExplorePage } from './explore-page';
 
@@ -50,7 +51,7 @@ describe('ExplorePage', () => {
   });
 
   it('shows a per-token app’s rate card in one line, and its announced card with its date (issue 60)', async () => {
-    const card = { form: 'per_token' as const, call_micros: 0, cached_input_per_mtok_micros: null, markup_bps: 0, minimum_micros: 0, max_call_micros: null };
+    const card = perTokenCard();
     fakeCatalog([
       makeCatalogApp({
         name: 'Token Poet',

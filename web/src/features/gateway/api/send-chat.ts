@@ -1,8 +1,6 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useGatewayBearer } from '../hooks/use-gateway-bearer';
-import { refreshAfterCall } from './after-paid-call';
 import type { GatewayAnswer, GatewayCallOptions } from './gateway-types';
 import { postGatewayMessage } from './post-gateway-message';
+import { useGatewayCall } from './use-gateway-call';
 
 export interface ChatRequest extends Omit<GatewayCallOptions, 'bearer'> {
   slug: string;
@@ -24,13 +22,5 @@ export function sendChat({ slug, query, inputs, conversationId, ...options }: Ch
 
 /** Sends a chat message as the pasted API key (`apiKey`) or, without one, as the signed-in user. */
 export function useSendChat() {
-  const queryClient = useQueryClient();
-  const bearerFor = useGatewayBearer();
-  return useMutation({
-    mutationFn: async ({ apiKey, ...request }: ChatRequest & { apiKey: string }) => sendChat({ ...request, bearer: await bearerFor(apiKey) }),
-    // Not awaited: the answer shows at once, the refreshed figures follow.
-    onSuccess: () => {
-      void refreshAfterCall(queryClient);
-    },
-  });
+  return useGatewayCall<ChatRequest>(sendChat);
 }

@@ -1,8 +1,6 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useGatewayBearer } from '../hooks/use-gateway-bearer';
-import { refreshAfterCall } from './after-paid-call';
 import type { GatewayAnswer, GatewayCallOptions } from './gateway-types';
 import { postGatewayMessage } from './post-gateway-message';
+import { useGatewayCall } from './use-gateway-call';
 
 export interface CompletionRequest extends Omit<GatewayCallOptions, 'bearer'> {
   slug: string;
@@ -16,13 +14,5 @@ export function sendCompletion({ slug, inputs, ...options }: CompletionRequest &
 
 /** Runs a completion as the pasted API key (`apiKey`) or, without one, as the signed-in user. */
 export function useSendCompletion() {
-  const queryClient = useQueryClient();
-  const bearerFor = useGatewayBearer();
-  return useMutation({
-    mutationFn: async ({ apiKey, ...request }: CompletionRequest & { apiKey: string }) => sendCompletion({ ...request, bearer: await bearerFor(apiKey) }),
-    // Not awaited: the answer shows at once, the refreshed figures follow.
-    onSuccess: () => {
-      void refreshAfterCall(queryClient);
-    },
-  });
+  return useGatewayCall<CompletionRequest>(sendCompletion);
 }

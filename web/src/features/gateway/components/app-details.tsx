@@ -1,6 +1,7 @@
 import type { Application } from '@tollbooth/contract';
 import { Spinner } from '@/components/ui/spinner';
 import { secondaryButton } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { appEndpointPath } from '@/lib/app-endpoint';
 import { getErrorMessage } from '@/lib/errors';
 import { formatDate } from '@/lib/format';
@@ -45,12 +46,12 @@ export function AppDetails({ app, isLoading, error, demoModel = false, download 
     ['Endpoint', appEndpointPath(app)],
   ];
   return (
-    <section aria-labelledby="console-app-details-title" className="rounded-lg bg-gray-50 p-6 ring-1 ring-gray-200">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="console-app-details-title" className="text-lg font-semibold text-gray-900">
-          Application Details
-        </h2>
-        {download ? (
+    <TitledCard
+      id="console-app-details"
+      title="Application Details"
+      className="rounded-lg bg-gray-50 p-6 ring-1 ring-gray-200"
+      action={
+        download ? (
           <button
             type="button"
             className={secondaryButton}
@@ -60,8 +61,9 @@ export function AppDetails({ app, isLoading, error, demoModel = false, download 
           >
             {download.running ? 'Downloading...' : 'Download App'}
           </button>
-        ) : null}
-      </div>
+        ) : null
+      }
+    >
       <dl className="mt-4 grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-2">
         {rows.map(([label, value]) => (
           <div key={label} className={label === 'Endpoint' ? 'sm:col-span-2' : undefined}>
@@ -75,6 +77,6 @@ export function AppDetails({ app, isLoading, error, demoModel = false, download 
           </div>
         ))}
       </dl>
-    </section>
+    </TitledCard>
   );
 }

@@ -1,5 +1,6 @@
-import { useEffect, useId, useState } from 'react';
+import { type ReactNode, useEffect, useId, useState } from 'react';
 import { inputField, primaryButton } from '@/components/ui/styles';
+import type { GatewayAnswer } from '../api/gateway-types';
 import { useSendCompletion } from '../api/send-completion';
 import { type ConsoleInputs, completionInputs } from '../lib/console-inputs';
 import { API_KEY_REQUIRED, COMPLETION_INPUT_REQUIRED, completionFailedMessage } from '../lib/console-messages';
@@ -26,61 +27,105 @@ export function useClearOnAppChange(slug: string, clear: () => void) {
   }, [slug, shownFor, clear]);
 }
 
-export function CompletionTester({ slug, apiKey, stream, inputs, fieldValues, needsKey }: TesterProps) {
-  const id = useId();
-  const completion = useSendCompletion();
-  const [text, setText] = useState('');
+/** A tester's run: the checks before a call, the streamed answer, both cleared when another app is chosen. */
+export function useTesterRun({ slug, stream, needsKey }: TesterProps, call: { reset: () => void }, inputRequired: string) {
   const [validationError, setValidationError] = useState<string | null>(null);
   const [streamed, setStreamed] = useState<string | null>(null);
-  const { reset } = completion;
+  const { reset } = call;
   useClearOnAppChange(slug.trim(), () => {
     reset();
     setValidationError(null);
     setStreamed(null);
   });
-
-  function runTest() {
+  /** Whether the call may start: an app and a text are given, and a key when one is needed. */
+  function ready(text: string) {
     if (slug.trim() === '' || text.trim() === '') {
-      setValidationError(COMPLETION_INPUT_REQUIRED);
-      return;
+      setValidationError(inputRequired);
+      return false;
     }
     if (needsKey) {
-      completion.reset();
+      reset();
       setValidationError(API_KEY_REQUIRED);
-      return;
+      return false;
     }
     setValidationError(null);
     setStreamed(stream ? '' : null);
-    completion.mutate(
-      { slug: slug.trim(), apiKey, stream, inputs: completionInputs(inputs, fieldValues, text), onAnswer: setStreamed },
-      { onSettled: () => setStreamed(null) },
-    );
+    return true;
   }
+  return { slug, validationError, streamed, setStreamed, ready };
+}
 
-  const busy = completion.isPending;
+/** What a tester is: its title, its run button's label, how a failure reads, whether its answer shows the conversation. */
+export interface TesterKind {
+  title: string;
+  runLabel: string;
+  failedMessage: (error: unknown) => string;
+  showConversation?: boolean;
+}
+
+interface TesterCardProps {
+  kind: TesterKind;
+  input: { name: string; label: string; value: string; onChange: (value: string) => void; placeholder: string };
+  run: { slug: string; validationError: string | null; streamed: string | null };
+  call: { isPending: boolean; isError: boolean; error: unknown; data: GatewayAnswer | undefined };
+  onRun: () => void;
+  children?: ReactNode;
+}
+
+/** A tester's card: its text, what the tester adds under it, the run button, then the check, the streamed answer, the failure or the answer. */
+export function TesterCard({ kind, input, run, call, onRun, children }: TesterCardProps) {
+  const id = useId();
+  const busy = call.isPending;
   return (
     <section aria-labelledby={`${id}-title`} className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
       <h2 id={`${id}-title`} className="text-lg font-semibold text-gray-900">
-        Test Completion API
+        {kind.title}
       </h2>
-      <label htmlFor={`${id}-text`} className="mt-4 block text-sm font-medium text-gray-700">
-        Input Text
+      <label htmlFor={`${id}-${input.name}`} className="mt-4 block text-sm font-medium text-gray-700">
+        {input.label}
       </label>
       <textarea
-        id={`${id}-text`}
+        id={`${id}-${input.name}`}
         rows={4}
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        placeholder={`Enter the text to send as the ${inputs.textInput ?? 'query'} input...`}
+        value={input.value}
+        onChange={(event) => input.onChange(event.target.value)}
+        placeholder={input.placeholder}
         className={`${inputField} mt-1`}
       />
-      <button type="button" className={`${primaryButton} mt-4`} disabled={busy || slug === '' || text === ''} onClick={runTest}>
-        {busy ? 'Testing...' : 'Test Completion'}
+      {children}
+      <button type="button" className={`${primaryButton} mt-4`} disabled={busy || run.slug === '' || input.value === ''} onClick={onRun}>
+        {busy ? 'Testing...' : kind.runLabel}
       </button>
-      {validationError ? <TestError message={validationError} /> : null}
-      {busy && streamed !== null ? <StreamingAnswer answer={streamed} /> : null}
-      {completion.isError ? <TestError message={completionFailedMessage(completion.error)} error={completion.error} /> : null}
-      {completion.data ? <TestResult result={completion.data} /> : null}
+      {run.validationError ? <TestError message={run.validationError} /> : null}
+      {busy && run.streamed !== null ? <StreamingAnswer answer={run.streamed} /> : null}
+      {call.isError ? <TestError message={kind.failedMessage(call.error)} error={call.error} /> : null}
+      {call.data ? <TestResult result={call.data} showConversation={kind.showConversation} /> : null}
     </section>
   );
+}
+
+const COMPLETION: TesterKind = { title: 'Test Completion API', runLabel: 'Test Completion', failedMessage: completionFailedMessage };
+
+export function CompletionTester(props: TesterProps) {
+  const { slug, apiKey, stream, inputs, fieldValues } = props;
+  const completion = useSendCompletion();
+  const [text, setText] = useState('');
+  const run = useTesterRun(props, completion, COMPLETION_INPUT_REQUIRED);
+
+  function runTest() {
+    if (!run.ready(text)) return;
+    completion.mutate(
+      { slug: slug.trim(), apiKey, stream, inputs: completionInputs(inputs, fieldValues, text), onAnswer: run.setStreamed },
+      { onSettled: () => run.setStreamed(null) },
+    );
+  }
+
+  const input = {
+    name: 'text',
+    label: 'Input Text',
+    value: text,
+    onChange: setText,
+    placeholder: `Enter the text to send as the ${inputs.textInput ?? 'query'} input...`,
+  };
+  return <TesterCard kind={COMPLETION} input={input} run={run} call={completion} onRun={runTest} />;
 }

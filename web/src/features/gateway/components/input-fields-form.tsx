@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { Options } from '@/components/ui/options';
 import { inputField } from '@/components/ui/styles';
 import type { InputField } from '../lib/input-fields';
 
@@ -17,11 +18,7 @@ function FieldControl({ field, id, value, onChange }: { field: InputField; id: s
     return (
       <select {...common} onChange={(event) => onChange(event.target.value)}>
         <option value="">{field.required ? 'Select a value...' : '(not set)'}</option>
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
+        <Options options={options} />
       </select>
     );
   }

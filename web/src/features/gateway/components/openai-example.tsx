@@ -4,6 +4,7 @@
 import { openaiSdkExample } from '@tollbooth/contract';
 import { useState } from 'react';
 import { secondaryButton } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import type { ConsoleInputs } from '../lib/console-inputs';
 
 function sample(type: string, name: string): unknown {
@@ -38,15 +39,15 @@ export function OpenAIExample({ slug, mode, inputs, values }: OpenAIExampleProps
     }
   }
   return (
-    <section aria-labelledby="console-openai-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="console-openai-title" className="text-lg font-semibold text-gray-900">
-          Call it with an OpenAI client
-        </h2>
+    <TitledCard
+      id="console-openai"
+      title="Call it with an OpenAI client"
+      action={
         <button type="button" className={`${secondaryButton} px-3 py-1 text-xs`} onClick={() => void copy()} aria-label="Copy OpenAI example">
           {copied ? 'Copied' : 'Copy'}
         </button>
-      </div>
+      }
+    >
       <p className="mt-1 text-sm text-gray-600">
         {mode === 'chat'
           ? 'The last user message is the query'
@@ -61,6 +62,6 @@ export function OpenAIExample({ slug, mode, inputs, values }: OpenAIExampleProps
       >
         <code>{code}</code>
       </pre>
-    </section>
+    </TitledCard>
   );
 }

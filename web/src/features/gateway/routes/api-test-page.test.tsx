@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AuthContext, type AuthContextValue } from '@/lib/auth/auth-context';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { makeCatalogAppDetail } from '@/testing/fake-catalog';
+import { perTokenCard } from '@/testing/rate-cards';
 import { fakeAuth, jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { API_KEY_REQUIRED } from '../lib/console-messages';
 import { FAKE_CREATED_AT, FAKE_USAGE, fakeGatewayServer, sseResponse } from '../testing/fake-gateway-server';
@@ -162,14 +163,7 @@ describe('ApiTestPage', () => {
   });
 
   it('shows a per-token app’s rate card, and after a call its exact amount and tokens (issue 60)', async () => {
-    const card = {
-      form: 'per_token' as const,
-      call_micros: 0,
-      cached_input_per_mtok_micros: null,
-      markup_bps: 0,
-      minimum_micros: 1_000,
-      max_call_micros: null,
-    };
+    const card = perTokenCard({ minimum_micros: 1_000 });
     const poet = makeApp({
       name: 'Token Poet',
       slug: 'token-poet',

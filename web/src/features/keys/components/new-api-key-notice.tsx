@@ -1,5 +1,6 @@
 import type { ApiKeyCreated } from '@tollbooth/contract';
 import { useEffect, useState } from 'react';
+import { ErrorLine } from '@/components/ui/form-alert';
 import { secondaryButton } from '@/components/ui/styles';
 
 export const COPY_KEY_WARNING = "Copy this key now. You won't be able to see it again.";
@@ -43,11 +44,7 @@ export function NewApiKeyNotice({ created, onDismiss }: { created: ApiKeyCreated
           Done
         </button>
       </div>
-      {copy === 'failed' ? (
-        <p role="alert" className="mt-2 text-sm text-red-700">
-          Could not copy automatically. Select the key and copy it by hand.
-        </p>
-      ) : null}
+      {copy === 'failed' ? <ErrorLine margin="mt-2">Could not copy automatically. Select the key and copy it by hand.</ErrorLine> : null}
     </div>
   );
 }

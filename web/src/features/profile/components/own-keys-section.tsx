@@ -6,6 +6,7 @@
 // (masked key, when) is shown beside the title.
 import type { CredentialKind, ProviderCredential, ProviderCredentialTestResult } from '@tollbooth/contract';
 import { type FormEvent, useId, useState } from 'react';
+import { ErrorLine } from '@/components/ui/form-alert';
 import { describedBy, FormField } from '@/components/ui/form-field';
 import { Spinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
@@ -152,11 +153,7 @@ function ProviderKeyForm({ kind, title, keyHint, stored }: { kind: CredentialKin
             {title} key saved{stored ? ` (${stored.api_key_masked})` : ''}: apps set to My own key use it now.
           </p>
         ) : null}
-        {error && !isUnauthorizedError(error) ? (
-          <p role="alert" className="text-sm text-red-700">
-            {getErrorMessage(error)}
-          </p>
-        ) : null}
+        {error && !isUnauthorizedError(error) ? <ErrorLine>{getErrorMessage(error)}</ErrorLine> : null}
       </div>
     </form>
   );

@@ -1,6 +1,5 @@
 import type { Dispatch, SetStateAction } from 'react';
-import { describedBy, FormField } from '@/components/ui/form-field';
-import { inputField } from '@/components/ui/styles';
+import { describedBy, FormField, NumberField } from '@/components/ui/form-field';
 import { useFormSection } from '@/components/ui/use-form-state';
 import type { PromptDraft } from '../lib/prompt-builder.utils';
 import { KeySourceSelect } from './key-source-select';
@@ -11,6 +10,8 @@ interface BuilderModelSettingsProps {
   /** Takes an update of the current draft, so quick successive edits never work on a stale copy. */
   onChange: Dispatch<SetStateAction<PromptDraft>>;
 }
+
+const MAX_TOKENS = { label: 'Max Tokens', hint: '1 to 8192', min: 1, max: 8192, step: 1, inputMode: 'numeric' } as const;
 
 type SliderName = 'temperature' | 'top_p' | 'frequency_penalty';
 
@@ -45,20 +46,7 @@ export function BuilderModelSettings({ draft, onChange }: BuilderModelSettingsPr
         <KeySourceSelect id={fieldId('key-source')} value={draft.key_source} onChange={(value) => set('key_source', value)} />
       </div>
       {slider('temperature', 'Temperature', { min: 0, max: 2, step: 0.1 }, '0 deterministic, 2 very creative')}
-      <FormField id={fieldId('max-tokens')} label="Max Tokens" hint="1 to 8192">
-        <input
-          id={fieldId('max-tokens')}
-          type="number"
-          min={1}
-          max={8192}
-          step={1}
-          inputMode="numeric"
-          value={draft.max_tokens}
-          onChange={(event) => set('max_tokens', event.target.value)}
-          className={inputField}
-          {...describedBy(fieldId('max-tokens'), { hint: true })}
-        />
-      </FormField>
+      <NumberField {...MAX_TOKENS} id={fieldId('max-tokens')} value={draft.max_tokens} onChange={(value) => set('max_tokens', value)} />
       {slider('top_p', 'Top P', { min: 0, max: 1, step: 0.05 })}
       {slider('frequency_penalty', 'Frequency Penalty', { min: -2, max: 2, step: 0.1 })}
     </div>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { secondaryButton, textLink } from '@/components/ui/styles';
+import { TitledCard } from '@/components/ui/titled-card';
 import { API_KEY_PLACEHOLDER, buildCurlCommand } from '../lib/curl-example';
 
 interface CurlExampleProps {
@@ -30,15 +31,16 @@ export function CurlExample({ slug, inputs, saved }: CurlExampleProps) {
   }
 
   return (
-    <section aria-labelledby="curl-example-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-gray-200">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="curl-example-title" className="text-base font-semibold text-gray-900">
-          API Example
-        </h2>
+    <TitledCard
+      id="curl-example"
+      title="API Example"
+      small
+      action={
         <button type="button" className={secondaryButton} onClick={() => void copy()}>
           {copied === 'yes' ? 'Copied!' : 'Copy'}
         </button>
-      </div>
+      }
+    >
       {/* Wrapped rather than scrolled sideways: all of it readable on a phone, no scroll region to reach by keyboard. */}
       <pre className="mt-3 rounded-md bg-gray-900 px-4 py-3 font-mono text-sm break-all whitespace-pre-wrap text-gray-100">
         <code data-testid="curl-example">{command}</code>
@@ -56,6 +58,6 @@ export function CurlExample({ slug, inputs, saved }: CurlExampleProps) {
           Could not copy to the clipboard; select the command and copy it.
         </p>
       ) : null}
-    </section>
+    </TitledCard>
   );
 }

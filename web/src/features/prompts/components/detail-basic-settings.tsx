@@ -1,8 +1,8 @@
 import type { InteractionMode } from '@tollbooth/contract';
 import type { Dispatch, ReactNode, SetStateAction } from 'react';
-import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { AppBasicsFields, DETAIL_SETTINGS } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
-import { describedBy, FormField } from '@/components/ui/form-field';
+import { CheckboxField, describedBy, FormField } from '@/components/ui/form-field';
 import { inputField } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
 import type { DetailBasicValues } from '../lib/prompt-detail.utils';
@@ -14,6 +14,12 @@ interface DetailBasicSettingsProps {
   /** The app's rate card, read-only, in place of the whole-cent price field (a card priced another way, issue 60). */
   pricePanel?: ReactNode;
 }
+
+const CALLER_TOOLS = {
+  label: 'Let callers send tools and response formats',
+  hint: 'Through the OpenAI-compatible endpoints, callers may pass their own tools (function calling) and ask for JSON mode or a JSON schema. Turn off to answer with your prompt alone: such calls are then refused with a 400, not charged.',
+  className: 'mt-6 flex max-w-3xl items-start gap-2',
+};
 
 export function DetailBasicSettings({ values, onChange, pricePanel }: DetailBasicSettingsProps) {
   const { fieldId, set } = useFormSection<DetailBasicValues>(onChange);
@@ -41,34 +47,8 @@ export function DetailBasicSettings({ values, onChange, pricePanel }: DetailBasi
 
   return (
     <>
-      <AppBasicsFields
-        layout="settings"
-        form={{ values, set, fieldId }}
-        nameLabel="Application Name"
-        price={{ key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true }}
-        besideName={statusField}
-        beforeVisibility={modeField}
-        pricePanel={pricePanel}
-      />
-      <div className="mt-6 flex max-w-3xl items-start gap-2">
-        <input
-          id={fieldId('caller-tools')}
-          type="checkbox"
-          checked={values.caller_tools}
-          onChange={(event) => set('caller_tools', event.target.checked)}
-          className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
-          aria-describedby={fieldId('caller-tools-hint')}
-        />
-        <div className="text-sm">
-          <label htmlFor={fieldId('caller-tools')} className="font-medium text-gray-700">
-            Let callers send tools and response formats
-          </label>
-          <p id={fieldId('caller-tools-hint')} className="text-gray-500">
-            Through the OpenAI-compatible endpoints, callers may pass their own tools (function calling) and ask for JSON mode or a JSON schema. Turn off to
-            answer with your prompt alone: such calls are then refused with a 400, not charged.
-          </p>
-        </div>
-      </div>
+      <AppBasicsFields {...DETAIL_SETTINGS} form={{ values, set, fieldId }} besideName={statusField} beforeVisibility={modeField} pricePanel={pricePanel} />
+      <CheckboxField {...CALLER_TOOLS} id={fieldId('caller-tools')} checked={values.caller_tools} onChange={(checked) => set('caller_tools', checked)} />
     </>
   );
 }

@@ -1,8 +1,9 @@
 import type { PromptTestResult } from '@tollbooth/contract';
 import { type Dispatch, type SetStateAction, useMemo } from 'react';
+import type { TestRunProps } from '@/components/app-detail/use-test-run';
 import { FormAlert } from '@/components/ui/form-alert';
-import { describedBy, FormField } from '@/components/ui/form-field';
-import { inputField, primaryButton } from '@/components/ui/styles';
+import { NumberField } from '@/components/ui/form-field';
+import { primaryButton } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
 import type { DetailConfigValues } from '../lib/prompt-detail.utils';
 import type { DeclaredField } from '../lib/template-variables';
@@ -12,14 +13,10 @@ import { ModelSelect } from './model-select';
 import { PromptEditor } from './prompt-editor';
 import { TemplateTestResult } from './template-test-result';
 
-interface DetailPromptConfigProps {
+interface DetailPromptConfigProps extends TestRunProps<PromptTestResult> {
   values: DetailConfigValues;
   /** Takes an update of the current values, so quick successive edits never work on a stale copy. */
   onChange: Dispatch<SetStateAction<DetailConfigValues>>;
-  onTest: () => void;
-  testing: boolean;
-  result: PromptTestResult | null;
-  testError: string | null;
 }
 
 type NumberName = 'temperature' | 'max_tokens' | 'top_p' | 'frequency_penalty' | 'presence_penalty';
@@ -39,19 +36,7 @@ export function DetailPromptConfig({ values, onChange, onTest, testing, result, 
   );
 
   const numberInput = (name: NumberName, label: string, range: { min: number; max: number; step: number }, hint?: string) => (
-    <FormField id={fieldId(name)} label={label} hint={hint}>
-      <input
-        id={fieldId(name)}
-        type="number"
-        min={range.min}
-        max={range.max}
-        step={range.step}
-        value={values[name]}
-        onChange={(event) => set(name, event.target.value)}
-        className={inputField}
-        {...describedBy(fieldId(name), { hint: Boolean(hint) })}
-      />
-    </FormField>
+    <NumberField id={fieldId(name)} label={label} hint={hint} {...range} value={values[name]} onChange={(value) => set(name, value)} />
   );
 
   return (

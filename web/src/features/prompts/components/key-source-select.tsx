@@ -3,6 +3,7 @@
 import type { KeySource } from '@tollbooth/contract';
 import { Link } from 'react-router';
 import { describedBy, FormField } from '@/components/ui/form-field';
+import { Options } from '@/components/ui/options';
 import { inputField, textLink } from '@/components/ui/styles';
 
 export const KEY_SOURCE_OPTIONS: { value: KeySource; label: string }[] = [
@@ -30,11 +31,7 @@ export function KeySourceSelect({ id, value, onChange }: { id: string; value: Ke
       }
     >
       <select id={id} value={value} onChange={(event) => onChange(event.target.value as KeySource)} className={inputField} {...describedBy(id, { hint: true })}>
-        {KEY_SOURCE_OPTIONS.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
+        <Options options={KEY_SOURCE_OPTIONS} />
       </select>
     </FormField>
   );

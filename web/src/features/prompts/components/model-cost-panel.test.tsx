@@ -6,8 +6,9 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { type Pricing, rateCardOf } from '@tollbooth/contract';
 import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectAnswers } from '@/testing/answers';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
-import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { renderSignedInPage, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { callMargins, cardBelowCostWarnings, formatMicros, formatPerMillion, priceBelowTypical } from '../lib/model-cost.utils';
 import { PromptBuilderPage } from '../routes/prompt-builder-page';
 import { PromptDetailPage } from '../routes/prompt-detail-page';
@@ -99,13 +100,7 @@ describe('the model cost panel', () => {
       configs: { 'essay-writer': { ...config, key_source: 'own' } },
       typicalMicros: { 'essay-writer': 50_000 },
     });
-    renderWithProviders(
-      <Routes>
-        <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
-        <Route path="*" element={<p>Elsewhere</p>} />
-      </Routes>,
-      { route: '/applications/essay-writer/edit', auth: signedInAuth() },
-    );
+    renderEditPage();
     const costs = await panel();
     await waitFor(() => expect(costs.getByTestId('model-cost-own-key')).toBeTruthy());
     await waitFor(() => expect(costs.getByTestId('model-cost-typical').textContent).toContain('$0.0500'));
@@ -133,14 +128,14 @@ describe('the model cost panel', () => {
 
 const card = (pricing: Pricing) => rateCardOf(pricing);
 
+/** The builder's edit page of essay-writer, with somewhere to go after a save. */
+function renderEditPage() {
+  renderSignedInPage('/applications/:slug/edit', <PromptBuilderPage mode="edit" />, '/applications/essay-writer/edit', <p>Elsewhere</p>);
+}
+
 function renderDetailWith(pricing: Pricing, typicalMicros: Record<string, number> = {}) {
   fakePromptsServer({ apps: [{ ...app, price_cents: 1, pricing: card(pricing) }], configs: { 'essay-writer': config }, typicalMicros });
-  renderWithProviders(
-    <Routes>
-      <Route path="/prompts/:slug" element={<PromptDetailPage />} />
-    </Routes>,
-    { route: '/prompts/essay-writer', auth: signedInAuth() },
-  );
+  renderSignedInPage('/prompts/:slug', <PromptDetailPage />, '/prompts/essay-writer');
 }
 
 describe('the margin under each price form (issue 60)', () => {
@@ -190,13 +185,7 @@ describe('the prompt builder on a per-token app (issue 60)', () => {
       apps: [{ ...app, price_cents: 1, pricing: card({ form: 'per_token', input_per_mtok_micros: 12_000_000, output_per_mtok_micros: 20_000_000 }) }],
       configs: { 'essay-writer': config },
     });
-    renderWithProviders(
-      <Routes>
-        <Route path="/applications/:slug/edit" element={<PromptBuilderPage mode="edit" />} />
-        <Route path="*" element={<p>Elsewhere</p>} />
-      </Routes>,
-      { route: '/applications/essay-writer/edit', auth: signedInAuth() },
-    );
+    renderEditPage();
     const costs = await panel();
     await waitFor(() => expect(costs.getByTestId('model-cost-form-warning').textContent).toContain('Your output price ($20.00 per million tokens)'));
     expect(screen.getByText(/Priced \$12\.00 in \/ \$20\.00 out per million tokens: kept unless you change this price/)).toBeTruthy();
@@ -238,13 +227,8 @@ describe('callMargins and cardBelowCostWarnings', () => {
 
 describe('model cost formats', () => {
   it('writes micro-dollars as dollars and prices per million tokens', () => {
-    expect(formatMicros(320_420)).toBe('$0.3204');
-    expect(formatMicros(100)).toBe('$0.0001');
-    expect(formatMicros(42)).toBe('$0.0000420');
-    expect(formatMicros(0)).toBe('$0');
-    expect(formatPerMillion(10)).toBe('$10');
-    expect(formatPerMillion(2.5)).toBe('$2.50');
-    expect(formatPerMillion(0.075)).toBe('$0.075');
+    expectAnswers(formatMicros, [320_420, 100, 42, 0], ['$0.3204', '$0.0001', '$0.0000420', '$0']);
+    expectAnswers(formatPerMillion, [10, 2.5, 0.075], ['$10', '$2.50', '$0.075']);
     expect(priceBelowTypical(1, { typical_micros: 10_001 })).toBe(true);
     expect(priceBelowTypical(1, { typical_micros: 10_000 })).toBe(false);
     expect(priceBelowTypical(1, { typical_micros: null })).toBe(false);

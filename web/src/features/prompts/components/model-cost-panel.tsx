@@ -4,6 +4,7 @@
 // read the same query for their save warning (useMarginGuard).
 import { type CostEstimate, formatMicros as formatCardMicros, PRICE_FORM_NAMES, perCallCard, type RateCard, rateCardSummary } from '@tollbooth/contract';
 import { useContext, useEffect, useState } from 'react';
+import { HeadCells } from '@/components/ui/head-cells';
 import { getErrorMessage } from '@/lib/errors';
 import { formatCents } from '@/lib/format';
 import { highPriceWarning, priceFarAboveCost } from '@/lib/price';
@@ -236,24 +237,12 @@ function MarginTable({ card, typical, worst }: { card: RateCard; typical: CallMa
         <table className="w-full text-sm">
           <thead>
             <tr className="text-left text-xs text-gray-500">
-              <th scope="col" className="py-1 pr-3 font-medium">
-                Call
-              </th>
-              <th scope="col" className="py-1 pr-3 font-medium">
-                Tokens
-              </th>
-              <th scope="col" className="py-1 pr-3 font-medium">
-                Charge
-              </th>
-              <th scope="col" className="py-1 pr-3 font-medium">
-                Model cost
-              </th>
-              <th scope="col" className="py-1 pr-3 font-medium">
-                Platform fee
-              </th>
-              <th scope="col" className="py-1 font-medium">
-                {feeKnown ? 'You keep' : 'You keep, before the fee'}
-              </th>
+              <HeadCells
+                labels={['Call', 'Tokens', 'Charge', 'Model cost', 'Platform fee', feeKnown ? 'You keep' : 'You keep, before the fee']}
+                y="py-1"
+                gap="pr-3"
+                medium
+              />
             </tr>
           </thead>
           <tbody>

@@ -1,6 +1,7 @@
 // The model a prompt app calls, beside its key source: the models this server offers, and the app's
 // own model even when it is no longer offered (lib/model-options.ts).
 import { FormField } from '@/components/ui/form-field';
+import { Options } from '@/components/ui/options';
 import { inputField } from '@/components/ui/styles';
 import { type ModelName, useModelOptions } from '../lib/model-options';
 
@@ -9,11 +10,7 @@ export function ModelSelect({ id, value, onChange }: { id: string; value: ModelN
   return (
     <FormField id={id} label="Model">
       <select id={id} value={value} onChange={(event) => onChange(event.target.value as ModelName)} className={inputField}>
-        {modelOptions.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
+        <Options options={modelOptions} />
       </select>
     </FormField>
   );

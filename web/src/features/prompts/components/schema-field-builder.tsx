@@ -1,6 +1,7 @@
 // The schema field builder (spec sections 3 and 5): one group of inputs per field, with the options
 // its type offers. The parent keeps the fields; lib/schema-fields.utils turns them into a schema.
 import { useId } from 'react';
+import { Options } from '@/components/ui/options';
 import { inputField, secondaryButton } from '@/components/ui/styles';
 import {
   emptyField,
@@ -91,11 +92,7 @@ function FieldEditor({
             onChange={(event) => onChange({ ...field, type: event.target.value as FieldType, defaultValue: '' })}
             className={`${inputField} mt-1`}
           >
-            {FIELD_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {type}
-              </option>
-            ))}
+            <Options options={FIELD_TYPES} />
           </select>
         </div>
         <div className="sm:col-span-2">
@@ -191,11 +188,7 @@ function FieldEditor({
                 onChange={(event) => set('itemsType', event.target.value as ItemType)}
                 className={`${inputField} mt-1`}
               >
-                {ITEM_TYPES.map((type) => (
-                  <option key={type} value={type}>
-                    {type}
-                  </option>
-                ))}
+                <Options options={ITEM_TYPES} />
               </select>
             </div>
             {text('itemsDescription', 'Items description')}

@@ -1,16 +1,14 @@
 import { slugify } from '@tollbooth/contract';
 import { describe, expect, it } from 'vitest';
 import { centsToDollars, dollarsToCents } from '@/lib/price';
+import { expectAnswers } from '@/testing/answers';
 import { makeApp } from '@/testing/fake-apps-server';
 import { makePromptConfig } from '../testing/fake-prompts-server';
 import { buildPromptConfigBody, draftFromSaved, initialDraft, validateDraft, withName } from './prompt-builder.utils';
 
 describe('slugify (the contract rule the server applies)', () => {
   it('lowercases, turns runs of non-alphanumerics into one hyphen and trims hyphens', () => {
-    expect(slugify('  Hello, World!! ')).toBe('hello-world');
-    expect(slugify('A--B__C  d')).toBe('a-b-c-d');
-    expect(slugify('Émile & Co')).toBe('mile-co');
-    expect(slugify('!!!')).toBe('app');
+    expectAnswers(slugify, ['  Hello, World!! ', 'A--B__C  d', 'Émile & Co', '!!!'], ['hello-world', 'a-b-c-d', 'mile-co', 'app']);
   });
 });
 
@@ -24,14 +22,7 @@ describe('withName', () => {
 
 describe('price conversion', () => {
   it('converts dollars to integer cents by rounding', () => {
-    expect(dollarsToCents('1')).toBe(100);
-    expect(dollarsToCents('0.01')).toBe(1);
-    expect(dollarsToCents('2.675')).toBe(268);
-    expect(dollarsToCents('1.005')).toBe(101);
-    expect(dollarsToCents('0.004')).toBe(0);
-    expect(dollarsToCents('19.99')).toBe(1999);
-    expect(dollarsToCents('')).toBe(0);
-    expect(dollarsToCents('abc')).toBe(0);
+    expectAnswers(dollarsToCents, ['1', '0.01', '2.675', '1.005', '0.004', '19.99', '', 'abc'], [100, 1, 268, 101, 0, 1999, 0, 0]);
   });
 
   it('shows cents as dollars with two decimals', () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
 import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
 import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
+import { MODEL_TABLE } from '../testing/model-table';
 import { PromptBuilderPage } from './prompt-builder-page';
 
 vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
@@ -107,18 +108,7 @@ describe('PromptBuilderPage (create)', () => {
     const model = field('Model') as unknown as HTMLSelectElement;
     expect(model.value).toBe('gpt-4-turbo');
     // One list for the builder and the detail page: every name of the model table.
-    expect(Array.from(model.options).map((option) => option.text)).toEqual([
-      'gpt-4-turbo (recommended)',
-      'gpt-4',
-      'claude-3-opus',
-      'claude-3-sonnet',
-      'claude-3-haiku',
-      'gemini-pro',
-      'gpt4',
-      'claude3',
-      'gemini',
-      'mixtral',
-    ]);
+    expect(Array.from(model.options).map((option) => option.text)).toEqual(['gpt-4-turbo (recommended)', ...MODEL_TABLE.slice(1)]);
     expect(field('Temperature').value).toBe('0.7');
     expect([field('Temperature').min, field('Temperature').max, field('Temperature').step]).toEqual(['0', '2', '0.1']);
     expect(screen.getByText('0 deterministic, 2 very creative')).toBeTruthy();

@@ -2,11 +2,10 @@
 // Info, before the template's variables exist), and publishing below the worst case of a call asks
 // for a visible confirmation with its own button; the price change notice says when and what.
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceNoticeText } from '@/components/pricing/price-notice';
 import { withTestAccessToken } from '@/testing/fake-apps-server';
-import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { renderSignedInPage } from '@/testing/test-utils';
 import { fakePromptsServer } from '../testing/fake-prompts-server';
 import { PromptBuilderPage } from './prompt-builder-page';
 
@@ -19,24 +18,23 @@ beforeAll(async () => {
 withTestAccessToken();
 
 function renderBuilder() {
-  return renderWithProviders(
-    <Routes>
-      <Route path="/prompt-builder" element={<PromptBuilderPage mode="create" />} />
-      <Route path="*" element={<p>Elsewhere</p>} />
-    </Routes>,
-    { route: '/prompt-builder', auth: signedInAuth() },
-  );
+  return renderSignedInPage('/prompt-builder', <PromptBuilderPage mode="create" />, '/prompt-builder', <p>Elsewhere</p>);
 }
 
 const change = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+
+/** Names the prompt "Essay" and writes its system prompt and template. */
+async function writePrompt(template: string) {
+  change('Prompt Name', 'Essay');
+  fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
+  fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: template } });
+}
 
 describe('pricing in the prompt builder (issue 61)', () => {
   it('shows the model cost on every step, following the template as it gets its variables', async () => {
     const server = fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'Write about {{topic}} in a {{tone}} tone, {{words}} words' } });
+    await writePrompt('Write about {{topic}} in a {{tone}} tone, {{words}} words');
     for (const tab of ['Input/Output Schema', 'Model Settings', 'Preview & Test']) {
       fireEvent.click(screen.getByRole('tab', { name: tab }));
       const panel = within(screen.getByTestId('model-cost-panel'));
@@ -49,9 +47,7 @@ describe('pricing in the prompt builder (issue 61)', () => {
   it('asks for a visible confirmation before publishing below the largest call’s model cost, and publishes on it', async () => {
     const server = fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'About {{topic}}' } });
+    await writePrompt('About {{topic}}');
     change('Price per Call (USD)', '0.01');
     // The fake's worst case: ~4096 tokens out at $30 per million, far above 1 cent.
     await waitFor(() => expect(screen.getByTestId('model-cost-margin').textContent).toContain('below the worst case'));
@@ -67,9 +63,7 @@ describe('pricing in the prompt builder (issue 61)', () => {
   it('a price covering the worst case publishes without asking', async () => {
     fakePromptsServer();
     renderBuilder();
-    change('Prompt Name', 'Essay');
-    fireEvent.change(await screen.findByLabelText('System Prompt'), { target: { value: 'Be brief.' } });
-    fireEvent.change(screen.getByLabelText('User Prompt Template'), { target: { value: 'About {{topic}}' } });
+    await writePrompt('About {{topic}}');
     change('Price per Call (USD)', '5');
     // Whatever template the estimate has settled on, its worst case (~4096 tokens out at $30 per million) is below $5.
     await waitFor(() => expect(screen.getByTestId('model-cost-worst-case').textContent).not.toBe(''));

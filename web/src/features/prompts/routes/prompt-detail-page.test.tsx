@@ -1,9 +1,10 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
-import { jsonResponse, renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { perTokenCard } from '@/testing/rate-cards';
+import { jsonResponse, renderSignedInPage } from '@/testing/test-utils';
 import { fakePromptsServer, makePromptConfig } from '../testing/fake-prompts-server';
+import { MODEL_TABLE } from '../testing/model-table';
 import { PromptDetailPage } from './prompt-detail-page';
 
 vi.mock('../components/monaco-prompt-editor', () => import('../testing/mock-monaco-editor'));
@@ -37,18 +38,21 @@ const config = makePromptConfig({
 
 function renderDetail(options: Parameters<typeof fakePromptsServer>[0] = {}, route = '/prompts/haiku-writer') {
   const server = fakePromptsServer({ apps: [{ ...app }], configs: { 'haiku-writer': config }, ...options });
-  renderWithProviders(
-    <Routes>
-      <Route path="/prompts/:slug" element={<PromptDetailPage />} />
-    </Routes>,
-    { route, auth: signedInAuth() },
-  );
+  renderSignedInPage('/prompts/:slug', <PromptDetailPage />, route);
   return server;
 }
 
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
 const change = (label: string, value: string) => fireEvent.change(field(label), { target: { value } });
 const openConfig = () => fireEvent.click(screen.getByRole('tab', { name: 'Prompt Config' }));
+
+/** Once the page is there: Test Prompt on the Prompt Config tab, and the result panel. */
+async function runTestPrompt() {
+  await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
+  openConfig();
+  fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
+  return screen.findByTestId('test-result');
+}
 
 describe('PromptDetailPage', () => {
   it('shows the header, badges, buttons and the basic settings', async () => {
@@ -86,18 +90,7 @@ describe('PromptDetailPage', () => {
 
     const model = field('Model') as unknown as HTMLSelectElement;
     expect(model.value).toBe('gpt-4-turbo');
-    expect(Array.from(model.options).map((option) => option.value)).toEqual([
-      'gpt-4-turbo',
-      'gpt-4',
-      'claude-3-opus',
-      'claude-3-sonnet',
-      'claude-3-haiku',
-      'gemini-pro',
-      'gpt4',
-      'claude3',
-      'gemini',
-      'mixtral',
-    ]);
+    expect(Array.from(model.options).map((option) => option.value)).toEqual(MODEL_TABLE);
     for (const label of ['Frequency Penalty', 'Presence Penalty']) {
       expect([field(label).min, field(label).max, field(label).step]).toEqual(['0', '1', '0.05']);
     }
@@ -174,16 +167,7 @@ describe('PromptDetailPage', () => {
   });
 
   it('shows a per-token card read-only with its announced card, and saves without writing price_cents over it (issue 60)', async () => {
-    const pricing = {
-      form: 'per_token' as const,
-      call_micros: 0,
-      input_per_mtok_micros: 2_000_000,
-      output_per_mtok_micros: 8_000_000,
-      cached_input_per_mtok_micros: null,
-      markup_bps: 0,
-      minimum_micros: 0,
-      max_call_micros: null,
-    };
+    const pricing = perTokenCard({ input_per_mtok_micros: 2_000_000, output_per_mtok_micros: 8_000_000 });
     const server = renderDetail({
       apps: [
         {
@@ -229,11 +213,7 @@ describe('PromptDetailPage', () => {
 
   it('Test Prompt shows "Template Valid" with the message, rendered template and variables', async () => {
     const server = renderDetail();
-    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
-    openConfig();
-    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
-
-    const result = await screen.findByTestId('test-result');
+    const result = await runTestPrompt();
     expect(within(result).getByText('Template Valid')).toBeTruthy();
     expect(within(result).getByText('Template rendered successfully')).toBeTruthy();
     expect(within(result).getByTestId('rendered-template').textContent).toBe('A haiku about sample topic');
@@ -307,10 +287,7 @@ describe('PromptDetailPage', () => {
             })
           : undefined,
     });
-    await screen.findByRole('heading', { name: 'Haiku Writer', level: 1 });
-    openConfig();
-    fireEvent.click(screen.getByRole('button', { name: 'Test Prompt' }));
-    const result = await screen.findByTestId('test-result');
+    const result = await runTestPrompt();
     expect(within(result).getByText('Template Error')).toBeTruthy();
     expect(within(result).getByText('Template has problems')).toBeTruthy();
     expect(within(result).getByText(/Unbalanced braces/)).toBeTruthy();

@@ -5,12 +5,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, PromptConfig } from '@tollbooth/contract';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
-import { useTestRun } from '@/components/app-detail/use-test-run';
+import { BasicSettingsTab, DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { testRunProps, useTestRun } from '@/components/app-detail/use-test-run';
+import { versionHistoryProps } from '@/components/app-detail/version-history';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { isPlainPerCall } from '@/components/pricing/price-form.utils';
 import { PriceNotice } from '@/components/pricing/price-notice';
-import { cardOfApp, RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
+import { cardOfApp } from '@/components/pricing/rate-card-panel';
 import { ModeBadge, StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { textLink } from '@/components/ui/styles';
@@ -166,13 +167,7 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
               id: 'basic',
               label: 'Basic Settings',
               content: (
-                <>
-                  <DetailBasicSettings
-                    values={basic}
-                    onChange={setBasic}
-                    pricePanel={plainPrice ? undefined : <RateCardPanel app={app} editLink className="sm:col-span-2" />}
-                  />
-                  {plainPrice && upcomingCardOfApp(app) ? <RateCardPanel app={app} className="mt-6 max-w-3xl" /> : null}
+                <BasicSettingsTab app={app} form={(pricePanel) => <DetailBasicSettings values={basic} onChange={setBasic} pricePanel={pricePanel} />}>
                   <ModelCostPanel
                     inputs={costInputs}
                     priceCents={dollarsToCents(basic.price)}
@@ -180,33 +175,25 @@ function PromptDetail({ app, config }: { app: Application; config: PromptConfig 
                     ownKey={configValues.key_source === 'own'}
                     className="mt-6 max-w-3xl"
                   />
-                </>
+                </BasicSettingsTab>
               ),
             },
             {
               id: 'config',
               label: 'Prompt Config',
-              content: (
-                <DetailPromptConfig
-                  values={configValues}
-                  onChange={setConfigValues}
-                  onTest={runTest}
-                  testing={test.testing}
-                  result={test.result}
-                  testError={test.error}
-                />
-              ),
+              content: <DetailPromptConfig values={configValues} onChange={setConfigValues} {...testRunProps(test, runTest)} />,
             },
             {
               id: 'versions',
               label: 'Version History',
               content: (
                 <PromptVersionHistory
-                  versions={versions.data}
-                  loading={versions.isPending}
-                  onRollback={rollback}
-                  rollingBack={activate.isPending ? (activate.variables ?? null) : null}
-                  error={rollbackError ?? (versions.error && !isUnauthorizedError(versions.error) ? getErrorMessage(versions.error) : null)}
+                  {...versionHistoryProps(
+                    versions,
+                    activate,
+                    rollback,
+                    rollbackError ?? (versions.error && !isUnauthorizedError(versions.error) ? getErrorMessage(versions.error) : null),
+                  )}
                 />
               ),
             },

@@ -3,6 +3,7 @@
 // "Send again", and the thresholds and mail of the account's alerts. Laid out like Profile Settings.
 import { WEBHOOK_EVENT_TYPES, type WebhookAttempt, type WebhookEndpoint, type WebhookEventType } from '@tollbooth/contract';
 import { type FormEvent, useState } from 'react';
+import { ErrorLine } from '@/components/ui/form-alert';
 import { PageSpinner } from '@/components/ui/spinner';
 import { inputField, primaryButton, secondaryButton } from '@/components/ui/styles';
 import { getErrorMessage } from '@/lib/errors';
@@ -91,11 +92,7 @@ function AddEndpointForm() {
         <button type="submit" className={primaryButton} disabled={create.isPending || events.length === 0}>
           {create.isPending ? 'Adding…' : 'Add endpoint'}
         </button>
-        {create.isError ? (
-          <p role="alert" className="text-sm text-red-700">
-            {getErrorMessage(create.error)}
-          </p>
-        ) : null}
+        {create.isError ? <ErrorLine>{getErrorMessage(create.error)}</ErrorLine> : null}
       </div>
       {create.data ? (
         <div role="status" className="rounded-md bg-amber-50 p-4 text-sm text-amber-900 ring-1 ring-amber-200">
@@ -230,6 +227,13 @@ function EndpointCard({ endpoint }: { endpoint: WebhookEndpoint }) {
   );
 }
 
+/** The alert thresholds, each off while empty. */
+const THRESHOLDS = [
+  { key: 'creditsLow', label: 'Credits low below ($)', inputMode: 'decimal' },
+  { key: 'percent', label: 'or below % of last top-up', inputMode: 'numeric' },
+  { key: 'errorRate', label: 'App error rate above (%, 5 min)', inputMode: 'numeric' },
+] as const;
+
 function AlertSettingsForm() {
   const settings = useWebhookSettings();
   const save = useUpdateWebhookSettings();
@@ -259,36 +263,18 @@ function AlertSettingsForm() {
   return (
     <form onSubmit={onSubmit} className="space-y-4">
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-        <label className="block text-sm font-medium text-gray-900">
-          Credits low below ($)
-          <input
-            className={`${inputField} mt-1`}
-            inputMode="decimal"
-            value={current.creditsLow}
-            onChange={(e) => setDraft({ ...current, creditsLow: e.target.value })}
-            placeholder="off"
-          />
-        </label>
-        <label className="block text-sm font-medium text-gray-900">
-          or below % of last top-up
-          <input
-            className={`${inputField} mt-1`}
-            inputMode="numeric"
-            value={current.percent}
-            onChange={(e) => setDraft({ ...current, percent: e.target.value })}
-            placeholder="off"
-          />
-        </label>
-        <label className="block text-sm font-medium text-gray-900">
-          App error rate above (%, 5 min)
-          <input
-            className={`${inputField} mt-1`}
-            inputMode="numeric"
-            value={current.errorRate}
-            onChange={(e) => setDraft({ ...current, errorRate: e.target.value })}
-            placeholder="off"
-          />
-        </label>
+        {THRESHOLDS.map(({ key, label, inputMode }) => (
+          <label key={key} className="block text-sm font-medium text-gray-900">
+            {label}
+            <input
+              className={`${inputField} mt-1`}
+              inputMode={inputMode}
+              value={current[key]}
+              onChange={(e) => setDraft({ ...current, [key]: e.target.value })}
+              placeholder="off"
+            />
+          </label>
+        ))}
       </div>
       <div>
         <p className="mb-2 text-sm text-gray-600">
@@ -301,11 +287,7 @@ function AlertSettingsForm() {
           {save.isPending ? 'Saving…' : 'Save alerts'}
         </button>
         {save.isSuccess && draft === null ? <p className="text-sm text-green-700">Saved.</p> : null}
-        {save.isError ? (
-          <p role="alert" className="text-sm text-red-700">
-            {getErrorMessage(save.error)}
-          </p>
-        ) : null}
+        {save.isError ? <ErrorLine>{getErrorMessage(save.error)}</ErrorLine> : null}
       </div>
     </form>
   );

@@ -1,5 +1,6 @@
 import type { WorkflowAppInfo } from '@tollbooth/contract';
 import { useId } from 'react';
+import { HeadCells } from '@/components/ui/head-cells';
 import { describeMode, inputFormFields } from '../lib/workflow-detail.utils';
 
 /** What the provider said about the app: name, description, mode. */
@@ -42,21 +43,7 @@ export function InputFormTable({ appInfo }: { appInfo: WorkflowAppInfo | null })
           <table className="min-w-full divide-y divide-gray-200 text-sm">
             <thead>
               <tr className="text-left text-gray-500">
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Variable
-                </th>
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Label
-                </th>
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Type
-                </th>
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Required
-                </th>
-                <th scope="col" className="py-2 font-medium">
-                  Rules
-                </th>
+                <HeadCells labels={['Variable', 'Label', 'Type', 'Required', 'Rules']} y="py-2" gap="pr-4" medium />
               </tr>
             </thead>
             <tbody className="divide-y divide-gray-100">

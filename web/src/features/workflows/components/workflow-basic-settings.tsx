@@ -1,5 +1,5 @@
 import type { Dispatch, ReactNode, SetStateAction } from 'react';
-import { AppBasicsFields } from '@/components/app-basics/app-basics-fields';
+import { AppBasicsFields, DETAIL_SETTINGS } from '@/components/app-basics/app-basics-fields';
 import { AppStatusField } from '@/components/app-basics/status-field';
 import { useFormSection } from '@/components/ui/use-form-state';
 import type { WorkflowBasicValues } from '../lib/workflow-detail.utils';
@@ -18,14 +18,5 @@ export function WorkflowBasicSettings({
   const { fieldId, set } = useFormSection<WorkflowBasicValues>(onChange);
   const statusField = <AppStatusField id={fieldId('status')} value={values.status} onChange={(status) => set('status', status)} />;
 
-  return (
-    <AppBasicsFields
-      layout="settings"
-      form={{ values, set, fieldId }}
-      nameLabel="Application Name"
-      price={{ key: 'price', label: 'Price per Call (USD)', min: 0, clampDisplay: true }}
-      besideName={statusField}
-      pricePanel={pricePanel}
-    />
-  );
+  return <AppBasicsFields {...DETAIL_SETTINGS} form={{ values, set, fieldId }} besideName={statusField} pricePanel={pricePanel} />;
 }

@@ -2,25 +2,38 @@
 // provider's config schema, Advanced Settings, the test result, and the app's input form.
 import type { WorkflowAppInfo, WorkflowProviderInfo, WorkflowTestResult } from '@tollbooth/contract';
 import type { Dispatch, SetStateAction } from 'react';
+import type { TestRunProps } from '@/components/app-detail/use-test-run';
 import { FormAlert } from '@/components/ui/form-alert';
-import { describedBy, FormField } from '@/components/ui/form-field';
+import { CheckboxField, describedBy, FormField, NumberField } from '@/components/ui/form-field';
 import { inputField, primaryButton } from '@/components/ui/styles';
 import { useFormSection } from '@/components/ui/use-form-state';
 import { isSecretLooking, NO_PROVIDERS_MESSAGE, NO_SCHEMA_MESSAGE, providerFormValues, type WorkflowSettingsValues } from '../lib/workflow-detail.utils';
 import { InputFormTable } from './workflow-app-info';
 import { WorkflowTestResultPanel } from './workflow-test-result';
 
-interface WorkflowProviderConfigProps {
+interface WorkflowProviderConfigProps extends TestRunProps<WorkflowTestResult> {
   providers: WorkflowProviderInfo[];
   values: WorkflowSettingsValues;
   onChange: Dispatch<SetStateAction<WorkflowSettingsValues>>;
-  onTest: () => void;
-  testing: boolean;
-  result: WorkflowTestResult | null;
-  testError: string | null;
   /** The saved app info (input form), shown under the form. */
   appInfo: WorkflowAppInfo | null;
 }
+
+/** The advanced settings' number inputs: the values' names, then what NumberField shows. */
+const ADVANCED_NUMBERS = [
+  {
+    name: 'timeout_seconds',
+    id: 'timeout',
+    label: 'Timeout (seconds)',
+    hint: '1–600; a call that takes longer fails with 504 and is not charged.',
+    min: 1,
+    max: 600,
+    step: 1,
+  },
+  { name: 'max_iterations', id: 'iterations', label: 'Max Iterations', hint: 'Turns one chat conversation may have.', min: 1, max: 1000, step: 1 },
+] as const;
+
+const LOGGING = { label: 'Enable Logging', hint: 'Keep the query and answer of chat turns.', className: 'flex items-start gap-2 pt-7' };
 
 export function WorkflowProviderConfig({ providers, values, onChange, onTest, testing, result, testError, appInfo }: WorkflowProviderConfigProps) {
   const provider = providers.find((candidate) => candidate.id === values.provider) ?? null;
@@ -102,50 +115,10 @@ export function WorkflowProviderConfig({ providers, values, onChange, onTest, te
           Advanced Settings
         </h3>
         <div className="mt-4 grid grid-cols-1 gap-5 sm:grid-cols-3">
-          <FormField id={fieldId('timeout')} label="Timeout (seconds)" hint="1–600; a call that takes longer fails with 504 and is not charged.">
-            <input
-              id={fieldId('timeout')}
-              type="number"
-              min={1}
-              max={600}
-              step={1}
-              value={values.timeout_seconds}
-              onChange={(event) => set('timeout_seconds', event.target.value)}
-              className={inputField}
-              {...describedBy(fieldId('timeout'), { hint: true })}
-            />
-          </FormField>
-          <FormField id={fieldId('iterations')} label="Max Iterations" hint="Turns one chat conversation may have.">
-            <input
-              id={fieldId('iterations')}
-              type="number"
-              min={1}
-              max={1000}
-              step={1}
-              value={values.max_iterations}
-              onChange={(event) => set('max_iterations', event.target.value)}
-              className={inputField}
-              {...describedBy(fieldId('iterations'), { hint: true })}
-            />
-          </FormField>
-          <div className="flex items-start gap-2 pt-7">
-            <input
-              id={fieldId('logging')}
-              type="checkbox"
-              checked={values.enable_logging}
-              onChange={(event) => set('enable_logging', event.target.checked)}
-              className="mt-0.5 h-4 w-4 rounded border-gray-300 text-indigo-600"
-              aria-describedby={fieldId('logging-hint')}
-            />
-            <div className="text-sm">
-              <label htmlFor={fieldId('logging')} className="font-medium text-gray-700">
-                Enable Logging
-              </label>
-              <p id={fieldId('logging-hint')} className="text-gray-500">
-                Keep the query and answer of chat turns.
-              </p>
-            </div>
-          </div>
+          {ADVANCED_NUMBERS.map(({ name, ...field }) => (
+            <NumberField key={field.id} {...field} id={fieldId(field.id)} value={values[name]} onChange={(value) => set(name, value)} />
+          ))}
+          <CheckboxField {...LOGGING} id={fieldId('logging')} checked={values.enable_logging} onChange={(checked) => set('enable_logging', checked)} />
         </div>
       </section>
 

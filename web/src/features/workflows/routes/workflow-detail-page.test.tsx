@@ -1,8 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { Route, Routes } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { makeApp, withTestAccessToken } from '@/testing/fake-apps-server';
-import { renderWithProviders, signedInAuth } from '@/testing/test-utils';
+import { perTokenCard } from '@/testing/rate-cards';
+import { renderSignedInPage } from '@/testing/test-utils';
 import { APP_INFO, fakeWorkflowsServer, makeWorkflowConfig } from '../testing/fake-workflows-server';
 import { WorkflowDetailPage } from './workflow-detail-page';
 
@@ -20,17 +20,20 @@ const app = makeApp({
 
 function renderDetail(options: Parameters<typeof fakeWorkflowsServer>[0] = {}, route = '/workflows/support-bot') {
   const server = fakeWorkflowsServer({ apps: [{ ...app }], ...options });
-  renderWithProviders(
-    <Routes>
-      <Route path="/workflows/:slug" element={<WorkflowDetailPage />} />
-    </Routes>,
-    { route, auth: signedInAuth() },
-  );
+  renderSignedInPage('/workflows/:slug', <WorkflowDetailPage />, route);
   return server;
 }
 
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
 const openTab = (name: string) => fireEvent.click(screen.getByRole('tab', { name }));
+
+/** Once the page is there: Test Config on the Provider Config tab, and the result panel. */
+async function runTestConfig() {
+  await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
+  openTab('Provider Config');
+  fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
+  return screen.findByTestId('workflow-test-result');
+}
 
 describe('WorkflowDetailPage', () => {
   it('shows the header with badges, Back to List, Download App, Save Changes and the basic settings', async () => {
@@ -70,10 +73,7 @@ describe('WorkflowDetailPage', () => {
 
   it('Test Config shows Configuration Valid with the app info and its input form', async () => {
     const server = renderDetail();
-    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
-    openTab('Provider Config');
-    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
-    const result = await screen.findByTestId('workflow-test-result');
+    const result = await runTestConfig();
     expect(result.textContent).toContain('Configuration Valid');
     expect(result.textContent).toContain('Support Chatflow');
     expect(result.textContent).toContain('advanced-chat');
@@ -88,10 +88,7 @@ describe('WorkflowDetailPage', () => {
     renderDetail({
       testResult: { success: false, message: 'Configuration Error', error: "Dify refused the app's API key (401 unauthorized)", app_info: null },
     });
-    await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
-    openTab('Provider Config');
-    fireEvent.click(screen.getByRole('button', { name: 'Test Config' }));
-    const result = await screen.findByTestId('workflow-test-result');
+    const result = await runTestConfig();
     expect(result.textContent).toContain('Configuration Error');
     expect(result.textContent).toContain('refused the app');
   });
@@ -121,16 +118,7 @@ describe('WorkflowDetailPage', () => {
   });
 
   it('shows a per-token card read-only and saves without writing price_cents over it (issue 60)', async () => {
-    const pricing = {
-      form: 'per_token' as const,
-      call_micros: 0,
-      input_per_mtok_micros: 1_000_000,
-      output_per_mtok_micros: 2_000_000,
-      cached_input_per_mtok_micros: null,
-      markup_bps: 0,
-      minimum_micros: 0,
-      max_call_micros: 100_000,
-    };
+    const pricing = perTokenCard({ input_per_mtok_micros: 1_000_000, output_per_mtok_micros: 2_000_000, max_call_micros: 100_000 });
     const server = renderDetail({ apps: [{ ...app, price_cents: 1, pricing }] });
     await screen.findByRole('heading', { name: 'Support Bot', level: 1 });
     expect(screen.queryByLabelText('Price per Call (USD)')).toBeNull();

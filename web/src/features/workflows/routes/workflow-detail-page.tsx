@@ -5,12 +5,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Application, WorkflowConfig, WorkflowProviderInfo } from '@tollbooth/contract';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
-import { useTestRun } from '@/components/app-detail/use-test-run';
+import { BasicSettingsTab, DetailHeader, DetailLoadError, detailPageClass, SaveOutcome } from '@/components/app-detail/detail-page';
+import { testRunProps, useTestRun } from '@/components/app-detail/use-test-run';
+import { versionHistoryProps } from '@/components/app-detail/version-history';
 import { ConfirmPriceButton } from '@/components/pricing/confirm-price-button';
 import { useHighPriceGuard } from '@/components/pricing/high-price-guard';
 import { isPlainPerCall } from '@/components/pricing/price-form.utils';
-import { RateCardPanel, upcomingCardOfApp } from '@/components/pricing/rate-card-panel';
 import { StatusBadge, TypeBadge, VisibilityBadge } from '@/components/ui/badges';
 import { PageSpinner } from '@/components/ui/spinner';
 import { Tabs } from '@/components/ui/tabs';
@@ -165,14 +165,7 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
               id: 'basic',
               label: 'Basic Settings',
               content: (
-                <>
-                  <WorkflowBasicSettings
-                    values={basic}
-                    onChange={setBasic}
-                    pricePanel={plainPrice ? undefined : <RateCardPanel app={app} editLink className="sm:col-span-2" />}
-                  />
-                  {plainPrice && upcomingCardOfApp(app) ? <RateCardPanel app={app} className="mt-6 max-w-3xl" /> : null}
-                </>
+                <BasicSettingsTab app={app} form={(pricePanel) => <WorkflowBasicSettings values={basic} onChange={setBasic} pricePanel={pricePanel} />} />
               ),
             },
             {
@@ -183,10 +176,7 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
                   providers={providers}
                   values={settings}
                   onChange={setSettings}
-                  onTest={runTest}
-                  testing={test.testing}
-                  result={test.result}
-                  testError={test.error}
+                  {...testRunProps(test, runTest)}
                   appInfo={config.app_info}
                 />
               ),
@@ -196,11 +186,12 @@ function WorkflowDetail({ app, config, providers }: { app: Application; config: 
               label: 'Version History',
               content: (
                 <WorkflowVersionHistory
-                  versions={versions.data}
-                  loading={versions.isPending}
-                  onRollback={rollBack}
-                  rollingBack={rollback.isPending ? (rollback.variables ?? null) : null}
-                  error={rollback.error && !isUnauthorizedError(rollback.error) ? getErrorMessage(rollback.error) : null}
+                  {...versionHistoryProps(
+                    versions,
+                    rollback,
+                    rollBack,
+                    rollback.error && !isUnauthorizedError(rollback.error) ? getErrorMessage(rollback.error) : null,
+                  )}
                 />
               ),
             },

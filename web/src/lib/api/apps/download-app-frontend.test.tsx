@@ -2,6 +2,7 @@ import { act, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthContext } from '@/lib/auth/auth-context';
+import { expectAnswers } from '@/testing/answers';
 import { signedInAuth } from '@/testing/test-utils';
 import { DOWNLOAD_FAILED_MESSAGE, downloadFileName, fileNameFromContentDisposition, frontendTypeOf, useDownloadApp } from './download-app-frontend';
 
@@ -31,12 +32,14 @@ function renderDownloadHook() {
 
 describe('fileNameFromContentDisposition', () => {
   it('reads filename* first, then filename, and keeps only a base name', () => {
-    expect(fileNameFromContentDisposition('attachment; filename="haiku-chat-app.zip"')).toBe('haiku-chat-app.zip');
-    expect(fileNameFromContentDisposition("attachment; filename=a.zip; filename*=UTF-8''caf%C3%A9-app.zip")).toBe('café-app.zip');
-    expect(fileNameFromContentDisposition('attachment; filename=plain.zip')).toBe('plain.zip');
-    expect(fileNameFromContentDisposition('attachment; filename="../../etc/x.zip"')).toBe('x.zip');
-    expect(fileNameFromContentDisposition('attachment')).toBeNull();
-    expect(fileNameFromContentDisposition(null)).toBeNull();
+    const name = fileNameFromContentDisposition;
+    expectAnswers(
+      name,
+      ['attachment; filename="haiku-chat-app.zip"', "attachment; filename=a.zip; filename*=UTF-8''caf%C3%A9-app.zip"],
+      ['haiku-chat-app.zip', 'café-app.zip'],
+    );
+    expectAnswers(name, ['attachment; filename=plain.zip', 'attachment; filename="../../etc/x.zip"'], ['plain.zip', 'x.zip']);
+    expectAnswers(name, ['attachment', null], [null, null]);
   });
 });
 
