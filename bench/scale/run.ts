@@ -243,6 +243,8 @@ async function main() {
     const client = new pg.Client({ connectionString: url });
     client.on('error', (error) => log(`bench connection: ${error.message}`));
     await client.connect();
+    // EXPLAIN (ANALYZE) runs the statements as the server's reads do: without JIT (db/reads.ts).
+    await client.query('SET jit = off');
     machine.postgres = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
     const ownerId = (await client.query<{ id: string }>('SELECT id FROM users WHERE subject = $1', [OWNER])).rows[0]!.id;
     log(`seeding ${loadedName}: ${N} invocations, ${APPS} apps (${BUSY} busy), ${CREATORS} creators, ${USERS} end users, ${DAYS} days`);

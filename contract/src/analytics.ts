@@ -65,7 +65,8 @@ export const DashboardAnalytics = Type.Object({
     Type.Object({
       application_name: Type.String(),
       application_slug: Type.String(),
-      application_type: Type.Union([Type.Literal('prompt'), Type.Literal('workflow')]),
+      // An enum, not a union of literals: an answer's serialiser checks every value of a union against its options (1,000 apps).
+      application_type: Type.Unsafe<'prompt' | 'workflow'>({ type: 'string', enum: ['prompt', 'workflow'] }),
       invocations: Count('Calls over the period, whatever their outcome'),
       success_rate: Percent(SUCCESS_RATE),
       rejected_count: Count("Calls rejected over the period for the caller's own mistake"),

@@ -96,6 +96,9 @@ export interface OwnedAppRow {
 /** The per-app figures the dashboard's table shows for a period. */
 export type AppPeriodTotals = Pick<DailyTotals, 'invocations' | 'successes' | 'errors' | 'rejections' | 'latency_ms_sum'>;
 
+/** An owned app as selectOwnedApps reads it: id, name, slug, type, last used, as of, fresh, then the period's five figures. */
+type OwnedAppTuple = [string, string, string, OwnedAppRow['type'], string | null, string | null, boolean, number, number, number, number, number];
+
 /** The periods app_totals keeps the before-the-period part of (migration 0060). */
 export const APP_TOTALS_PERIODS = [7, 30, 90] as const;
 const PERIOD_FIGURES = ['invocations', 'successes', 'errors', 'rejections', 'latency_ms_sum'] as const;
@@ -115,24 +118,28 @@ export async function selectOwnedApps(
 ): Promise<(OwnedAppRow & { period: AppPeriodTotals | null })[]> {
   if (!APP_TOTALS_PERIODS.includes(days)) throw new Error(`app_totals keeps no ${days}-day period`);
   const fresh = "t.as_of = $2::date AND (t.last_used_at AT TIME ZONE 'UTC')::date <= $2::date";
-  const { rows } = await db.query<OwnedAppRow & { fresh: boolean } & AppPeriodTotals>(
-    `SELECT a.id, a.name, a.slug, a.type, to_char(t.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_used_at, t.as_of::text AS as_of, coalesce(${fresh}, false) AS fresh,
-       ${PERIOD_FIGURES.map((figure) => `t.${figure} - t.before${days}_${figure} AS ${figure}`).join(', ')}
+  // One JSON array of one array per app: a creator with 1,000 apps is one field to decode
+  // (JSON.parse), not 12,000 (the driver's text-to-value per field was the answer's largest cost).
+  const { rows } = await db.query<{ apps: OwnedAppTuple[] }>(
+    `SELECT coalesce(json_agg(json_build_array(
+         a.id, a.name, a.slug, a.type, to_char(t.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), t.as_of::text,
+         coalesce(${fresh}, false), ${PERIOD_FIGURES.map((figure) => `t.${figure} - t.before${days}_${figure}`).join(', ')}
+       ) ORDER BY a.created_at DESC, a.id), '[]') AS apps
      FROM apps a LEFT JOIN app_totals t ON t.app_id = a.id
-     WHERE a.owner_id = $1 AND a.deleted_at IS NULL
-     ORDER BY a.created_at DESC, a.id`,
+     WHERE a.owner_id = $1 AND a.deleted_at IS NULL`,
     [ownerId, end],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    type: row.type,
-    last_used_at: row.last_used_at,
-    as_of: row.as_of,
-    period: row.fresh
-      ? { invocations: row.invocations, successes: row.successes, errors: row.errors, rejections: row.rejections, latency_ms_sum: row.latency_ms_sum }
-      : null,
+  const apps = rows[0]?.apps ?? [];
+  // The embedded database may hand json back as text.
+  const tuples: OwnedAppTuple[] = typeof apps === 'string' ? JSON.parse(apps) : apps;
+  return tuples.map(([id, name, slug, type, last_used_at, as_of, isFresh, invocations, successes, errors, rejections, latency_ms_sum]) => ({
+    id,
+    name,
+    slug,
+    type,
+    last_used_at,
+    as_of,
+    period: isFresh ? { invocations, successes, errors, rejections, latency_ms_sum } : null,
   }));
 }
 
