@@ -159,26 +159,34 @@ const quiet = () => {};
 /**
  * The request's logger with trace_id and span_id bound, made only when a line is written: a pino
  * child per request cost a traced call ~13 µs (bench, decision 0114), and most requests write no line
- * at the usual level. A level method whose level is off answers a no-op without making it.
+ * at the usual level. A level method whose level is off answers a no-op without making it. The
+ * Proxy's handler is an instance of a class (its traps on the prototype): no closures per request.
  */
-function traceLogger(base: FastifyBaseLogger, span: Span): FastifyBaseLogger {
-  let bound: FastifyBaseLogger | null = null;
-  const real = () => {
-    if (!bound) {
-      const context = span.spanContext();
-      bound = base.child({ trace_id: context.traceId, span_id: context.spanId });
+class TraceLogHandler implements ProxyHandler<FastifyBaseLogger> {
+  #bound: FastifyBaseLogger | null = null;
+  constructor(
+    readonly base: FastifyBaseLogger,
+    readonly span: Span,
+  ) {}
+  real(): FastifyBaseLogger {
+    if (!this.#bound) {
+      const context = this.span.spanContext();
+      this.#bound = this.base.child({ trace_id: context.traceId, span_id: context.spanId });
     }
-    return bound;
-  };
-  const enabled = (base as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.bind(base);
-  return new Proxy(base, {
-    get(_target, property) {
-      if (enabled && typeof property === 'string' && LEVELS.has(property) && !enabled(property)) return quiet;
-      const value = Reflect.get(real(), property) as unknown;
-      return typeof value === 'function' ? value.bind(bound) : value;
-    },
-    set(_target, property, value) {
-      return Reflect.set(real(), property, value);
-    },
-  });
+    return this.#bound;
+  }
+  get(_target: FastifyBaseLogger, property: string | symbol): unknown {
+    const base = this.base as { isLevelEnabled?: (level: string) => boolean };
+    if (typeof property === 'string' && LEVELS.has(property) && base.isLevelEnabled && !base.isLevelEnabled(property)) return quiet;
+    const real = this.real();
+    const value = Reflect.get(real, property) as unknown;
+    return typeof value === 'function' ? value.bind(real) : value;
+  }
+  set(_target: FastifyBaseLogger, property: string | symbol, value: unknown): boolean {
+    return Reflect.set(this.real(), property, value);
+  }
+}
+
+function traceLogger(base: FastifyBaseLogger, span: Span): FastifyBaseLogger {
+  return new Proxy(base, new TraceLogHandler(base, span));
 }

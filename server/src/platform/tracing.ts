@@ -56,19 +56,23 @@ export interface RecordedSpan {
   readonly status: SpanStatus;
 }
 
-// Span and trace ids from a pool of random bytes, filled 4 KiB at a time.
+// Span and trace ids sliced from a pool of random hex digits, 8 KiB of them made at a time (one
+// hex conversion per ~170 calls instead of one per id).
 const POOL = Buffer.alloc(4096);
-let poolAt = POOL.length;
+let hexPool = '';
+let poolAt = 0;
 function randomHex(bytes: 8 | 16): string {
+  const digits = bytes * 2;
   for (;;) {
-    if (poolAt + bytes > POOL.length) {
+    if (poolAt + digits > hexPool.length) {
       randomFillSync(POOL);
+      hexPool = POOL.toString('hex');
       poolAt = 0;
     }
-    const hex = POOL.toString('hex', poolAt, poolAt + bytes);
-    poolAt += bytes;
+    const hex = hexPool.slice(poolAt, poolAt + digits);
+    poolAt += digits;
     // All zeroes is an invalid id (W3C Trace Context); one in 2^64 draws.
-    if (!/^0+$/.test(hex)) return hex;
+    if (hex.charCodeAt(0) !== 0x30 || !/^0+$/.test(hex)) return hex;
   }
 }
 
