@@ -129,10 +129,7 @@ export async function selectOwnedApps(
      WHERE a.owner_id = $1 AND a.deleted_at IS NULL`,
     [ownerId, end],
   );
-  const apps = rows[0]?.apps ?? [];
-  // The embedded database may hand json back as text.
-  const tuples: OwnedAppTuple[] = typeof apps === 'string' ? JSON.parse(apps) : apps;
-  return tuples.map(([id, name, slug, type, last_used_at, as_of, isFresh, invocations, successes, errors, rejections, latency_ms_sum]) => ({
+  return (rows[0]?.apps ?? []).map(([id, name, slug, type, last_used_at, as_of, isFresh, invocations, successes, errors, rejections, latency_ms_sum]) => ({
     id,
     name,
     slug,
