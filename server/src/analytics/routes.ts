@@ -30,6 +30,9 @@ const sendCsv = (reply: FastifyReply, { filename, ...body }: CsvExport | CsvStre
     .header('content-disposition', `attachment; filename="${filename}"`)
     .send('csv' in body ? body.csv : body.body);
 
+/** An answer that comes as its JSON text (the dashboard's, its applications written by the database): sent as it is, not serialized again. */
+const sendJsonText = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json);
+
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
   const signedIn = signedInRoutes(app.authenticate, tags);
   app.get(
@@ -40,7 +43,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       querystring: PeriodQuery,
       response: { 200: DashboardAnalytics, ...errors },
     }),
-    async (request) => analytics.readDashboard(requireAuth(request).user, request.query.days),
+    async (request, reply) => sendJsonText(reply, await analytics.readDashboard(requireAuth(request).user, request.query.days)),
   );
 
   app.get(
