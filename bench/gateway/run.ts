@@ -47,6 +47,7 @@
 //        BENCH_SERVER_ROOT (another checkout whose server/ to measure, default this one),
 //        BENCH_KEEP_DB=1 (keep the database afterwards, to inspect it),
 //        BENCH_KEEP_PROFILES=<dir> (copy each profile window's V8 .cpuprofile there, to open in Chrome's DevTools)
+//        BENCH_SIDE_PROFILES=<dir> (--compare, --observability: run the other servers under --cpu-prof, writing <dir>/<side>/*.cpuprofile at exit)
 //
 // The run's parts, one module each beside this one: options.ts (flags and BENCH_* settings),
 // processes.ts (children, ports, cleanup), setup.ts (servers, database, app, targets), targets.ts

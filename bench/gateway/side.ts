@@ -13,7 +13,9 @@ export async function startOtherSide(bench: Bench, { who, env: extraEnv = {}, ro
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const env = { PORT: String(port), PUBLIC_URL: origin, DATA_DIR: bench.newDataDir(), DATABASE_URL: database.url.toString(), ...extraEnv };
-  const server = await bench.startTollbooth([], env, root);
+  // BENCH_SIDE_PROFILES=<dir>: V8 CPU profiles of the other sides (each written when its process exits).
+  const profiles = process.env.BENCH_SIDE_PROFILES;
+  const server = await bench.startTollbooth(profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}/${who}`] : [], env, root);
   cleanups.push(() => server.stop());
   const db = new pg.Client({ connectionString: database.url.toString() });
   await db.connect();

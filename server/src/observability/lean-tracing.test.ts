@@ -21,13 +21,24 @@ describe('lean spans', () => {
     const continued = tracing.startRequest('POST /x', { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: 'vendor=1' });
     expect(continued.spanContext()).toMatchObject({ traceId: TRACE, traceFlags: 1 });
     expect(tracing.traceparentOf(continued)).toBe(`00-${TRACE}-${continued.spanContext().spanId}-01`);
+    // A later version may carry more fields after a dash; its ids are read as version 00's.
+    expect(tracing.startRequest('POST /x', { traceparent: `cc-${TRACE}-${PARENT}-01-what-comes-later` }).spanContext().traceId).toBe(TRACE);
+    expect(tracing.startRequest('POST /x', { traceparent: `  00-${TRACE}-${PARENT}-00 ` }).spanContext().traceId).toBe(TRACE);
     for (const invalid of [
       'garbage',
+      '',
       `ff-${TRACE}-${PARENT}-01`,
       `00-${'0'.repeat(32)}-${PARENT}-01`,
       `00-${TRACE}-${'0'.repeat(16)}-01`,
       `00-${TRACE}-${PARENT}-01-extra`,
+      `cc-${TRACE}-${PARENT}-01x`,
       `00-${TRACE.toUpperCase()}-${PARENT}-01`,
+      `00-${TRACE}-${PARENT}-0g`,
+      `0g-${TRACE}-${PARENT}-01`,
+      `00_${TRACE}-${PARENT}-01`,
+      `00-${TRACE.slice(0, 31)}z-${PARENT}-01`,
+      `00-${TRACE}-${PARENT.slice(0, 15)}\u00e9-01`,
+      `00-${TRACE}-${PARENT}-\u0660\u0661`,
     ]) {
       const fresh = tracing.startRequest('POST /x', { traceparent: invalid });
       expect(fresh.spanContext().traceId, invalid).not.toBe(TRACE);
@@ -35,6 +46,7 @@ describe('lean spans', () => {
       fresh.end();
     }
     const child = tracing.child(continued, 'authenticate', { 'tollbooth.price_cents': 7 }, SpanKind.CLIENT);
+    child.setAttribute('gen_ai.usage.input_tokens', 11);
     child.setAttribute('gen_ai.usage.input_tokens', 12);
     child.setStatus({ code: SpanStatusCode.ERROR, message: 'no' });
     child.end();
@@ -57,19 +69,27 @@ describe('lean spans', () => {
     expect(parentBased.ended).toEqual([]);
     expect(parentBased.tracing.traceparentOf(unsampled)).toMatch(/-00$/);
 
-    expect(samplerOf('always_off', 1)(TRACE, true)).toBe(false);
-    expect(samplerOf('always_on', 1)(TRACE, false)).toBe(true);
-    expect(samplerOf('parentbased_always_off', 1)(TRACE, null)).toBe(false);
-    expect(samplerOf('parentbased_always_off', 1)(TRACE, true)).toBe(true);
-    expect(samplerOf('traceidratio', 0)(TRACE, null)).toBe(false);
-    expect(samplerOf('traceidratio', 1)(TRACE, null)).toBe(true);
+    const low = Number.parseInt(TRACE.slice(24), 16);
+    expect(samplerOf('always_off', 1)(low, true)).toBe(false);
+    expect(samplerOf('always_on', 1)(low, false)).toBe(true);
+    expect(samplerOf('parentbased_always_off', 1)(low, null)).toBe(false);
+    expect(samplerOf('parentbased_always_off', 1)(low, true)).toBe(true);
+    expect(samplerOf('traceidratio', 0)(low, null)).toBe(false);
+    expect(samplerOf('traceidratio', 1)(low, null)).toBe(true);
     // A ratio keeps about that share of random traces, and decides one trace alike every time.
     const half = samplerOf('parentbased_traceidratio', 0.5);
-    const ids = Array.from({ length: 4000 }, (_, i) => `${TRACE.slice(0, 24)}${((i * 2654435761) >>> 0).toString(16).padStart(8, '0')}`);
+    const ids = Array.from({ length: 4000 }, (_, i) => (i * 2654435761) >>> 0);
     const kept = ids.filter((id) => half(id, null)).length / ids.length;
     expect(kept).toBeGreaterThan(0.45);
     expect(kept).toBeLessThan(0.55);
     const again = samplerOf('parentbased_traceidratio', 0.5);
+    // The trace's low word is what a ratio reads: the same trace id read from a caller's traceparent decides alike.
+    const ratio = samplerOf('traceidratio', 0.5);
+    const continued = createTracing({ sample: ratio, ended: () => {} });
+    for (const id of ids.slice(0, 200)) {
+      const traceId = `${TRACE.slice(0, 24)}${id.toString(16).padStart(8, '0')}`;
+      expect(continued.startRequest('POST /x', { traceparent: `00-${traceId}-${PARENT}-01` }).isRecording()).toBe(ratio(id, null));
+    }
     expect(ids.every((id) => half(id, null) === again(id, null))).toBe(true);
   });
 
@@ -97,12 +117,12 @@ describe('lean spans', () => {
   });
 
   /** Spans with every kind of value: non-ASCII and long strings, negative and large integers, arrays, an error status, a tracestate. */
-  function variedSpans(): RecordedSpan[] {
+  function variedSpans(negative = -42): RecordedSpan[] {
     const { tracing, ended } = recorder();
     const root = tracing.startRequest('POST /v1/chat-messages', { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: 'vendor=1,other=2' });
     root.setAttribute('text', 'naïve — 東京 ✓');
     root.setAttribute('long', 'x'.repeat(300));
-    root.setAttribute('negative', -42);
+    root.setAttribute('negative', negative);
     root.setAttribute('large', 2 ** 40 + 7);
     root.setAttribute('double', 0.125);
     root.setAttribute('yes', true);
@@ -118,12 +138,21 @@ describe('lean spans', () => {
   }
 
   it('export as OTLP protobuf: the same spans, ids, times and values as the JSON mapping', () => {
-    const spans = variedSpans();
-    const batch = Buffer.alloc(256 * 1024);
     const format = protobufFormat('svc');
-    let used = 0;
-    for (const span of spans) used = format.append(span, batch, used, used === 0)!;
-    const decoded = decodeTraceRequest(format.body(batch.subarray(0, used)));
+    const encode = (spans: RecordedSpan[]) => {
+      const batch = Buffer.alloc(256 * 1024);
+      let used = 0;
+      for (const span of spans) used = format.append(span, batch, used, used === 0)!;
+      return decodeTraceRequest(format.body(batch.subarray(0, used)));
+    };
+    // Written again and again: repeated attributes come from the encoder's cache of whole fields, and
+    // a key with more values than it keeps (here 'negative', 40 of them) is written each time.
+    for (let round = 0; round < 40; round++) {
+      const again = variedSpans(-round);
+      expect(encode(again)).toEqual(decodeJsonTraceRequest(JSON.parse(otlpJson(again, 'svc'))));
+    }
+    const spans = variedSpans();
+    const decoded = encode(spans);
     const fromJson = decodeJsonTraceRequest(JSON.parse(otlpJson(spans, 'svc')));
     expect(decoded).toEqual(fromJson);
     expect(decoded[0]).toMatchObject({

@@ -32,21 +32,23 @@ export function registerObservability(app: FastifyInstance, { config, db, metric
   // Per route, with its template known when the route is added: Fastify's request.routeOptions builds
   // an object at each read, which a paid call should not pay for. Routes added after this (all of
   // them: app.ts registers it first) get the hooks; a request no route matched is not counted.
-  const startSpanOf = (route: string): onRequestHookHandler | null =>
-    tracing
-      ? (request, reply, done) => {
-          const span = tracing.startRequest(`${request.method} ${route}`, request.headers);
-          span.setAttribute('http.request.method', request.method);
-          span.setAttribute('http.route', route);
-          span.setAttribute('tollbooth.request_id', request.id);
-          request.callSpan = span;
-          // The request's log lines (the route's and Fastify's own "request completed") carry its trace.
-          const log = traceLogger(request.log, span);
-          request.log = log;
-          reply.log = log;
-          done();
-        }
-      : null;
+  const startSpanOf = (route: string, method: string | string[]): onRequestHookHandler | null => {
+    if (!tracing) return null;
+    // A route of one method (nearly all) names its spans with one string made here, not one per request.
+    const only = typeof method === 'string' ? `${method} ${route}` : null;
+    return (request, reply, done) => {
+      const span = tracing.startRequest(only ?? `${request.method} ${route}`, request.headers);
+      span.setAttribute('http.request.method', request.method);
+      span.setAttribute('http.route', route);
+      span.setAttribute('tollbooth.request_id', request.id);
+      request.callSpan = span;
+      // The request's log lines (the route's and Fastify's own "request completed") carry its trace.
+      const log = traceLogger(request.log, span);
+      request.log = log;
+      reply.log = log;
+      done();
+    };
+  };
   const endSpan = (request: FastifyRequest, status: number) => {
     const span = request.callSpan;
     if (!span) return;
@@ -66,7 +68,7 @@ export function registerObservability(app: FastifyInstance, { config, db, metric
         done();
       };
       route.onResponse = route.onResponse ? [...[route.onResponse].flat(), observe] : [observe];
-      const startSpan = UNTRACED.has(url) ? null : startSpanOf(url);
+      const startSpan = UNTRACED.has(url) ? null : startSpanOf(url, route.method);
       if (startSpan) route.onRequest = route.onRequest ? [startSpan, ...[route.onRequest].flat()] : [startSpan];
     });
   }

@@ -111,18 +111,52 @@ function string(tag: number, value: string): void {
   close(lengthAt);
 }
 
-/** Each hex digit's value by its character code (ids are lower-case hex, checked where they come in). */
-const HEX = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) {
-  HEX['0123456789abcdef'.charCodeAt(digit)] = digit;
-  HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit;
+/** A 32-bit word's four bytes, most significant first (the order of the id's hex digits). */
+function word(value: number): void {
+  scratch[at++] = value >>> 24;
+  scratch[at++] = (value >>> 16) & 0xff;
+  scratch[at++] = (value >>> 8) & 0xff;
+  scratch[at++] = value & 0xff;
 }
 
-function hexBytes(tag: number, hex: string): void {
-  if (!room(2 + hex.length / 2)) return;
+/** A length-delimited field of the ids' words (8 or 16 bytes). */
+function id(tag: number, w0: number, w1: number): void {
+  if (!room(10)) return;
   scratch[at++] = tag;
-  scratch[at++] = hex.length / 2;
-  for (let i = 0; i < hex.length; i += 2) scratch[at++] = (HEX[hex.charCodeAt(i) & 0x7f]! << 4) | HEX[hex.charCodeAt(i + 1) & 0x7f]!;
+  scratch[at++] = 8;
+  word(w0);
+  word(w1);
+}
+
+function traceIdField(span: RecordedSpan): void {
+  if (!room(18)) return;
+  scratch[at++] = 0x0a;
+  scratch[at++] = 16;
+  word(span.t0);
+  word(span.t1);
+  word(span.t2);
+  word(span.t3);
+}
+
+// The attribute keys and span names repeat from span to span: each one's whole field (tag, length,
+// UTF-8) is made once and copied (a bounded cache per tag; a key or name past it is written as it comes).
+const KEY_FIELDS = new Map<string, Uint8Array>();
+const NAME_FIELDS = new Map<string, Uint8Array>();
+const CACHED_FIELDS = 1000;
+
+function cachedString(cache: Map<string, Uint8Array>, tag: number, value: string): void {
+  let bytes = cache.get(value);
+  if (bytes === undefined) {
+    if (cache.size >= CACHED_FIELDS || value.length > 100) {
+      string(tag, value);
+      return;
+    }
+    const content = Buffer.from(value, 'utf8');
+    bytes = Uint8Array.from([tag, ...varintBytes(content.length), ...content]);
+    cache.set(value, bytes);
+  }
+  if (!room(bytes.length)) return;
+  for (let i = 0; i < bytes.length; i++) scratch[at++] = bytes[i]!;
 }
 
 /** Epoch milliseconds (with a fraction) as fixed64 nanoseconds, to the microsecond, exactly. */
@@ -175,22 +209,57 @@ function anyValue(value: AttributeValue): void {
 
 function keyValue(tag: number, key: string, value: AttributeValue): void {
   const pair = open(tag);
-  string(0x0a, key);
+  cachedString(KEY_FIELDS, 0x0a, key);
   const inner = open(0x12);
   anyValue(value);
   close(inner);
   close(pair);
 }
 
+// Most attributes repeat whole from call to call (the route, the method, the model, the app kind,
+// the outcome, the price): each key keeps the encoded KeyValue fields of up to VALUES_PER_KEY of its
+// values (strings up to 64 characters, numbers, booleans), copied as they are. A key that takes more
+// values than that (a request id, token counts) is written each time, without looking its values up.
+const PAIRS = new Map<string, Map<AttributeValue, Uint8Array> | null>();
+const VALUES_PER_KEY = 32;
+
+function copy(bytes: Uint8Array): void {
+  if (!room(bytes.length)) return;
+  for (let i = 0; i < bytes.length; i++) scratch[at++] = bytes[i]!;
+}
+
+function attribute(key: string, value: AttributeValue): void {
+  let values = PAIRS.get(key);
+  if (values === undefined && PAIRS.size < CACHED_FIELDS) {
+    values = new Map();
+    PAIRS.set(key, values);
+  }
+  if (!values) {
+    keyValue(0x4a, key, value);
+    return;
+  }
+  const bytes = values.get(value);
+  if (bytes !== undefined) {
+    copy(bytes);
+    return;
+  }
+  const from = at;
+  keyValue(0x4a, key, value);
+  if (overflow || !(typeof value === 'string' ? value.length <= 64 : typeof value === 'number' || typeof value === 'boolean')) return;
+  // A copy (Buffer#slice is a view of the scratch buffer, which the next span overwrites).
+  if (values.size < VALUES_PER_KEY) values.set(value, Uint8Array.prototype.slice.call(scratch, from, at));
+  else PAIRS.set(key, null);
+}
+
 /** Encodes one span; answers its bytes (a view of a shared buffer, valid until the next call), or null when it is too large. */
 export function spanProtobuf(span: RecordedSpan): Buffer | null {
   at = 0;
   overflow = false;
-  hexBytes(0x0a, span.traceId);
-  hexBytes(0x12, span.spanId);
+  traceIdField(span);
+  id(0x12, span.s0, span.s1);
   if (span.traceState) string(0x1a, span.traceState);
-  if (span.parentSpanId) hexBytes(0x22, span.parentSpanId);
-  string(0x2a, span.name);
+  if (span.p0 !== 0 || span.p1 !== 0) id(0x22, span.p0, span.p1);
+  cachedString(NAME_FIELDS, 0x2a, span.name);
   if (room(2)) {
     scratch[at++] = 0x30;
     // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
@@ -198,10 +267,11 @@ export function spanProtobuf(span: RecordedSpan): Buffer | null {
   }
   fixed64Nanos(0x39, span.startMs);
   fixed64Nanos(0x41, span.endMs);
-  for (const key in span.attributes) {
-    const value = span.attributes[key];
+  const list = span.attributeList;
+  for (let i = 0; i < list.length; i += 2) {
+    const value = list[i + 1];
     if (value === undefined || value === null) continue;
-    keyValue(0x4a, key, value);
+    attribute(list[i] as string, value);
   }
   if (span.status.code !== 0 || span.status.message) {
     const status = open(0x7a);
