@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { int, ms, stealCell, stealText, table } from './format.ts';
 import { backendCpu, measureThroughput, processTicks, type ThroughputResult } from './measure.ts';
 import { type ChargeCheck, chargeCheckReport, checkCharges, settled, snapshot } from './money.ts';
+import { METRICS_TOKEN, startOtlpSink } from './observability.ts';
 import { MAX_CONNECTIONS, OPTIONS, RERUN, SECONDS, SERVER_ROOT } from './options.ts';
 import type { Bench } from './setup.ts';
 import { type RunSide, startOtherSide } from './side.ts';
@@ -11,30 +12,43 @@ import { type RunSide, startOtherSide } from './side.ts';
 /** The compare run, after the set-up: B's server started beside A's, then the pairs of windows. */
 export async function runCompare(bench: Bench) {
   const { phase, paths, targets, setup, tollbooth, database, db, tollboothOrigin, moneyBefore, admin } = bench;
-  // B: the other checkout's server, on a database, a port and a data directory of its own.
   const compareRoot = OPTIONS.compare!;
-  const other = await startOtherSide(bench, { who: `B (${compareRoot})`, root: compareRoot });
-  const a = targets[paths[0]!.tollbooth];
-  phase(`B: Tollbooth of ${compareRoot} on ${other.origin} (pid ${other.server.process.pid}), database ${other.database.name}`);
-  await comparePairs({
-    label: paths[0]!.label,
-    phase,
-    sides: [
-      { name: 'A', root: SERVER_ROOT, target: a, pid: tollbooth.process.pid, database, db, origin: tollboothOrigin, setup, before: moneyBefore },
-      {
-        name: 'B',
-        root: compareRoot,
-        target: other.target,
-        pid: other.server.process.pid,
-        database: other.database.name,
-        db: other.db,
-        origin: other.origin,
-        setup: other.setup,
-        before: await snapshot(other.db, other.origin, other.setup),
-      },
-    ],
-    admin,
+  // --traced: both sides with metrics on and every call traced to one OTLP sink, so A is started
+  // again beside B with those settings (the bench's own server has neither).
+  const sink = OPTIONS.traced ? await startOtlpSink() : null;
+  const env: Record<string, string> = sink ? { METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: 'always_on' } : {};
+  const sideOf = async (name: 'A' | 'B', root: string, other: Awaited<ReturnType<typeof startOtherSide>>): Promise<CompareSide> => ({
+    name,
+    root,
+    target: other.target,
+    pid: other.server.process.pid,
+    database: other.database.name,
+    db: other.db,
+    origin: other.origin,
+    setup: other.setup,
+    before: await snapshot(other.db, other.origin, other.setup),
   });
+  let sideA: CompareSide = {
+    name: 'A',
+    root: SERVER_ROOT,
+    target: targets[paths[0]!.tollbooth],
+    pid: tollbooth.process.pid,
+    database,
+    db,
+    origin: tollboothOrigin,
+    setup,
+    before: moneyBefore,
+  };
+  if (sink) {
+    const tracedA = await startOtherSide(bench, { who: 'A', env });
+    phase(`A: Tollbooth of ${SERVER_ROOT}, traced, on ${tracedA.origin} (pid ${tracedA.server.process.pid}), database ${tracedA.database.name}`);
+    sideA = await sideOf('A', SERVER_ROOT, tracedA);
+  }
+  // B: the other checkout's server, on a database, a port and a data directory of its own.
+  const other = await startOtherSide(bench, { who: 'B', root: compareRoot, env });
+  phase(`B: Tollbooth of ${compareRoot}${sink ? ', traced,' : ''} on ${other.origin} (pid ${other.server.process.pid}), database ${other.database.name}`);
+  await comparePairs({ label: paths[0]!.label, phase, sides: [sideA, await sideOf('B', compareRoot, other)], admin });
+  if (sink) phase(`the OTLP sink received ${sink.figures().exports} exports (${int(sink.figures().bytes)} bytes)`);
 }
 
 interface CompareSide extends RunSide<'A' | 'B'> {

@@ -16,14 +16,14 @@ import { cleanups } from './processes.ts';
 import type { Bench } from './setup.ts';
 import { type RunSide, startOtherSide } from './side.ts';
 
-const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 interface Side extends RunSide<'A' | 'B' | 'C'> {
   label: string;
 }
 
 /** An OTLP/HTTP sink: reads each export, answers 200, counts the bytes. */
-async function startOtlpSink() {
+export async function startOtlpSink() {
   let exports = 0;
   let bytes = 0;
   const server = createServer((request, response) => {

@@ -12,7 +12,7 @@ export const PARTS = ['blocking', 'streaming', 'openai', 'openai-blocking', 'ope
 export type Part = (typeof PARTS)[number];
 const USAGE = `usage: node --import tsx bench/gateway/run.ts [--quick] [--no-profile] [--no-readme] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --memory [--memory-calls N] [--no-readme]
-       node --import tsx bench/gateway/run.ts --compare <checkout> [--rounds N] [--only ${PARTS.join('|')}]
+       node --import tsx bench/gateway/run.ts --compare <checkout> [--traced] [--rounds N] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --tails [--quick] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --observability [--rounds N] [--only ${PARTS.join('|')}]
        node --import tsx bench/gateway/run.ts --price-forms [--rounds N] [--only ${PARTS.join('|')}]`;
@@ -26,6 +26,8 @@ function parseArguments(args: string[]) {
     memory: false,
     memoryCalls: 1_000_000,
     compare: null as string | null,
+    /** --compare with both servers' metrics on and every call traced (to an OTLP sink on loopback): a tracing change measured against its before. */
+    traced: false,
     rounds: 6,
     tails: false,
     observability: false,
@@ -45,6 +47,7 @@ function parseArguments(args: string[]) {
     else if (flag === '--tails') options.tails = true;
     else if (flag === '--observability') options.observability = true;
     else if (flag === '--price-forms') options.priceForms = true;
+    else if (flag === '--traced') options.traced = true;
     else if (flag === '--only') {
       const part = value();
       if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only takes ${PARTS.join(', ')}, not ${part}\n${USAGE}`);
@@ -67,6 +70,7 @@ function parseArguments(args: string[]) {
       options.rounds = rounds;
     } else throw new Error(`unknown option ${args[i]}\n${USAGE}`);
   }
+  if (options.traced && !options.compare) throw new Error(`--traced goes with --compare\n${USAGE}`);
   if (options.memory && options.only) throw new Error(`--memory runs on its own; leave out --only\n${USAGE}`);
   if (options.memory && options.compare) throw new Error(`--memory and --compare are separate runs\n${USAGE}`);
   if (options.tails && (options.memory || options.compare)) throw new Error(`--tails runs on its own: leave out --memory and --compare\n${USAGE}`);

@@ -16,10 +16,12 @@ import type { Metrics } from '../platform/metrics.ts';
 import { createTracing, type RecordedSpan, type SpanSink, type Tracing } from '../platform/tracing.ts';
 import { protobufHead, spanProtobuf, writeSpanField } from './otlp-protobuf.ts';
 
-const QUEUE_SPANS = 4096;
-const BATCH_SPANS = 512;
+// A batch is an export: 2,048 spans (~400 calls) make one HTTP request (512 cost ~2 µs a call in
+// the request's own work, bench/README.md "Observability cost"); the queue holds four of them.
+const QUEUE_SPANS = 8192;
+const BATCH_SPANS = 2048;
 /** A batch's bytes at most (its spans' JSON, outside V8's heap). */
-const BATCH_BYTES = 512 * 1024;
+const BATCH_BYTES = 1024 * 1024;
 const EXPORT_EVERY_MS = 1000;
 const EXPORT_TIMEOUT_MS = 5000;
 /** At most this much of an export's answer is read (its body is not used). */
@@ -67,8 +69,8 @@ export interface SpanFormat {
    * end, -1 when the span does not fit in what is left, null when it would fit in no batch.
    */
   append(span: RecordedSpan, batch: Buffer, offset: number, first: boolean): number | null;
-  /** An export request's body around a batch's spans. */
-  body(spans: Buffer): Buffer;
+  /** An export request's body around a batch's spans, in parts (written one after the other, not copied into one). */
+  body(spans: Buffer): Buffer[];
 }
 
 /** OTLP/HTTP protobuf (Content-Type application/x-protobuf; otlp-protobuf.ts). */
@@ -80,7 +82,7 @@ export function protobufFormat(serviceName: string): SpanFormat {
       const bytes = spanProtobuf(span);
       return bytes === null ? null : writeSpanField(batch, offset, bytes);
     },
-    body: (spans) => Buffer.concat([head(spans.length), spans]),
+    body: (spans) => [head(spans.length), spans],
   };
 }
 
@@ -97,7 +99,7 @@ export function jsonFormat(serviceName: string): SpanFormat {
       if (!first) batch[offset++] = 0x2c; // ','
       return offset + batch.write(text, offset);
     },
-    body: (spans) => Buffer.concat([head, spans, tail]),
+    body: (spans) => [head, spans, tail],
   };
 }
 
@@ -109,7 +111,7 @@ export function jsonFormat(serviceName: string): SpanFormat {
  */
 export function createSpanQueue(send: SpanExport, onDropped: (count: number) => void, format: SpanFormat) {
   type Batch = { buffer: Buffer; used: number; spans: number };
-  // Batch buffers come back once exported (allocating 512 KiB outside the heap per 512 spans made
+  // Batch buffers come back once exported (allocating a batch outside the heap per batch of spans made
   // V8 count external memory and collect sooner); at most the queue's worth are kept.
   const spare: Buffer[] = [];
   const newBatch = (): Batch => ({ buffer: spare.pop() ?? Buffer.allocUnsafe(BATCH_BYTES), used: 0, spans: 0 });
@@ -261,11 +263,12 @@ export function otlpHttpExport(url: string, headers: Record<string, string>, for
   return (spans) =>
     new Promise<boolean>((resolve) => {
       const body = format.body(spans);
+      const length = body.reduce((sum, part) => sum + part.length, 0);
       const request = send(
         target,
         {
           method: 'POST',
-          headers: { ...headers, 'content-type': format.contentType, 'content-length': body.length },
+          headers: { ...headers, 'content-type': format.contentType, 'content-length': length },
           timeout: EXPORT_TIMEOUT_MS,
         },
         (response) => {
@@ -282,7 +285,8 @@ export function otlpHttpExport(url: string, headers: Record<string, string>, for
       request.on('close', () => clearTimeout(deadline));
       request.on('timeout', () => request.destroy(new Error('OTLP export timed out')));
       request.on('error', () => resolve(false));
-      request.end(body);
+      for (const part of body.slice(0, -1)) request.write(part);
+      request.end(body.at(-1));
     });
 }
 
