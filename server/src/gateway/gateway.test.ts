@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPaidTestContext, createTestContext, type PaidTestContext, TEST_MODEL_API_KEY } from '../test-support/app.ts';
 import type { FakeProviderServer } from '../test-support/fakes/http-fake.ts';
 import { expectLedgerBalanced } from '../test-support/ledger.ts';
+import { aFreshMinute } from '../test-support/wait-for.ts';
 
 let ctx: PaidTestContext;
 let upstream: FakeProviderServer;
@@ -361,6 +362,7 @@ describe('rate limiting', () => {
         await limited.app.inject({ method: 'POST', url: '/api/app/', headers: { authorization: `Bearer ${owner}` }, payload: { name: 'RL', type: 'prompt' } })
       ).json().slug;
       const call = () => limited.api('POST', `/api/app/${slug}/completion-messages`, owner, { inputs: { query: 'x' } });
+      await aFreshMinute();
       for (let i = 0; i < 3; i++) expect((await call()).statusCode).toBe(200);
       const response = await call();
       expect(response.statusCode).toBe(429);

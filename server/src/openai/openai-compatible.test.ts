@@ -14,6 +14,7 @@ import { workflowAppFields } from '../test-support/dify-app.ts';
 import { startDifyFake } from '../test-support/fakes/dify-fake.ts';
 import { expectLedgerBalanced } from '../test-support/ledger.ts';
 import { sendJson } from '../test-support/server-process.ts';
+import { aFreshMinute } from '../test-support/wait-for.ts';
 
 // Busy machines: every test makes several calls over real sockets.
 vi.setConfig({ testTimeout: 120_000 });
@@ -681,6 +682,7 @@ describe('rate limits', () => {
       await fetch(`${limitedBase}/api/app/`, { method: 'POST', headers, body: JSON.stringify({ name: 'Limited', type: 'prompt' }) })
     ).json();
     const openai = new OpenAI({ apiKey: owner, baseURL: `${limitedBase}/v1`, maxRetries: 0 });
+    await aFreshMinute();
     const ok = await openai.chat.completions.create({ model: created.slug, messages: [{ role: 'user', content: 'one' }] });
     expect(ok.choices[0]!.message.content).toBe('Hello from the fake model.');
     const refused = await openai.chat.completions.create({ model: created.slug, messages: [{ role: 'user', content: 'two' }] }).catch((error) => error);

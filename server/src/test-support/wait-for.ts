@@ -18,3 +18,13 @@ export const earningsReleased = (sql: (text: string, params: unknown[]) => Promi
     const [row] = await sql("SELECT held_cents AS held FROM ledger_accounts WHERE kind = 'creator_earnings' AND user_id = $1 AND currency = 'usd'", [userId]);
     return Number(row?.held ?? 0) === 0 ? true : null;
   }, 200);
+
+/**
+ * The rate limiter's windows are clock minutes: a test that counts calls up to a per-minute limit and
+ * expects the next one refused starts with at least `needMs` of the current minute left (else it
+ * waits for the next minute), so no window turns in the middle of it.
+ */
+export async function aFreshMinute(needMs = 15_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
