@@ -144,6 +144,12 @@ const KEY_FIELDS = new Map<string, Uint8Array>();
 const NAME_FIELDS = new Map<string, Uint8Array>();
 const CACHED_FIELDS = 1000;
 
+/** Copies bytes encoded earlier (a cached field) into the span. */
+function copy(bytes: Uint8Array): void {
+  if (!room(bytes.length)) return;
+  for (let i = 0; i < bytes.length; i++) scratch[at++] = bytes[i]!;
+}
+
 function cachedString(cache: Map<string, Uint8Array>, tag: number, value: string): void {
   let bytes = cache.get(value);
   if (bytes === undefined) {
@@ -155,8 +161,7 @@ function cachedString(cache: Map<string, Uint8Array>, tag: number, value: string
     bytes = Uint8Array.from([tag, ...varintBytes(content.length), ...content]);
     cache.set(value, bytes);
   }
-  if (!room(bytes.length)) return;
-  for (let i = 0; i < bytes.length; i++) scratch[at++] = bytes[i]!;
+  copy(bytes);
 }
 
 /** Epoch milliseconds (with a fraction) as fixed64 nanoseconds, to the microsecond, exactly. */
@@ -222,11 +227,6 @@ function keyValue(tag: number, key: string, value: AttributeValue): void {
 // values than that (a request id, token counts) is written each time, without looking its values up.
 const PAIRS = new Map<string, Map<AttributeValue, Uint8Array> | null>();
 const VALUES_PER_KEY = 32;
-
-function copy(bytes: Uint8Array): void {
-  if (!room(bytes.length)) return;
-  for (let i = 0; i < bytes.length; i++) scratch[at++] = bytes[i]!;
-}
 
 function attribute(key: string, value: AttributeValue): void {
   let values = PAIRS.get(key);

@@ -186,26 +186,8 @@ export class LeanSpan implements Span, RecordedSpan {
   }
 }
 
-/** Each lower-case hex digit's value by its character code; -1 for any other character. */
-const HEX_DIGIT = new Int8Array(128).fill(-1);
-for (let digit = 0; digit < 16; digit++) HEX_DIGIT['0123456789abcdef'.charCodeAt(digit)] = digit;
-
-/** The lower-case hex digit at `at`, or -1. */
-function digitAt(text: string, at: number): number {
-  const code = text.charCodeAt(at);
-  return code < 128 ? HEX_DIGIT[code]! : -1;
-}
-
-/** The 32-bit word of eight lower-case hex digits at `from`, or -1 when one is not. */
-function wordAt(text: string, from: number): number {
-  let word = 0;
-  for (let i = from; i < from + 8; i++) {
-    const digit = digitAt(text, i);
-    if (digit < 0) return -1;
-    word = word * 16 + digit;
-  }
-  return word;
-}
+/** The unsigned 32-bit words of a lower-case hex id (8 digits each). */
+const wordsOf = (hex: string, count: number) => Array.from({ length: count }, (_, i) => Number.parseInt(hex.slice(i * 8, i * 8 + 8), 16));
 
 interface Parent {
   t0: number;
@@ -217,6 +199,8 @@ interface Parent {
   sampled: boolean;
 }
 
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
+
 /**
  * The caller's W3C traceparent (version-traceid-parentid-flags, lower-case hex), when it is a valid
  * one: version ff and all-zero ids are not; version 00 has exactly four fields, a later version may
@@ -225,21 +209,12 @@ interface Parent {
 function parentOf(header: string | string[] | undefined): Parent | null {
   if (typeof header !== 'string') return null;
   const text = header.trim();
-  if (text.length < 55 || text.charCodeAt(2) !== 0x2d || text.charCodeAt(35) !== 0x2d || text.charCodeAt(52) !== 0x2d) return null;
-  const version = text.slice(0, 2);
-  if (version === 'ff' || digitAt(text, 0) < 0 || digitAt(text, 1) < 0) return null;
-  if (version === '00' ? text.length !== 55 : text.length > 55 && text.charCodeAt(55) !== 0x2d) return null;
-  const t0 = wordAt(text, 3);
-  const t1 = wordAt(text, 11);
-  const t2 = wordAt(text, 19);
-  const t3 = wordAt(text, 27);
-  const s0 = wordAt(text, 36);
-  const s1 = wordAt(text, 44);
-  const flags = digitAt(text, 54);
-  if (t0 < 0 || t1 < 0 || t2 < 0 || t3 < 0 || s0 < 0 || s1 < 0 || digitAt(text, 53) < 0 || flags < 0) return null;
-  if (t0 === 0 && t1 === 0 && t2 === 0 && t3 === 0) return null;
-  if (s0 === 0 && s1 === 0) return null;
-  return { t0, t1, t2, t3, s0, s1, sampled: (flags & 1) === 1 };
+  const match = TRACEPARENT.exec(text);
+  if (!match || match[1] === 'ff' || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return null;
+  if (match[1] === '00' && text.length !== 55) return null;
+  const [t0, t1, t2, t3] = wordsOf(match[2]!, 4) as [number, number, number, number];
+  const [s0, s1] = wordsOf(match[3]!, 2) as [number, number];
+  return { t0, t1, t2, t3, s0, s1, sampled: (Number.parseInt(match[4]!, 16) & 1) === 1 };
 }
 
 export function createTracing(sink: SpanSink): Tracing {
@@ -291,9 +266,8 @@ export function createTracing(sink: SpanSink): Tracing {
         );
       } else {
         const context = parent.spanContext();
-        const words = (hex: string, count: number) => Array.from({ length: count }, (_, i) => Number.parseInt(hex.slice(i * 8, i * 8 + 8), 16));
-        const [t0, t1, t2, t3] = words(context.traceId, 4) as [number, number, number, number];
-        const [p0, p1] = words(context.spanId, 2) as [number, number];
+        const [t0, t1, t2, t3] = wordsOf(context.traceId, 4) as [number, number, number, number];
+        const [p0, p1] = wordsOf(context.spanId, 2) as [number, number];
         span = new LeanSpan(sink, t0, t1, t2, t3, s0, secondWord(s0), p0, p1, undefined, name, kind, (context.traceFlags & 1) === 1);
       }
       if (attributes) span.setAttributes(attributes);
