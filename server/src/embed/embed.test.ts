@@ -3,6 +3,7 @@
 // like any call; and each abuse refused with nothing charged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { aFreshMinute } from '../test-support/wait-for.ts';
 
 let ctx: PaidTestContext;
 let creatorToken: string;
@@ -311,6 +312,7 @@ describe('embed calls', () => {
     const { key } = await publishableKey([slug], { visitor_rate_limit_per_minute: 2 });
     const { token } = await frameSettings(slug, key);
     const before = await credits(siteOwnerToken);
+    await aFreshMinute();
     expect((await embedCall(slug, key, token, { visitor: 'flooding-visitor' })).statusCode).toBe(200);
     expect((await embedCall(slug, key, token, { visitor: 'flooding-visitor' })).statusCode).toBe(200);
     const flood = await embedCall(slug, key, token, { visitor: 'flooding-visitor' });

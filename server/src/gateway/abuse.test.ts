@@ -5,6 +5,7 @@
 import { renderTemplate } from '@tollbooth/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaidTestContext, type PaidTestContext } from '../test-support/app.ts';
+import { aFreshMinute } from '../test-support/wait-for.ts';
 
 // Paid calls are answered by a real (OpenAI-compatible, loopback fake) provider: demo answers are never charged.
 let ctx: PaidTestContext;
@@ -151,6 +152,7 @@ describe('API keys', () => {
     const user = await ctx.tokenFor('key-multiplier');
     const keys = await Promise.all([1, 2, 3].map(async (i) => (await api('POST', '/api/keys/', user, { name: `m${i}` })).json().key as string));
     const statuses: number[] = [];
+    await aFreshMinute();
     for (const key of keys) for (let i = 0; i < 5; i++) statuses.push((await call(slug, key)).statusCode);
     // 5 per key per minute, 8 per user: 15 attempts, 8 answered.
     expect(statuses.filter((status) => status === 200)).toHaveLength(8);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInGuard, FAILURES_PER_ADDRESS } from '../auth/oidc/sign-in-guard.ts';
 import { createSignUpGuard } from '../auth/oidc/sign-up-guard.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.ts';
+import { aFreshMinute } from '../test-support/wait-for.ts';
 import { createMemoryRateLimiter, createRateLimiter, createRedisRateLimiter, hitDatabaseCounter } from './rate-limit.ts';
 
 describe('memory rate limiter', () => {
@@ -39,6 +40,7 @@ describe.runIf(redisReachable)('redis rate limiter', () => {
 
   it('shares one count between processes (two limiters on one Redis)', async () => {
     const subject = `test:${Math.random().toString(36).slice(2)}`;
+    await aFreshMinute();
     const decisions = await Promise.all(Array.from({ length: 8 }, (_, i) => limiters[i % 2]!.hit(subject)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
     expect(decisions.filter((d) => !d.allowed)).toHaveLength(3);
@@ -54,6 +56,8 @@ describe('without Redis: counters in the database, shared by every process on it
 
   it('two limiters on one database (two processes) enforce one limit for calls', async () => {
     const limiters = [0, 1].map(() => createRateLimiter({ redisUrl: null, limitPerMinute: 5, db: database.db, name: 'calls' }));
+    // The windows are minutes of the clock: a minute turning within the burst would open a second count.
+    await aFreshMinute();
     try {
       const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => limiters[i % 2]!.hit('key:shared')));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
