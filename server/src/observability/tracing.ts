@@ -14,7 +14,7 @@ import type { AttributeValue } from '@opentelemetry/api';
 import type { Config } from '../platform/config.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import { createTracing, type RecordedSpan, type SpanSink, type Tracing } from '../platform/tracing.ts';
-import { protobufHead, spanProtobuf, writeSpanField } from './otlp-protobuf.ts';
+import { appendSpanField, protobufHead } from './otlp-protobuf.ts';
 
 // A batch is an export: 2,048 spans (~400 calls) make one HTTP request (512 cost ~2 µs a call in
 // the request's own work, bench/README.md "Observability cost"); the queue holds four of them.
@@ -78,10 +78,7 @@ export function protobufFormat(serviceName: string): SpanFormat {
   const head = protobufHead(serviceName);
   return {
     contentType: 'application/x-protobuf',
-    append(span, batch, offset) {
-      const bytes = spanProtobuf(span);
-      return bytes === null ? null : writeSpanField(batch, offset, bytes);
-    },
+    append: (span, batch, offset) => appendSpanField(batch, offset, span),
     body: (spans) => [head(spans.length), spans],
   };
 }
