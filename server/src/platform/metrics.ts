@@ -11,6 +11,7 @@
 // class, error type, currency. Never a key, user, email, prompt or answer; the app's slug only with
 // METRICS_PER_APP=true (one series per app and path and outcome).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.ts';
 
 /** The caller protocol a paid call came through (gateway/door-service.ts names it from the route). */
 export type CallPath = 'dify' | 'openai' | 'responses' | 'embed';
@@ -36,73 +37,72 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-type Child = { inc(value?: number): void };
-type HistogramChild = { observe(value: number): void };
+type Child = CounterChild;
 
 export function createMetrics({ perApp, processMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   const registers = [registry];
   if (processMetrics) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 
-  const httpDuration = new Histogram({
+  const httpDuration = new FastHistogram({
     name: 'tollbooth_http_request_duration_seconds',
     help: 'HTTP requests by route template and status class, and how long they took to answer',
     labelNames: ['method', 'route', 'status_class'],
     buckets: HTTP_BUCKETS,
     registers,
   });
-  const paidCalls = new Counter({
+  const paidCalls = new FastCounter({
     name: 'tollbooth_paid_calls_total',
     help: 'Paid calls by app kind, caller protocol (path) and outcome (success, failed, rejected)',
     labelNames: perApp ? ['app_kind', 'path', 'outcome', 'app'] : ['app_kind', 'path', 'outcome'],
     registers,
   });
-  const added = new Histogram({
+  const added = new FastHistogram({
     name: 'tollbooth_gateway_added_seconds',
     help: "The gateway's own time in an answered paid call: the whole call less the upstream call",
     labelNames: ['app_kind', 'path'],
     buckets: ADDED_BUCKETS,
     registers,
   });
-  const upstream = new Histogram({
+  const upstream = new FastHistogram({
     name: 'tollbooth_upstream_seconds',
     help: 'Upstream (model provider or workflow) call time of answered paid calls, by provider',
     labelNames: ['provider'],
     buckets: UPSTREAM_BUCKETS,
     registers,
   });
-  const firstToken = new Histogram({
+  const firstToken = new FastHistogram({
     name: 'tollbooth_upstream_first_token_seconds',
     help: "Streams: time from the upstream request to the upstream's first answer event, by provider",
     labelNames: ['provider'],
     buckets: UPSTREAM_BUCKETS,
     registers,
   });
-  const tokens = new Counter({
+  const tokens = new FastCounter({
     name: 'tollbooth_tokens_total',
     help: 'Tokens of answered paid calls by provider, model and direction (input, output)',
     labelNames: perApp ? ['provider', 'model', 'direction', 'app'] : ['provider', 'model', 'direction'],
     registers,
   });
-  const modelCost = new Counter({
+  const modelCost = new FastCounter({
     name: 'tollbooth_model_cost_micros_total',
     help: "Model cost of answered paid calls on the platform's provider keys, in micro-dollars, by provider and model",
     labelNames: perApp ? ['provider', 'model', 'app'] : ['provider', 'model'],
     registers,
   });
-  const payments = new Counter({
+  const payments = new FastCounter({
     name: 'tollbooth_caller_payments_micros_total',
     help: 'What callers paid for settled calls, in micro-units of the currency (a cent is 10,000)',
     labelNames: ['currency'],
     registers,
   });
-  const fees = new Counter({
+  const fees = new FastCounter({
     name: 'tollbooth_platform_fees_micros_total',
     help: "The platform's fees of settled calls, in micro-units of the currency",
     labelNames: ['currency'],
     registers,
   });
-  const creatorNet = new Counter({
+  const creatorNet = new FastCounter({
     name: 'tollbooth_creator_net_micros_total',
     help: "Creators' net of settled calls (price less fee less model cost), in micro-units of the currency",
     labelNames: ['currency'],
@@ -125,19 +125,19 @@ export function createMetrics({ perApp, processMetrics = true }: MetricsOptions)
     help: 'Answered paid calls that went free because their settlement failed (must stay 0)',
     registers,
   });
-  const rateLimited = new Counter({
+  const rateLimited = new FastCounter({
     name: 'tollbooth_rate_limit_refusals_total',
     help: 'Paid calls refused by a rate limit (429)',
     labelNames: ['path'],
     registers,
   });
-  const spendRefused = new Counter({
+  const spendRefused = new FastCounter({
     name: 'tollbooth_spend_refusals_total',
     help: 'Paid calls refused for money: a spend cap, a price cap, credits, the model cost not covered',
     labelNames: ['reason'],
     registers,
   });
-  const upstreamErrors = new Counter({
+  const upstreamErrors = new FastCounter({
     name: 'tollbooth_upstream_errors_total',
     help: 'Failed upstream calls by provider and error type',
     labelNames: ['provider', 'type'],
