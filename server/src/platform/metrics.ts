@@ -5,8 +5,8 @@
 //
 // The paid call is the hot path (decision 0100): a recorder does no await and allocates nothing
 // that matters. Its label children are made once and kept in small arrays and maps indexed by the
-// few values a label can take, so a call costs a couple of lookups, counter additions and one
-// histogram bucket search; histograms have few buckets. Labels are bounded: app kind, caller
+// few values a label can take, and count in plain numbers until a scrape (fast-metrics.ts, decision
+// 0165), so a call costs a couple of lookups, additions and bucket searches; histograms have few buckets. Labels are bounded: app kind, caller
 // protocol (path), outcome, provider kind, model (the model table's names), route template, status
 // class, error type, currency. Never a key, user, email, prompt or answer; the app's slug only with
 // METRICS_PER_APP=true (one series per app and path and outcome).
