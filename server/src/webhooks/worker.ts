@@ -80,7 +80,11 @@ export function createWebhookWorker({
       waiting.shift()?.();
     }
   };
-  const leaseSeconds = Math.ceil(config.webhooks.timeoutMs / 1000) + 5;
+  // The claim's lease: the attempt's deadline and a second to record its outcome. A process killed
+  // mid-send strands its claims this long (up to CONCURRENCY of them), which is what bounds commit →
+  // first attempt after a crash; an outcome written later than that second means a second attempt
+  // with the same webhook-id (at least once), not a lost one.
+  const leaseSeconds = Math.ceil(config.webhooks.timeoutMs / 1000) + 1;
 
   const mail = async (to: string, subject: string, text: string) => {
     if (!mailer || !to) throw new Error('mail is not configured or the account has no email');
