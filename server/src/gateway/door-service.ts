@@ -19,7 +19,7 @@ import { answerPriceCents } from '../platform/call-rules.ts';
 import { AppError } from '../platform/errors.ts';
 import type { CallPath } from '../platform/metrics.ts';
 import type { RateLimitDecision } from '../platform/rate-limit.ts';
-import { endFailed } from '../platform/tracing.ts';
+import { endFailed, type Span } from '../platform/tracing.ts';
 import type { CallAnswer, CallBody, CallMode, CallPayer, GatewayService, Preparation, PreparedCall } from './service.ts';
 
 /** On every paid answer: the price charged for it, in integer cents (0 for your own apps and demo answers). */
@@ -48,30 +48,37 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
 export async function identifyPayer(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate, gateway?: GatewayService): Promise<CallPayer> {
   // Traced, the authenticate span is ended here rather than by traceAuthenticate: no closure and no
   // second async function (a promise and its microtasks) on a traced call's path.
-  const span = request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
+  const span = authenticateSpan(request, gateway);
   try {
     await authenticate(request, reply);
     span?.end();
     return { auth: request.auth };
   } catch (failure) {
-    if (span) endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
+    if (span) endAuthenticateFailed(span, failure);
     return { failure };
   }
 }
+
+/** The call's authenticate span when the call is traced, else null. */
+const authenticateSpan = (request: FastifyRequest, gateway: GatewayService | undefined): Span | null =>
+  request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
+
+/** An authentication that failed ends its span with the refusal's code. */
+const endAuthenticateFailed = (span: Span, failure: unknown) => endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
 
 /**
  * Runs a door's authentication as the authenticate span of the call's trace (observability/,
  * platform/tracing.ts), when the call is traced; a failure ends the span with its code and is thrown on.
  */
 export async function traceAuthenticate<T>(request: FastifyRequest, gateway: GatewayService | undefined, authenticate: () => Promise<T>): Promise<T> {
-  const span = request.callSpan && gateway?.tracing ? gateway.tracing.child(request.callSpan, 'authenticate') : null;
+  const span = authenticateSpan(request, gateway);
   if (!span) return await authenticate();
   try {
     const found = await authenticate();
     span.end();
     return found;
   } catch (failure) {
-    endFailed(span, failure instanceof AppError ? failure.code : 'internal_error');
+    endAuthenticateFailed(span, failure);
     throw failure;
   }
 }

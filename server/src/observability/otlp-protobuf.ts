@@ -205,17 +205,16 @@ const keyValueBound = (key: string, value: AttributeValue) => key.length * 3 + v
 const PAIRS = new Map<string, Map<AttributeValue, Uint8Array> | null>();
 const VALUES_PER_KEY = 32;
 
-/** Appends a span as a ScopeSpans.spans field at `offset` of `out`: answers the new end, -1 when it does not fit in what is left of `out`, null when it is larger than MAX_SPAN_BYTES. */
-export function appendSpanField(out: Buffer, offset: number, span: RecordedSpan): number | null {
+/** Appends a span as a ScopeSpans.spans field at `offset` of batch `b`: answers the new end, -1 when it does not fit in what is left of `b`, null when it is larger than MAX_SPAN_BYTES. */
+export function appendSpanField(b: Buffer, offset: number, span: RecordedSpan): number | null {
   // The span's length takes two bytes (128 to 16,383 bytes, most spans); another length moves it.
   const begin = offset + 3;
   const spanEnd = begin + MAX_SPAN_BYTES;
-  const limit = Math.min(out.length, spanEnd);
+  const limit = Math.min(b.length, spanEnd);
   // Not fitting: null past the span's own bound, -1 past the batch's (no closure: the build names each one it makes).
   const noRoom = limit === spanEnd ? null : -1;
   // Ids, state, parent, kind and times: 18 + 10 + 10 + 2 + 18, the state and the name checked apart.
   if (begin + 58 > limit) return noRoom;
-  const b = out;
   let at = begin;
   b[at] = 0x0a;
   b[at + 1] = 16;

@@ -6,9 +6,9 @@
 // The paid call is the hot path (decision 0100): a recorder does no await and allocates nothing
 // that matters. Its label children are made once and kept in small arrays and maps indexed by the
 // few values a label can take, and count in plain numbers until a scrape (fast-metrics.ts, decision
-// 0165), so a call costs a couple of lookups, additions and bucket searches; histograms have few buckets. Labels are bounded: app kind, caller
-// protocol (path), outcome, provider kind, model (the model table's names), route template, status
-// class, error type, currency. Never a key, user, email, prompt or answer; the app's slug only with
+// 0165), so a call costs a couple of lookups, additions and bucket searches; histograms have few
+// buckets. Labels are bounded: app kind, caller protocol (path), outcome, provider kind, model (the
+// model table's names), route template, status class, error type, currency. Never a key, user, email, prompt or answer; the app's slug only with
 // METRICS_PER_APP=true (one series per app and path and outcome).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.ts';
@@ -36,8 +36,6 @@ export interface MetricsOptions {
   /** Node's default metrics (memory, event-loop delay, GC, handles); off in tests that build many apps. */
   processMetrics?: boolean;
 }
-
-type Child = CounterChild;
 
 export function createMetrics({ perApp, processMetrics = true }: MetricsOptions) {
   const registry = new Registry();
@@ -150,15 +148,15 @@ export function createMetrics({ perApp, processMetrics = true }: MetricsOptions)
   });
 
   // The label children of the paid call's path, made on first use and kept.
-  const callChildren: (Child | undefined)[] = new Array(KINDS.length * PATHS.length * OUTCOMES.length);
+  const callChildren: (CounterChild | undefined)[] = new Array(KINDS.length * PATHS.length * OUTCOMES.length);
   const addedChildren: (HistogramChild | undefined)[] = new Array(KINDS.length * PATHS.length);
-  const perAppCalls = new Map<string, Child>();
+  const perAppCalls = new Map<string, CounterChild>();
   const byProvider = new Map<string, { upstream: HistogramChild; firstToken: HistogramChild; models: Map<string, ModelChildren> }>();
   const usd = { payments: payments.labels('usd'), fees: fees.labels('usd'), net: creatorNet.labels('usd') };
   interface ModelChildren {
-    input: Child;
-    output: Child;
-    cost: Child;
+    input: CounterChild;
+    output: CounterChild;
+    cost: CounterChild;
   }
   const index = (kind: AppKind, path: CallPath) => (kind === 'prompt' ? 0 : 1) * PATHS.length + PATHS.indexOf(path);
   const providerOf = (provider: string) => {
